@@ -1,0 +1,21 @@
+# The two commands of the README quick start:
+#   make demo   set up .venv (first time: ~15 min, mostly compiling llama.cpp), build the demo
+#               graph and run a small offline interview with the bundled model
+#   make test   run the whole test suite (what CI runs)
+PY := .venv/bin/python
+JA := .venv/bin/judgeagent
+
+.PHONY: setup demo test bench clean
+
+setup:
+	bash scripts/setup.sh
+
+demo: setup
+	$(JA) build-graph data/medqa-demo
+	$(JA) evaluate --target local --judge local --limit 6
+
+test: setup
+	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+
+clean:
+	rm -rf graphs/*/ runs/ .pytest_cache

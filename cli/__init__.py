@@ -1,0 +1,1 @@
+"""The ``judgeagent`` command line: a thin Typer layer over the library."""

@@ -1,0 +1,62 @@
+"""The Typer application. Each command group lives in its own module and registers here."""
+
+from __future__ import annotations
+
+import os
+
+# Air-gapped by design: models load from installed packages, never from a hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import typer
+
+app = typer.Typer(
+    name="judgeagent",
+    help=(
+        "JudgeAgent: evaluate an LLM the way an interviewer would.\n\n"
+        "Typical use: `judgeagent build-graph data/medqa-demo`, then "
+        "`judgeagent evaluate --target local --judge local --limit 6`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+@app.callback()
+def _root() -> None:
+    """JudgeAgent: evaluate an LLM the way an interviewer would."""
+
+
+@app.command()
+def version() -> None:
+    """Print the JudgeAgent version."""
+    from judgeagent import __version__
+
+    typer.echo(__version__)
+
+
+def _register() -> None:
+    # Imported for their side effect of adding commands to `app`; a module that is not
+    # written yet is simply absent from the CLI.
+    import importlib
+
+    for mod in ("graph", "models", "evaluate", "report"):
+        try:
+            importlib.import_module(f"judgeagent.cli.{mod}")
+        except ModuleNotFoundError as e:
+            if e.name != f"judgeagent.cli.{mod}":
+                raise
+
+
+_register()
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
