@@ -70,6 +70,7 @@ class EvalConfig:
     fixed_difficulty: str | None = None  # "easy" | "medium" | "hard"
     no_extension: bool = False
     eval_every_round: bool = False
+    reask_correct: bool = False  # also re-ask batches the target got fully right
     out: Path | None = None
     resume: Path | None = None
     difficulty: DifficultyConfig = field(default_factory=DifficultyConfig)

@@ -1,0 +1,88 @@
+"""The run folder: everything a run writes, and how a rerun finds and resumes it.
+
+runs/<date>-<target>-<data>/
+  config.json     every setting, graph manifest hash, models, versions, seed
+  records.jsonl   one line per finished batch (and setting, for ablations)
+  journal.sqlite  the LLM request journal: a rerun replays finished requests
+  metrics.json    the figures
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import threading
+from pathlib import Path
+
+from judgeagent.config import RUNS_DIR
+from judgeagent.errors import JudgeAgentError
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()[:40] or "x"
+
+
+class RunFolder:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    config_path = property(lambda self: self.path / "config.json")
+    records_path = property(lambda self: self.path / "records.jsonl")
+    metrics_path = property(lambda self: self.path / "metrics.json")
+    journal_path = property(lambda self: self.path / "journal.sqlite")
+
+    @classmethod
+    def for_settings(cls, settings: dict, *, target: str, data: str, out: Path | None, kind: str = "") -> "RunFolder":
+        """``out`` if given; otherwise the first runs/<date>-<target>-<data>[-N] folder that is new
+        or holds a run with the same settings, so that rerunning a command resumes it."""
+        if out is not None:
+            return cls(out)
+        base = f"{_dt.date.today().isoformat()}-{slug(target)}-{slug(Path(data).name)}{kind}"
+        for n in range(1, 1000):
+            folder = cls(RUNS_DIR / (base if n == 1 else f"{base}-{n}"))
+            if not folder.config_path.exists() or folder.read_config().get("settings") == settings:
+                return folder
+        raise JudgeAgentError(f"too many runs named {base} in {RUNS_DIR}; pass --out")
+
+    def read_config(self) -> dict:
+        try:
+            return json.loads(self.config_path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise JudgeAgentError(f"{self.config_path}: cannot read run config ({e})") from None
+
+    def write_json(self, name: str, data: dict) -> Path:
+        self.path.mkdir(parents=True, exist_ok=True)
+        target = self.path / name
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        os.replace(tmp, target)  # never a half-written file on disk
+        return target
+
+    def append_record(self, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        with self._lock:
+            self.path.mkdir(parents=True, exist_ok=True)
+            with open(self.records_path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    def read_records(self) -> list[dict]:
+        """Finished records; a torn last line from a killed run is ignored (it will be redone)."""
+        if not self.records_path.exists():
+            return []
+        out, torn = [], False
+        for line in self.records_path.read_text(encoding="utf-8").splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                torn = True
+        if torn:  # drop the torn line now, or the next append would be glued onto it
+            with self._lock:
+                tmp = self.records_path.with_suffix(".jsonl.tmp")
+                tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+                os.replace(tmp, self.records_path)
+        return out

@@ -1,0 +1,1 @@
+"""The three stages of an interview: grading → extension → feedback."""

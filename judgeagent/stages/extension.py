@@ -1,0 +1,129 @@
+"""Stage 2: write a follow-up question of the current difficulty from a knowledge path.
+
+The judge returns the question, the correct option and three distractors (MC) or the
+answer phrase (QA). We place the correct option ourselves, at a seeded random position,
+because models asked to "randomise" the letter do not.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages.models import Models
+
+LEVEL_RULES = {
+    "easy": "recall. A cloze-like question whose answer is stated directly in one sentence of the text.",
+    "medium": "comprehension of the concepts involved with one step of basic inference; do not copy a sentence.",
+    "hard": "multi-step reasoning that combines facts from at least two different passages; never copy a sentence.",
+}
+
+TYPE_RULES = {
+    QuestionType.KMC: "Write a multiple-choice question that tests knowledge (the candidate will NOT see the text). Give the correct option and exactly 3 wrong but plausible options.",
+    QuestionType.RMC: "Write a multiple-choice reading question (the candidate WILL see the text). Give the correct option and exactly 3 wrong but plausible options.",
+    QuestionType.KQA: "Write a question whose answer is a short phrase of at most 8 words (the candidate will NOT see the text).",
+}
+
+MAX_GENERATION_TRIES = 3  # the first try plus 2 regenerations
+
+
+@dataclass
+class Generated:
+    question: Question | None
+    attempts: list[dict] = field(default_factory=list)  # one entry per try: {"error": …} or {"ok": True}
+    skipped: str | None = None
+
+
+def path_text(texts: list[str], entities: list[str]) -> str:
+    return "\n".join(f"[{i + 1}] ({e}) {t.strip()}" for i, (e, t) in enumerate(zip(entities, texts)))
+
+
+def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str, avoid: list[str]) -> list[dict]:
+    if qtype.is_multiple_choice:
+        shape = '{"question": "...", "correct_option": "...", "distractors": ["...", "...", "..."], "rationale": "..."}'
+    else:
+        shape = '{"question": "...", "answer": "...", "rationale": "..."}'
+    user = render(
+        "generate_question",
+        level=level.upper(),
+        domain=domain,
+        path_text=source,
+        level_rule=LEVEL_RULES[level],
+        type_rule=TYPE_RULES[qtype],
+        avoid="; ".join(a.strip()[:160] for a in avoid) or "(none)",
+        json_shape=shape,
+    )
+    return messages(render("generate_system"), user)
+
+
+def validate(data: object, qtype: QuestionType) -> str | None:
+    """Why a generated question is unusable, or None when it is fine."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if not str(data.get("question", "")).strip():
+        return "empty question text"
+    if qtype.is_multiple_choice:
+        correct = str(data.get("correct_option", "")).strip()
+        if not correct:
+            return "no correct option"
+        distractors = [str(d).strip() for d in data.get("distractors") or []]
+        if len(distractors) != 3 or not all(distractors):
+            return "needs exactly 3 non-empty distractors"
+        folded = {o.casefold() for o in [correct, *distractors]}
+        if len(folded) != 4:
+            return "answer not distinct from the other options"
+    else:
+        if not str(data.get("answer", "")).strip():
+            return "no answer"
+    return None
+
+
+def assemble(data: dict, qtype: QuestionType, qid: str, level: str, rng: random.Random) -> Question:
+    text = str(data["question"]).strip()
+    if not qtype.is_multiple_choice:
+        return Question(id=qid, question=text, answer=str(data["answer"]).strip(), difficulty=level)
+    opts = [str(d).strip() for d in data["distractors"]]
+    pos = rng.randrange(4)
+    opts.insert(pos, str(data["correct_option"]).strip())
+    letters = "ABCD"
+    return Question(
+        id=qid,
+        question=text,
+        answer=letters[pos],
+        options={letters[i]: o for i, o in enumerate(opts)},
+        difficulty=level,
+        meta={"rationale": str(data.get("rationale", ""))},
+    )
+
+
+async def generate_question(
+    models: Models,
+    qtype: QuestionType,
+    level: str,
+    source: str,
+    *,
+    qid: str,
+    rng: random.Random,
+    domain: str,
+    avoid: list[str],
+) -> Generated:
+    schema = schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
+    msgs = generation_messages(qtype, level, source, domain=domain, avoid=avoid)
+    out = Generated(question=None)
+    for attempt in range(MAX_GENERATION_TRIES):
+        # A different temperature per retry: the journal would otherwise replay the same bad answer.
+        res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
+        reason = res.error if not res.ok else validate(res.data, qtype)
+        if reason is None:
+            out.question = assemble(res.data, qtype, qid, level, rng)
+            out.attempts.append({"ok": True})
+            return out
+        out.attempts.append({"error": reason})
+        msgs = msgs + [
+            {"role": "assistant", "content": res.text or ""},
+            {"role": "user", "content": f"That question is unusable ({reason}). Write a corrected one, JSON only."},
+        ]
+    out.skipped = "; ".join(a["error"] for a in out.attempts)
+    return out

@@ -1,0 +1,126 @@
+"""Stage 1 (and the re-asks of stage 3): ask the target a batch of questions in one prompt,
+read its JSON reply and grade each answer (method.md §2).
+
+A missing or unreadable answer counts as wrong and says why in ``Answer.error``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages.answers import normalize_letter, normalize_phrase, phrase_match
+from judgeagent.stages.models import Models
+
+
+@dataclass
+class Answer:
+    question_id: str
+    reply: str | None  # what the target wrote
+    chosen: str | None  # the option letter it picked (MC) or its normalised phrase (QA)
+    correct: bool
+    graded_by: str  # "letter" | "exact" | "judge" | "none"
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Answer":
+        return cls(**d)
+
+
+def format_question(i: int, q: Question) -> str:
+    lines = [f"Q{i}. {q.question.strip()}"]
+    for letter, text in (q.options or {}).items():
+        lines.append(f"{letter}. {text}")
+    return "\n".join(lines)
+
+
+def answer_messages(
+    qtype: QuestionType, questions: list[Question], *, context: str | None = None, suggestions: str | None = None
+) -> list[dict]:
+    n = len(questions)
+    if qtype.is_multiple_choice:
+        rule = "For each question give only the letter of the one correct option."
+        example = ", ".join('{"answer": "<letter>"}' for _ in range(n))
+    else:
+        rule = "Answer each with a short phrase of a few words (or Yes / No)."
+        example = ", ".join('{"answer": "<short phrase>"}' for _ in range(n))
+    context_block = f"Read this text:\n\n{context.strip()}\n\n" if context else ""
+    suggestions_block = (
+        f"Advice from your examiner, to help you reason about these topics:\n{suggestions.strip()}\n\n"
+        if suggestions
+        else ""
+    )
+    user = render(
+        "answer_batch",
+        context_block=context_block,
+        suggestions_block=suggestions_block,
+        n=n,
+        answer_rule=rule,
+        questions="\n\n".join(format_question(i + 1, q) for i, q in enumerate(questions)),
+        example_items=example,
+    )
+    return messages(render("answer_system"), user)
+
+
+def answer_schema(qtype: QuestionType, questions: list[Question]) -> dict:
+    letters = None
+    if qtype.is_multiple_choice:
+        letters = sorted({k for q in questions for k in (q.options or {})})
+    return schemas.answer_batch(len(questions), letters)
+
+
+async def ask_batch(
+    models: Models,
+    qtype: QuestionType,
+    questions: list[Question],
+    *,
+    stage: str,
+    context: str | None = None,
+    suggestions: str | None = None,
+) -> list[Answer]:
+    """Ask ``questions`` in one prompt and grade every answer."""
+    msgs = answer_messages(qtype, questions, context=context, suggestions=suggestions)
+    result = await models.ask_target(
+        msgs, schema=answer_schema(qtype, questions), stage=stage, max_tokens=40 + 40 * len(questions)
+    )
+    replies: list[str | None] = [None] * len(questions)
+    error = None
+    if result.ok and isinstance(result.data, dict):
+        items = result.data.get("response") or []
+        for i, item in enumerate(items[: len(questions)]):
+            if isinstance(item, dict) and item.get("answer") is not None:
+                replies[i] = str(item["answer"])
+    else:
+        error = result.error or "no reply"
+    answers = []
+    for q, reply in zip(questions, replies):
+        answers.append(await grade(models, qtype, q, reply, error=error if reply is None else None))
+    return answers
+
+
+async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | None, *, error: str | None = None) -> Answer:
+    if reply is None:
+        return Answer(q.id, None, None, False, "none", error or "missing answer")
+    if qtype.is_multiple_choice:
+        letter = normalize_letter(reply, q.options or {})
+        return Answer(q.id, reply, letter, letter == q.answer, "letter", None if letter else "no option letter in reply")
+    if phrase_match(reply, q.answer):
+        return Answer(q.id, reply, normalize_phrase(reply), True, "exact")
+    return await judge_phrase(models, q, reply)
+
+
+async def judge_phrase(models: Models, q: Question, reply: str) -> Answer:
+    """The yes/no LLM judgement of a phrase answer that did not match exactly."""
+    msgs = messages(
+        "You grade short answers strictly. Reply with JSON only.",
+        render("judge_phrase", question=q.question, reference=q.answer, candidate=reply),
+    )
+    res = await models.ask_judge(msgs, schema=schemas.PHRASE_JUDGEMENT, stage="grading-judge", max_tokens=20)
+    if not res.ok:
+        return Answer(q.id, reply, normalize_phrase(reply), False, "judge", f"judge failed: {res.error}")
+    ok = str(res.data.get("equivalent", "")).lower() == "yes"
+    return Answer(q.id, reply, normalize_phrase(reply), ok, "judge")

@@ -1,0 +1,24 @@
+"""What a stage needs to talk to models: the one client, and who plays target and judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Models:
+    client: Any  # judgeagent.llm.LLMClient
+    target: Any  # judgeagent.llm.ModelSpec
+    judge: Any  # judgeagent.llm.ModelSpec
+    seed: int = 0
+
+    async def ask_target(self, messages, *, schema, stage, max_tokens):
+        return await self.client.chat(
+            self.target, messages, schema=schema, stage=stage, temperature=0.0, max_tokens=max_tokens, seed=self.seed
+        )
+
+    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
+        return await self.client.chat(
+            self.judge, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=self.seed
+        )
