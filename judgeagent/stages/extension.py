@@ -42,9 +42,12 @@ def path_text(texts: list[str], entities: list[str]) -> str:
 
 def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str, avoid: list[str]) -> list[dict]:
     if qtype.is_multiple_choice:
-        shape = '{"question": "...", "correct_option": "...", "distractors": ["...", "...", "..."], "rationale": "..."}'
+        shape = (
+            '{"question": "<your question>", "correct_option": "<the correct answer, from the text>", '
+            '"distractors": ["<a different wrong answer>", "<another wrong answer>", "<a third wrong answer>"]}'
+        )
     else:
-        shape = '{"question": "...", "answer": "...", "rationale": "..."}'
+        shape = '{"question": "<your question>", "answer": "<the short correct answer, from the text>"}'
     user = render(
         "generate_question",
         level=level.upper(),
@@ -71,8 +74,10 @@ def validate(data: object, qtype: QuestionType) -> str | None:
         distractors = [str(d).strip() for d in data.get("distractors") or []]
         if len(distractors) != 3 or not all(distractors):
             return "needs exactly 3 non-empty distractors"
-        folded = {o.casefold() for o in [correct, *distractors]}
-        if len(folded) != 4:
+        options = [correct, *distractors]
+        if any(o.strip(" .<>") in ("", "...") or o.startswith("<") for o in options):
+            return "placeholder options"
+        if len({o.casefold() for o in options}) != 4:
             return "answer not distinct from the other options"
     else:
         if not str(data.get("answer", "")).strip():

@@ -1,0 +1,136 @@
+"""`judgeagent models`: list the models JudgeAgent knows, and optionally check they answer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from judgeagent.cli.app import app
+from judgeagent.cli.common import console, user_errors
+from judgeagent.errors import ConfigError
+
+CHECK_PROMPT = "Count from 1 to 20, separated by spaces."
+CHECK_MAX_TOKENS = 48
+
+
+def _key_status(spec) -> str:
+    if spec.api_key_env is None:
+        return "not needed"
+    return "yes" if spec.api_key() is not None else "no"
+
+
+async def _check_all(specs, strict: bool) -> list[dict]:
+    """One tiny request per model. ``strict`` (--only): a model that cannot be used is an error."""
+    from judgeagent.llm import LLMClient
+
+    rows = []
+    async with LLMClient(None, no_cache=True, max_attempts=2, timeout_s=60.0, backoff_base=0.5) as client:
+        for spec in specs:
+            row = {"status": "", "latency": "", "tps": "", "detail": ""}
+            rows.append(row)
+            if spec.api_key() is None and not strict:
+                row.update(status="SKIP", detail=f"{spec.api_key_env} not set")
+                continue
+            try:
+                server_start = None
+                if spec.is_local:
+                    import time
+
+                    t0 = time.monotonic()
+                    await client.preflight(spec)
+                    server_start = time.monotonic() - t0
+                else:
+                    await client.preflight(spec)
+            except ConfigError as e:
+                if strict:
+                    raise
+                row.update(status="FAIL", detail=str(e))
+                continue
+            r = await client.chat(
+                spec,
+                [{"role": "user", "content": CHECK_PROMPT}],
+                stage="check",
+                max_tokens=CHECK_MAX_TOKENS,
+                temperature=0.0,
+            )
+            if not r.ok:
+                row.update(status="FAIL", detail=r.error or "")
+                continue
+            tps = r.usage.completion_tokens / r.latency_s if r.latency_s > 0 else 0.0
+            detail = f"{r.usage.completion_tokens} tokens"
+            if server_start is not None:
+                detail += f"; server started in {server_start:.1f} s"
+            row.update(status="OK", latency=f"{r.latency_s:.2f} s", tps=f"{tps:.1f}", detail=detail)
+    return rows
+
+
+@app.command("models")
+@user_errors
+def models(
+    check: bool = typer.Option(False, "--check", help="Send one tiny request to each model that has its key."),
+    only: list[str] = typer.Option(
+        None, "--only", help="Only this model (repeatable); also accepts provider:model, URL@model, local:PATH."
+    ),
+    models_file: Path = typer.Option(
+        None, "--models", help="Models file (default: ./judgeagent.toml when present).", dir_okay=False
+    ),
+) -> None:
+    """List the models JudgeAgent knows (presets + judgeagent.toml); --check that they answer.
+
+    Add or override models in ./judgeagent.toml under \\[models.NAME] with base_url, model, api_key_env (the variable's name: keys are read only from the environment), temperature, max_tokens, concurrency, rpm, price_in_per_1k, price_out_per_1k (USD; preset prices are editable the same way) or gguf (a local model file).
+
+    Any command also takes provider:model (openai:gpt-4o-mini), URL@model and local:PATH.gguf.
+    """
+    from judgeagent.llm import load_registry
+
+    registry = load_registry(models_file)
+    specs = [registry.resolve(n) for n in only] if only else registry.specs()
+
+    if check and only:
+        for spec in specs:  # with --only, a missing key is an error, before anything is sent
+            spec.require_key()
+    results = asyncio.run(_check_all(specs, strict=bool(only))) if check else None
+
+    title = "Models" + (f" (presets + {registry.source})" if registry.source else " (presets)")
+    table = Table(title=title, title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("base_url", overflow="fold")
+    table.add_column("model", overflow="fold")
+    table.add_column("key env", overflow="fold")
+    table.add_column("key set")
+    table.add_column("$/1k in/out", no_wrap=True)
+    for spec in specs:
+        table.add_row(
+            spec.name,
+            "bundled llama.cpp server" if spec.is_local else spec.base_url,
+            spec.gguf.name if spec.is_local else spec.model,
+            spec.api_key_env or "-",
+            _key_status(spec),
+            f"{spec.price_in_per_1k:g}/{spec.price_out_per_1k:g}",
+        )
+    console.print(table)
+    if results is not None:
+        checks = Table(title="Check: one tiny request each", title_justify="left")
+        checks.add_column("name", no_wrap=True)
+        checks.add_column("result", no_wrap=True)
+        checks.add_column("latency", no_wrap=True)
+        checks.add_column("tokens/s", no_wrap=True)
+        checks.add_column("detail", overflow="fold")
+        for spec, row in zip(specs, results):
+            colour = {"OK": "green", "FAIL": "red", "SKIP": "yellow"}.get(row["status"], "white")
+            checks.add_row(spec.name, f"[{colour}]{row['status']}[/]", row["latency"], row["tps"], row["detail"])
+        console.print(checks)
+    if results is not None:
+        for spec, row in zip(specs, results):
+            # Plain lines too, for logs and scripts: "local: OK 0.52 s 38.1 tokens/s".
+            line = f"{spec.name}: {row['status']}"
+            if row["status"] == "OK":
+                line += f" {row['latency']} {row['tps']} tokens/s"
+            elif row["detail"]:
+                line += f" ({row['detail']})"
+            typer.echo(line)
+        if any(r["status"] == "FAIL" for r in results):
+            raise typer.Exit(1)

