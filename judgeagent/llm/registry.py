@@ -177,8 +177,9 @@ def _local_spec(name: str, gguf: Path) -> ModelSpec:
         model=gguf.stem,
         api_key_env=None,
         max_tokens=512,
-        # llama.cpp's server answers one request at a time; one queued keeps it busy.
-        concurrency=2,
+        # llama.cpp's server answers one request at a time. A second request in flight would
+        # only wait in its queue with its timeout running, and under load time out and be re-sent.
+        concurrency=1,
         gguf=gguf,
     )
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.models import Models
 
 LEVEL_RULES = {
@@ -40,7 +41,7 @@ def path_text(texts: list[str], entities: list[str]) -> str:
     return "\n".join(f"[{i + 1}] ({e}) {t.strip()}" for i, (e, t) in enumerate(zip(entities, texts)))
 
 
-def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str, avoid: list[str]) -> list[dict]:
+def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict]:
     if qtype.is_multiple_choice:
         shape = (
             '{"question": "<your question>", "correct_option": "<the correct answer, from the text>", '
@@ -55,18 +56,23 @@ def generation_messages(qtype: QuestionType, level: str, source: str, *, domain:
         path_text=source,
         level_rule=LEVEL_RULES[level],
         type_rule=TYPE_RULES[qtype],
-        avoid="; ".join(a.strip()[:160] for a in avoid) or "(none)",
         json_shape=shape,
     )
     return messages(render("generate_system"), user)
 
 
-def validate(data: object, qtype: QuestionType) -> str | None:
-    """Why a generated question is unusable, or None when it is fine."""
+def validate(data: object, qtype: QuestionType, avoid: list[str] = ()) -> str | None:
+    """Why a generated question is unusable, or None when it is fine.
+
+    ``avoid`` holds the batch's seed questions and earlier follow-ups: a copy of one is
+    rejected here rather than listed in the prompt, because small judges copy what they see.
+    """
     if not isinstance(data, dict):
         return "not a JSON object"
     if not str(data.get("question", "")).strip():
         return "empty question text"
+    if normalize_phrase(data["question"]) in {normalize_phrase(a) for a in avoid}:
+        return "copies an existing question"
     if qtype.is_multiple_choice:
         correct = str(data.get("correct_option", "")).strip()
         if not correct:
@@ -115,12 +121,12 @@ async def generate_question(
     avoid: list[str],
 ) -> Generated:
     schema = schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
-    msgs = generation_messages(qtype, level, source, domain=domain, avoid=avoid)
+    msgs = generation_messages(qtype, level, source, domain=domain)
     out = Generated(question=None)
     for attempt in range(MAX_GENERATION_TRIES):
         # A different temperature per retry: the journal would otherwise replay the same bad answer.
         res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
-        reason = res.error if not res.ok else validate(res.data, qtype)
+        reason = res.error if not res.ok else validate(res.data, qtype, avoid)
         if reason is None:
             out.question = assemble(res.data, qtype, qid, level, rng)
             out.attempts.append({"ok": True})
