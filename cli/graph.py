@@ -1,0 +1,152 @@
+"""Graph commands: build-graph, graph-info, sample-path.
+
+Heavy imports (spaCy, torch, FAISS) happen inside the commands, and sample-path loads
+the sentence encoder only when the entity text is not already a node name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from judgeagent.cli.app import app
+from judgeagent.cli.common import console, user_errors
+from judgeagent.config import GraphConfig
+
+_D = GraphConfig()
+
+
+def _say(text: str) -> None:
+    """Print plain text: no markup (entity names may hold brackets), no hard wrapping."""
+    console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("build-graph")
+@user_errors
+def build_graph_cmd(
+    data_dir: Path = typer.Argument(..., help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL)."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder [default: graphs/<data folder name>]."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even when the input is unchanged."),
+    workers: int = typer.Option(_D.workers, "--workers", min=1, help="spaCy processes (nlp.pipe n_process)."),
+    chunk_tokens: int = typer.Option(_D.chunk_tokens, "--chunk-tokens", min=16, help="Token budget of one chunk."),
+    section_chunks: int = typer.Option(_D.section_chunks, "--section-chunks", min=1,
+                                       help="MedQA textbooks: chunks per section document."),
+    stop_share: float = typer.Option(_D.stop_entity_share, "--stop-share", min=0.0, max=1.0,
+                                     help="Entities in more than this share of documents get no edges."),
+    extractor: str = typer.Option(_D.extractor, "--extractor", help="Entity extractor: spacy | llm."),
+    embed_batch_size: int = typer.Option(_D.embed_batch_size, "--embed-batch-size", min=1,
+                                         help="MiniLM batch size for chunk texts."),
+) -> None:
+    """Build the context graph of a benchmark (reused when its input is unchanged)."""
+    from judgeagent.data import load_benchmark
+    from judgeagent.graph import build_graph
+
+    config = GraphConfig(
+        extractor=extractor,
+        workers=workers,
+        chunk_tokens=chunk_tokens,
+        section_chunks=section_chunks,
+        stop_entity_share=stop_share,
+        embed_batch_size=embed_batch_size,
+        force=force,
+        out=out,
+    )
+    benchmark = load_benchmark(data_dir, chunk_tokens=chunk_tokens, section_chunks=section_chunks)
+    out_dir = config.out_dir(data_dir)
+    graph = build_graph(benchmark, config, out_dir, progress=True)
+    m = graph.manifest
+    c = m["counts"]
+    if graph.reused:
+        _say(f"reused graph at {out_dir} (input unchanged; --force rebuilds it)")
+    else:
+        _say(f"built graph at {out_dir} in {m['timings_s']['total']:.1f} s")
+    _say(
+        f"{c['entities']} entities ({c['stop_entities']} stop), "
+        f"{c['edges_strong'] + c['edges_weak']} edges ({c['edges_strong']} strong, {c['edges_weak']} weak), "
+        f"{c['chunks']} chunks, {c['documents']} documents; "
+        f"indexes: entity {m['indexes']['entity']['kind']}, chunk {m['indexes']['chunk']['kind']}"
+    )
+
+
+@app.command("graph-info")
+@user_errors
+def graph_info_cmd(
+    graph_dir: Path = typer.Argument(..., help="A built graph folder, e.g. graphs/medqa-demo."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON only."),
+) -> None:
+    """Size, connectivity, degree spread, hubs and stop entities of a built graph."""
+    from judgeagent.graph import graph_info, load_graph
+
+    info = graph_info(load_graph(graph_dir))
+    if as_json:
+        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    _print_info(info)
+
+
+def _print_info(info: dict) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    e = info["edges"]
+    console.print(Text(info["path"], style="bold"))
+    _say(
+        f"nodes {info['nodes']}  edges {e['total']} (strong {e['strong']}, weak {e['weak']})  "
+        f"chunks {info['chunks']}  documents {info['documents']}"
+    )
+    _say(
+        f"stop entities {info['stop_entity_count']} (share > {info['stop_entity_share']})  "
+        f"components {info['connected_components']} (largest {info['largest_component_share']:.1%} of "
+        f"non-stop nodes)  isolated {info['isolated_nodes']}"
+    )
+    q = info["degree_quantiles"]
+    _say("degree " + "  ".join(f"{k} {v:g}" for k, v in q.items()))
+    top = Table(title="top entities by degree", title_justify="left")
+    for col in ("entity", "degree", "chunks", "kind"):
+        top.add_column(col)
+    for r in info["top_entities_by_degree"]:
+        top.add_row(Text(r["entity"]), str(r["degree"]), str(r["chunks"]), Text(r["kind"]))
+    console.print(top)
+    if info["stop_entities"]:
+        _say("stop entities: " + ", ".join(f"{s['entity']} ({s['documents']} docs)" for s in info["stop_entities"]))
+
+
+@app.command("sample-path")
+@user_errors
+def sample_path_cmd(
+    graph_dir: Path = typer.Argument(..., help="A built graph folder."),
+    entity: str = typer.Option(..., "--entity", help="Start entity: a node name or any text."),
+    hops: int = typer.Option(2, "--hops", min=1, help="Number of (entity, chunk) steps."),
+    seed: int = typer.Option(0, "--seed", help="Same seed, same path."),
+    top_k: int = typer.Option(3, "--top-k", min=1, help="Draw each chunk among this many best-ranked."),
+) -> None:
+    """Map TEXT to the nearest graph entity and print a knowledge path from it."""
+    from judgeagent.errors import JudgeAgentError
+    from judgeagent.graph import load_graph
+
+    graph = load_graph(graph_dir)
+    match = graph.resolve_entities([entity])[0]
+    if match is None:
+        raise JudgeAgentError(f"{graph_dir}: the graph has no entities")
+    if match.exact:
+        _say(
+            f"{entity!r} is the graph entity {match.entity!r} (exact name match, similarity "
+            f"{match.similarity:.3f}; its vector was read back from the FAISS entity index, the encoder "
+            "was not loaded)"
+        )
+        path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k)
+    else:
+        _say(
+            f"{entity!r} → nearest graph entity {match.entity!r} (cosine {match.similarity:.3f}; "
+            "the text was embedded with MiniLM and searched in the FAISS entity index)"
+        )
+        # The encoder is loaded anyway, so chunks are ranked against the user's own words.
+        path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k, query_text=entity)
+    _say(f"path from {path.start!r}, {len(path)} of {hops} hops, seed {seed}:")
+    for i, step in enumerate(path.steps, 1):
+        preview = " ".join(step.text.split())
+        preview = preview if len(preview) <= 160 else preview[:157] + "..."
+        _say(f"  {i}. ({step.entity!r}, {step.chunk_id})")
+        _say(f"     {preview}")

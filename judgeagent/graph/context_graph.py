@@ -1,0 +1,248 @@
+"""The loaded graph: what the interview pipeline and the graph commands query.
+
+Loading is cheap on purpose (a JSON node table, CSR arrays, memory-mapped texts and
+vectors; FAISS indexes only when first searched), and the MiniLM encoder is loaded only
+when a query is free text that does not already name a node.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from judgeagent.graph import store
+from judgeagent.graph.cooccur import KIND_NAMES, GraphTables, row, to_networkx
+from judgeagent.graph.embed import Embedder, shared_embedder
+from judgeagent.graph.index import load_index, reconstruct, search
+from judgeagent.graph.normalize import normalize_query
+from judgeagent.graph.sampler import KnowledgePath, random_path, sample_path
+
+
+@dataclass(frozen=True)
+class EntityMatch:
+    """How a query text was mapped to a node.
+
+    ``exact`` means the text already names the node and its vector was read back from
+    the entity index (no encoder needed); otherwise the text was embedded and searched.
+    """
+
+    query: str
+    entity: str
+    similarity: float
+    exact: bool
+
+
+class ContextGraph:
+    reused = False  # set by build_graph: True when an unchanged artefact was loaded instead
+
+    def __init__(self, folder: Path, manifest: dict, embedder: Embedder | None = None):
+        self.path = Path(folder)
+        self.manifest = manifest
+        self._embedder = embedder
+        nodes = json.loads((self.path / store.NODES).read_text(encoding="utf-8"))
+        with np.load(self.path / store.ARRAYS) as arrays:
+            a = {k: arrays[k] for k in arrays.files}
+        self._chunk_doc = a.pop("chunk_doc")
+        self._text_offsets = a.pop("text_offsets")
+        self.tables = GraphTables(names=nodes["names"], labels=nodes["labels"], kinds=nodes["kinds"], **a)
+        chunks = json.loads((self.path / store.CHUNKS).read_text(encoding="utf-8"))
+        self.chunk_ids: list[str] = chunks["ids"]
+        self.documents: list[dict] = chunks["docs"]
+        self._name_pos = {n: i for i, n in enumerate(self.tables.names)}
+        self._chunk_pos = {c: i for i, c in enumerate(self.chunk_ids)}
+        self._text = _map_bytes(self.path / store.TEXT)
+        self._chunk_vectors = None
+        self._entity_index = None
+        self._chunk_index = None
+        self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
+
+    # --- nodes and edges ------------------------------------------------------------
+
+    @property
+    def entity_names(self) -> list[str]:
+        return self.tables.names
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._name_pos
+
+    def node(self, name: str) -> dict:
+        i = self._index(name)
+        t = self.tables
+        return {
+            "chunk_ids": [self.chunk_ids[c] for c in row(t.node_chunk_ptr, t.node_chunk_idx, i)],
+            "doc_ids": [self.documents[d]["id"] for d in row(t.node_doc_ptr, t.node_doc_idx, i)],
+            "label": t.labels[i],
+            "kind": t.kinds[i],
+            "stop": bool(t.stop[i]),
+        }
+
+    def neighbors(self, name: str) -> list[tuple[str, int, str]]:
+        """(neighbour, weight, "strong"|"weak"), strong edges first, heaviest first."""
+        i = self._index(name)
+        t = self.tables
+        lo, hi = t.adj_ptr[i], t.adj_ptr[i + 1]
+        out = [
+            (t.names[j], int(w), KIND_NAMES[int(k)])
+            for j, w, k in zip(t.adj_idx[lo:hi], t.adj_weight[lo:hi], t.adj_kind[lo:hi])
+        ]
+        out.sort(key=lambda x: (x[2] != "strong", -x[1], x[0]))
+        return out
+
+    def degree(self) -> np.ndarray:
+        return np.diff(self.tables.adj_ptr)
+
+    def to_networkx(self):
+        doc_ids = [d["id"] for d in self.documents]
+        return to_networkx(self.tables, self.chunk_ids, doc_ids)
+
+    # --- chunks ---------------------------------------------------------------------
+
+    def chunk_text(self, chunk_id: str) -> str:
+        i = self._chunk_pos[chunk_id]
+        return self._text[self._text_offsets[i] : self._text_offsets[i + 1]].decode("utf-8")
+
+    def chunk_entities(self, chunk_id: str) -> list[str]:
+        i = self._chunk_pos[chunk_id]
+        return [self.tables.names[e] for e in row(self.tables.chunk_ent_ptr, self.tables.chunk_ent_idx, i)]
+
+    def chunk_doc(self, chunk_id: str) -> str:
+        return self.documents[int(self._chunk_doc[self._chunk_pos[chunk_id]])]["id"]
+
+    @property
+    def chunk_vectors(self) -> np.ndarray:
+        with self._lock:
+            if self._chunk_vectors is None:
+                path = self.path / store.CHUNK_EMB
+                self._chunk_vectors = np.load(path, mmap_mode="r" if self.chunk_ids else None)
+        return self._chunk_vectors
+
+    # --- embeddings and search ------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = shared_embedder()
+        return self._embedder
+
+    @property
+    def encoder_loaded(self) -> bool:
+        return self._embedder is not None and self._embedder.loaded
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.embedder.encode(texts)
+
+    @property
+    def entity_index(self):
+        with self._lock:
+            if self._entity_index is None:
+                self._entity_index = load_index(self.path / store.ENTITY_INDEX)
+        return self._entity_index
+
+    @property
+    def chunk_index(self):
+        with self._lock:
+            if self._chunk_index is None:
+                self._chunk_index = load_index(self.path / store.CHUNK_INDEX)
+        return self._chunk_index
+
+    def entity_vector(self, name: str) -> np.ndarray:
+        return reconstruct(self.entity_index, self._index(name))
+
+    def resolve_entities(self, texts: list[str]) -> list[EntityMatch | None]:
+        """Nearest node for each text (None when the graph has no entities).
+
+        Texts that normalise to a node name are answered from the stored names alone;
+        only the rest are embedded, in one batch.
+        """
+        out: list[EntityMatch | None] = [None] * len(texts)
+        free: list[int] = []
+        for i, text in enumerate(texts):
+            key = normalize_query(text)
+            if key in self._name_pos:
+                out[i] = EntityMatch(text, key, 1.0, True)
+            else:
+                free.append(i)
+        if free and self.entity_index.ntotal:
+            scores, ids = search(self.entity_index, self.embed([texts[i] for i in free]), 1)
+            for i, s, j in zip(free, scores[:, 0], ids[:, 0]):
+                if j >= 0:
+                    out[i] = EntityMatch(texts[i], self.tables.names[int(j)], float(s), False)
+        return out
+
+    def match_entities(self, texts: list[str], min_sim: float = 0.5) -> list[tuple[str, str, float]]:
+        """(query, nearest entity, cosine) for each text whose match reaches ``min_sim``."""
+        return [
+            (m.query, m.entity, m.similarity)
+            for m in self.resolve_entities(texts)
+            if m is not None and m.similarity >= min_sim
+        ]
+
+    def nearest_chunk_indices(self, vector: np.ndarray, k: int) -> list[int]:
+        _, ids = search(self.chunk_index, vector, k)
+        return [int(j) for j in ids[0] if j >= 0]
+
+    def search_chunks(self, text: str, k: int = 5) -> list[tuple[str, float]]:
+        """The ``k`` chunks most similar to ``text``: (chunk_id, cosine), best first."""
+        scores, ids = search(self.chunk_index, self.embed([text]), k)
+        return [(self.chunk_ids[int(j)], float(s)) for s, j in zip(scores[0], ids[0]) if j >= 0]
+
+    # --- paths ----------------------------------------------------------------------
+
+    def sample_path(
+        self,
+        start_entity: str,
+        hops: int,
+        *,
+        seed: int,
+        query_text: str | None = None,
+        top_k: int = 3,
+        query_vector: np.ndarray | None = None,
+    ) -> KnowledgePath:
+        """A seeded walk of ``hops`` (entity, chunk) steps from ``start_entity``.
+
+        Chunks are ranked against ``query_vector``, else the embedding of ``query_text``
+        (the seed batch's text), else the start entity's own name vector, which needs no
+        encoder.
+        """
+        start = self._index(start_entity)
+        if query_vector is None:
+            if query_text is not None:
+                query_vector = self.embed([query_text])[0]
+            else:
+                query_vector = self.entity_vector(self.tables.names[start])
+        query = np.asarray(query_vector, dtype=np.float32)
+        return sample_path(self, start, hops, np.random.default_rng(seed), query, top_k)
+
+    def random_path(self, hops: int, *, seed: int) -> KnowledgePath:
+        """``hops`` chunks drawn at random from the corpus (the --no-graph ablation)."""
+        return random_path(self, hops, np.random.default_rng(seed))
+
+    # --- helpers --------------------------------------------------------------------
+
+    def _index(self, name: str) -> int:
+        try:
+            return self._name_pos[name]
+        except KeyError:
+            key = normalize_query(name)
+            if key in self._name_pos:
+                return self._name_pos[key]
+            raise KeyError(f"{name!r} is not an entity of the graph at {self.path}") from None
+
+
+def _map_bytes(path: Path):
+    """The file's bytes, memory-mapped so loading does not read every chunk's text."""
+    with open(path, "rb") as f:
+        if f.seek(0, 2) == 0:
+            return b""
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def load_graph(folder: Path | str, embedder: Embedder | None = None) -> ContextGraph:
+    """Load a built graph; a missing or half-written folder raises JudgeAgentError."""
+    folder = Path(folder)
+    return ContextGraph(folder, store.read_manifest(folder), embedder=embedder)

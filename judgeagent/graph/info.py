@@ -1,0 +1,60 @@
+"""Graph statistics for ``judgeagent graph-info``: size, connectivity, hubs, stop entities."""
+
+from __future__ import annotations
+
+import numpy as np
+
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
+
+
+def graph_info(graph, top: int = 15) -> dict:
+    """A JSON-ready summary of a loaded ContextGraph."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    t = graph.tables
+    n = t.n_nodes
+    degree = np.diff(t.adj_ptr)
+    non_stop = ~t.stop
+    live = int(non_stop.sum())
+    n_comp, largest = 0, 0
+    if live:
+        adj = sparse.csr_matrix((np.ones(len(t.adj_idx), dtype=np.int8), t.adj_idx, t.adj_ptr), shape=(n, n))
+        _, comp = connected_components(adj, directed=False)
+        # Stop entities are isolated by construction; counting them would only add noise.
+        sizes = np.bincount(comp[non_stop])
+        sizes = sizes[sizes > 0]
+        n_comp, largest = len(sizes), int(sizes.max())
+    doc_count = np.diff(t.node_doc_ptr)
+    chunk_count = np.diff(t.node_chunk_ptr)
+    # Names are stored sorted, so a stable sort breaks degree ties alphabetically.
+    by_degree = np.argsort(-degree, kind="stable")[:top]
+    stops = np.flatnonzero(t.stop)
+    stops = stops[np.argsort(-doc_count[stops], kind="stable")]
+    return {
+        "path": str(graph.path),
+        "nodes": n,
+        "edges": {**t.edge_counts(), "total": sum(t.edge_counts().values())},
+        "chunks": len(graph.chunk_ids),
+        "documents": len(graph.documents),
+        "stop_entity_count": int(t.stop.sum()),
+        "isolated_nodes": int(((degree == 0) & non_stop).sum()),
+        "connected_components": int(n_comp),  # over non-stop entities
+        "largest_component_nodes": largest,
+        "largest_component_share": round(largest / live, 4) if live else 0.0,
+        "degree_quantiles": {
+            f"p{int(q * 100)}": float(np.quantile(degree, q)) if n else 0.0 for q in QUANTILES
+        },
+        "top_entities_by_degree": [
+            {"entity": t.names[i], "degree": int(degree[i]), "chunks": int(chunk_count[i]), "kind": t.kinds[i]}
+            for i in by_degree
+        ],
+        "stop_entities": [
+            {"entity": t.names[i], "documents": int(doc_count[i]), "chunks": int(chunk_count[i])}
+            for i in stops[:top]
+        ],
+        "indexes": graph.manifest.get("indexes", {}),
+        "extractor": graph.manifest.get("extractor"),
+        "stop_entity_share": graph.manifest.get("settings", {}).get("stop_entity_share"),
+    }
+

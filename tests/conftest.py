@@ -1,0 +1,69 @@
+"""Shared fixtures. The spaCy and MiniLM models load at most once per test session."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Air-gapped: models come from installed packages, never a hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def spacy_extractor():
+    """The default spaCy entity extractor, single process, model already loaded."""
+    from judgeagent.graph import SpacyExtractor
+
+    extractor = SpacyExtractor(workers=1)
+    extractor.nlp  # noqa: B018 - load once here, not inside the first test
+    return extractor
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The process-wide MiniLM embedder (the one the graph and CLI code also use)."""
+    from judgeagent.graph import shared_embedder
+
+    emb = shared_embedder()
+    emb.model  # noqa: B018
+    return emb
+
+
+@pytest.fixture
+def make_benchmark():
+    """Build a Benchmark from ``{doc_id: [chunk text, ...]}``; chunk IDs are ``<doc>-<n>``."""
+    from judgeagent.data.benchmark import Benchmark, Chunk, Document, QuestionType
+
+    def make(docs: dict[str, list[str]], name: str = "tiny") -> Benchmark:
+        chunks, documents = [], []
+        for doc_id, texts in docs.items():
+            ids = tuple(f"{doc_id}-{i}" for i in range(len(texts)))
+            chunks += [Chunk(cid, doc_id, text) for cid, text in zip(ids, texts)]
+            documents.append(Document(doc_id, doc_id.title(), ids))
+        return Benchmark(name, "generic", QuestionType.KQA, [], documents, chunks)
+
+    return make
+
+
+class ScriptedExtractor:
+    """An entity extractor that returns a fixed entity list per text (text → names)."""
+
+    name = "scripted:v1"
+
+    def __init__(self, table: dict[str, list[str]]):
+        self.table = table
+        self.labels = {n: (n.upper(), "TEST") for ents in table.values() for n in ents}
+
+    def extract(self, texts, progress=None):
+        if progress:
+            progress(len(texts))
+        return [list(self.table.get(t, [])) for t in texts]
+
+
+@pytest.fixture
+def scripted_extractor():
+    """Factory: ``scripted_extractor({text: [entity, ...]})``, so graph tests need no spaCy."""
+    return ScriptedExtractor

@@ -1,0 +1,41 @@
+"""The MiniLM embedder and the multi-process spaCy path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judgeagent.graph import Embedder, SpacyExtractor
+
+
+def test_encode_is_normalised_float32_and_dedups(embedder):
+    texts = ["aspirin", "heparin inhibits clotting", "aspirin", ""]
+    v = embedder.encode(texts)
+    assert v.dtype == np.float32 and v.shape == (4, 384)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(v[0], v[2])
+    assert embedder.encode([]).shape == (0, 384)
+
+
+def test_progress_counts_every_input_text(embedder):
+    seen = []
+    embedder.encode(["a b", "a b", "c d", "e f"], batch_size=2, progress=seen.append)
+    assert sum(seen) == 4
+
+
+def test_bf16_and_fp32_agree(embedder):
+    # Share the loaded weights; only the precision differs.
+    fp32 = Embedder(bf16=False)
+    fp32._model = embedder.model
+    bf16 = Embedder(bf16=True)
+    bf16._model = embedder.model
+    texts = ["Warfarin blocks vitamin K recycling in the liver.", "asthma", "the royal society"]
+    cos = (fp32.encode(texts) * bf16.encode(texts)).sum(axis=1)
+    assert cos.min() > 0.999
+
+
+def test_worker_processes_give_the_same_entities(spacy_extractor):
+    texts = [f"Patient {i} took warfarin and aspirin for atrial fibrillation." for i in range(8)]
+    texts += ["Robert Hooke joined the Royal Society in London."] * 2
+    multi = SpacyExtractor(workers=2, batch_size=2)  # small batches so 10 texts use 2 processes
+    assert multi.extract(texts) == spacy_extractor.extract(texts)
+    assert multi.labels["robert hooke"] == ("Robert Hooke", "PERSON")
