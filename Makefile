@@ -14,8 +14,10 @@ demo: setup
 	$(JA) build-graph data/medqa-demo
 	$(JA) evaluate --target local --judge local --limit 6
 
+# Headless Chromium (Debian package) is only needed by the HTML report tests.
 test: setup
-	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$rc
+	bash scripts/install_chromium.sh
+	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 clean:
 	rm -rf graphs/*/ runs/ .pytest_cache

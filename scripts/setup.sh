@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+STAMP=.venv/.judgeagent-installed
+if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ] && [ "$STAMP" -nt scripts/setup.sh ]; then
+  exit 0  # already set up for this pyproject.toml
+fi
+
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
@@ -21,7 +26,7 @@ if ! .venv/bin/python -c "import llama_cpp" 2>/dev/null; then
   $VPIP install "llama-cpp-python[server]>=0.3,<0.4"
 fi
 
-$VPIP install -e ".[dev]"
+$VPIP install --quiet -e ".[dev]"
 
 # Smoke-test the llama.cpp build in a subprocess: a crash here means a bad cached wheel.
 if ! .venv/bin/python scripts/check_llama.py; then
@@ -30,4 +35,5 @@ if ! .venv/bin/python scripts/check_llama.py; then
   $VPIP install --force-reinstall --no-deps --no-cache-dir "llama-cpp-python>=0.3,<0.4"
   .venv/bin/python scripts/check_llama.py
 fi
+touch "$STAMP"
 echo "setup: .venv ready"
