@@ -77,3 +77,17 @@ ENTITIES = {
     },
     "required": ["entities"],
 }
+
+_STATEMENTS = {"type": "array", "items": {"type": "string"}, "maxItems": 8}
+
+SUMMARY = {
+    "type": "object",
+    "properties": {
+        "strengths": _STATEMENTS,
+        "weaknesses": _STATEMENTS,
+        "knowledge_gaps": _STATEMENTS,
+        "reasoning_gaps": _STATEMENTS,
+        "response_to_feedback": {"type": "string"},
+    },
+    "required": ["strengths", "weaknesses", "knowledge_gaps", "reasoning_gaps", "response_to_feedback"],
+}
