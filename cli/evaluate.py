@@ -86,6 +86,8 @@ def _make_command(ablation: bool):
         t1: Annotated[float, typer.Option(rich_help_panel=_DIF, help="Score at or below which the next question is Easy.")] = 0.5,
         t2: Annotated[float, typer.Option(rich_help_panel=_DIF, help="Score above which the next question is Hard.")] = 1.0,
         hard_wrong_penalty: Annotated[float, typer.Option(rich_help_panel=_DIF, help="Score lost by a wrong Hard answer (reference code: 0.2).")] = 0.0,
+        no_report: Annotated[bool, typer.Option("--no-report", help="Do not write report.html / report.md.", rich_help_panel=_RUN)] = False,
+        no_summary: Annotated[bool, typer.Option("--no-summary", help="Skip the judge's end-of-run interview summary (summary.json).", rich_help_panel=_RUN)] = False,
         workers: Annotated[int, typer.Option(help="spaCy processes when the graph has to be built.", rich_help_panel=_RUN)] = 1,
     ) -> None:
         if fixed_difficulty is not None and fixed_difficulty not in ("easy", "medium", "hard"):
@@ -94,6 +96,7 @@ def _make_command(ablation: bool):
             target=target, judge=judge, data=data, graph=graph, batch_size=batch_size, rounds=rounds, hops=hops,
             limit=limit, seed=seed, concurrency=concurrency, no_graph=no_graph, fixed_difficulty=fixed_difficulty,
             no_extension=no_extension, eval_every_round=eval_every_round, reask_correct=reask_correct, out=out, resume=resume,
+            report=not no_report, summary=not no_summary,
             difficulty=DifficultyConfig(gain_easy, gain_medium, gain_hard, t1, t2, hard_wrong_penalty),
             llm=LLMConfig(models_file=models, cache=cache, no_cache=no_cache, max_requests=max_requests,
                           budget_usd=budget_usd, max_attempts=max_attempts, timeout_s=timeout),
@@ -111,6 +114,8 @@ def _make_command(ablation: bool):
                 console.print(bt)
             ext = m["extension"]
             console.print(f"follow-up questions: {ext['asked']} asked, {ext['skipped']} skipped")
+        if cfg.report:
+            console.print(f"report: {outcome.folder.path / 'report.html'} (and report.md)")
         console.print(f"run folder: {outcome.folder.path}")
 
     command.__doc__ = (

@@ -71,6 +71,8 @@ class EvalConfig:
     no_extension: bool = False
     eval_every_round: bool = False
     reask_correct: bool = False  # also re-ask batches the target got fully right
+    report: bool = True  # write report.html and report.md (--no-report turns it off)
+    summary: bool = True  # one judge call condensing the batch evaluations (summary.json)
     out: Path | None = None
     resume: Path | None = None
     difficulty: DifficultyConfig = field(default_factory=DifficultyConfig)

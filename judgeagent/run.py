@@ -10,6 +10,7 @@ import asyncio
 import json
 import platform
 import time
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -150,6 +151,7 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
                 "models": {"target": _model_info(target), "judge": _model_info(judge)},
                 "versions": package_versions(),
                 "seed": cfg.seed,
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             },
         )
         models = Models(client, target, judge, seed=cfg.seed)
@@ -171,6 +173,13 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
         except BudgetExceeded as e:
             complete, stopped = False, str(e)
         timings["interview_s"] = time.perf_counter() - t
+        if complete and cfg.summary:
+            from judgeagent.report.summary import summarize_interview
+
+            t = time.perf_counter()
+            recs = [r for r in folder.read_records() if r["setting"] == settings[0].name]
+            folder.write_json("summary.json", await summarize_interview(models, recs))
+            timings["summary_s"] = time.perf_counter() - t
         usage = client.usage.summary()
 
     records = folder.read_records()
@@ -185,6 +194,10 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
     if ablation:
         folder.write_json("ablation.json", {"settings": [s.name for s in settings], "metrics": metrics})
     folder.write_json("metrics.json", metrics[settings[0].name] | ({"ablation": "see ablation.json"} if ablation else {}))
+    if cfg.report:
+        from judgeagent.report import write_reports
+
+        write_reports(folder.path)
     outcome = RunOutcome(folder, metrics, complete, stopped, timings)
     if stopped:
         raise BudgetExceeded(f"{stopped}; {len(records)} batch records saved in {folder.path} (rerun the same command with a larger budget to continue)")

@@ -25,6 +25,7 @@ class Script:
     broken_generation: bool = False
     generation_prompts: list[str] = field(default_factory=list)
     generation_requests: int = 0
+    summary_requests: int = 0
 
     def __call__(self, body: dict) -> str:
         msgs = body["messages"]
@@ -41,6 +42,10 @@ class Script:
             return json.dumps({"question": f"Generated question number {n} about the passage?", "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
         if system.startswith("You are an examiner who diagnoses"):
             return json.dumps({"flaws_knowledge": "mixes up drug classes", "flaws_capability": "skips a step", "comprehensive_performance": "fair", "suggestions": "Recall the mechanism before choosing."})
+        if system.startswith("You are an examiner who writes the closing summary"):
+            self.summary_requests += 1
+            return json.dumps({"strengths": ["recall"], "weaknesses": ["drug classes"], "knowledge_gaps": ["potassium handling"],
+                               "reasoning_gaps": ["skips steps"], "response_to_feedback": "improved"})
         if system.startswith("You grade short answers"):
             return json.dumps({"equivalent": "no"})
         return json.dumps({"error": "unexpected prompt"})

@@ -68,6 +68,10 @@ def test_paper_metrics_on_controlled_answers(tmp_path, graph_dir, seeds):
     assert m["cte"] == pytest.approx(100 / 6, abs=1e-3)
     assert m["delta_acc"] == pytest.approx(m["cr"] - m["cte"], abs=1e-3)
     assert m["cr_given_wrong"] == pytest.approx(200 / 3, abs=1e-3)
+    assert script.summary_requests == 1
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["knowledge_gaps"] == ["potassium handling"]
+    assert (tmp_path / "run" / "report.html").exists() and (tmp_path / "run" / "report.md").exists()
     on_disk = json.loads((tmp_path / "run" / "metrics.json").read_text())
     for key in ("n_questions", "acc1", "acc2", "cr", "cte", "delta_acc", "cr_given_wrong", "cte_given_right", "by_difficulty", "llm_usage"):
         assert key in on_disk

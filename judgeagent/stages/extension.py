@@ -136,5 +136,5 @@ async def generate_question(
             {"role": "assistant", "content": res.text or ""},
             {"role": "user", "content": f"That question is unusable ({reason}). Write a corrected one, JSON only."},
         ]
-    out.skipped = "; ".join(a["error"] for a in out.attempts)
+    out.skipped = "; ".join(dict.fromkeys(a["error"] for a in out.attempts))  # each reason once
     return out

@@ -1,0 +1,195 @@
+"""Several runs side by side, the way the paper's tables lay them out.
+
+Table 2: targets as rows, datasets as column groups of ACC1, ACC2, CR, CtE (``--by data``
+swaps the two). Table 3: the settings of one ``ablate`` run with ACC2, CR, CtE and ΔACC.
+Figures are only comparable when the judge, the graph and the settings match, so every
+difference among those is named in a warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+from judgeagent.errors import JudgeAgentError
+from judgeagent.report.load import AblationRun, Run
+from judgeagent.report.sections import DASH, pct, signed
+
+TABLE2 = (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"))
+TABLE3 = (("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"), ("ΔACC", "delta_acc"))
+FORMATS = ("table", "md", "csv", "latex")
+
+# Settings that do not change the figures (where outputs go, speed, retries), or that are
+# the very thing a comparison varies (target, data, the graph folder named after the data).
+IGNORED_SETTINGS = {
+    "target", "judge", "data", "graph", "out", "resume", "concurrency", "settings",
+    "graph_build.workers", "graph_build.embed_batch_size", "graph_build.force", "graph_build.out", "graph_build.judge",
+}
+IGNORED_PREFIXES = ("llm.",)
+
+
+@dataclass
+class Grid:
+    """A table with column groups: ``cells[(row, group)]`` is one run's metrics."""
+
+    row_title: str
+    rows: list[str]
+    groups: list[str]
+    metrics: tuple[tuple[str, str], ...]
+    cells: dict[tuple[str, str], dict]
+    signed_keys: frozenset = frozenset({"delta_acc"})
+
+    def value(self, row: str, group: str, key: str) -> str:
+        m = self.cells.get((row, group))
+        if m is None:
+            return DASH
+        return signed(m.get(key)) if key in self.signed_keys else pct(m.get(key))
+
+    def flat_columns(self) -> list[str]:
+        if self.groups == [""]:
+            return [label for label, _ in self.metrics]
+        return [f"{g} {label}" for g in self.groups for label, _ in self.metrics]
+
+    def flat_rows(self) -> list[list[str]]:
+        groups = self.groups
+        return [[r, *(self.value(r, g, key) for g in groups for _, key in self.metrics)] for r in self.rows]
+
+
+# ----------------------------------------------------------------------------- building
+def table2(runs: list[Run], by: str = "target") -> Grid:
+    if by not in ("target", "data"):
+        raise JudgeAgentError(f"--by must be target or data (got {by!r})")
+    cells: dict[tuple[str, str], dict] = {}
+    rows: list[str] = []
+    groups: list[str] = []
+    for run in runs:
+        row, group = (run.target, run.data_name) if by == "target" else (run.data_name, run.target)
+        if (row, group) in cells:  # the same pair twice: keep both, told apart by folder
+            row = f"{row} ({run.path.name})"
+        cells[(row, group)] = run.metrics
+        rows += [row] if row not in rows else []
+        groups += [group] if group not in groups else []
+    return Grid("target" if by == "target" else "data", rows, groups, TABLE2, cells)
+
+
+def table3(abl: AblationRun) -> Grid:
+    cells = {(name, ""): abl.metrics[name] for name in abl.settings if name in abl.metrics}
+    return Grid("setting", [n for n in abl.settings if n in abl.metrics], [""], TABLE3, cells)
+
+
+# ----------------------------------------------------------------------------- mismatches
+def _flatten(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _show(v) -> str:
+    return json.dumps(v) if not isinstance(v, str) else v
+
+
+def _differs(label: str, values: dict[str, object]) -> str | None:
+    """``label (run: value; run: value)`` when the runs disagree, else None."""
+    if len({_show(v) for v in values.values()}) <= 1:
+        return None
+    return f"{label} (" + "; ".join(f"{name}: {_show(v)}" for name, v in values.items()) + ")"
+
+
+def mismatches(runs: list[Run]) -> list[str]:
+    """One warning per kind of difference (judges, graphs, settings), naming the fields."""
+    if len(runs) < 2:
+        return []
+    names = _run_names(runs)
+    out = []
+    judge = _differs("judge", {n: r.judge for n, r in zip(names, runs)})
+    if judge:
+        out.append(f"the runs were made with different judges: {judge}")
+    # A graph is built per dataset, so graphs are compared among runs on the same data.
+    graph_diffs = []
+    for data in dict.fromkeys(r.data_name for r in runs):
+        same = [(n, r) for n, r in zip(names, runs) if r.data_name == data]
+        g = _differs(f"{data} graph input hash", {n: (r.config.get("graph") or {}).get("manifest_hash") for n, r in same})
+        if g:
+            graph_diffs.append(g)
+    if graph_diffs:
+        out.append("the runs were made with different graphs: " + ", ".join(graph_diffs))
+    flat = [_flatten(r.settings) for r in runs]
+    keys = sorted({k for f in flat for k in f} - IGNORED_SETTINGS)
+    diffs = []
+    for k in keys:
+        if k.startswith(IGNORED_PREFIXES):
+            continue
+        d = _differs(k, {n: f.get(k) for n, f in zip(names, flat)})
+        if d:
+            diffs.append(d)
+    if diffs:
+        out.append("the runs were made with different settings: " + ", ".join(diffs))
+    return out
+
+
+def _run_names(runs: list[Run]) -> list[str]:
+    names = [r.path.name for r in runs]
+    if len(set(names)) < len(names):  # same folder name under different parents
+        names = [str(r.path) for r in runs]
+    return names
+
+
+# ----------------------------------------------------------------------------- output
+def to_markdown(grid: Grid) -> str:
+    cols = [grid.row_title, *grid.flat_columns()]
+    lines = ["| " + " | ".join(cols) + " |", "|---|" + "---:|" * (len(cols) - 1)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in grid.flat_rows()]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(grid: Grid) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([grid.row_title, *grid.flat_columns()])
+    for row in grid.flat_rows():
+        w.writerow(["" if c == DASH else c for c in row])
+    return buf.getvalue()
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text).replace("Δ", r"$\Delta$").replace(DASH, "--")
+
+
+def to_latex(grid: Grid) -> str:
+    """A booktabs table: one \\multicolumn group per dataset (or target), as in the paper."""
+    k = len(grid.metrics)
+    grouped = grid.groups != [""]
+    spec = "l" + "r" * k * len(grid.groups)
+    lines = [r"\begin{tabular}{" + spec + "}", r"\toprule"]
+    if grouped:
+        heads = [r"\multicolumn{%d}{c}{%s}" % (k, latex_escape(g)) for g in grid.groups]
+        lines.append(" & " + " & ".join(heads) + r" \\")
+        lines.append(" ".join(r"\cmidrule(lr){%d-%d}" % (2 + i * k, 1 + (i + 1) * k) for i in range(len(grid.groups))))
+    labels = [latex_escape(label) for label, _ in grid.metrics] * len(grid.groups)
+    lines.append(latex_escape(grid.row_title.capitalize()) + " & " + " & ".join(labels) + r" \\")
+    lines.append(r"\midrule")
+    for row in grid.flat_rows():
+        lines.append(" & ".join(latex_escape(c) for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def render(grid: Grid, fmt: str) -> str:
+    """Text output for md, csv and latex (the CLI draws ``table`` with rich)."""
+    if fmt == "md":
+        return to_markdown(grid)
+    if fmt == "csv":
+        return to_csv(grid)
+    if fmt == "latex":
+        return to_latex(grid)
+    raise JudgeAgentError(f"--format must be one of {', '.join(FORMATS)} (got {fmt!r})")
