@@ -36,6 +36,7 @@ def build_graph_cmd(
     stop_share: float = typer.Option(_D.stop_entity_share, "--stop-share", min=0.0, max=1.0,
                                      help="Entities in more than this share of documents get no edges."),
     extractor: str = typer.Option(_D.extractor, "--extractor", help="Entity extractor: spacy | llm."),
+    judge: str = typer.Option(_D.judge, "--judge", help="Model that extracts entities with --extractor llm."),
     embed_batch_size: int = typer.Option(_D.embed_batch_size, "--embed-batch-size", min=1,
                                          help="MiniLM batch size for chunk texts."),
 ) -> None:
@@ -45,6 +46,7 @@ def build_graph_cmd(
 
     config = GraphConfig(
         extractor=extractor,
+        judge=judge,
         workers=workers,
         chunk_tokens=chunk_tokens,
         section_chunks=section_chunks,

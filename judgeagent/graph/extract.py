@@ -137,7 +137,14 @@ def load_pipeline(model: str = SPACY_MODEL):
 
 _FACTORIES: dict[str, Callable[..., EntityExtractor]] = {
     "spacy": lambda config: SpacyExtractor(workers=config.workers),
+    "llm": lambda config: _llm_extractor(config),
 }
+
+
+def _llm_extractor(config) -> EntityExtractor:
+    from judgeagent.graph.llm_extract import LLMExtractor
+
+    return LLMExtractor(config.judge)
 
 
 def register_extractor(name: str, factory: Callable[..., EntityExtractor]) -> None:
