@@ -18,6 +18,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
 
 @pytest.mark.slow
+# A few minutes on a quiet 2-core machine; llama.cpp slows down sharply when the cores are
+# shared, so the limit is generous rather than the suite's default.
+@pytest.mark.timeout(2400)
 def test_evaluate_with_the_bundled_model(tmp_path):
     run = tmp_path / "run"
     res = CliRunner().invoke(
