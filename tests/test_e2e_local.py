@@ -29,7 +29,7 @@ def test_evaluate_with_the_bundled_model(tmp_path):
          "--limit", "6", "--out", str(run)],
     )
     assert res.exit_code == 0, res.output
-    for name in ("config.json", "records.jsonl", "metrics.json", "journal.sqlite"):
+    for name in ("config.json", "records.jsonl", "metrics.json", "journal.sqlite", "summary.json", "report.html", "report.md"):
         assert (run / name).exists(), name
 
     records = [json.loads(l) for l in (run / "records.jsonl").read_text().splitlines()]
