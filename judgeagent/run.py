@@ -169,7 +169,7 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
 
         t = time.perf_counter()
         try:
-            await _with_progress(batches, work, cfg.concurrency, progress, len(settings), sum(1 for k in done if k[0] == settings[0].name))
+            await _with_progress(batches, work, cfg.concurrency, progress)
         except BudgetExceeded as e:
             complete, stopped = False, str(e)
         timings["interview_s"] = time.perf_counter() - t
@@ -208,14 +208,14 @@ def _model_info(spec) -> dict:
     return {"name": spec.name, "base_url": spec.base_url, "model": spec.model}
 
 
-async def _with_progress(batches, work, concurrency, progress, n_settings, already):
+async def _with_progress(batches, work, concurrency, progress):
     if not progress:
         await run_batches(batches, work, concurrency)
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]interview"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=False) as bar:
-        task = bar.add_task("batches", total=len(batches), completed=0)
+        task = bar.add_task("batches", total=len(batches))
         await run_batches(batches, work, concurrency, on_done=lambda _b: bar.advance(task))
 
 
