@@ -29,7 +29,7 @@ def build_graph_cmd(
     data_dir: Path = typer.Argument(..., help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL)."),
     out: Path | None = typer.Option(None, "--out", help="Output folder [default: graphs/<data folder name>]."),
     force: bool = typer.Option(False, "--force", help="Rebuild even when the input is unchanged."),
-    workers: int = typer.Option(_D.workers, "--workers", min=1, help="spaCy processes (nlp.pipe n_process)."),
+    workers: int = typer.Option(_D.workers, "--workers", min=1, help="spaCy worker processes (default: one per core, up to 4)."),
     chunk_tokens: int = typer.Option(_D.chunk_tokens, "--chunk-tokens", min=16, help="Token budget of one chunk."),
     section_chunks: int = typer.Option(_D.section_chunks, "--section-chunks", min=1,
                                        help="MedQA textbooks: chunks per section document."),

@@ -7,6 +7,7 @@ graph has to be built first. A flag ``--batch-size`` is the field ``batch_size``
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -15,10 +16,15 @@ GRAPHS_DIR = Path("graphs")
 RUNS_DIR = Path("runs")
 
 
+def default_workers() -> int:
+    """One spaCy process per core, up to 4; the entities do not depend on the number."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 @dataclass
 class GraphConfig:
     extractor: str = "spacy"  # "spacy" | "llm"
-    workers: int = 1  # spaCy nlp.pipe n_process
+    workers: int = field(default_factory=lambda: default_workers())  # spaCy processes
     chunk_tokens: int = 200  # token budget of one chunk (whitespace tokens)
     section_chunks: int = 6  # MedQA textbooks: chunks per "section" document
     stop_entity_share: float = 0.2  # entities in more than this share of documents get no edges

@@ -69,3 +69,14 @@ def test_valid_names():
     assert not is_valid_name("--")
     assert is_valid_name("b12")
     assert clean("Ａｓｐｉｒｉｎ\n tablets") == "aspirin tablets"
+
+
+def test_worker_processes_give_the_same_entities_as_one_process():
+    from judgeagent.data import load_benchmark
+    from judgeagent.graph.extract import SpacyExtractor
+
+    texts = [c.text for c in load_benchmark("data/medqa-demo").chunks]
+    texts = (texts * 4)[:300]  # enough texts for the worker pool to start
+    one, two = SpacyExtractor(workers=1), SpacyExtractor(workers=2)
+    assert two.extract(texts) == one.extract(texts)
+    assert two.labels == one.labels

@@ -87,34 +87,63 @@ class SpacyExtractor:
         texts = list(texts)
         # Labels describe this call's texts only, so a reused extractor stays deterministic.
         self._display, self._kinds = {}, {}
-        # Starting worker processes costs about a second: only worth it for a real corpus.
-        n_process = self.workers if len(texts) >= 4 * self.batch_size else 1
         out: list[list[str]] = []
-        pending = 0
-        for doc in self.nlp.pipe(texts, n_process=n_process, batch_size=self.batch_size):
-            out.append(self._entities(doc))
-            pending += 1
-            if progress is not None and pending >= self.batch_size:
-                progress(pending)
-                pending = 0
-        if progress is not None and pending:
-            progress(pending)
+        for mentions in self._mentions(texts, progress):
+            names: dict[str, None] = {}  # ordered set
+            for name, display, kind in mentions:
+                names.setdefault(name, None)
+                self._display.setdefault(name, Counter())[display] += 1
+                self._kinds.setdefault(name, Counter())[kind] += 1
+            out.append(list(names))
         return out
 
-    def _entities(self, doc) -> list[str]:
-        names: dict[str, None] = {}  # ordered set
-        spans = [(ent, ent.label_) for ent in doc.ents]
-        spans += [(chunk, None) for chunk in doc.noun_chunks]
-        spans.sort(key=lambda x: (x[0].start, -x[0].end))  # first mention first
-        for span, label in spans:
-            got = normalize_span(span, label)
-            if got is None:
-                continue
-            name, display = got
-            names.setdefault(name, None)
-            self._display.setdefault(name, Counter())[display] += 1
-            self._kinds.setdefault(name, Counter())[label or "CONCEPT"] += 1
-        return list(names)
+    def _mentions(self, texts: list[str], progress: Progress | None):
+        """(name, display, kind) mentions per text, in text order."""
+        batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        # Starting worker processes costs about a second: only worth it for a real corpus.
+        if self.workers == 1 or len(texts) < 4 * self.batch_size:
+            nlp = self.nlp
+            for batch in batches:
+                yield from (doc_mentions(doc) for doc in nlp.pipe(batch, batch_size=self.batch_size))
+                if progress is not None:
+                    progress(len(batch))
+            return
+        # Our own pool rather than nlp.pipe(n_process=...): spaCy's sends every parsed Doc
+        # back to this process, whose deserialising competes with the workers for the same
+        # cores; here the workers normalise too and send back only the small mention lists.
+        self.nlp  # loaded before forking, so the workers share it instead of each loading it
+        with _pool_context().Pool(self.workers, initializer=load_pipeline, initargs=(self.model,)) as pool:
+            for batch, mentions in zip(batches, pool.imap(_batch_mentions, [(self.model, b) for b in batches])):
+                yield from mentions
+                if progress is not None:
+                    progress(len(batch))
+
+
+def doc_mentions(doc) -> list[tuple[str, str, str]]:
+    """Named entities and noun chunks of a parsed text as (name, display, kind), first mention first."""
+    spans = [(ent, ent.label_) for ent in doc.ents]
+    spans += [(chunk, None) for chunk in doc.noun_chunks]
+    spans.sort(key=lambda x: (x[0].start, -x[0].end))
+    out = []
+    for span, label in spans:
+        got = normalize_span(span, label)
+        if got is not None:
+            out.append((got[0], got[1], label or "CONCEPT"))
+    return out
+
+
+def _batch_mentions(job: tuple[str, list[str]]) -> list[list[tuple[str, str, str]]]:
+    model, texts = job
+    nlp = load_pipeline(model)
+    return [doc_mentions(doc) for doc in nlp.pipe(texts, batch_size=len(texts))]
+
+
+def _pool_context():
+    import multiprocessing
+
+    # fork shares the already loaded pipeline; elsewhere each worker loads its own.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
 _PIPELINES: dict[str, object] = {}

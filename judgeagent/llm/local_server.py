@@ -98,6 +98,9 @@ class LocalServer:
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
             "--n_threads_batch", str(self.n_threads),
+            # Prompt evaluation dominates local cost (~150 tokens/s on 2 cores); flash
+            # attention makes it ~1.3x faster on CPU (measured, 1000-token prompt).
+            "--flash_attn", "True",
             "--verbose", "False",
         ]  # fmt: skip
 
