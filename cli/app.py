@@ -43,7 +43,7 @@ def _register() -> None:
     # written yet is simply absent from the CLI.
     import importlib
 
-    for mod in ("graph", "models", "evaluate", "report"):
+    for mod in ("graph", "models", "evaluate", "report", "contamination"):
         try:
             importlib.import_module(f"judgeagent.cli.{mod}")
         except ModuleNotFoundError as e:

@@ -79,6 +79,15 @@ class EvalConfig:
     reask_correct: bool = False  # also re-ask batches the target got fully right
     report: bool = True  # write report.html and report.md (--no-report turns it off)
     summary: bool = True  # one judge call condensing the batch evaluations (summary.json)
+    # Trust: the quality gate, the leakage guard, the controls and the statistics.
+    gate: bool = True  # check every generated question (--no-gate turns it off)
+    check_hops: bool = True  # Hard questions must need their hops
+    seed_similarity: float = 0.9  # a generated question this close to a seed is a copy
+    generation_tries: int = 3  # tries per follow-up question before the round is skipped
+    leak_threshold: float = 0.85  # embedding similarity of a suggestion sentence to an answer
+    controls: bool = True  # plain and placebo re-asks beside the suggestions
+    bootstrap: int = 2000  # resamples for the confidence intervals
+    decontaminate: str | None = None  # "paraphrase" | "modify" | "unclarify"
     out: Path | None = None
     resume: Path | None = None
     difficulty: DifficultyConfig = field(default_factory=DifficultyConfig)

@@ -23,9 +23,12 @@ from typing import Callable
 from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question, QuestionType
 from judgeagent.metrics.difficulty import DifficultyController
+from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.extension import generate_question, path_text
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
+from judgeagent.stages.gate import balanced_position
 from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
 
 DOMAINS = {"medqa": "medical", "multihop": "news", "quality": "reading comprehension", "generic": "general knowledge"}
@@ -143,8 +146,15 @@ async def interview_batch(
     cfg: EvalConfig,
     setting: Setting,
     seed_answers: list[Answer],
+    *,
+    gate=None,
+    embedder=None,
 ) -> dict:
-    """Stages 2 and 3 for one batch, given its stage-1 answers. Returns the record."""
+    """Stages 2 and 3 for one batch, given its stage-1 answers. Returns the record.
+
+    ``gate`` (a run-wide QualityGate) checks every generated question; ``embedder`` lets
+    the leakage guard compare suggestions with the answers by meaning, not only by text.
+    """
     from judgeagent.graph import KnowledgePath
 
     ctl = DifficultyController(cfg.difficulty)
@@ -162,18 +172,27 @@ async def interview_batch(
         all_right = all(a.correct for a in seed_answers)
         reanswers = seed_answers
         reasked = False
+        leak = controls = None
         if evaluation and (not all_right or cfg.reask_correct):
+            check = await guard_suggestions(
+                models, evaluation["suggestions"], batch.questions, embedder=embedder, threshold=cfg.leak_threshold
+            )
+            leak = check.to_dict()
             reanswers = await ask_batch(
-                models, bench.qtype, batch.questions, stage="validation", context=batch.context, suggestions=evaluation["suggestions"]
+                models, bench.qtype, batch.questions, stage="validation", context=batch.context, suggestions=check.suggestions
             )
             reasked = True
+            if cfg.controls:
+                controls = await ask_controls(models, bench, batch, check.suggestions, seed=batch_seed(cfg.seed, batch.id, "placebo", after_round))
         validations.append(
             {
                 "after_round": after_round,
                 "evaluation": evaluation,
                 "evaluation_error": error,
                 "reasked": reasked,
+                "leak": leak,
                 "reanswers": [a.to_dict() for a in reanswers],
+                "controls": controls,
             }
         )
 
@@ -190,9 +209,13 @@ async def interview_batch(
         source = path_text(window.texts, window.entities)
         rng = random.Random(batch_seed(cfg.seed, batch.id, "options", r))
         gen = await generate_question(
-            models, bench.qtype, level, source, qid=f"{batch.id}-r{r + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid
+            models, bench.qtype, level, source, qid=f"{batch.id}-r{r + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid,
+            gate=gate, path_texts=list(dict.fromkeys(window.texts)), tries=cfg.generation_tries,
+            # Answer letters balanced over each batch's rounds, the same whatever the scheduling.
+            position=balanced_position(batch_seed(cfg.seed, batch.id, "letters"), r) if bench.qtype.is_multiple_choice else None,
         )
         rec["generation_attempts"] = gen.attempts
+        rec["gate"] = gen.verdict.to_dict() if gen.verdict is not None else None
         if gen.question is None:
             rec.update(skipped=gen.skipped, question=None, answer=None, score_after=None)
             rounds.append(rec)
@@ -201,9 +224,11 @@ async def interview_batch(
         avoid.append(q.question)
         context = source if bench.qtype.shows_context else None
         (answer,) = await ask_batch(models, bench.qtype, [q], stage="extension", context=context)
-        ctl.update(level, answer.correct)
+        # A Hard question that one chunk answers is not Hard: it moves the score as Medium.
+        counted = "medium" if level == "hard" and gen.verdict is not None and gen.verdict.single_hop else level
+        ctl.update(counted, answer.correct)
         items.append(_item("follow-up", q, answer))
-        rec.update(skipped=None, question=asdict(q), answer=answer.to_dict(), score_after=round(ctl.score, 4))
+        rec.update(skipped=None, question=asdict(q), answer=answer.to_dict(), score_after=round(ctl.score, 4), counted_as=counted)
         rounds.append(rec)
         if cfg.eval_every_round:
             await validate(r + 1)
@@ -223,6 +248,14 @@ async def interview_batch(
         "final_level": ctl.level,
         "validations": validations,
     }
+
+
+async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> dict:
+    """The two control re-asks: no suggestions (asked afresh) and a placebo of the same length."""
+    plain = await ask_batch(models, bench.qtype, batch.questions, stage="control-plain", context=batch.context, variant="plain re-ask")
+    placebo_text = placebo_suggestion(len(suggestions), seed)
+    placebo = await ask_batch(models, bench.qtype, batch.questions, stage="control-placebo", context=batch.context, suggestions=placebo_text)
+    return {"plain": [a.to_dict() for a in plain], "placebo": [a.to_dict() for a in placebo], "placebo_text": placebo_text}
 
 
 async def run_batches(

@@ -11,7 +11,7 @@ import json
 import platform
 import time
 from datetime import datetime, timezone
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Callable
@@ -24,6 +24,7 @@ from judgeagent.interview import (
     Batch,
     Setting,
     answers_from,
+    batch_seed,
     data_name,
     grade_seeds,
     interview_batch,
@@ -32,7 +33,10 @@ from judgeagent.interview import (
     run_batches,
     settings_json,
 )
+from judgeagent.graph.embed import shared_embedder
+from judgeagent.llm.usage import journal_usage
 from judgeagent.metrics.summary import compute_metrics
+from judgeagent.stages.decontaminate import decontaminate
 from judgeagent.runfolder import RunFolder
 from judgeagent.stages.models import Models
 
@@ -58,7 +62,7 @@ def package_versions() -> dict:
     return out
 
 
-def _check_config(cfg: EvalConfig) -> None:
+def check_config(cfg: EvalConfig) -> None:
     for name in ("batch_size", "concurrency"):
         if getattr(cfg, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(cfg, name)})")
@@ -68,6 +72,10 @@ def _check_config(cfg: EvalConfig) -> None:
         raise ConfigError(f"--fixed-difficulty must be easy, medium or hard (got {cfg.fixed_difficulty!r})")
     if cfg.limit is not None and cfg.limit < 1:
         raise ConfigError("--limit must be at least 1")
+    if cfg.decontaminate not in (None, "paraphrase", "modify", "unclarify"):
+        raise ConfigError(f"--decontaminate must be paraphrase, modify or unclarify (got {cfg.decontaminate!r})")
+    if cfg.generation_tries < 1 or cfg.bootstrap < 100:
+        raise ConfigError("--generation-tries must be at least 1 and --bootstrap at least 100")
 
 
 def ensure_graph(cfg: EvalConfig, bench, progress: bool):
@@ -93,7 +101,7 @@ def run_evaluation(
 async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOutcome:
     from judgeagent.llm import LLMClient, load_registry
 
-    _check_config(cfg)
+    check_config(cfg)
     settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
     registry = load_registry(cfg.llm.models_file)
     target, judge = registry.resolve(cfg.target), registry.resolve(cfg.judge)
@@ -148,22 +156,36 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
                 "settings": sj,
                 "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
                 "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash") if graph is not None else None},
-                "models": {"target": _model_info(target), "judge": _model_info(judge)},
+                "models": {"target": model_info(target), "judge": model_info(judge)},
                 "versions": package_versions(),
                 "seed": cfg.seed,
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             },
         )
         models = Models(client, target, judge, seed=cfg.seed)
+        embedder = graph.embedder if graph is not None else shared_embedder()
+        gates = make_gates(cfg, settings, bench, models, embedder, done.values()) if graph is not None else {}
 
         async def work(b: Batch) -> None:
             todo = [s for s in settings if (s.name, b.id) not in done]
             if not todo:
                 return
+            rewrites = None
+            if cfg.decontaminate:
+                # Journaled like every request, so a rerun replays the same rewrites for free.
+                contexts = {b.questions[0].doc_id: b.context} if b.context else None
+                rewrites = await decontaminate(
+                    models, b.questions, bench.qtype, cfg.decontaminate, seed=batch_seed(cfg.seed, b.id, "decontaminate"), contexts=contexts
+                )
+                b = replace(b, questions=[w.question for w in rewrites])
             prior = next((r for (sn, bid), r in done.items() if bid == b.id), None)
             seed_answers = answers_from(prior) if prior else await grade_seeds(models, bench, b)
             for s in todo:
-                rec = await interview_batch(models, bench, b, plans[(s.name, b.id)], cfg, s, seed_answers)
+                rec = await interview_batch(
+                    models, bench, b, plans[(s.name, b.id)], cfg, s, seed_answers, gate=gates.get(s.name), embedder=embedder
+                )
+                if rewrites is not None:
+                    rec["decontamination"] = [w.to_dict() for w in rewrites]
                 folder.append_record(rec)
                 done[(s.name, b.id)] = rec
 
@@ -181,12 +203,14 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
             folder.write_json("summary.json", await summarize_interview(models, recs))
             timings["summary_s"] = time.perf_counter() - t
         usage = client.usage.summary()
+        prices = {m.name: (m.price_in_per_1k, m.price_out_per_1k) for m in (target, judge)}
+        usage["run_total"] = journal_usage(client.journal.totals(), prices)
 
     records = folder.read_records()
     metrics = {}
     for s in settings:
         recs = [r for r in records if r["setting"] == s.name]
-        m = compute_metrics(recs, eval_every_round=cfg.eval_every_round)
+        m = compute_metrics(recs, eval_every_round=cfg.eval_every_round, bootstrap=cfg.bootstrap, seed=cfg.seed)
         m["llm_usage"] = usage
         m["complete"] = complete and len(recs) == len(batches)
         m["timings"] = {k: round(v, 3) for k, v in timings.items()}
@@ -204,7 +228,24 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
     return outcome
 
 
-def _model_info(spec) -> dict:
+def make_gates(cfg: EvalConfig, settings, bench, models: Models, embedder, done_records) -> dict:
+    """One quality gate per setting, primed with the questions a resumed run already accepted."""
+    if not cfg.gate:
+        return {}
+    from judgeagent.data.benchmark import Question
+    from judgeagent.stages.gate import GateConfig, QualityGate
+
+    seeds = [q.question for q in bench.questions]
+    gate_cfg = GateConfig(check_hops=cfg.check_hops, seed_similarity=cfg.seed_similarity)
+    gates = {s.name: QualityGate(models, embedder, seeds, gate_cfg) for s in settings}
+    for rec in sorted(done_records, key=lambda r: r["batch_index"]):
+        for rd in rec["rounds"]:
+            if rd.get("question") and rec["setting"] in gates:
+                gates[rec["setting"]].accept(Question(**rd["question"]))
+    return gates
+
+
+def model_info(spec) -> dict:
     return {"name": spec.name, "base_url": spec.base_url, "model": spec.model}
 
 

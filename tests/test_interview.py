@@ -227,3 +227,60 @@ def test_bad_setup_is_one_line(tmp_path, monkeypatch):
     assert "Traceback" not in res.output
     res = CliRunner().invoke(app, ["evaluate", "--target", "no-such-model", "--out", str(tmp_path / "r")])
     assert res.exit_code == 2 and "no-such-model" in res.output
+
+
+def test_controls_statistics_and_gate_appear_in_the_metrics(tmp_path, graph_dir, seeds):
+    script = controlled_script(seeds, PLAN)
+    with ScriptedServer(script) as srv:
+        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", summary=False, report=False), progress=False)
+    m = outcome.metrics["full"]
+    # The double answers as before without advice and as after with any advice, placebo included.
+    assert m["controls"]["plain"]["acc"] == pytest.approx(m["acc1"])
+    assert m["controls"]["placebo"]["acc"] == pytest.approx(m["acc2"])
+    assert m["controls"]["suggestions_minus_plain"] == pytest.approx(m["acc2"] - m["acc1"], abs=1e-3)
+    lo, hi = m["ci"]["delta_acc"]
+    assert lo <= m["delta_acc"] <= hi
+    assert m["mcnemar"]["suggestions_vs_none"]["b"] == 1 and m["mcnemar"]["suggestions_vs_none"]["c"] == 2
+    assert m["mcnemar"]["suggestions_vs_placebo"]["n_discordant"] == 0
+    checks = m["gate"]["checks"]
+    assert checks["well_formed"]["run"] > 0 and checks["answerable"]["pass_rate"] == 1.0
+    assert m["gate"]["questions_passed"] == m["extension"]["asked"] > 0
+    assert m["leakage"]["batches_checked"] > 0 and m["leakage"]["batches_flagged"] == 0
+    # The plain re-ask is sent afresh, not replayed from stage 1's journal entry.
+    stages = m["llm_usage"]["run_total"]["stages"]
+    assert stages["control-plain"]["answers"] == stages["control-placebo"]["answers"] == m["leakage"]["batches_checked"]
+    rec = next(r for r in records(tmp_path / "run") if r["batch_id"] == "b0000")
+    assert all(rd["gate"]["passed"] for rd in rec["rounds"] if rd.get("question"))
+    letters = [rd["question"]["answer"] for rd in rec["rounds"] if rd.get("question")]
+    assert len(set(letters)) == len(letters)  # balanced: no letter twice in a batch's first four rounds
+
+
+def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, graph_dir, seeds):
+    script = controlled_script(seeds, PLAN)
+    first = seeds[0]
+    script.leak = first.options[first.answer]  # the correct option's text
+    with ScriptedServer(script) as srv:
+        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", summary=False, report=False, controls=False), progress=False)
+    leak = next(r for r in records(tmp_path / "run") if r["batch_id"] == "b0000")["validations"][-1]["leak"]
+    assert leak["rewritten"] and not leak["flagged"]
+    assert any(x["kind"] == "option_text" for x in leak["leaks_before"])
+    assert script.leak_rewrites >= 1
+    advised = [p for p in script.answer_prompts if "Advice from your examiner" in p and first.question.strip()[:60] in p]
+    advice = [p.split("Advice from your examiner")[1].split("\n\n")[0] for p in advised]
+    assert advice and not any(script.leak in a for a in advice)
+    assert outcome.metrics["full"]["leakage"]["batches_rewritten"] >= 1
+
+
+def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, graph_dir, seeds):
+    script = controlled_script(seeds, PLAN)
+    with ScriptedServer(script) as srv:
+        outcome = run_evaluation(
+            config(srv, graph_dir, tmp_path / "run", summary=False, report=False, decontaminate="paraphrase", rounds=0), progress=False
+        )
+    recs = records(tmp_path / "run")
+    rewrites = [w for r in recs for w in r["decontamination"]]
+    assert len(rewrites) == 6 and all(w["ok"] and w["mode"] == "paraphrase" for w in rewrites)
+    assert all(w["question"]["question"] == "In other words: " + w["original"]["question"].strip() for w in rewrites)
+    assert all(q["question"].startswith("In other words: ") for r in recs for q in r["seed"])
+    assert outcome.metrics["full"]["decontamination"] == {"mode": "paraphrase", "rewritten": 6, "kept_original": 0}
+    assert outcome.metrics["full"]["acc1"] == pytest.approx(50.0)  # the same target plan, on the reworded questions

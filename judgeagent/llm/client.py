@@ -376,13 +376,15 @@ class LLMClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = 0,
+        variant: str | None = None,
     ) -> LLMResult:
         t0 = time.monotonic()
         temperature = spec.temperature if temperature is None else temperature
         max_tokens = spec.max_tokens if max_tokens is None else max_tokens
         messages = [dict(m) for m in messages]
         key = request_key(
-            spec.identity, messages, temperature=temperature, max_tokens=max_tokens, schema=schema, seed=seed
+            spec.identity, messages, temperature=temperature, max_tokens=max_tokens, schema=schema, seed=seed,
+            variant=variant,
         )
         hit = self._lookup(key)
         if hit is not None:

@@ -56,8 +56,13 @@ def request_key(
     max_tokens: int,
     schema: dict | None,
     seed: int | None,
+    variant: str | None = None,
 ) -> str:
-    """SHA-256 of everything that determines the answer (the model by identity, not by name)."""
+    """SHA-256 of everything that determines the answer (the model by identity, not by name).
+
+    ``variant`` makes a deliberate repeat of a request a request of its own (a control
+    re-ask must be sampled again, not replayed); None leaves the key as it always was.
+    """
     payload = {
         "v": KEY_VERSION,
         "identity": identity,
@@ -67,6 +72,8 @@ def request_key(
         "schema": schema,
         "seed": seed,
     }
+    if variant is not None:
+        payload["variant"] = variant
     return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()
 
 
@@ -146,6 +153,21 @@ class Journal:
                 )
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
+
+    def totals(self) -> list[tuple[str, str, int, int, int]]:
+        """(model, stage, answers, prompt tokens, completion tokens) over everything journaled.
+
+        A run resumed over several sessions paid for every answer in its journal once, so
+        this, not one session's counters, is what the whole run cost.
+        """
+        with self._lock:
+            return [
+                tuple(row)
+                for row in self._db.execute(
+                    "SELECT model, stage, COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+                    "FROM responses GROUP BY model, stage ORDER BY model, stage"
+                )
+            ]
 
     def __len__(self) -> int:
         with self._lock:

@@ -167,3 +167,27 @@ class UsageTracker:
                 "stages": {k: v.to_dict() for k, v in sorted(self._stages.items())},
                 "limits": {"max_requests": self.max_requests, "budget_usd": self.budget_usd},
             }
+
+
+def journal_usage(rows: list[tuple[str, str, int, int, int]], prices: dict[str, tuple[float, float]]) -> dict:
+    """Whole-run totals from :meth:`Journal.totals` rows, per model, per stage and overall.
+
+    ``prices`` maps a model name to (price in, price out) per 1k tokens; unknown models cost 0.
+    """
+
+    def zero() -> dict:
+        return {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+
+    models: dict[str, dict] = {}
+    stages: dict[str, dict] = {}
+    total = zero()
+    for model, stage, answers, prompt, completion in rows:
+        cost = cost_usd(TokenUsage(prompt, completion), *prices.get(model, (0.0, 0.0)))
+        for bucket in (models.setdefault(model, zero()), stages.setdefault(stage, zero()), total):
+            bucket["answers"] += answers
+            bucket["prompt_tokens"] += prompt
+            bucket["completion_tokens"] += completion
+            bucket["cost_usd"] += cost
+    for bucket in (*models.values(), *stages.values(), total):
+        bucket["cost_usd"] = round(bucket["cost_usd"], 6)
+    return {"total": total, "models": models, "stages": stages}

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from judgeagent.metrics.scores import accuracy_by_level, metrics_by_label, paper_metrics
+from judgeagent.metrics.stats import mcnemar_exact, paired_bootstrap_ci
 
 
 def _flags(answers: list[dict]) -> list[bool]:
     return [bool(a["correct"]) for a in answers]
 
 
-def compute_metrics(records: list[dict], *, eval_every_round: bool = False) -> dict:
+def compute_metrics(records: list[dict], *, eval_every_round: bool = False, bootstrap: int = 2000, seed: int = 0) -> dict:
     records = sorted(records, key=lambda r: r["batch_index"])
     before, after, labels = [], [], []
     for r in records:
@@ -26,7 +27,8 @@ def compute_metrics(records: list[dict], *, eval_every_round: bool = False) -> d
             for k in range(points)
         ]
     asked = [rd for r in records for rd in r["rounds"] if rd.get("answer")]
-    out["extension_accuracy"] = accuracy_by_level((rd["level"], rd["answer"]["correct"]) for rd in asked)
+    # A Hard question the judge could answer from one chunk is not counted as Hard.
+    out["extension_accuracy"] = accuracy_by_level((rd.get("counted_as", rd["level"]), rd["answer"]["correct"]) for rd in asked)
     n_rounds = sum(len(r["rounds"]) for r in records)
     out["extension"] = {
         "rounds": n_rounds,
@@ -37,4 +39,81 @@ def compute_metrics(records: list[dict], *, eval_every_round: bool = False) -> d
     out["trajectories"] = {r["batch_id"]: r["trajectory"] for r in records}
     out["evaluation_failures"] = sum(1 for r in records if r["validations"][-1]["evaluation"] is None)
     out["answer_errors"] = sum(1 for r in records for a in r["seed_answers"] if a.get("error"))
+    out.update(trust_metrics(records, before, after, bootstrap=bootstrap, seed=seed))
     return out
+
+
+def trust_metrics(records: list[dict], before: list[bool], after: list[bool], *, bootstrap: int, seed: int) -> dict:
+    """What makes ΔACC mean something: intervals, tests, controls, leakage, question quality."""
+    from judgeagent.stages.gate import gate_summary
+
+    out: dict = {}
+    if before:
+        out["ci"] = paired_bootstrap_ci(before, after, n_resamples=bootstrap, seed=seed)
+    out["mcnemar"] = {"suggestions_vs_none": mcnemar_exact(before, after)}
+    out["controls"] = _controls(records, before, after)
+    if out["controls"]:
+        for name in ("plain", "placebo"):
+            flags = [f for r in records for f in _flags(_control_answers(r, name))]
+            out["mcnemar"][f"suggestions_vs_{name}"] = mcnemar_exact(flags, after)
+    out["leakage"] = _leakage(records)
+    out["gate"] = gate_summary([rd for r in records for rd in r["rounds"]])
+    out["decontamination"] = _decontamination(records)
+    return out
+
+
+def _last(record: dict) -> dict:
+    return record["validations"][-1]
+
+
+def _control_answers(record: dict, name: str) -> list[dict]:
+    """The control re-answers; a batch that was not re-asked keeps its seed answers, as ACC2 does."""
+    controls = _last(record).get("controls")
+    return controls[name] if controls else record["seed_answers"]
+
+
+def _controls(records: list[dict], before: list[bool], after: list[bool]) -> dict:
+    if not any(_last(r).get("controls") for r in records):
+        return {}
+    out = {}
+    acc2 = paper_metrics(before, after).acc2
+    for name in ("plain", "placebo"):
+        flags = [f for r in records for f in _flags(_control_answers(r, name))]
+        m = paper_metrics(before, flags)
+        out[name] = {"acc": m.acc2, "delta_acc": m.delta_acc, "cr": m.cr, "cte": m.cte}
+        # The suggestions' own effect: ACC2 above what the control reached.
+        out[f"suggestions_minus_{name}"] = round(acc2 - m.acc2, 4)
+    return out
+
+
+def _leakage(records: list[dict]) -> dict:
+    checked = [_last(r)["leak"] for r in records if _last(r).get("leak")]
+    kinds: dict[str, int] = {}
+    for c in checked:
+        for leak in c["leaks_before"]:
+            kinds[leak["kind"]] = kinds.get(leak["kind"], 0) + 1
+    clean = [r for r in records if not (_last(r).get("leak") or {}).get("flagged")]
+    before = [f for r in clean for f in _flags(r["seed_answers"])]
+    after = [f for r in clean for f in _flags(_last(r)["reanswers"])]
+    leak_free = paper_metrics(before, after)
+    return {
+        "batches_checked": len(checked),
+        "batches_leaking": sum(1 for c in checked if c["leaks_before"]),
+        "batches_rewritten": sum(1 for c in checked if c["rewritten"]),
+        "batches_flagged": sum(1 for c in checked if c["flagged"]),
+        "leak_kinds": kinds,
+        # ACC2 again over the batches whose suggestions did not leak (after the rewrite).
+        "leak_free": {"n_batches": len(clean), "n_questions": leak_free.n_questions, "acc1": leak_free.acc1,
+                      "acc2": leak_free.acc2, "delta_acc": leak_free.delta_acc},
+    }
+
+
+def _decontamination(records: list[dict]) -> dict | None:
+    rewrites = [w for r in records for w in r.get("decontamination") or []]
+    if not rewrites:
+        return None
+    return {
+        "mode": rewrites[0]["mode"],
+        "rewritten": sum(1 for w in rewrites if w["ok"]),
+        "kept_original": sum(1 for w in rewrites if not w["ok"]),
+    }

@@ -115,6 +115,22 @@ def summary_section(run: Run) -> Section:
     return Section("Summary", "summary", blocks)
 
 
+def trust_section(run: Run) -> Section | None:
+    m = run.metrics
+    blocks: list = []
+    if (t := sec.significance(m)) is not None:
+        blocks += [Heading("Is ΔACC real?"), TableBlock(t, "Intervals: paired bootstrap over the seed questions. McNemar: exact test on the right/wrong flips (b right→wrong, c wrong→right) between ACC2's answers and the row's. The controls re-ask the same questions with no suggestions, and with a content-free placebo of the same length.")]
+    if (t := sec.leakage(m)) is not None:
+        blocks += [Heading("Leakage guard"), TableBlock(t, "Suggestions that named an answer (its option text, its letter, the reference phrase, or a sentence close to it in meaning) were rewritten once by the judge; still leaking, the batch is flagged and left out of the leak-free figures.")]
+    if (t := sec.gate(m)) is not None:
+        g = m.get("gate") or {}
+        note = f"Every generated question tried, before it was asked. {g.get('single_hop', 0)} Hard question(s) were answerable from one chunk and counted as Medium."
+        blocks += [Heading("Quality of the generated questions"), TableBlock(t, note)]
+    if (d := m.get("decontamination")):
+        blocks.append(Para(f"Seed questions decontaminated by {d['mode']}: {d['rewritten']} rewritten, {d['kept_original']} kept as they were (the rewrite failed its checks)."))
+    return Section("Trust", "trust", blocks) if blocks else None
+
+
 def interview_summary_section(run: Run) -> Section | None:
     s = sec.interview_summary(run.summary)
     if s is None:
@@ -206,7 +222,7 @@ def examples_section(run: Run) -> Section:
 
 
 def build_document(run: Run) -> Document:
-    parts = [summary_section(run), interview_summary_section(run), boundary_section(run), plots_section(run), examples_section(run)]
+    parts = [summary_section(run), trust_section(run), interview_summary_section(run), boundary_section(run), plots_section(run), examples_section(run)]
     title = f"JudgeAgent report: {run.target} on {run.data_name}"
     subtitle = f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}"
     return Document(title, subtitle, [p for p in parts if p is not None])

@@ -183,6 +183,56 @@ def extension_accuracy(metrics: dict) -> Table | None:
     return Table(["difficulty", "asked", "right", "accuracy %"], rows, numeric={1, 2, 3})
 
 
+# ----------------------------------------------------------------------------- trust
+def _interval(metrics: dict, key: str) -> str:
+    ci = (metrics.get("ci") or {}).get(key)
+    return DASH if not ci else f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def _p(test: dict | None) -> str:
+    return DASH if not test else f"{test['p_value']:.3g} (b={test['b']}, c={test['c']})"
+
+
+def significance(metrics: dict) -> Table | None:
+    """ACC1, ACC2 and ΔACC with 95% bootstrap intervals, against the controls, with McNemar's p."""
+    tests = metrics.get("mcnemar")
+    if not tests:
+        return None
+    rows = [
+        ["first answers (ACC1)", pct(metrics.get("acc1")), _interval(metrics, "acc1"), DASH, DASH, DASH],
+        ["with suggestions (ACC2)", pct(metrics.get("acc2")), _interval(metrics, "acc2"), signed(metrics.get("delta_acc")), _interval(metrics, "delta_acc"), _p(tests.get("suggestions_vs_none"))],
+    ]
+    controls = metrics.get("controls") or {}
+    for name, label in (("plain", "plain re-ask (control)"), ("placebo", "placebo suggestion (control)")):
+        if name in controls:
+            rows.append([label, pct(controls[name]["acc"]), DASH, signed(controls[f"suggestions_minus_{name}"]), DASH, _p(tests.get(f"suggestions_vs_{name}"))])
+    cols = ["answers", "accuracy %", "95% CI", "ACC2 − this", "95% CI", "McNemar exact p"]
+    return Table(cols, rows, numeric={1, 3})
+
+
+def leakage(metrics: dict) -> Table | None:
+    """How often the suggestions gave answers away, and ACC2 without those batches."""
+    leak = metrics.get("leakage") or {}
+    if not leak.get("batches_checked"):
+        return None
+    lf = leak["leak_free"]
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(leak.get("leak_kinds", {}).items())) or "none"
+    rows = [[str(leak["batches_checked"]), str(leak["batches_leaking"]), str(leak["batches_rewritten"]), str(leak["batches_flagged"]), kinds,
+             str(lf["n_batches"]), pct(lf["acc2"]), signed(lf["delta_acc"])]]
+    cols = ["batches checked", "leaking", "rewritten", "still leaking", "leak kinds", "leak-free batches", "leak-free ACC2", "leak-free ΔACC"]
+    return Table(cols, rows, numeric={0, 1, 2, 3, 5, 6, 7})
+
+
+def gate(metrics: dict) -> Table | None:
+    """Pass rate of each quality-gate check over every generated question tried."""
+    g = metrics.get("gate") or {}
+    checks = g.get("checks") or {}
+    if not any(v["run"] for v in checks.values()):
+        return None
+    rows = [[name, str(v["run"]), str(v["passed"]), pct(None if v.get("pass_rate") is None else 100.0 * v["pass_rate"])] for name, v in checks.items()]
+    return Table(["check", "run", "passed", "pass rate %"], rows, numeric={1, 2, 3})
+
+
 # ----------------------------------------------------------------------------- usage
 def usage(metrics: dict) -> Table | None:
     """Requests, tokens, cost and latency per stage, then the total."""

@@ -1,8 +1,11 @@
 """Stage 2: write a follow-up question of the current difficulty from a knowledge path.
 
 The judge returns the question, the correct option and three distractors (MC) or the
-answer phrase (QA). We place the correct option ourselves, at a seeded random position,
-because models asked to "randomise" the letter do not.
+answer phrase (QA). We place the correct option ourselves, at a seeded random position (or the
+balanced one :func:`judgeagent.stages.gate.balanced_position` gives), because models asked
+to "randomise" the letter do not. With a :class:`~judgeagent.stages.gate.QualityGate`, a
+question is only kept once it passes the gate; a rejected one is regenerated like an
+invalid one, with the gate's reasons fed back.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass, field
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.gate import GateVerdict, QualityGate
 from judgeagent.stages.models import Models
 
 LEVEL_RULES = {
@@ -33,8 +37,11 @@ MAX_GENERATION_TRIES = 3  # the first try plus 2 regenerations
 @dataclass
 class Generated:
     question: Question | None
-    attempts: list[dict] = field(default_factory=list)  # one entry per try: {"error": …} or {"ok": True}
+    # One entry per try: {"error": …} or {"ok": True}; a try that reached the gate also has
+    # "gate": GateVerdict.to_dict() (the shape gate_summary reads).
+    attempts: list[dict] = field(default_factory=list)
     skipped: str | None = None
+    verdict: GateVerdict | None = None  # the accepted question's, when a gate ran
 
 
 def path_text(texts: list[str], entities: list[str]) -> str:
@@ -91,12 +98,15 @@ def validate(data: object, qtype: QuestionType, avoid: list[str] = ()) -> str | 
     return None
 
 
-def assemble(data: dict, qtype: QuestionType, qid: str, level: str, rng: random.Random) -> Question:
+def assemble(
+    data: dict, qtype: QuestionType, qid: str, level: str, rng: random.Random, position: int | None = None
+) -> Question:
+    """The Question; an MC answer goes to ``position`` (0..3) if given, else a seeded random one."""
     text = str(data["question"]).strip()
     if not qtype.is_multiple_choice:
         return Question(id=qid, question=text, answer=str(data["answer"]).strip(), difficulty=level)
     opts = [str(d).strip() for d in data["distractors"]]
-    pos = rng.randrange(4)
+    pos = rng.randrange(4) if position is None else position
     opts.insert(pos, str(data["correct_option"]).strip())
     letters = "ABCD"
     return Question(
@@ -119,19 +129,41 @@ async def generate_question(
     rng: random.Random,
     domain: str,
     avoid: list[str],
+    gate: QualityGate | None = None,
+    path_texts: list[str] | None = None,
+    position: int | None = None,
+    tries: int = MAX_GENERATION_TRIES,
 ) -> Generated:
+    """Up to ``tries`` generations until one is valid and (with an enabled ``gate``) passes it.
+
+    ``path_texts`` are the path's passages for the gate's judge (default: ``source`` as one
+    passage, which leaves needs_hops not run). An accepted question is registered with the
+    gate before returning.
+    """
     schema = schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
     msgs = generation_messages(qtype, level, source, domain=domain)
+    use_gate = gate is not None and gate.config.enabled
     out = Generated(question=None)
-    for attempt in range(MAX_GENERATION_TRIES):
+    for attempt in range(tries):
         # A different temperature per retry: the journal would otherwise replay the same bad answer.
         res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
         reason = res.error if not res.ok else validate(res.data, qtype, avoid)
         if reason is None:
-            out.question = assemble(res.data, qtype, qid, level, rng)
-            out.attempts.append({"ok": True})
-            return out
-        out.attempts.append({"error": reason})
+            question = assemble(res.data, qtype, qid, level, rng, position)
+            if not use_gate:
+                out.question = question
+                out.attempts.append({"ok": True})
+                return out
+            verdict = await gate.check(question, qtype, level, path_texts if path_texts is not None else [source])
+            if verdict.passed:
+                gate.accept(question)  # no await since check: the duplicate state stays consistent
+                out.question, out.verdict = question, verdict
+                out.attempts.append({"ok": True, "gate": verdict.to_dict()})
+                return out
+            reason = "; ".join(verdict.reasons)
+            out.attempts.append({"error": reason, "gate": verdict.to_dict()})
+        else:
+            out.attempts.append({"error": reason})
         msgs = msgs + [
             {"role": "assistant", "content": res.text or ""},
             {"role": "user", "content": f"That question is unusable ({reason}). Write a corrected one, JSON only."},

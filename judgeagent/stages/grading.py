@@ -81,11 +81,15 @@ async def ask_batch(
     stage: str,
     context: str | None = None,
     suggestions: str | None = None,
+    variant: str | None = None,
 ) -> list[Answer]:
-    """Ask ``questions`` in one prompt and grade every answer."""
+    """Ask ``questions`` in one prompt and grade every answer.
+
+    ``variant`` asks again a prompt that was already asked, as a fresh request.
+    """
     msgs = answer_messages(qtype, questions, context=context, suggestions=suggestions)
     result = await models.ask_target(
-        msgs, schema=answer_schema(qtype, questions), stage=stage, max_tokens=40 + 40 * len(questions)
+        msgs, schema=answer_schema(qtype, questions), stage=stage, max_tokens=40 + 40 * len(questions), variant=variant
     )
     replies: list[str | None] = [None] * len(questions)
     error = None

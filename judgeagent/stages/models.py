@@ -13,9 +13,10 @@ class Models:
     judge: Any  # judgeagent.llm.ModelSpec
     seed: int = 0
 
-    async def ask_target(self, messages, *, schema, stage, max_tokens):
+    async def ask_target(self, messages, *, schema, stage, max_tokens, variant=None):
         return await self.client.chat(
-            self.target, messages, schema=schema, stage=stage, temperature=0.0, max_tokens=max_tokens, seed=self.seed
+            self.target, messages, schema=schema, stage=stage, temperature=0.0, max_tokens=max_tokens, seed=self.seed,
+            variant=variant,
         )
 
     async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):

@@ -1,0 +1,203 @@
+"""Seed decontamination (LLM-as-an-Interviewer): rewrite the benchmark's seed questions before
+they are asked, so that a target which memorised the published wording gains nothing from it.
+
+Three modes, all done by the judge:
+
+- ``paraphrase``  same meaning, same answer; multiple choice keeps its options and answer
+                  letter, only the stem is reworded.
+- ``modify``      a new question in the same domain and at the same difficulty, with a new
+                  answer the judge supplies (MC: correct option + 3 distractors, placed at a
+                  seeded position). A second, blind judge call must answer it the same way,
+                  or the original is used.
+- ``unclarify``   one key fact is removed from the stem, so the target has to ask for it or
+                  state an assumption. The reference answer stays the original's: grading
+                  compares the target's answer with the answer to the complete question.
+
+A rewrite that fails (schema, empty, identical to the original, or an unverified
+modification) keeps the original question, with ``ok=False`` and the reason in ``error``.
+Question ids never change, so records of a decontaminated run line up with plain ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import asdict, dataclass, replace
+
+from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.errors import ConfigError
+from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages.answers import normalize_letter, normalize_phrase, phrase_match
+from judgeagent.stages.extension import TYPE_RULES, assemble, validate
+from judgeagent.stages.grading import format_question, grade
+from judgeagent.stages.models import Models
+
+MODES = ("paraphrase", "modify", "unclarify")
+MAX_TRIES = 2  # the first try plus one retry at a higher temperature
+
+PARAPHRASED = {
+    "type": "object",
+    "properties": {"question": {"type": "string"}},
+    "required": ["question"],
+}
+
+UNCLARIFIED = {
+    "type": "object",
+    "properties": {"question": {"type": "string"}, "removed": {"type": "string"}},
+    "required": ["question", "removed"],
+}
+
+
+def verify_schema(letters: list[str] | None) -> dict:
+    answer: dict = {"type": "string", "enum": letters} if letters else {"type": "string"}
+    return {"type": "object", "properties": {"answer": answer}, "required": ["answer"]}
+
+
+@dataclass
+class Rewrite:
+    original: Question
+    question: Question  # the question to ask: the rewrite, or the original when ok is False
+    mode: str
+    ok: bool
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "ok": self.ok, "error": self.error, "original": asdict(self.original), "question": asdict(self.question)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Rewrite":
+        return cls(Question(**d["original"]), Question(**d["question"]), d["mode"], d["ok"], d.get("error"))
+
+
+async def decontaminate(
+    models: Models,
+    questions: list[Question],
+    qtype: QuestionType,
+    mode: str,
+    *,
+    seed: int,
+    contexts: dict[str, str] | None = None,
+) -> list[Rewrite]:
+    """Rewrite every question in ``mode``; one Rewrite per question, in order.
+
+    ``contexts`` maps doc_id → article text, for reading questions (RMC): a modified
+    question must be answerable from its article, so the judge sees it when writing and
+    verifying one.
+    """
+    if mode not in MODES:
+        raise ConfigError(f"--decontaminate must be {', '.join(MODES[:-1])} or {MODES[-1]} (got {mode!r})")
+    contexts = contexts or {}
+    return list(
+        await asyncio.gather(*(_rewrite_one(models, q, qtype, mode, seed, contexts.get(q.doc_id or "")) for q in questions))
+    )
+
+
+async def _rewrite_one(models: Models, q: Question, qtype: QuestionType, mode: str, seed: int, context: str | None) -> Rewrite:
+    data, error = await ask_rewrite(models, q, qtype, mode, context)
+    if data is None:
+        return Rewrite(q, q, mode, False, error)
+    new = build_question(data, q, qtype, mode, random.Random(f"{seed}|{q.id}|decontaminate"))
+    if mode == "modify":
+        disagreement = await verify(models, new, qtype, context)
+        if disagreement:
+            return Rewrite(q, q, mode, False, f"verification failed: {disagreement}")
+    return Rewrite(q, new, mode, True)
+
+
+async def ask_rewrite(models: Models, q: Question, qtype: QuestionType, mode: str, context: str | None) -> tuple[dict | None, str | None]:
+    """The judge's usable rewrite (as JSON), or None and every reason it was unusable."""
+    msgs = rewrite_messages(q, qtype, mode, context)
+    schema = {"paraphrase": PARAPHRASED, "unclarify": UNCLARIFIED}.get(mode) or (
+        schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
+    )
+    reasons: list[str] = []
+    for attempt in range(MAX_TRIES):
+        # A different temperature on the retry: the journal would otherwise replay the same bad answer.
+        res = await models.ask_judge(msgs, schema=schema, stage="decontaminate", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
+        reason = res.error if not res.ok else check_rewrite(res.data, q, qtype, mode)
+        if reason is None:
+            return res.data, None
+        reasons.append(reason)
+        msgs = msgs + [
+            {"role": "assistant", "content": res.text or ""},
+            {"role": "user", "content": f"That rewrite is unusable ({reason}). Write a corrected one, JSON only."},
+        ]
+    return None, "; ".join(dict.fromkeys(reasons))
+
+
+def rewrite_messages(q: Question, qtype: QuestionType, mode: str, context: str | None) -> list[dict]:
+    shown = format_question(1, q).removeprefix("Q1. ")
+    keep = (
+        "Keep the options and the correct answer exactly as they are; reword only the question stem and return only the stem."
+        if qtype.is_multiple_choice
+        else "Do not put the answer into the question."
+    )
+    if mode == "paraphrase":
+        user = render("decon_paraphrase", keep_rule=keep, question=shown, answer=_answer_words(q))
+    elif mode == "unclarify":
+        user = render("decon_unclarify", keep_rule=keep, question=shown, answer=_answer_words(q))
+    else:
+        if qtype.is_multiple_choice:
+            shape = (
+                '{"question": "<your new question>", "correct_option": "<its correct answer>", '
+                '"distractors": ["<a wrong answer>", "<another wrong answer>", "<a third wrong answer>"]}'
+            )
+        else:
+            shape = '{"question": "<your new question>", "answer": "<its short correct answer>"}'
+        context_block = f"\nThe candidate will read this text, and the answer must follow from it:\n{context.strip()}\n" if context else ""
+        user = render("decon_modify", type_rule=TYPE_RULES[qtype], context_block=context_block, question=shown, answer=_answer_words(q), json_shape=shape)
+    return messages(render("decon_system"), user)
+
+
+def _answer_words(q: Question) -> str:
+    return f"{q.answer}. {q.answer_text}" if q.options else q.answer
+
+
+def check_rewrite(data: object, q: Question, qtype: QuestionType, mode: str) -> str | None:
+    """Why a judge's rewrite is unusable, or None when it is fine."""
+    if mode == "modify":
+        reason = validate(data, qtype, [q.question])
+        if reason:
+            return reason
+        new_answer = data["correct_option"] if qtype.is_multiple_choice else data["answer"]
+        if phrase_match(new_answer, q.answer_text):
+            return "same answer as the original"
+        return None
+    if not isinstance(data, dict) or not str(data.get("question", "")).strip():
+        return "empty question text"
+    if normalize_phrase(data["question"]) == normalize_phrase(q.question):
+        return "identical to the original"
+    if mode == "unclarify" and not str(data.get("removed", "")).strip():
+        return "does not say which fact it removed"
+    return None
+
+
+def build_question(data: dict, q: Question, qtype: QuestionType, mode: str, rng: random.Random) -> Question:
+    record = {"mode": mode, "original": {"question": q.question, "answer": q.answer, "options": q.options}}
+    if mode == "modify":
+        new = assemble(data, qtype, q.id, q.difficulty or "medium", rng)
+        return replace(new, difficulty=q.difficulty, doc_id=q.doc_id, meta={**q.meta, **new.meta, "decontamination": record})
+    if mode == "unclarify":
+        record["removed"] = str(data["removed"]).strip()
+    return replace(q, question=str(data["question"]).strip(), meta={**q.meta, "decontamination": record})
+
+
+async def verify(models: Models, q: Question, qtype: QuestionType, context: str | None) -> str | None:
+    """Have the judge answer ``q`` without seeing its answer; why it disagrees, or None."""
+    if qtype.is_multiple_choice:
+        rule, shape = "Give only the letter of the one correct option.", '{"answer": "<letter>"}'
+    else:
+        rule, shape = "Answer with a short phrase of a few words.", '{"answer": "<short phrase>"}'
+    context_block = f"Read this text:\n\n{context.strip()}\n\n" if context else ""
+    user = render("decon_verify", context_block=context_block, answer_rule=rule, question=format_question(1, q).removeprefix("Q1. "), json_shape=shape)
+    res = await models.ask_judge(
+        messages(render("decon_verify_system"), user), schema=verify_schema(sorted(q.options) if q.options else None), stage="decontaminate", max_tokens=40
+    )
+    if not res.ok:
+        return f"blind answer unusable ({res.error})"
+    reply = str(res.data.get("answer", ""))
+    if qtype.is_multiple_choice:
+        agrees = normalize_letter(reply, q.options or {}) == q.answer
+    else:
+        agrees = (await grade(models, qtype, q, reply)).correct
+    return None if agrees else f"the judge answered {reply!r} blind, the rewrite says {q.answer!r}"

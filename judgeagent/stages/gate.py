@@ -1,0 +1,315 @@
+"""The quality gate every generated follow-up question passes before the target sees it.
+
+Checks, cheapest first; once one fails, the rest are not run (so no judge call is spent on
+a question that is already rejected):
+
+1. ``well_formed``   MC: 4 distinct non-empty options and a one-letter answer among them;
+                     KQA: a non-empty answer of at most ``max_phrase_words`` words.
+2. ``not_seed_copy`` not a near-copy of any seed question of the benchmark (cosine).
+3. ``not_duplicate`` not a near-copy of a question accepted earlier in the run (cosine).
+4. ``answerable``    the judge, shown only the path's passages, reaches the marked answer.
+5. ``needs_hops``    Hard only: with any one passage removed the judge should fail at least
+                     once. A question it still answers every time is kept but marked
+                     ``single_hop`` -- it is not evidence of multi-hop reasoning.
+
+Similarity uses the question stem only: options are drawn and placed by us, so two copies
+of one stem would differ in their options, and the stem is what a target may have memorised.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.prompts import messages, render
+from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.grading import grade
+from judgeagent.stages.models import Models
+
+CHECKS = ("well_formed", "not_seed_copy", "not_duplicate", "answerable", "needs_hops")
+MC_LETTERS = ("A", "B", "C", "D")
+
+GATE_ANSWER_PHRASE = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+GATE_ANSWER_MC = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "enum": list(MC_LETTERS)}},
+    "required": ["answer"],
+}
+
+
+@dataclass
+class GateConfig:
+    enabled: bool = True  # False behaves like no gate at all
+    check_hops: bool = True  # run needs_hops on Hard questions (one judge call per passage)
+    seed_similarity: float = 0.9
+    duplicate_similarity: float = 0.9
+    max_phrase_words: int = 8
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool | None  # None: not run
+    reason: str = ""
+
+
+@dataclass
+class GateVerdict:
+    checks: list[CheckResult]
+    single_hop: bool = False  # a Hard question answerable with a hop missing: count it as not Hard
+
+    @property
+    def passed(self) -> bool:
+        # needs_hops never rejects: a failing one only sets single_hop.
+        return all(c.passed is not False for c in self.checks if c.name != "needs_hops")
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why the question was rejected (empty when it passed)."""
+        return [c.reason for c in self.checks if c.passed is False and c.name != "needs_hops"]
+
+    def to_dict(self) -> dict:
+        """``{"passed", "single_hop", "checks": {name: {"passed": bool|None, "reason": str}}}``."""
+        return {
+            "passed": self.passed,
+            "single_hop": self.single_hop,
+            "checks": {c.name: {"passed": c.passed, "reason": c.reason} for c in self.checks},
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GateVerdict":
+        checks = [CheckResult(name, c["passed"], c.get("reason", "")) for name, c in d["checks"].items()]
+        return cls(checks, bool(d.get("single_hop", False)))
+
+
+def balanced_position(batch_seed: int, round_index: int) -> int:
+    """Where round ``round_index`` of a batch puts the correct option (0..3).
+
+    Each block of 4 rounds uses a seeded permutation of the 4 positions, so every letter is
+    correct exactly once per block. Per batch rather than run-wide: batches run concurrently,
+    and a shared counter would make the letters depend on scheduling.
+    """
+    block = random.Random(f"{batch_seed}:{round_index // 4}").sample(range(4), 4)
+    return block[round_index % 4]
+
+
+def passages_text(texts: list[str]) -> str:
+    return "\n\n".join(f"[{i + 1}] {t.strip()}" for i, t in enumerate(texts))
+
+
+def answer_messages(question: Question, qtype: QuestionType, texts: list[str]) -> list[dict]:
+    if qtype.is_multiple_choice:
+        options = "".join(f"{k}. {v}\n" for k, v in (question.options or {}).items())
+        rule, shape = "Give only the letter of the one correct option.", '{"answer": "<letter>"}'
+    else:
+        options = ""
+        rule, shape = "Answer with a short phrase of a few words (or Yes / No).", '{"answer": "<short phrase>"}'
+    user = render(
+        "gate_answer",
+        passages=passages_text(texts),
+        question=question.question.strip(),
+        options_block=options,
+        answer_rule=rule,
+        json_shape=shape,
+    )
+    return messages(render("gate_answer_system"), user)
+
+
+def well_formed(question: Question, qtype: QuestionType, max_phrase_words: int) -> CheckResult:
+    name = "well_formed"
+    if not question.question.strip():
+        return CheckResult(name, False, "empty question text")
+    if qtype.is_multiple_choice:
+        opts = question.options or {}
+        if len(opts) != 4:
+            return CheckResult(name, False, f"needs exactly 4 options, has {len(opts)}")
+        if not all(str(o).strip() for o in opts.values()):
+            return CheckResult(name, False, "an option is empty")
+        if len({normalize_phrase(o) for o in opts.values()}) != 4:
+            return CheckResult(name, False, "two options say the same")
+        if len(question.answer) != 1 or question.answer not in opts:
+            return CheckResult(name, False, f"answer {question.answer!r} is not one option letter")
+        return CheckResult(name, True)
+    words = question.answer.split()
+    if not words:
+        return CheckResult(name, False, "no answer")
+    if len(words) > max_phrase_words:
+        return CheckResult(name, False, f"answer has {len(words)} words, at most {max_phrase_words} allowed")
+    return CheckResult(name, True)
+
+
+def max_cosine(vec: np.ndarray, matrix: np.ndarray) -> float:
+    """Largest cosine of ``vec`` to the rows of ``matrix`` (all L2-normalised); 0 when empty."""
+    return float((matrix @ vec).max()) if len(matrix) else 0.0
+
+
+class QualityGate:
+    """Run-wide gate state, shared by all batches of one setting.
+
+    Batches run as concurrent asyncio tasks: every read-and-update of the state below is
+    free of awaits, so no task sees half an update.
+    """
+
+    def __init__(self, models: Models, embedder: Any, seed_questions: list[str], config: GateConfig | None = None):
+        self.models = models
+        self.embedder = embedder  # anything with encode(texts) -> (n, d) L2-normalised array
+        self.seed_questions = list(seed_questions)
+        self.config = config or GateConfig()
+        self._seed_vecs: np.ndarray | None = None
+        self._accepted: list[str] = []
+        self._accepted_vecs: list[np.ndarray] = []
+        self._letters: dict[str, int] = {}
+
+    def _embed(self, text: str) -> np.ndarray:
+        return np.asarray(self.embedder.encode([text]), dtype=np.float32)[0]
+
+    def _seeds(self) -> np.ndarray:
+        if self._seed_vecs is None:  # once per run, and only when a question reaches this check
+            vecs = self.embedder.encode(self.seed_questions) if self.seed_questions else np.zeros((0, 1))
+            self._seed_vecs = np.asarray(vecs, dtype=np.float32)
+        return self._seed_vecs
+
+    def _duplicate_check(self, vec: np.ndarray) -> CheckResult:
+        if not self._accepted_vecs:
+            return CheckResult("not_duplicate", True)
+        sims = np.stack(self._accepted_vecs) @ vec
+        best = int(np.argmax(sims))
+        if sims[best] >= self.config.duplicate_similarity:
+            reason = f"repeats an earlier question ({sims[best]:.2f} similar to: {self._accepted[best][:80]})"
+            return CheckResult("not_duplicate", False, reason)
+        return CheckResult("not_duplicate", True)
+
+    async def check(self, question: Question, qtype: QuestionType, level: str, path_texts: list[str]) -> GateVerdict:
+        """Run the checks in order, stopping at the first failure (later ones: not run)."""
+        results = [well_formed(question, qtype, self.config.max_phrase_words)]
+        vec = None
+        if results[-1].passed:
+            vec = self._embed(question.question)
+            sim = max_cosine(vec, self._seeds())
+            ok = sim < self.config.seed_similarity
+            results.append(CheckResult("not_seed_copy", ok, "" if ok else f"copies a benchmark question ({sim:.2f} similar)"))
+        if results[-1].passed:
+            results.append(self._duplicate_check(vec))
+        if results[-1].passed:
+            results.append(await self._answerable(question, qtype, path_texts))
+        single_hop = False
+        if results[-1].passed:
+            hops, single_hop = await self._needs_hops(question, qtype, level, path_texts)
+            results.append(hops)
+            # Another batch may have accepted a near-copy while we waited for the judge; the
+            # caller accepts right after this returns, with no await in between.
+            results[CHECKS.index("not_duplicate")] = self._duplicate_check(vec)
+        run = {r.name: r for r in results}
+        return GateVerdict([run.get(name, CheckResult(name, None)) for name in CHECKS], single_hop)
+
+    async def _judge_answers(self, question: Question, qtype: QuestionType, texts: list[str]) -> tuple[bool | None, str]:
+        """Whether the judge, reading only ``texts``, gets the marked answer (None: no reply)."""
+        schema = GATE_ANSWER_MC if qtype.is_multiple_choice else GATE_ANSWER_PHRASE
+        res = await self.models.ask_judge(
+            answer_messages(question, qtype, texts), schema=schema, stage="gate", max_tokens=16 if qtype.is_multiple_choice else 40
+        )
+        reply = res.data.get("answer") if res.ok and isinstance(res.data, dict) else None
+        if reply is None:
+            return None, f"judge gave no answer ({res.error or 'no answer field'})"
+        # Graded as the target's answer would be, so "answerable" means what a correct target does.
+        graded = await grade(self.models, qtype, question, str(reply))
+        said = (question.options or {}).get(graded.chosen or "", str(reply)) if qtype.is_multiple_choice else str(reply)
+        return graded.correct, said
+
+    async def _answerable(self, question: Question, qtype: QuestionType, path_texts: list[str]) -> CheckResult:
+        right, said = await self._judge_answers(question, qtype, path_texts)
+        if right is None:
+            return CheckResult("answerable", False, said)
+        if not right:
+            return CheckResult(
+                "answerable", False, f"the passages do not support the answer {question.answer_text!r}: a reader of them answered {said!r}"
+            )
+        return CheckResult("answerable", True)
+
+    async def _needs_hops(
+        self, question: Question, qtype: QuestionType, level: str, path_texts: list[str]
+    ) -> tuple[CheckResult, bool]:
+        """Ablate one passage at a time; the judge must fail at least once.
+
+        Returns (result, single_hop). Passed: some ablation made the judge miss, so every
+        hop is needed. Failed (single_hop): the judge was right with each passage removed --
+        from the other passages or its own knowledge, or by a lucky best guess. Not run
+        (None): not Hard, fewer than 2 passages, disabled, or an ablation got no reply and
+        none missed, which proves nothing either way.
+        """
+        name = "needs_hops"
+        if not self.config.check_hops:
+            return CheckResult(name, None, "disabled"), False
+        if level != "hard":
+            return CheckResult(name, None, "not hard"), False
+        if len(path_texts) < 2:
+            return CheckResult(name, None, "fewer than 2 passages"), False
+        no_reply = False
+        for i in range(len(path_texts)):
+            right, _ = await self._judge_answers(question, qtype, path_texts[:i] + path_texts[i + 1 :])
+            if right is False:
+                return CheckResult(name, True, f"missed without passage {i + 1}"), False
+            no_reply = no_reply or right is None
+        if no_reply:
+            return CheckResult(name, None, "an ablation got no reply"), False
+        return CheckResult(name, False, "answered right with any one passage removed"), True
+
+    def accept(self, question: Question) -> None:
+        """Register a question the target will be asked: later ones must not repeat it."""
+        self._accepted.append(question.question)
+        self._accepted_vecs.append(self._embed(question.question))
+        if question.options:
+            self._letters[question.answer] = self._letters.get(question.answer, 0) + 1
+
+    def letter_counts(self) -> dict[str, int]:
+        """Accepted MC questions per correct letter, A to D."""
+        return {letter: self._letters.get(letter, 0) for letter in MC_LETTERS}
+
+
+def gate_summary(rounds: list[dict]) -> dict:
+    """Gate statistics over a run's round records.
+
+    Each round may carry ``generation_attempts`` (one dict per try; a try that reached the
+    gate has ``"gate": GateVerdict.to_dict()``) and ``gate`` (the accepted question's verdict,
+    or None). Returns::
+
+        {"checks": {name: {"run": n, "passed": n, "pass_rate": float | None}},  # over every try
+         "evaluations": n,          # tries that reached the gate
+         "questions_passed": n,     # rounds whose question passed the gate
+         "questions_skipped": n,    # rounds that reached the gate but ended with no question
+         "single_hop": n}           # passed Hard questions answerable with a hop missing
+    """
+    counts = {name: {"run": 0, "passed": 0} for name in CHECKS}
+    evaluations = questions_passed = questions_skipped = single_hop = 0
+    for rnd in rounds:
+        verdicts = [a["gate"] for a in rnd.get("generation_attempts") or [] if a.get("gate")]
+        evaluations += len(verdicts)
+        for v in verdicts:
+            for name, c in v["checks"].items():
+                if c["passed"] is not None and name in counts:
+                    counts[name]["run"] += 1
+                    counts[name]["passed"] += bool(c["passed"])
+        accepted = rnd.get("gate")
+        if accepted:
+            questions_passed += 1
+            single_hop += bool(accepted.get("single_hop"))
+        elif verdicts:
+            questions_skipped += 1
+    checks = {
+        name: {**c, "pass_rate": round(c["passed"] / c["run"], 4) if c["run"] else None} for name, c in counts.items()
+    }
+    return {
+        "checks": checks,
+        "evaluations": evaluations,
+        "questions_passed": questions_passed,
+        "questions_skipped": questions_skipped,
+        "single_hop": single_hop,
+    }
