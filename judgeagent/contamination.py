@@ -26,16 +26,14 @@ import asyncio
 import random
 from collections import Counter
 from dataclasses import asdict, replace
-from datetime import datetime, timezone
 from typing import Sequence
 
 from judgeagent.config import EvalConfig
-from judgeagent.data import load_benchmark
 from judgeagent.data.benchmark import Benchmark
-from judgeagent.errors import BudgetExceeded, ConfigError
-from judgeagent.interview import DOMAINS, Batch, Setting, batch_seed, data_name, grade_seeds, make_batches, plan_batch, run_batches, settings_json
+from judgeagent.errors import BudgetExceeded
+from judgeagent.interview import DOMAINS, record_head, Batch, Setting, batch_seed, data_name, grade_seeds, plan_batch, run_batches, settings_json
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.run import check_config, model_info, ensure_graph, package_versions
+from judgeagent.run import ensure_graph, preflight, prepare, run_config
 from judgeagent.runfolder import RunFolder
 from judgeagent.stages.extension import generate_question, path_text
 from judgeagent.stages.grading import ask_batch
@@ -131,15 +129,7 @@ async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict
     for (item, _, _), answer in zip(asked, answers):
         item["answer"] = answer.to_dict()
 
-    return {
-        "batch_id": batch.id,
-        "batch_index": batch.index,
-        "seed": [asdict(q) for q in batch.questions],
-        "seed_answers": [a.to_dict() for a in seed_answers],
-        "matched_entities": plan.get("matched", []),
-        "start_entity": plan.get("start_entity"),
-        "generated": items,
-    }
+    return record_head(batch, plan, seed_answers) | {"generated": items}
 
 
 def summarize(records: list[dict], *, seed: int) -> dict:
@@ -167,44 +157,25 @@ def run_contamination(cfg: EvalConfig, *, console=None) -> dict:
 
 
 async def _run(cfg: EvalConfig, console) -> dict:
-    from judgeagent.llm import LLMClient, load_registry
+    from judgeagent.llm import LLMClient
 
-    check_config(cfg)
     # One generated question per seed, from successive path windows: a path as long as an
     # interview with batch_size rounds.
     cfg = replace(cfg, rounds=cfg.batch_size)
-    registry = load_registry(cfg.llm.models_file)
-    target, judge = registry.resolve(cfg.target), registry.resolve(cfg.judge)
-    bench = load_benchmark(cfg.data, chunk_tokens=cfg.graph_build.chunk_tokens, section_chunks=cfg.graph_build.section_chunks)
-    batches = make_batches(bench, cfg.batch_size, cfg.limit)
-    if not batches:
-        raise ConfigError(f"{cfg.data}: no seed questions to ask")
+    target, judge, bench, batches = prepare(cfg)
 
     sj = settings_json(cfg, (PROBE,)) | {"probe": "contamination"}
     folder = RunFolder(cfg.resume) if cfg.resume else RunFolder.for_settings(sj, target=f"contamination-{cfg.target}", data=data_name(cfg), out=cfg.out)
     done = {r["batch_id"] for r in folder.read_records()}
     stopped = None
     async with LLMClient.from_config(cfg.llm, folder.journal_path) as client:
-        await client.preflight(target)
-        if judge.identity != target.identity:
-            await client.preflight(judge)
+        await preflight(client, target, judge)
         graph = ensure_graph(cfg, bench, progress=console is not None)
         from judgeagent.graph import SpacyExtractor
 
         extractor = SpacyExtractor()
         plans = {b.id: plan_batch(graph, extractor, b, cfg, PROBE) for b in batches if b.id not in done}
-        folder.write_json(
-            "config.json",
-            {
-                "settings": sj,
-                "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
-                "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash")},
-                "models": {"target": model_info(target), "judge": model_info(judge)},
-                "versions": package_versions(),
-                "seed": cfg.seed,
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            },
-        )
+        folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
         models = Models(client, target, judge, seed=cfg.seed)
 
         async def work(b: Batch) -> None:

@@ -16,7 +16,7 @@ import asyncio
 import random
 import zlib
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -237,16 +237,23 @@ async def interview_batch(
 
     return {
         "setting": setting.name,
+        **record_head(batch, plan, seed_answers),
+        "rounds": rounds,
+        "trajectory": [round(s, 4) for s in ctl.history],
+        "final_level": ctl.level,
+        "validations": validations,
+    }
+
+
+def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
+    """What every batch record starts with: the seeds, their first answers, their graph match."""
+    return {
         "batch_id": batch.id,
         "batch_index": batch.index,
         "seed": [asdict(q) for q in batch.questions],
         "seed_answers": [a.to_dict() for a in seed_answers],
         "matched_entities": plan.get("matched", []),
         "start_entity": plan.get("start_entity"),
-        "rounds": rounds,
-        "trajectory": [round(s, 4) for s in ctl.history],
-        "final_level": ctl.level,
-        "validations": validations,
     }
 
 

@@ -98,18 +98,45 @@ def run_evaluation(
     return asyncio.run(_run(cfg, ablation=ablation, progress=progress, say=on_event or (lambda _m: None)))
 
 
-async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOutcome:
-    from judgeagent.llm import LLMClient, load_registry
+def prepare(cfg: EvalConfig):
+    """(target, judge, benchmark, batches), after checking everything that needs no model."""
+    from judgeagent.llm import load_registry
 
     check_config(cfg)
-    settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
     registry = load_registry(cfg.llm.models_file)
     target, judge = registry.resolve(cfg.target), registry.resolve(cfg.judge)
     bench = load_benchmark(cfg.data, chunk_tokens=cfg.graph_build.chunk_tokens, section_chunks=cfg.graph_build.section_chunks)
     batches = make_batches(bench, cfg.batch_size, cfg.limit)
     if not batches:
         raise ConfigError(f"{cfg.data}: no seed questions to ask")
+    return target, judge, bench, batches
 
+
+async def preflight(client, target, judge) -> None:
+    """One-line errors for a missing key or an unreachable endpoint, before any work."""
+    await client.preflight(target)
+    if judge.identity != target.identity:
+        await client.preflight(judge)
+
+
+def run_config(cfg: EvalConfig, settings: dict, bench, batches, graph, target, judge) -> dict:
+    """config.json: every setting, the graph it used, the models, the package versions."""
+    return {
+        "settings": settings,
+        "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
+        "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash") if graph is not None else None},
+        "models": {"target": model_info(target), "judge": model_info(judge)},
+        "versions": package_versions(),
+        "seed": cfg.seed,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOutcome:
+    from judgeagent.llm import LLMClient
+
+    settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
+    target, judge, bench, batches = prepare(cfg)
     sj = settings_json(cfg, settings)
     folder = RunFolder(cfg.resume) if cfg.resume else RunFolder.for_settings(
         sj, target=cfg.target, data=data_name(cfg), out=cfg.out, kind="-ablation" if ablation else ""
@@ -117,21 +144,10 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
     done = {(r["setting"], r["batch_id"]): r for r in folder.read_records()}
     timings: dict[str, float] = {}
 
-    client = LLMClient(
-        folder.journal_path,
-        cache_path=cfg.llm.cache,
-        no_cache=cfg.llm.no_cache,
-        max_requests=cfg.llm.max_requests,
-        budget_usd=cfg.llm.budget_usd,
-        max_attempts=cfg.llm.max_attempts,
-        timeout_s=cfg.llm.timeout_s,
-    )
     complete, stopped = True, None
-    async with client:
+    async with LLMClient.from_config(cfg.llm, folder.journal_path) as client:
         t = time.perf_counter()
-        await client.preflight(target)
-        if judge.identity != target.identity:
-            await client.preflight(judge)
+        await preflight(client, target, judge)
         timings["preflight_s"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -150,18 +166,7 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
         }
         timings["plan_s"] = time.perf_counter() - t
 
-        folder.write_json(
-            "config.json",
-            {
-                "settings": sj,
-                "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
-                "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash") if graph is not None else None},
-                "models": {"target": model_info(target), "judge": model_info(judge)},
-                "versions": package_versions(),
-                "seed": cfg.seed,
-                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            },
-        )
+        folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
         models = Models(client, target, judge, seed=cfg.seed)
         embedder = graph.embedder if graph is not None else shared_embedder()
         gates = make_gates(cfg, settings, bench, models, embedder, done.values()) if graph is not None else {}

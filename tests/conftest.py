@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +68,26 @@ class ScriptedExtractor:
 def scripted_extractor():
     """Factory: ``scripted_extractor({text: [entity, ...]})``, so graph tests need no spaCy."""
     return ScriptedExtractor
+
+
+MEDQA_DEMO = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
+
+
+@pytest.fixture(scope="session")
+def demo_graph(tmp_path_factory):
+    """The medqa-demo context graph, built once for the pipeline tests."""
+    from judgeagent.config import GraphConfig
+    from judgeagent.data import load_benchmark
+    from judgeagent.graph import build_graph
+
+    out = tmp_path_factory.mktemp("graph") / "medqa-demo"
+    build_graph(load_benchmark(MEDQA_DEMO), GraphConfig(), out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="session")
+def demo_seeds():
+    """The first six medqa-demo questions: two batches of three."""
+    from judgeagent.data import load_benchmark
+
+    return load_benchmark(MEDQA_DEMO).questions[:6]

@@ -10,10 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
-from judgeagent.config import GraphConfig
 from judgeagent.contamination import contamination_metrics
-from judgeagent.data import load_benchmark
-from judgeagent.graph import build_graph
 from interview_double import Script
 from scripted_server import ScriptedServer
 
@@ -52,41 +49,29 @@ def test_metrics_edge_cases():
         contamination_metrics([True], [True], [], ["easy"])
 
 
-@pytest.fixture(scope="module")
-def graph_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("graph") / "medqa-demo"
-    build_graph(load_benchmark(DATA), GraphConfig(), out, progress=False)
-    return out
-
-
-@pytest.fixture(scope="module")
-def seeds():
-    return load_benchmark(DATA).questions[:6]
-
-
-def script_for(seeds, seed_right: list[bool], followups_right: bool) -> Script:
+def script_for(demo_seeds, seed_right: list[bool], followups_right: bool) -> Script:
     return Script(
-        seed_plan={q.question.strip(): (r, r) for q, r in zip(seeds, seed_right)},
-        answers={q.question.strip(): q.answer for q in seeds},
+        seed_plan={q.question.strip(): (r, r) for q, r in zip(demo_seeds, seed_right)},
+        answers={q.question.strip(): q.answer for q in demo_seeds},
         followups_right=followups_right,
     )
 
 
-def invoke(srv, graph_dir, out: Path, *extra: str):
+def invoke(srv, demo_graph, out: Path, *extra: str):
     model = f"{srv.base_url}@scripted"
-    args = ["contamination", "--target", model, "--judge", model, "--data", str(DATA), "--graph", str(graph_dir),
+    args = ["contamination", "--target", model, "--judge", model, "--data", str(DATA), "--graph", str(demo_graph),
             "--limit", "6", "--concurrency", "2", "--out", str(out), *extra]
     return CliRunner().invoke(app, args)
 
 
-def test_cli_writes_contamination_json(tmp_path, graph_dir, seeds):
-    script = script_for(seeds, [True, False, True, True, False, True], followups_right=True)
+def test_cli_writes_contamination_json(tmp_path, demo_graph, demo_seeds):
+    script = script_for(demo_seeds, [True, False, True, True, False, True], followups_right=True)
     with ScriptedServer(script) as srv:
-        res = invoke(srv, graph_dir, tmp_path / "run")
+        res = invoke(srv, demo_graph, tmp_path / "run")
         assert res.exit_code == 0, res.output
         first = len(srv.requests)
         # rerunning the same command resumes the finished folder: nothing is asked again
-        res2 = invoke(srv, graph_dir, tmp_path / "run")
+        res2 = invoke(srv, demo_graph, tmp_path / "run")
         assert res2.exit_code == 0, res2.output
         exam_requests = [b for b in srv.requests[first:] if b["messages"][0]["content"].startswith("You are taking an exam")]
         assert exam_requests == []
@@ -119,10 +104,10 @@ def test_cli_writes_contamination_json(tmp_path, graph_dir, seeds):
     assert all("MEDIUM" in p for p in script.generation_prompts)
 
 
-def test_right_on_seeds_wrong_on_new_questions_is_a_large_gap(tmp_path, graph_dir, seeds):
-    script = script_for(seeds, [True] * 6, followups_right=False)
+def test_right_on_seeds_wrong_on_new_questions_is_a_large_gap(tmp_path, demo_graph, demo_seeds):
+    script = script_for(demo_seeds, [True] * 6, followups_right=False)
     with ScriptedServer(script) as srv:
-        res = invoke(srv, graph_dir, tmp_path / "run", "--batch-size", "2", "--seed", "1")
+        res = invoke(srv, demo_graph, tmp_path / "run", "--batch-size", "2", "--seed", "1")
     assert res.exit_code == 0, res.output
     result = json.loads((tmp_path / "run" / "contamination.json").read_text())
     assert (result["acc_seed"], result["acc_generated"], result["gap"]) == (100.0, 0.0, 100.0)

@@ -1,7 +1,6 @@
 """`--extractor llm`: entities come from the judge model through the client layer."""
 
 import json
-from pathlib import Path
 
 from judgeagent.config import GraphConfig
 from judgeagent.data.benchmark import Benchmark, Chunk, Document, Question, QuestionType

@@ -14,9 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
-from judgeagent.config import EvalConfig, GraphConfig
-from judgeagent.data import load_benchmark
-from judgeagent.graph import KnowledgePath, build_graph
+from judgeagent.config import EvalConfig
+from judgeagent.graph import KnowledgePath
 from judgeagent.run import run_evaluation
 from scripted_server import ScriptedServer
 from interview_double import Script
@@ -24,22 +23,10 @@ from interview_double import Script
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
 
-@pytest.fixture(scope="module")
-def graph_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("graph") / "medqa-demo"
-    build_graph(load_benchmark(DATA), GraphConfig(), out, progress=False)
-    return out
-
-
-@pytest.fixture(scope="module")
-def seeds():
-    return load_benchmark(DATA).questions[:6]
-
-
-def controlled_script(seeds, plan) -> Script:
+def controlled_script(demo_seeds, plan) -> Script:
     return Script(
-        seed_plan={q.question.strip(): p for q, p in zip(seeds, plan)},
-        answers={q.question.strip(): q.answer for q in seeds},
+        seed_plan={q.question.strip(): p for q, p in zip(demo_seeds, plan)},
+        answers={q.question.strip(): q.answer for q in demo_seeds},
     )
 
 
@@ -47,19 +34,19 @@ def controlled_script(seeds, plan) -> Script:
 PLAN = [(True, True), (True, False), (False, True), (False, False), (False, True), (True, True)]
 
 
-def config(srv, graph_dir, out, **kw) -> EvalConfig:
+def config(srv, demo_graph, out, **kw) -> EvalConfig:
     model = f"{srv.base_url}@scripted"
-    return EvalConfig(target=model, judge=model, data=DATA, graph=graph_dir, limit=6, out=out, concurrency=2, **kw)
+    return EvalConfig(target=model, judge=model, data=DATA, graph=demo_graph, limit=6, out=out, concurrency=2, **kw)
 
 
 def records(run: Path) -> list[dict]:
     return [json.loads(l) for l in (run / "records.jsonl").read_text().splitlines()]
 
 
-def test_paper_metrics_on_controlled_answers(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_paper_metrics_on_controlled_answers(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run"), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
     m = outcome.metrics["full"]
     assert m["n_questions"] == 6
     assert m["acc1"] == pytest.approx(50.0)
@@ -81,25 +68,25 @@ def test_paper_metrics_on_controlled_answers(tmp_path, graph_dir, seeds):
 @pytest.mark.parametrize(
     "followups_right,levels",
     [
-        # batch 1 seeds: 2 of 3 right → s = 1.0 (medium); batch 2: 1 of 3 → s = 0.5 (easy)
+        # batch 1 demo_seeds: 2 of 3 right → s = 1.0 (medium); batch 2: 1 of 3 → s = 0.5 (easy)
         (True, {"b0000": ["medium", "hard", "hard"], "b0001": ["easy", "medium", "medium"]}),
         (False, {"b0000": ["medium", "medium", "medium"], "b0001": ["easy", "easy", "easy"]}),
     ],
 )
-def test_difficulty_follows_the_controller(tmp_path, graph_dir, seeds, followups_right, levels):
-    script = controlled_script(seeds, PLAN)
+def test_difficulty_follows_the_controller(tmp_path, demo_graph, demo_seeds, followups_right, levels):
+    script = controlled_script(demo_seeds, PLAN)
     script.followups_right = followups_right
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, graph_dir, tmp_path / "run"), progress=False)
+        run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
     for rec in records(tmp_path / "run"):
         assert [r["level"] for r in rec["rounds"]] == levels[rec["batch_id"]]
         assert len(rec["trajectory"]) == 3 + 3
 
 
-def test_generation_prompt_holds_the_path_chunks(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_generation_prompt_holds_the_path_chunks(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, graph_dir, tmp_path / "run"), progress=False)
+        run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
     recs = records(tmp_path / "run")
     for rec in recs:
         assert rec["matched_entities"], "seed entities should map to graph nodes"
@@ -112,12 +99,12 @@ def test_generation_prompt_holds_the_path_chunks(tmp_path, graph_dir, seeds):
     assert KnowledgePath.from_dict(r1).chunk_ids[1] == KnowledgePath.from_dict(r2).chunk_ids[0]
 
 
-def test_no_graph_draws_other_chunks(tmp_path, graph_dir, seeds):
+def test_no_graph_draws_other_chunks(tmp_path, demo_graph, demo_seeds):
     paths = {}
     for no_graph in (False, True):
-        script = controlled_script(seeds, PLAN)
+        script = controlled_script(demo_seeds, PLAN)
         with ScriptedServer(script) as srv:
-            run_evaluation(config(srv, graph_dir, tmp_path / f"run{no_graph}", no_graph=no_graph), progress=False)
+            run_evaluation(config(srv, demo_graph, tmp_path / f"run{no_graph}", no_graph=no_graph), progress=False)
         recs = records(tmp_path / f"run{no_graph}")
         paths[no_graph] = [tuple(KnowledgePath.from_dict(rd["path"]).chunk_ids) for r in recs for rd in r["rounds"]]
         if no_graph:
@@ -127,37 +114,37 @@ def test_no_graph_draws_other_chunks(tmp_path, graph_dir, seeds):
     assert paths[True] != paths[False]
 
 
-def test_fixed_difficulty_never_moves(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_fixed_difficulty_never_moves(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, graph_dir, tmp_path / "run", fixed_difficulty="hard"), progress=False)
+        run_evaluation(config(srv, demo_graph, tmp_path / "run", fixed_difficulty="hard"), progress=False)
     assert {r["level"] for rec in records(tmp_path / "run") for r in rec["rounds"]} == {"hard"}
 
 
-def test_no_extension_makes_no_generation_requests(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_no_extension_makes_no_generation_requests(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", no_extension=True), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", no_extension=True), progress=False)
     assert script.generation_requests == 0
     assert all(rec["rounds"] == [] for rec in records(tmp_path / "run"))
     assert outcome.metrics["full"]["acc2"] == pytest.approx(400 / 6, abs=1e-3)
 
 
-def test_eval_every_round_gives_r_plus_one_points(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_eval_every_round_gives_r_plus_one_points(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", eval_every_round=True, rounds=2), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", eval_every_round=True, rounds=2), progress=False)
     by_round = outcome.metrics["full"]["by_round"]
     assert [p["after_round"] for p in by_round] == [0, 1, 2]
     for rec in records(tmp_path / "run"):
         assert [v["after_round"] for v in rec["validations"]] == [0, 1, 2]
 
 
-def test_malformed_generation_is_retried_then_skipped(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_malformed_generation_is_retried_then_skipped(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     script.broken_generation = True
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run"), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
     m = outcome.metrics["full"]
     assert m["extension"]["asked"] == 0 and m["extension"]["skipped"] == 6
     for rec in records(tmp_path / "run"):
@@ -167,19 +154,19 @@ def test_malformed_generation_is_retried_then_skipped(tmp_path, graph_dir, seeds
     assert m["acc2"] == pytest.approx(400 / 6, abs=1e-3)  # feedback still ran
 
 
-def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script, delay=0.05) as srv:
-        ref = run_evaluation(config(srv, graph_dir, tmp_path / "ref"), progress=False).metrics["full"]
+        ref = run_evaluation(config(srv, demo_graph, tmp_path / "ref"), progress=False).metrics["full"]
         full_count = len(srv.requests)
         # The same command again replays from the journal: zero requests.
-        run_evaluation(config(srv, graph_dir, tmp_path / "ref"), progress=False)
+        run_evaluation(config(srv, demo_graph, tmp_path / "ref"), progress=False)
         assert len(srv.requests) == full_count
 
         # A run killed with SIGKILL midway, then rerun.
         model = f"{srv.base_url}@scripted"
         cmd = [sys.executable, "-c", "from judgeagent.cli.app import main; main()", "evaluate", "--target", model, "--judge", model, "--data", str(DATA),
-               "--graph", str(graph_dir), "--limit", "6", "--out", str(tmp_path / "killed"), "--concurrency", "2"]
+               "--graph", str(demo_graph), "--limit", "6", "--out", str(tmp_path / "killed"), "--concurrency", "2"]
         before = len(srv.requests)
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.time() + 120
@@ -191,7 +178,7 @@ def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, gr
         assert 0 < sent_before_kill < full_count
 
         mid = len(srv.requests)
-        resumed = run_evaluation(config(srv, graph_dir, tmp_path / "killed"), progress=False).metrics["full"]
+        resumed = run_evaluation(config(srv, demo_graph, tmp_path / "killed"), progress=False).metrics["full"]
         resent = len(srv.requests) - mid
     assert resent < full_count  # finished requests were not sent again
     for key in ("acc1", "acc2", "cr", "cte", "n_questions"):
@@ -200,12 +187,12 @@ def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, gr
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 2
 
 
-def test_cli_evaluate_and_ablate(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_cli_evaluate_and_ablate(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     runner = CliRunner()
     with ScriptedServer(script) as srv:
         model = f"{srv.base_url}@scripted"
-        common = ["--target", model, "--judge", model, "--data", str(DATA), "--graph", str(graph_dir), "--limit", "6"]
+        common = ["--target", model, "--judge", model, "--data", str(DATA), "--graph", str(demo_graph), "--limit", "6"]
         res = runner.invoke(app, ["evaluate", *common, "--out", str(tmp_path / "ev")])
         assert res.exit_code == 0, res.output
         assert "ACC1" in res.output and "run folder" in res.output
@@ -229,10 +216,10 @@ def test_bad_setup_is_one_line(tmp_path, monkeypatch):
     assert res.exit_code == 2 and "no-such-model" in res.output
 
 
-def test_controls_statistics_and_gate_appear_in_the_metrics(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_controls_statistics_and_gate_appear_in_the_metrics(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", summary=False, report=False), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", summary=False, report=False), progress=False)
     m = outcome.metrics["full"]
     # The double answers as before without advice and as after with any advice, placebo included.
     assert m["controls"]["plain"]["acc"] == pytest.approx(m["acc1"])
@@ -255,12 +242,12 @@ def test_controls_statistics_and_gate_appear_in_the_metrics(tmp_path, graph_dir,
     assert len(set(letters)) == len(letters)  # balanced: no letter twice in a batch's first four rounds
 
 
-def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
-    first = seeds[0]
+def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
+    first = demo_seeds[0]
     script.leak = first.options[first.answer]  # the correct option's text
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, graph_dir, tmp_path / "run", summary=False, report=False, controls=False), progress=False)
+        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", summary=False, report=False, controls=False), progress=False)
     leak = next(r for r in records(tmp_path / "run") if r["batch_id"] == "b0000")["validations"][-1]["leak"]
     assert leak["rewritten"] and not leak["flagged"]
     assert any(x["kind"] == "option_text" for x in leak["leaks_before"])
@@ -271,11 +258,11 @@ def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, graph_dir,
     assert outcome.metrics["full"]["leakage"]["batches_rewritten"] >= 1
 
 
-def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, graph_dir, seeds):
-    script = controlled_script(seeds, PLAN)
+def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, demo_graph, demo_seeds):
+    script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
         outcome = run_evaluation(
-            config(srv, graph_dir, tmp_path / "run", summary=False, report=False, decontaminate="paraphrase", rounds=0), progress=False
+            config(srv, demo_graph, tmp_path / "run", summary=False, report=False, decontaminate="paraphrase", rounds=0), progress=False
         )
     recs = records(tmp_path / "run")
     rewrites = [w for r in recs for w in r["decontamination"]]
