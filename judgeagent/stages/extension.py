@@ -49,13 +49,18 @@ def path_text(texts: list[str], entities: list[str]) -> str:
 
 
 def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict]:
+    # The fields in words, not a template with <placeholders>: small models copy those verbatim.
     if qtype.is_multiple_choice:
         shape = (
-            '{"question": "<your question>", "correct_option": "<the correct answer, from the text>", '
-            '"distractors": ["<a different wrong answer>", "<another wrong answer>", "<a third wrong answer>"]}'
+            'an object with "question" (your question, ending with a question mark), "correct_option" '
+            '(the correct answer, in a few words from the text) and "distractors" (a list of exactly 3 '
+            "different wrong but plausible answers)."
         )
     else:
-        shape = '{"question": "<your question>", "answer": "<the short correct answer, from the text>"}'
+        shape = (
+            'an object with "question" (your question, ending with a question mark) and "answer" '
+            "(the short correct answer, in a few words from the text)."
+        )
     user = render(
         "generate_question",
         level=level.upper(),
