@@ -52,6 +52,17 @@ def test_evaluate_with_the_bundled_model(tmp_path):
     usage = m["llm_usage"]
     assert usage["total"]["requests"] > 0
     assert {"grading", "feedback"} <= set(usage["stages"])
+    # The trust figures are there whatever the tiny model wrote.
+    lo, hi = m["ci"]["delta_acc"]
+    assert lo <= m["delta_acc"] <= hi
+    assert 0.0 <= m["mcnemar"]["suggestions_vs_none"]["p_value"] <= 1.0
+    tried = sum(1 for r in records for rd in r["rounds"] for a in rd["generation_attempts"] if "gate" in a)
+    assert m["gate"]["evaluations"] == m["gate"]["checks"]["well_formed"]["run"] == tried
+    assert m["gate"]["questions_passed"] == m["extension"]["asked"]  # nothing is asked unchecked
+    reasked = sum(1 for r in records if r["validations"][-1]["reasked"])
+    assert m["leakage"]["batches_checked"] == reasked
+    if reasked:
+        assert set(m["controls"]) >= {"plain", "placebo"}
 
     # The same command again replays everything from the journal.
     res2 = CliRunner().invoke(
