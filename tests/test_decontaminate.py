@@ -169,7 +169,7 @@ def test_a_rewrite_identical_to_the_original_is_retried():
 
 def test_many_questions_keep_their_order_and_ids():
     qs = [Question(id=f"q{i}", question=f"Question number {i}?", answer="x") for i in range(5)]
-    judge = FakeJudge(lambda u: json.dumps({"question": re.search(r"Question number \d+", u).group(0) + ", reworded?"}))
+    judge = FakeJudge(lambda u: json.dumps({"question": "Item " + re.search(r"Question number (\d+)", u).group(1) + ", reworded?"}))
     out = run(judge, qs, QuestionType.KQA, "paraphrase")
     assert [r.question.id for r in out] == [q.id for q in qs]
     assert [r.original for r in out] == qs
@@ -179,3 +179,11 @@ def test_many_questions_keep_their_order_and_ids():
 def test_unknown_mode_is_a_config_error():
     with pytest.raises(ConfigError, match="paraphrase, modify or unclarify"):
         run(FakeJudge(lambda _u: "{}"), [MC], QuestionType.KMC, "shuffle")
+
+
+def test_a_rewrite_that_keeps_the_original_stem_is_not_a_paraphrase():
+    # What SmolLM2 did on the demo: the stem unchanged, with the options appended.
+    appended = MC.question + " A. " + " B. ".join(MC.options.values())
+    judge = FakeJudge(lambda _u: json.dumps({"question": appended}))
+    (rw,) = run(judge, [MC], QuestionType.KMC, "paraphrase")
+    assert not rw.ok and rw.question == MC and "keeps the original wording" in rw.error

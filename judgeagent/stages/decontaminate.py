@@ -167,6 +167,9 @@ def check_rewrite(data: object, q: Question, qtype: QuestionType, mode: str) -> 
         return "empty question text"
     if normalize_phrase(data["question"]) == normalize_phrase(q.question):
         return "identical to the original"
+    # Small judges append options or words to the untouched stem: that is no rewrite either.
+    if normalize_phrase(q.question) in normalize_phrase(data["question"]):
+        return "keeps the original wording"
     if mode == "unclarify" and not str(data.get("removed", "")).strip():
         return "does not say which fact it removed"
     return None
