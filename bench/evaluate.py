@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import shutil
 import sys
@@ -54,13 +55,30 @@ def write_benchmark(folder: Path, n: int) -> list[dict]:
     return questions
 
 
+def gate_calls(attempt: dict, passages: int) -> int:
+    """Judge calls the quality gate made, one after another, for one generated question."""
+    checks = (attempt.get("gate") or {}).get("checks") or {}
+    n = 1 if (checks.get("answerable") or {}).get("passed") is not None else 0
+    hops = checks.get("needs_hops") or {}
+    if hops.get("passed") is True:  # stopped at the first passage whose removal made the judge miss
+        n += int(re.search(r"passage (\d+)", hops.get("reason", "")).group(1))
+    elif hops.get("passed") is False:
+        n += passages
+    return n
+
+
 def chain_length(rec: dict) -> int:
-    """Requests one batch makes in sequence: seed ask, each round's tries and ask, each validation."""
+    """Requests one batch makes in sequence: the seed ask; each round's tries, their gate
+    checks and the ask; each validation's feedback, leak rewrite and re-ask (the two control
+    re-asks go out at the same time as the re-ask)."""
     n = 1
     for rd in rec["rounds"]:
-        n += len(rd.get("generation_attempts") or []) + (1 if rd.get("answer") else 0)
+        passages = len({s["text"] for s in (rd.get("path") or {}).get("steps", [])})
+        for attempt in rd.get("generation_attempts") or []:
+            n += 1 + gate_calls(attempt, passages)
+        n += 1 if rd.get("answer") else 0
     for v in rec["validations"]:
-        n += 1 + (1 if v["reasked"] else 0)
+        n += 1 + (1 if (v.get("leak") or {}).get("rewritten") else 0) + (1 if v["reasked"] else 0)
     return n
 
 

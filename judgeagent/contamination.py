@@ -33,9 +33,10 @@ from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import BudgetExceeded
 from judgeagent.interview import DOMAINS, record_head, Batch, Setting, batch_seed, data_name, grade_seeds, plan_batch, run_batches, settings_json
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.run import ensure_graph, preflight, prepare, run_config
+from judgeagent.run import ensure_graph, make_gates, preflight, prepare, run_config
 from judgeagent.runfolder import RunFolder
 from judgeagent.stages.extension import generate_question, path_text
+from judgeagent.stages.gate import gate_summary
 from judgeagent.stages.grading import ask_batch
 from judgeagent.stages.models import Models
 
@@ -89,7 +90,7 @@ def contamination_metrics(
     return out
 
 
-async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, cfg: EvalConfig) -> dict:
+async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, cfg: EvalConfig, gate=None) -> dict:
     """Seed answers and one matched generated question per seed, graded. Returns the record."""
     from judgeagent.graph import KnowledgePath
 
@@ -110,9 +111,12 @@ async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict
         source = path_text(window.texts, window.entities)
         rng = random.Random(batch_seed(cfg.seed, batch.id, "contamination", i))
         gen = await generate_question(
-            models, bench.qtype, level, source, qid=f"{batch.id}-c{i + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid
+            models, bench.qtype, level, source, qid=f"{batch.id}-c{i + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid,
+            # The same quality gate as an interview: an unsound question would widen the gap by itself.
+            gate=gate, path_texts=list(dict.fromkeys(window.texts)), tries=cfg.generation_tries,
         )
         item["generation_attempts"] = gen.attempts
+        item["gate"] = gen.verdict.to_dict() if gen.verdict is not None else None
         if gen.question is None:
             item["skipped"] = gen.skipped
             continue
@@ -147,7 +151,8 @@ def summarize(records: list[dict], *, seed: int) -> dict:
             # Grouped with the seed it was matched to, so an unlabeled benchmark stays one group.
             gen_labels.append(item["seed_difficulty"])
     m = contamination_metrics(seed_flags, gen_flags, seed_labels, gen_labels, seed=seed)
-    return m | {"generated": len(gen_flags), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped)}
+    gate = gate_summary([item for rec in records for item in rec["generated"]])
+    return m | {"generated": len(gen_flags), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped), "gate": gate}
 
 
 def run_contamination(cfg: EvalConfig, *, console=None) -> dict:
@@ -177,10 +182,11 @@ async def _run(cfg: EvalConfig, console) -> dict:
         plans = {b.id: plan_batch(graph, extractor, b, cfg, PROBE) for b in batches if b.id not in done}
         folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
         models = Models(client, target, judge, seed=cfg.seed)
+        gate = make_gates(cfg, (PROBE,), bench, models, graph.embedder, []).get(PROBE.name)
 
         async def work(b: Batch) -> None:
             if b.id not in done:
-                folder.append_record(await probe_batch(models, bench, b, plans[b.id], cfg))
+                folder.append_record(await probe_batch(models, bench, b, plans[b.id], cfg, gate))
 
         try:
             await _with_progress(batches, work, cfg.concurrency, console)

@@ -178,12 +178,16 @@ async def interview_batch(
                 models, evaluation["suggestions"], batch.questions, embedder=embedder, threshold=cfg.leak_threshold
             )
             leak = check.to_dict()
-            reanswers = await ask_batch(
+            reask = ask_batch(
                 models, bench.qtype, batch.questions, stage="validation", context=batch.context, suggestions=check.suggestions
             )
-            reasked = True
             if cfg.controls:
-                controls = await ask_controls(models, bench, batch, check.suggestions, seed=batch_seed(cfg.seed, batch.id, "placebo", after_round))
+                # Independent of each other: asked at once, so the controls add no wait to the batch.
+                control_seed = batch_seed(cfg.seed, batch.id, "placebo", after_round)
+                reanswers, controls = await asyncio.gather(reask, ask_controls(models, bench, batch, check.suggestions, seed=control_seed))
+            else:
+                reanswers = await reask
+            reasked = True
         validations.append(
             {
                 "after_round": after_round,
@@ -259,9 +263,11 @@ def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
 
 async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> dict:
     """The two control re-asks: no suggestions (asked afresh) and a placebo of the same length."""
-    plain = await ask_batch(models, bench.qtype, batch.questions, stage="control-plain", context=batch.context, variant="plain re-ask")
     placebo_text = placebo_suggestion(len(suggestions), seed)
-    placebo = await ask_batch(models, bench.qtype, batch.questions, stage="control-placebo", context=batch.context, suggestions=placebo_text)
+    plain, placebo = await asyncio.gather(
+        ask_batch(models, bench.qtype, batch.questions, stage="control-plain", context=batch.context, variant="plain re-ask"),
+        ask_batch(models, bench.qtype, batch.questions, stage="control-placebo", context=batch.context, suggestions=placebo_text),
+    )
     return {"plain": [a.to_dict() for a in plain], "placebo": [a.to_dict() for a in placebo], "placebo_text": placebo_text}
 
 

@@ -15,6 +15,17 @@ from dataclasses import dataclass, field
 
 RIGHT = "the right one"
 PARAPHRASE_PREFIX = "In other words: "
+
+
+def paraphrase(question: str) -> str:
+    """The double's rewording: the words in reverse order, which its target can undo."""
+    return PARAPHRASE_PREFIX + " ".join(reversed(question.split(" ")))
+
+
+def unparaphrase(text: str) -> str:
+    if not text.startswith(PARAPHRASE_PREFIX):
+        return text
+    return " ".join(reversed(text.removeprefix(PARAPHRASE_PREFIX).split(" ")))
 # Distinct follow-up questions, so the quality gate's duplicate check lets them through.
 TOPICS = [
     "Which enzyme does the liver release when bile flow is blocked?",
@@ -78,7 +89,7 @@ class Script:
         if system.startswith("You are an exam editor"):
             # Paraphrase: the same question, reworded by a fixed prefix the target's plan knows.
             question = re.search(r"Question:\n(.*?)\n\nCorrect answer", user, re.S).group(1).split("\nA. ")[0].strip()
-            return json.dumps({"question": PARAPHRASE_PREFIX + question})
+            return json.dumps({"question": paraphrase(question)})
         if system.startswith("You are an examiner who writes the closing summary"):
             self.summary_requests += 1
             return json.dumps({"strengths": ["recall"], "weaknesses": ["drug classes"], "knowledge_gaps": ["potassium handling"],
@@ -94,7 +105,7 @@ class Script:
         out = []
         for block in re.findall(r"^Q\d+\. .*?(?=\n\n|\Z)", body, re.M | re.S):
             lines = block.splitlines()
-            question = re.sub(r"^Q\d+\. ", "", lines[0]).strip().removeprefix(PARAPHRASE_PREFIX)
+            question = unparaphrase(re.sub(r"^Q\d+\. ", "", lines[0]).strip())
             options = {m.group(1): m.group(2) for ln in lines[1:] if (m := re.match(r"([A-E])\. (.*)", ln))}
             if question in self.seed_plan:
                 right = self.seed_plan[question][1 if advised else 0]

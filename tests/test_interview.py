@@ -18,7 +18,7 @@ from judgeagent.config import EvalConfig
 from judgeagent.graph import KnowledgePath
 from judgeagent.run import run_evaluation
 from scripted_server import ScriptedServer
-from interview_double import Script
+from interview_double import Script, paraphrase
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
@@ -267,7 +267,7 @@ def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, demo_grap
     recs = records(tmp_path / "run")
     rewrites = [w for r in recs for w in r["decontamination"]]
     assert len(rewrites) == 6 and all(w["ok"] and w["mode"] == "paraphrase" for w in rewrites)
-    assert all(w["question"]["question"] == "In other words: " + w["original"]["question"].strip() for w in rewrites)
+    assert all(w["question"]["question"] == paraphrase(w["original"]["question"].strip()) for w in rewrites)
     assert all(q["question"].startswith("In other words: ") for r in recs for q in r["seed"])
     assert outcome.metrics["full"]["decontamination"] == {"mode": "paraphrase", "rewritten": 6, "kept_original": 0}
     assert outcome.metrics["full"]["acc1"] == pytest.approx(50.0)  # the same target plan, on the reworded questions
