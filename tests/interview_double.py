@@ -86,6 +86,10 @@ class Script:
         if system.startswith("You are an examiner who edits advice"):
             self.leak_rewrites += 1
             return json.dumps({"suggestions": "Recall the mechanism before choosing, and check each option against it."})
+        if system.startswith("You are a careful expert"):
+            # The blind check of a paraphrase: the double knows the answers of the originals.
+            stem = re.search(r"^(?:Q1\. )?(In other words: .*)$", user, re.M).group(1)
+            return json.dumps({"answer": self.answers.get(unparaphrase(stem).strip(), "A")})
         if system.startswith("You are an exam editor"):
             # Paraphrase: the same question, reworded by a fixed prefix the target's plan knows.
             question = re.search(r"Question:\n(.*?)\n\nCorrect answer", user, re.S).group(1).split("\nA. ")[0].strip()

@@ -28,14 +28,20 @@ class FakeJudge:
     """Plays Models.ask_judge: ``rewrite`` and ``blind`` map a prompt to the reply text."""
 
     rewrite: object
-    blind: object = None
+    blind: object = None  # default: a judge that knows the demo answers (Potassium, Acme Corp, x)
     calls: list[dict] = field(default_factory=list)
+
+    @staticmethod
+    def knows(prompt: str) -> str:
+        if re.search(r"^[A-E]\. Potassium$", prompt, re.M):
+            return json.dumps({"answer": letter_of(prompt, "Potassium")})
+        return json.dumps({"answer": "Acme Corp" if "startup" in prompt else "x"})
 
     async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
         self.calls.append({"messages": messages, "stage": stage, "temperature": temperature})
         user = messages[1]["content"]
         verifying = messages[0]["content"].startswith("You are a careful expert")
-        text = (self.blind if verifying else self.rewrite)(user)
+        text = ((self.blind or self.knows) if verifying else self.rewrite)(user)
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -160,7 +166,7 @@ def test_a_rewrite_identical_to_the_original_is_retried():
     judge = FakeJudge(lambda _u: next(replies))
     (rw,) = run(judge, [MC], QuestionType.KMC, "paraphrase")
     assert rw.ok and rw.question.question == "Peaked T waves: which ion?"
-    assert len(judge.calls) == 2
+    assert len(judge.calls) == 3  # the copy, the retry, the blind check of the paraphrase
 
     judge = FakeJudge(lambda _u: json.dumps({"question": MC.question}))
     (rw,) = run(judge, [MC], QuestionType.KMC, "paraphrase")
@@ -187,3 +193,11 @@ def test_a_rewrite_that_keeps_the_original_stem_is_not_a_paraphrase():
     judge = FakeJudge(lambda _u: json.dumps({"question": appended}))
     (rw,) = run(judge, [MC], QuestionType.KMC, "paraphrase")
     assert not rw.ok and rw.question == MC and "keeps the original wording" in rw.error
+
+
+def test_a_paraphrase_that_changes_the_answer_keeps_the_original():
+    # SmolLM2 once turned "which ion is high" into "which is NOT a sign": a blind reader disagrees.
+    judge = FakeJudge(lambda _u: json.dumps({"question": "Which of these is not raised with peaked T waves?"}),
+                      blind=lambda u: json.dumps({"answer": letter_of(u, "Sodium")}))
+    (rw,) = run(judge, [MC], QuestionType.KMC, "paraphrase")
+    assert not rw.ok and rw.question == MC and rw.error.startswith("verification failed")

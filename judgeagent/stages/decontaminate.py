@@ -4,7 +4,8 @@ they are asked, so that a target which memorised the published wording gains not
 Three modes, all done by the judge:
 
 - ``paraphrase``  same meaning, same answer; multiple choice keeps its options and answer
-                  letter, only the stem is reworded.
+                  letter, only the stem is reworded. A blind judge call must still reach the
+                  original answer, or the original is used.
 - ``modify``      a new question in the same domain and at the same difficulty, with a new
                   answer the judge supplies (MC: correct option + 3 distractors, placed at a
                   seeded position). A second, blind judge call must answer it the same way,
@@ -13,8 +14,8 @@ Three modes, all done by the judge:
                   state an assumption. The reference answer stays the original's: grading
                   compares the target's answer with the answer to the complete question.
 
-A rewrite that fails (schema, empty, identical to the original, or an unverified
-modification) keeps the original question, with ``ok=False`` and the reason in ``error``.
+A rewrite that fails (schema, empty, identical to the original or keeping its stem, or
+unverified) keeps the original question, with ``ok=False`` and the reason in ``error``.
 Question ids never change, so records of a decontaminated run line up with plain ones.
 """
 
@@ -97,7 +98,9 @@ async def _rewrite_one(models: Models, q: Question, qtype: QuestionType, mode: s
     if data is None:
         return Rewrite(q, q, mode, False, error)
     new = build_question(data, q, qtype, mode, random.Random(f"{seed}|{q.id}|decontaminate"))
-    if mode == "modify":
+    # A paraphrase must keep the answer and a modify must have the one it claims: a blind
+    # judge answering the rewrite is the check. (An unclarify is meant to be unanswerable.)
+    if mode in ("modify", "paraphrase"):
         disagreement = await verify(models, new, qtype, context)
         if disagreement:
             return Rewrite(q, q, mode, False, f"verification failed: {disagreement}")
