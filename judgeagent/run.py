@@ -243,6 +243,8 @@ def make_gates(cfg: EvalConfig, settings, bench, models: Models, embedder, done_
     seeds = [q.question for q in bench.questions]
     gate_cfg = GateConfig(check_hops=cfg.check_hops, seed_similarity=cfg.seed_similarity)
     gates = {s.name: QualityGate(models, embedder, seeds, gate_cfg) for s in settings}
+    for gate in gates.values():
+        gate.prime()
     for rec in sorted(done_records, key=lambda r: r["batch_index"]):
         for rd in rec["rounds"]:
             if rd.get("question") and rec["setting"] in gates:

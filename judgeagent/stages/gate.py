@@ -18,6 +18,7 @@ of one stem would differ in their options, and the stem is what a target may hav
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -167,12 +168,17 @@ class QualityGate:
         self._accepted: list[str] = []
         self._accepted_vecs: list[np.ndarray] = []
         self._letters: dict[str, int] = {}
+        self._vec_cache: dict[str, np.ndarray] = {}  # check() embeds, accept() reuses
 
     def _embed(self, text: str) -> np.ndarray:
         return np.asarray(self.embedder.encode([text]), dtype=np.float32)[0]
 
+    def prime(self) -> None:
+        """Embed the seed questions now, before batches run, instead of at the first check."""
+        self._seeds()
+
     def _seeds(self) -> np.ndarray:
-        if self._seed_vecs is None:  # once per run, and only when a question reaches this check
+        if self._seed_vecs is None:  # once per run
             vecs = self.embedder.encode(self.seed_questions) if self.seed_questions else np.zeros((0, 1))
             self._seed_vecs = np.asarray(vecs, dtype=np.float32)
         return self._seed_vecs
@@ -192,7 +198,9 @@ class QualityGate:
         results = [well_formed(question, qtype, self.config.max_phrase_words)]
         vec = None
         if results[-1].passed:
-            vec = self._embed(question.question)
+            # Embedding in a thread lets other batches go on; the shared state is read after it.
+            vec = await asyncio.to_thread(self._embed, question.question)
+            self._vec_cache[question.question] = vec
             sim = max_cosine(vec, self._seeds())
             ok = sim < self.config.seed_similarity
             results.append(CheckResult("not_seed_copy", ok, "" if ok else f"copies a benchmark question ({sim:.2f} similar)"))
@@ -265,7 +273,8 @@ class QualityGate:
     def accept(self, question: Question) -> None:
         """Register a question the target will be asked: later ones must not repeat it."""
         self._accepted.append(question.question)
-        self._accepted_vecs.append(self._embed(question.question))
+        vec = self._vec_cache.pop(question.question, None)
+        self._accepted_vecs.append(vec if vec is not None else self._embed(question.question))
         if question.options:
             self._letters[question.answer] = self._letters.get(question.answer, 0) + 1
 

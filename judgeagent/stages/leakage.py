@@ -29,6 +29,7 @@ Choices, each made to keep false alarms low without letting plain give-aways thr
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -241,7 +242,8 @@ async def guard_suggestions(
     models: Any, suggestions: str, questions: list[Question], *, embedder: Any = None, threshold: float = 0.85
 ) -> LeakCheck:
     """Check ``suggestions``; if they leak, have the judge rewrite them once and check again."""
-    before = find_leaks(suggestions, questions, embedder=embedder, similarity_threshold=threshold)
+    # In a thread: the embedding check takes milliseconds that other batches can use.
+    before = await asyncio.to_thread(find_leaks, suggestions, questions, embedder=embedder, similarity_threshold=threshold)
     if not before:
         return LeakCheck(suggestions)
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
@@ -251,5 +253,5 @@ async def guard_suggestions(
     if not rewrite:
         error = res.error if not res.ok else "empty rewrite"
         return LeakCheck(suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error)
-    after = find_leaks(rewrite, questions, embedder=embedder, similarity_threshold=threshold)
+    after = await asyncio.to_thread(find_leaks, rewrite, questions, embedder=embedder, similarity_threshold=threshold)
     return LeakCheck(rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after))
