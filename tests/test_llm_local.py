@@ -95,7 +95,9 @@ def test_no_orphan_server_when_the_run_is_killed(tmp_path, sig):
         pid = int(proc.stdout.readline())
         assert psutil.pid_exists(pid)
         proc.send_signal(sig)
-        proc.wait(timeout=20)
+        # What is checked is that no server survives, not how fast: on a busy machine the
+        # holder's shutdown (server SIGTERM, then SIGKILL after 5 s) once took over 20 s.
+        proc.wait(timeout=90)
         assert _gone(pid, 10), f"llama.cpp server {pid} left running after {sig.name}"
     finally:
         if proc.poll() is None:
