@@ -71,7 +71,12 @@ def test_cli_models_check_local():
 HOLDER = textwrap.dedent(
     """
     import asyncio
+    import signal
     from judgeagent.llm import LLMClient, load_registry
+
+    # A child inherits an ignored SIGINT from its parent; in the full suite the holder did,
+    # and then never got the Ctrl-C this test sends. A user's terminal gives the default.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     async def main():
         spec = load_registry().resolve("local")
