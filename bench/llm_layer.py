@@ -19,42 +19,20 @@ import asyncio
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the scripted server
 
 import httpx  # noqa: E402
 
 from judgeagent.llm import LLMClient, ModelSpec, load_registry  # noqa: E402
+from scripted_server import ScriptedServerProcess  # noqa: E402
 
 DELAY = 0.2
-
-
-class ServerProcess:
-    """tests/scripted_server.py in its own process: a remote server does not share our GIL."""
-
-    def __init__(self, delay: float):
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "scripted_server.py"), "--delay", str(delay)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        self.base_url = self.proc.stdout.readline().strip()
-
-    def stats(self) -> dict:
-        return httpx.get(self.base_url + "/_stats", trust_env=False).json()
-
-    def reset(self) -> None:
-        httpx.post(self.base_url + "/_reset", trust_env=False)
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
 
 
 async def _batch(spec: ModelSpec, journal: Path | None, n: int) -> tuple[float, list]:
@@ -83,7 +61,7 @@ async def _bare_http(base_url: str, n: int, c: int) -> float:
 
 def bench_client(n: int, levels: list[int]) -> dict:
     out: dict = {"requests": n, "delay_s": DELAY, "concurrency": {}}
-    srv = ServerProcess(DELAY)
+    srv = ScriptedServerProcess(DELAY)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for c in levels:

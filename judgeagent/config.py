@@ -82,6 +82,7 @@ class EvalConfig:
     # Trust: the quality gate, the leakage guard, the controls and the statistics.
     gate: bool = True  # check every generated question (--no-gate turns it off)
     check_hops: bool = True  # Hard questions must need their hops
+    gate_overlap: bool = True  # send the answerable check while embedding, when the judge takes parallel requests
     seed_similarity: float = 0.9  # a generated question this close to a seed is a copy
     generation_tries: int = 3  # tries per follow-up question before the round is skipped
     leak_threshold: float = 0.85  # embedding similarity of a suggestion sentence to an answer

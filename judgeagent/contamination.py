@@ -33,6 +33,7 @@ from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import BudgetExceeded
 from judgeagent.interview import DOMAINS, record_head, Batch, Setting, batch_seed, data_name, grade_seeds, plan_batch, run_batches, settings_json
 from judgeagent.metrics.stats import unpaired_gap_ci
+from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.run import ensure_graph, make_gates, preflight, prepare, run_config
 from judgeagent.runfolder import RunFolder
 from judgeagent.stages.extension import generate_question, path_text
@@ -182,7 +183,7 @@ async def _run(cfg: EvalConfig, console) -> dict:
         plans = {b.id: plan_batch(graph, extractor, b, cfg, PROBE) for b in batches if b.id not in done}
         folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
         models = Models(client, target, judge, seed=cfg.seed)
-        gate = make_gates(cfg, (PROBE,), bench, models, graph.embedder, []).get(PROBE.name)
+        gate = make_gates(cfg, (PROBE,), bench, models, EmbeddingQueue(graph.embedder), []).get(PROBE.name)
 
         async def work(b: Batch) -> None:
             if b.id not in done:

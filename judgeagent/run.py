@@ -34,6 +34,7 @@ from judgeagent.interview import (
     settings_json,
 )
 from judgeagent.graph.embed import shared_embedder
+from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.usage import journal_usage
 from judgeagent.metrics.summary import compute_metrics
 from judgeagent.stages.decontaminate import decontaminate
@@ -168,7 +169,8 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
 
         folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
         models = Models(client, target, judge, seed=cfg.seed)
-        embedder = graph.embedder if graph is not None else shared_embedder()
+        # One queue for the whole run: gate and leakage embeddings from every batch are batched.
+        embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
         gates = make_gates(cfg, settings, bench, models, embedder, done.values()) if graph is not None else {}
 
         async def work(b: Batch) -> None:
@@ -241,8 +243,10 @@ def make_gates(cfg: EvalConfig, settings, bench, models: Models, embedder, done_
     from judgeagent.stages.gate import GateConfig, QualityGate
 
     seeds = [q.question for q in bench.questions]
-    gate_cfg = GateConfig(check_hops=cfg.check_hops, seed_similarity=cfg.seed_similarity)
-    gates = {s.name: QualityGate(models, embedder, seeds, gate_cfg) for s in settings}
+    # Overlap only pays when the judge can answer the early call beside other batches' calls.
+    overlap = cfg.gate_overlap and models.judge.concurrency > 1
+    gate_cfg = GateConfig(check_hops=cfg.check_hops, seed_similarity=cfg.seed_similarity, overlap=overlap)
+    gates = {s.name: QualityGate(models, embedder, seeds, gate_cfg, scope=s.name) for s in settings}
     for gate in gates.values():
         gate.prime()
     for rec in sorted(done_records, key=lambda r: r["batch_index"]):

@@ -279,20 +279,75 @@ class ScriptedServer:
         self.stop()
 
 
+class ScriptedServerProcess:
+    """This module's server in its own process, for the benchmarks: a remote server does
+    not share the client's GIL. ``interview`` (a JSON-able dict of
+    ``interview_double.Script`` fields) makes it answer like the interview tests' target
+    and judge; without it, every answer is "The answer is B because …"."""
+
+    def __init__(self, delay: float, interview: dict | None = None):
+        import json
+        import subprocess
+        import sys
+        import tempfile
+
+        args = [sys.executable, __file__, "--delay", str(delay)]
+        self._plan = None
+        if interview is not None:
+            self._plan = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            json.dump(interview, self._plan)
+            self._plan.close()
+            args += ["--interview", self._plan.name]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.base_url = self.proc.stdout.readline().strip()
+        if not self.base_url:
+            raise RuntimeError("scripted server process did not start")
+
+    def stats(self) -> dict:
+        import httpx
+
+        return httpx.get(self.base_url + "/_stats", trust_env=False).json()
+
+    def reset(self) -> None:
+        import httpx
+
+        httpx.post(self.base_url + "/_reset", trust_env=False)
+
+    def close(self) -> None:
+        import os
+
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+        if self._plan is not None:
+            os.unlink(self._plan.name)
+
+    def __enter__(self) -> ScriptedServerProcess:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def _serve_forever() -> None:
-    """``python tests/scripted_server.py --delay 0.2``: serve in its own process (for the bench,
-    so the server's CPU does not share the client's GIL). Prints the base URL, then serves
-    until stdin closes. GET /v1/_stats returns {"requests": n, "max_in_flight": m}; POST
-    /v1/_reset clears them."""
+    """``python tests/scripted_server.py --delay 0.2 [--interview PLAN.json]``: what
+    :class:`ScriptedServerProcess` runs. Prints the base URL, then serves until stdin
+    closes. GET /v1/_stats returns {"requests": n, "max_in_flight": m}; POST /v1/_reset
+    clears them."""
     import argparse
+    import json
     import sys
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--interview", help="JSON file of interview_double.Script fields")
     args = ap.parse_args()
-    with ScriptedServer(
-        lambda b: "The answer is B because " + str(b["messages"][-1]["content"]), delay=args.delay
-    ) as srv:
+    responder = lambda b: "The answer is B because " + str(b["messages"][-1]["content"])  # noqa: E731
+    if args.interview:
+        from interview_double import Script  # beside this file, which is on sys.path as the script's folder
+
+        with open(args.interview, encoding="utf-8") as f:
+            responder = Script(**json.load(f))
+    with ScriptedServer(responder, delay=args.delay) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()
 

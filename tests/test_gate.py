@@ -51,6 +51,13 @@ class FakeJudge:
         self.reader = reader
         self.questions = list(questions)
         self.calls: dict[str, int] = {}
+        self.memory: dict[str, object] = {}  # what a run's journal keeps for the gate
+
+    def recall(self, key):
+        return self.memory.get(key)
+
+    def remember(self, key, value):
+        self.memory[key] = value
 
     async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
         self.calls[stage] = self.calls.get(stage, 0) + 1
@@ -250,3 +257,47 @@ def test_without_a_gate_generation_is_unchanged():
     assert gen.attempts == [{"ok": True}] and gen.verdict is None and "gate" not in judge.calls
     disabled = generate(judge, make_gate(judge, enabled=False))
     assert disabled.attempts == [{"ok": True}] and disabled.question.answer == gen.question.answer
+
+
+class SlowJudge(FakeJudge):
+    """Gate calls take a while, so a withdrawn call is still in flight when it is withdrawn."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.withdrawn = 0
+
+    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            self.withdrawn += 1
+            raise
+        return await super().ask_judge(messages, schema=schema, stage=stage, max_tokens=max_tokens, temperature=temperature)
+
+
+def test_overlap_gives_the_same_verdicts_and_withdraws_the_call_for_a_copy():
+    copy = Question("x", SEED.replace("45", "50") + "?", "B", dict(OPTIONS))
+    for q, seeds in ((GOOD_MC, [SEED]), (copy, [SEED])):
+        plain, early = SlowJudge(), SlowJudge()
+        v_plain = check(make_gate(plain, seeds=seeds), q)
+        v_early = check(make_gate(early, seeds=seeds, overlap=True), q)
+        assert v_early.to_dict() == v_plain.to_dict()
+        if v_plain.passed:
+            assert early.calls == plain.calls == {"gate": 1} and early.withdrawn == 0
+        else:  # the early call went out and was withdrawn; no answer of it was used
+            assert plain.calls == {} and early.withdrawn == 1 and early.calls == {}
+
+
+def test_similarity_verdicts_are_replayed_from_the_journal_whatever_the_order():
+    """A rerun takes the verdict the first run took, even if another batch now came first."""
+    judge = FakeJudge()
+    first = make_gate(judge)
+    v1 = asyncio.run(first.check(GOOD_MC, KMC, "medium", PASSAGES, key="b1-r1/0"))
+    assert v1.passed and len(judge.memory) == 1
+    # The rerun: the judge keeps its memory (the journal); another batch accepted the question first.
+    rerun = make_gate(judge)
+    rerun.accept(GOOD_MC)
+    v2 = asyncio.run(rerun.check(GOOD_MC, KMC, "medium", PASSAGES, key="b1-r1/0"))
+    assert v2.to_dict() == v1.to_dict()
+    # Without the key there is nothing to replay: the duplicate is caught.
+    assert status(check(rerun, GOOD_MC))["not_duplicate"] is False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -162,6 +163,13 @@ def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, de
         # The same command again replays from the journal: zero requests.
         run_evaluation(config(srv, demo_graph, tmp_path / "ref"), progress=False)
         assert len(srv.requests) == full_count
+        # Every batch redone from a copy of the journal alone: the gate's timing-dependent
+        # verdicts are in it too, so still zero requests and the same metrics.
+        (tmp_path / "replay").mkdir()
+        shutil.copy(tmp_path / "ref" / "journal.sqlite", tmp_path / "replay" / "journal.sqlite")
+        replay = run_evaluation(config(srv, demo_graph, tmp_path / "replay"), progress=False).metrics["full"]
+        assert len(srv.requests) == full_count
+        assert {k: replay[k] for k in ("acc1", "acc2", "gate")} == {k: ref[k] for k in ("acc1", "acc2", "gate")}
 
         # A run killed with SIGKILL midway, then rerun.
         model = f"{srv.base_url}@scripted"

@@ -202,6 +202,55 @@ def test_budget_usd_stops_before_sending():
         assert len(srv.requests) == sent
 
 
+def test_a_withdrawn_request_is_charged_at_its_bound_and_not_journaled(tmp_path):
+    """A caller may cancel a request it no longer wants (the gate's early answerable check)."""
+    with ScriptedServer(good, delay=0.5) as srv:
+
+        async def go():
+            spec = spec_for(srv, price_in_per_1k=0.0, price_out_per_1k=1.0, max_tokens=100)
+            async with client(tmp_path, budget_usd=1.0) as c:
+                task = asyncio.create_task(c.chat(spec, ask(), stage="gate"))
+                while not srv.requests:
+                    await asyncio.sleep(0.01)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                after = await c.chat(spec, ask(1), stage="gate")
+                return c.usage, after, len(c.journal)
+
+        usage, after, journaled = run(go())
+        gate = usage.summary()["stages"]["gate"]
+        assert gate["withdrawn"] == 1 and gate["failures"] == 0 and gate["requests"] == 2
+        # Charged at the upper bound (100 tokens out at $1/1k), since a remote API may bill it.
+        assert usage.spent_usd == pytest.approx(0.1 + 0.001 * len(GOOD.split()), abs=1e-9)
+        assert after.ok and journaled == 1
+
+
+def test_timing_dependent_decisions_are_kept_in_the_journal(tmp_path):
+    async def go():
+        async with client(tmp_path) as c:
+            first = c.recall("gate/x")
+            c.remember("gate/x", [{"name": "not_duplicate", "passed": False, "reason": "repeats"}])
+            return first
+
+    assert run(go()) is None
+
+    async def again():
+        async with client(tmp_path) as c:
+            return c.recall("gate/x"), len(c.journal)
+
+    kept, answers = run(again())
+    assert kept == [{"name": "not_duplicate", "passed": False, "reason": "repeats"}]
+    assert answers == 0  # a decision is not an answer: usage totals do not count it
+    assert run(_recall_without_journal()) is None
+
+
+async def _recall_without_journal():
+    async with client() as c:
+        c.remember("k", 1)
+        return c.recall("k")
+
+
 # --------------------------------------------------------------------------- cache / journal
 
 

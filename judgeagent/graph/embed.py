@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -144,6 +145,25 @@ class Embedder:
         # Normalise in float32 ourselves: inner product must be a true cosine.
         vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
         return vecs[inverse]
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Let torch use ``n`` intra-op threads inside the block (None: leave it as it is).
+
+    The setting is process-wide, so this is for a block that is the only torch user.
+    """
+    if n is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 _shared: Embedder | None = None

@@ -406,6 +406,15 @@ class LLMClient:
             self._inflight.pop(key, None)
             fut.set_result(result)
 
+    # ------------------------------------------------------------------ decisions
+    def recall(self, key: str) -> Any | None:
+        """A timing-dependent decision this run's journal kept (see Journal.record_decision)."""
+        return self.journal.decision(key) if self.journal is not None else None
+
+    def remember(self, key: str, value: Any) -> None:
+        if self.journal is not None:
+            self.journal.record_decision(key, value)
+
     def _lookup(self, key: str) -> Entry | None:
         if self.no_cache:
             return None
@@ -455,6 +464,15 @@ class LLMClient:
                     ]
         except _Failure as f:
             error = self.redact(str(f))
+        except asyncio.CancelledError:
+            self.usage.record(
+                CallRecord(
+                    spec.name, stage, cached=False, ok=False, tokens=stats.tokens, latency_s=time.monotonic() - t0,
+                    http_requests=stats.http, retries=stats.retries, reasks=stats.reasks, cost_usd=stats.cost,
+                    withdrawn=True,
+                )
+            )  # fmt: skip
+            raise
         latency = time.monotonic() - t0
         ok = error is None
         self.usage.record(
@@ -502,10 +520,12 @@ class LLMClient:
             stats.http += 1
             attempt += 1
             retry_after = None
+            sent = False
             try:
                 async with st.sem:
                     if st.limiter is not None:
                         await st.limiter.wait()
+                    sent = True
                     # The plain-JSON form of chat.completions.create: the typed one spends
                     # milliseconds per call validating params we build ourselves anyway.
                     raw = await client.post(
@@ -521,6 +541,13 @@ class LLMClient:
                         options={"timeout": self.timeout_s},
                     )
                 resp = raw.json()
+            except asyncio.CancelledError:
+                # Withdrawn by the caller. A remote API may still finish and bill a request it
+                # received, so one that went out is charged at its upper bound.
+                charged = estimate if sent else 0.0
+                self.usage.settle(estimate, charged)
+                stats.cost += charged
+                raise
             except openai.APIStatusError as e:
                 self.usage.settle(estimate, 0.0)
                 body = self.redact(_status_text(e))

@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS responses (
     latency_s REAL NOT NULL,
     attempts INTEGER NOT NULL,
     created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS decisions (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    created REAL NOT NULL
 )
 """
 
@@ -102,7 +107,7 @@ class Journal:
             # NORMAL in WAL mode loses nothing on a process crash (only on power loss).
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
-            self._db.execute(_SCHEMA)
+            self._db.executescript(_SCHEMA)
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
@@ -150,6 +155,26 @@ class Journal:
                         entry.attempts,
                         time.time(),
                     ),
+                )
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
+
+    def decision(self, key: str) -> Any | None:
+        """A decision recorded by :meth:`record_decision`, or None."""
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT value FROM decisions WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
+        return json.loads(row[0]) if row is not None else None
+
+    def record_decision(self, key: str, value: Any) -> None:
+        """Keep a decision that depended on timing (which of two concurrent batches came
+        first), so a rerun takes the same one and replays the same requests."""
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO decisions (key, value, created) VALUES (?,?,?)", (key, canonical(value), time.time())
                 )
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None

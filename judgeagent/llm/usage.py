@@ -47,6 +47,7 @@ class _Bucket:
     retries: int = 0  # transport retries (429/5xx/timeouts/connection)
     reasks: int = 0  # re-asks after unparsable / invalid structured output
     failures: int = 0  # chat() calls that returned ok=False
+    withdrawn: int = 0  # chat() calls cancelled by their caller (a speculative check no longer wanted)
     prompt_tokens: int = 0  # of requests sent (cached answers excluded)
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -61,6 +62,7 @@ class _Bucket:
             "retries": self.retries,
             "reasks": self.reasks,
             "failures": self.failures,
+            "withdrawn": self.withdrawn,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_p50_s": _pct(lat, 0.50),
@@ -90,6 +92,7 @@ class CallRecord:
     retries: int = 0
     reasks: int = 0
     cost_usd: float = 0.0
+    withdrawn: bool = False  # cancelled by the caller before its answer was used
 
 
 class UsageTracker:
@@ -148,7 +151,8 @@ class UsageTracker:
             ):
                 bucket.requests += 1
                 bucket.cached += int(rec.cached)
-                bucket.failures += int(not rec.ok)
+                bucket.failures += int(not rec.ok and not rec.withdrawn)
+                bucket.withdrawn += int(rec.withdrawn)
                 bucket.http_requests += rec.http_requests
                 bucket.retries += rec.retries
                 bucket.reasks += rec.reasks

@@ -159,7 +159,7 @@ async def generate_question(
                 out.question = question
                 out.attempts.append({"ok": True})
                 return out
-            verdict = await gate.check(question, qtype, level, path_texts if path_texts is not None else [source])
+            verdict = await gate.check(question, qtype, level, path_texts if path_texts is not None else [source], key=f"{qid}/{attempt}")
             if verdict.passed:
                 gate.accept(question)  # no await since check: the duplicate state stays consistent
                 out.question, out.verdict = question, verdict

@@ -1,7 +1,8 @@
 """The quality gate every generated follow-up question passes before the target sees it.
 
 Checks, cheapest first; once one fails, the rest are not run (so no judge call is spent on
-a question that is already rejected):
+a question that is already rejected; with ``GateConfig.overlap`` the ``answerable`` call is
+sent early and withdrawn instead, see :meth:`QualityGate.check`):
 
 1. ``well_formed``   MC: 4 distinct non-empty options and a one-letter answer among them;
                      KQA: a non-empty answer of at most ``max_phrase_words`` words.
@@ -20,18 +21,20 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.graph.embed_queue import embed
 from judgeagent.prompts import messages, render
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.grading import grade
 from judgeagent.stages.models import Models
 
 CHECKS = ("well_formed", "not_seed_copy", "not_duplicate", "answerable", "needs_hops")
+SIMILARITY_CHECKS = ("not_seed_copy", "not_duplicate")
 MC_LETTERS = ("A", "B", "C", "D")
 
 GATE_ANSWER_PHRASE = {
@@ -53,6 +56,10 @@ class GateConfig:
     seed_similarity: float = 0.9
     duplicate_similarity: float = 0.9
     max_phrase_words: int = 8
+    # Send the answerable check while the similarity checks embed the question; a question
+    # they reject has its judge call withdrawn. Only worth it when the judge takes requests
+    # in parallel (a local llama.cpp server answers one at a time).
+    overlap: bool = False
 
 
 @dataclass
@@ -147,6 +154,16 @@ def well_formed(question: Question, qtype: QuestionType, max_phrase_words: int) 
     return CheckResult(name, True)
 
 
+async def _withdraw(task: asyncio.Task | None) -> None:
+    """Cancel a speculative judge call that is no longer wanted, and wait until it is gone."""
+    if task is None:
+        return
+    task.cancel()
+    await asyncio.wait([task])
+    if not task.cancelled():
+        task.exception()  # finished first (perhaps with an error): its result is not wanted either
+
+
 def max_cosine(vec: np.ndarray, matrix: np.ndarray) -> float:
     """Largest cosine of ``vec`` to the rows of ``matrix`` (all L2-normalised); 0 when empty."""
     return float((matrix @ vec).max()) if len(matrix) else 0.0
@@ -159,8 +176,11 @@ class QualityGate:
     free of awaits, so no task sees half an update.
     """
 
-    def __init__(self, models: Models, embedder: Any, seed_questions: list[str], config: GateConfig | None = None):
+    def __init__(
+        self, models: Models, embedder: Any, seed_questions: list[str], config: GateConfig | None = None, *, scope: str = "run"
+    ):
         self.models = models
+        self.scope = scope  # the setting it serves: names its verdicts in the journal
         self.embedder = embedder  # anything with encode(texts) -> (n, d) L2-normalised array
         self.seed_questions = list(seed_questions)
         self.config = config or GateConfig()
@@ -193,30 +213,62 @@ class QualityGate:
             return CheckResult("not_duplicate", False, reason)
         return CheckResult("not_duplicate", True)
 
-    async def check(self, question: Question, qtype: QuestionType, level: str, path_texts: list[str]) -> GateVerdict:
-        """Run the checks in order, stopping at the first failure (later ones: not run)."""
+    async def check(
+        self, question: Question, qtype: QuestionType, level: str, path_texts: list[str], *, key: str | None = None
+    ) -> GateVerdict:
+        """Run the checks in order, stopping at the first failure (later ones: not run).
+
+        ``key`` names this try (batch, round, try). Whether a question is a near-copy
+        depends on which other batch accepted a question first (and, in the last digits, on
+        which texts the embedding queue batched together), so the two similarity verdicts
+        are kept in the run's journal under the key: a rerun takes the same verdicts and so
+        replays the same requests.
+
+        With ``config.overlap`` the ``answerable`` judge call is sent while the question is
+        embedded, and withdrawn if a similarity check rejects the question.
+        """
+        memo_key = f"gate/similarity/{self.scope}/{key}/{question.question}" if key is not None else None
+        remembered = self.models.recall(memo_key) if memo_key is not None else None
         results = [well_formed(question, qtype, self.config.max_phrase_words)]
-        vec = None
-        if results[-1].passed:
-            # Embedding in a thread lets other batches go on; the shared state is read after it.
-            vec = await asyncio.to_thread(self._embed, question.question)
-            self._vec_cache[question.question] = vec
-            sim = max_cosine(vec, self._seeds())
-            ok = sim < self.config.seed_similarity
-            results.append(CheckResult("not_seed_copy", ok, "" if ok else f"copies a benchmark question ({sim:.2f} similar)"))
-        if results[-1].passed:
-            results.append(self._duplicate_check(vec))
-        if results[-1].passed:
-            results.append(await self._answerable(question, qtype, path_texts))
         single_hop = False
         if results[-1].passed:
-            hops, single_hop = await self._needs_hops(question, qtype, level, path_texts)
-            results.append(hops)
-            # Another batch may have accepted a near-copy while we waited for the judge; the
-            # caller accepts right after this returns, with no await in between.
-            results[CHECKS.index("not_duplicate")] = self._duplicate_check(vec)
+            speculate = self.config.overlap and (remembered is None or all(c["passed"] for c in remembered))
+            answering = asyncio.create_task(self._answerable(question, qtype, path_texts)) if speculate else None
+            try:
+                similar, vec = await self._similarity(question)
+            except BaseException:
+                await _withdraw(answering)
+                raise
+            if remembered is not None:
+                similar = [CheckResult(**c) for c in remembered]
+            results += similar
+            if results[-1].passed:
+                results.append(await answering if answering is not None else await self._answerable(question, qtype, path_texts))
+            else:
+                await _withdraw(answering)
+            if results[-1].passed:
+                hops, single_hop = await self._needs_hops(question, qtype, level, path_texts)
+                results.append(hops)
+                if remembered is None:
+                    # Another batch may have accepted a near-copy while we waited for the judge;
+                    # the caller accepts right after this returns, with no await in between.
+                    results[CHECKS.index("not_duplicate")] = self._duplicate_check(vec)
+            if memo_key is not None and remembered is None:
+                self.models.remember(memo_key, [asdict(c) for c in results if c.name in SIMILARITY_CHECKS])
         run = {r.name: r for r in results}
         return GateVerdict([run.get(name, CheckResult(name, None)) for name in CHECKS], single_hop)
+
+    async def _similarity(self, question: Question) -> tuple[list[CheckResult], np.ndarray]:
+        """``not_seed_copy``, then (if it passed) ``not_duplicate``; and the stem's vector."""
+        # Other batches go on while the model runs; the shared state is read after it.
+        vec = (await embed(self.embedder, [question.question]))[0]
+        self._vec_cache[question.question] = vec
+        sim = max_cosine(vec, self._seeds())
+        ok = sim < self.config.seed_similarity
+        results = [CheckResult("not_seed_copy", ok, "" if ok else f"copies a benchmark question ({sim:.2f} similar)")]
+        if ok:
+            results.append(self._duplicate_check(vec))
+        return results, vec
 
     async def _judge_answers(self, question: Question, qtype: QuestionType, texts: list[str]) -> tuple[bool | None, str]:
         """Whether the judge, reading only ``texts``, gets the marked answer (None: no reply)."""

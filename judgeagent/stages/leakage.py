@@ -29,7 +29,6 @@ Choices, each made to keep false alarms low without letting plain give-aways thr
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from judgeagent.data.benchmark import Question
+from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.prompts import messages, render
 from judgeagent.stages.answers import normalize_phrase
 
@@ -162,29 +162,40 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
-def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[dict]:
+def _embedding_texts(suggestions: str, questions: list[Question]) -> tuple[list[str], list[Question], list[str]]:
+    """The suggestion sentences, the questions with an identifying answer, and every text to
+    embed: the sentences, then per question its answer text and its distractors."""
     sentences = _sentences(suggestions)
     targets = [q for q in questions if _identifying(q.answer_text)]
     if not sentences or not targets:
-        return []
-    # Each question's answer text, then its distractors; one encode call for everything.
+        return sentences, targets, []
     texts = list(sentences)
-    columns = []  # per question: its answer's column and its distractors' columns in ``sims``
     for q in targets:
-        distractors = [t for letter, t in (q.options or {}).items() if letter != q.answer and t.strip()]
-        first = len(texts) - len(sentences)
-        columns.append((first, slice(first + 1, first + 1 + len(distractors))))
-        texts += [q.answer_text, *distractors]
-    vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
+        texts += [q.answer_text, *_distractors(q)]
+    return sentences, targets, texts
+
+
+def _distractors(q: Question) -> list[str]:
+    return [t for letter, t in (q.options or {}).items() if letter != q.answer and t.strip()]
+
+
+def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[dict]:
+    sentences, targets, texts = _embedding_texts(suggestions, questions)
+    if not texts:
+        return []
+    vecs = np.asarray(embedder.encode(texts), dtype=np.float32)  # one encode call for everything
     sims = vecs[: len(sentences)] @ vecs[len(sentences) :].T
     leaks = []
-    for q, (answer, distractors) in zip(targets, columns):
+    answer = 0  # column of the current question's answer text in ``sims``
+    for q in targets:
+        n_distractors = len(_distractors(q))
         to_answer = sims[:, answer]
         # A sentence at least as close to a distractor is about the topic, not the answer.
-        to_others = sims[:, distractors]
+        to_others = sims[:, answer + 1 : answer + 1 + n_distractors]
         closest_other = to_others.max(axis=1) if to_others.shape[1] else -1.0
         for i in np.flatnonzero((to_answer >= threshold) & (to_answer > closest_other)):
             leaks.append(_leak(q.id, "embedding", f"{sentences[i]} (cosine {to_answer[i]:.2f} to the answer)"))
+        answer += 1 + n_distractors
     return leaks
 
 
@@ -238,12 +249,21 @@ def _describe(leaks: list[dict]) -> str:
     return "\n".join(f"- {what[d['kind']]}: {d['evidence']}" for d in leaks)
 
 
+async def _find_leaks_async(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[dict]:
+    if embedder is None:
+        return find_leaks(suggestions, questions)
+    # Embedded first, off the event loop (batched with other batches' texts when the embedder
+    # is an EmbeddingQueue); find_leaks then finds every vector in the cache.
+    queue = embedder if isinstance(embedder, EmbeddingQueue) else EmbeddingQueue(embedder)
+    await embed(queue, _embedding_texts(suggestions, questions)[2])
+    return find_leaks(suggestions, questions, embedder=queue, similarity_threshold=threshold)
+
+
 async def guard_suggestions(
     models: Any, suggestions: str, questions: list[Question], *, embedder: Any = None, threshold: float = 0.85
 ) -> LeakCheck:
     """Check ``suggestions``; if they leak, have the judge rewrite them once and check again."""
-    # In a thread: the embedding check takes milliseconds that other batches can use.
-    before = await asyncio.to_thread(find_leaks, suggestions, questions, embedder=embedder, similarity_threshold=threshold)
+    before = await _find_leaks_async(suggestions, questions, embedder, threshold)
     if not before:
         return LeakCheck(suggestions)
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
@@ -253,5 +273,5 @@ async def guard_suggestions(
     if not rewrite:
         error = res.error if not res.ok else "empty rewrite"
         return LeakCheck(suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error)
-    after = await asyncio.to_thread(find_leaks, rewrite, questions, embedder=embedder, similarity_threshold=threshold)
+    after = await _find_leaks_async(rewrite, questions, embedder, threshold)
     return LeakCheck(rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after))

@@ -23,3 +23,10 @@ class Models:
         return await self.client.chat(
             self.judge, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=self.seed
         )
+
+    def recall(self, key: str):
+        """A decision kept in the run's journal (see LLMClient.recall), or None."""
+        return self.client.recall(key)
+
+    def remember(self, key: str, value) -> None:
+        self.client.remember(key, value)
