@@ -11,8 +11,8 @@ Vectors are kept by text, since option texts, seeds and accepted questions recur
 The model gets one thread here (``threads``). These passes are a few short texts; with a
 second thread, torch took both cores for each pass, and the event loop and the endpoint's
 server (a local one shares the machine) stalled, which delayed every request in flight.
-Measured with bench/evaluate.py on 2 cores: 1.22x the ideal with two threads, 1.12-1.15x
-with one.
+Measured with bench/evaluate.py on 2 cores: 1.22x the ideal with two threads, 1.10-1.22x
+(median 1.15x over 5 runs) with one.
 """
 
 from __future__ import annotations
