@@ -38,6 +38,7 @@ from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.usage import journal_usage
 from judgeagent.metrics.summary import compute_metrics
 from judgeagent.stages.decontaminate import decontaminate
+from judgeagent.stages.leakage import prime_guard
 from judgeagent.runfolder import RunFolder
 from judgeagent.stages.models import Models
 
@@ -171,7 +172,12 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOu
         models = Models(client, target, judge, seed=cfg.seed)
         # One queue for the whole run: gate and leakage embeddings from every batch are batched.
         embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
+        # The seed-side texts both checks compare with are known now: embedded in one pass
+        # each, not on the batches' critical paths.
+        t = time.perf_counter()
         gates = make_gates(cfg, settings, bench, models, embedder, done.values()) if graph is not None else {}
+        prime_guard(embedder, [q for b in batches if any((s.name, b.id) not in done for s in settings) for q in b.questions])
+        timings["prime_s"] = time.perf_counter() - t
 
         async def work(b: Batch) -> None:
             todo = [s for s in settings if (s.name, b.id) not in done]

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from judgeagent.data.benchmark import Question
+from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.client import LLMResult
-from judgeagent.stages.leakage import LeakCheck, find_leaks, guard_suggestions
+from judgeagent.stages.leakage import (
+    LeakCheck,
+    find_leaks,
+    guard_suggestions,
+    prime_guard,
+)
 
 MC = Question(
     "q1",
@@ -220,3 +226,27 @@ def test_guard_uses_the_embedder_when_given():
     check = guard(judge, sentence, [MC], embedder=emb, threshold=0.9)
     assert kinds(check.leaks_before) == {("q1", "embedding")}
     assert not check.flagged and emb.calls == 2
+
+
+class RecordingEmbedder(AliasEmbedder):
+    def __init__(self, aliases: dict[str, str]):
+        super().__init__(aliases)
+        self.texts: list[list[str]] = []
+
+    def encode(self, texts):
+        self.texts.append(list(texts))
+        return super().encode(texts)
+
+
+def test_primed_guard_embeds_only_the_suggestion_sentences():
+    sentence = "It is the enterovirus of summer daycare outbreaks."
+    model = RecordingEmbedder({sentence: "Coxsackie A virus"})
+    queue = EmbeddingQueue(model)
+    prime_guard(queue, [MC, MC2, KQA])
+    # Each answer text and distractor once, in one pass.
+    assert model.texts == [["Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above",
+                            "Bradycardia", "Tachycardia", "Jeff Bezos"]]
+    check = guard(FakeJudge(rewrite(CLEAN)), f"{CLEAN} {sentence}", [MC, MC2, KQA], embedder=queue, threshold=0.9)
+    # The verdict is the unprimed one; the only texts left to embed were the sentences.
+    assert kinds(check.leaks_before) == {("q1", "embedding")} and check.suggestions == CLEAN
+    assert model.texts[1] == [CLEAN, sentence]

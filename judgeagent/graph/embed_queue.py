@@ -8,11 +8,12 @@ cores. :class:`EmbeddingQueue` runs one encode at a time and folds every request
 arrived meanwhile into the next one, so N waiting batches cost about one pass, not N.
 Vectors are kept by text, since option texts, seeds and accepted questions recur.
 
-The model gets one thread here (``threads``). These passes are a few short texts; with a
-second thread, torch took both cores for each pass, and the event loop and the endpoint's
-server (a local one shares the machine) stalled, which delayed every request in flight.
-Measured with bench/evaluate.py on 2 cores: 1.22x the ideal with two threads, 1.10-1.22x
-(median 1.15x over 5 runs) with one.
+The passes beside running batches get one thread (``threads``). They are a few short
+texts; with a second thread, torch took both cores for each pass, and the event loop and the
+endpoint's server (a local one shares the machine) stalled, which delayed every request in
+flight. Measured with bench/evaluate.py on 2 cores: 1.22x the ideal with two threads,
+1.10-1.22x (median 1.15x over 5 runs) with one. The synchronous :meth:`EmbeddingQueue.encode`,
+used to prime the cache before the batches start, keeps torch's usual threads.
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ class EmbeddingQueue:
     def _missing(self, texts: Sequence[str]) -> list[str]:
         return list(dict.fromkeys(t for t in texts if t not in self._cache))
 
-    def _model_encode(self, texts: list[str]) -> np.ndarray:
-        with torch_threads(self.threads if getattr(self.embedder, "loaded", False) else None):
+    def _model_encode(self, texts: list[str], threads: int | None) -> np.ndarray:
+        with torch_threads(threads if getattr(self.embedder, "loaded", False) else None):
             return np.asarray(self.embedder.encode(texts), dtype=np.float32)
 
     def _count(self, texts: list[str]) -> None:
@@ -71,7 +72,9 @@ class EmbeddingQueue:
         if not texts:
             return np.zeros((0, getattr(self.embedder, "dim", 0)), dtype=np.float32)
         missing = self._missing(texts)
-        fresh = dict(zip(missing, self._model_encode(missing))) if missing else {}
+        # A synchronous call holds the event loop anyway (priming, before the batches run),
+        # so it leaves torch its usual threads; only the passes beside running batches get one.
+        fresh = dict(zip(missing, self._model_encode(missing, None))) if missing else {}
         if missing:
             self._count(missing)
             self._store(missing, list(fresh.values()))
@@ -95,7 +98,7 @@ class EmbeddingQueue:
             requests, self._waiting = self._waiting, []
             texts = self._missing(t for wanted, _ in requests for t in wanted)
             try:
-                vecs = await asyncio.to_thread(self._model_encode, texts) if texts else None
+                vecs = await asyncio.to_thread(self._model_encode, texts, self.threads) if texts else None
             except Exception as e:  # every waiting caller sees the model's error
                 for _, future in requests:
                     if not future.done():

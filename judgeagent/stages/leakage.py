@@ -169,10 +169,24 @@ def _embedding_texts(suggestions: str, questions: list[Question]) -> tuple[list[
     targets = [q for q in questions if _identifying(q.answer_text)]
     if not sentences or not targets:
         return sentences, targets, []
-    texts = list(sentences)
-    for q in targets:
-        texts += [q.answer_text, *_distractors(q)]
-    return sentences, targets, texts
+    return sentences, targets, sentences + answer_texts(targets)
+
+
+def answer_texts(questions: list[Question]) -> list[str]:
+    """What the ``embedding`` check compares suggestion sentences with: per question with an
+    identifying answer, its answer text, then its distractors."""
+    return [t for q in questions if _identifying(q.answer_text) for t in (q.answer_text, *_distractors(q))]
+
+
+def prime_guard(embedder: Any, questions: list[Question]) -> None:
+    """Embed the answer texts of ``questions`` now, in one pass before the batches run.
+
+    They are known up front; left to the guard, they would be embedded between a batch's
+    feedback and its re-ask, on the batch's critical path, and the first batches would all
+    embed theirs in the same pass.
+    """
+    if isinstance(embedder, EmbeddingQueue):
+        embedder.encode(answer_texts(questions))
 
 
 def _distractors(q: Question) -> list[str]:
