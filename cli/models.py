@@ -106,7 +106,7 @@ def models(
         table.add_row(
             spec.name,
             "bundled llama.cpp server" if spec.is_local else spec.base_url,
-            spec.gguf.name if spec.is_local else spec.model,
+            spec.gguf.name if spec.is_local and spec.gguf is not None else spec.model,
             spec.api_key_env or "-",
             _key_status(spec),
             f"{spec.price_in_per_1k:g}/{spec.price_out_per_1k:g}",

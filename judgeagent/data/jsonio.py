@@ -61,7 +61,7 @@ class Record:
         # bool is an int in Python, but `"gold_label": true` is a data error.
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise self.error(f'field "{key}" must be {_TYPE_NAMES.get(kind, kind.__name__)}, found {_describe(value)}')
-        if nonempty and kind in (str, list, dict) and not (value.strip() if kind is str else value):
+        if nonempty and kind in (str, list, dict) and not (value.strip() if isinstance(value, str) else value):
             raise self.error(f'field "{key}" is empty')
         return value
 

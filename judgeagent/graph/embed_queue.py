@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,14 +50,14 @@ class EmbeddingQueue:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.embedder, name)
 
-    def _store(self, texts: Sequence[str], vecs: np.ndarray) -> None:
+    def _store(self, texts: Sequence[str], vecs: Sequence[np.ndarray] | np.ndarray) -> None:
         for text, vec in zip(texts, vecs):
             self._cache[text] = vec
             self._cache.move_to_end(text)
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    def _missing(self, texts: Sequence[str]) -> list[str]:
+    def _missing(self, texts: Iterable[str]) -> list[str]:
         return list(dict.fromkeys(t for t in texts if t not in self._cache))
 
     def _model_encode(self, texts: list[str], threads: int | None) -> np.ndarray:

@@ -35,14 +35,15 @@ def build_index(vectors: np.ndarray, flat_max: int = FLAT_MAX):
 
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     n, d = vectors.shape
+    index: faiss.Index
     if n < flat_max:
         index = faiss.IndexFlatIP(d)
         kind = "flat"
     else:
-        index = faiss.IndexHNSWFlat(d, HNSW_M, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-        index.hnsw.efSearch = HNSW_EF_SEARCH
-        kind = "hnsw"
+        hnsw = faiss.IndexHNSWFlat(d, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        hnsw.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+        hnsw.hnsw.efSearch = HNSW_EF_SEARCH
+        index, kind = hnsw, "hnsw"
     if n:
         index.add(vectors)
     return index, IndexChoice(kind, n, d)

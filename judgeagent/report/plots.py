@@ -10,6 +10,7 @@ import io
 from statistics import mean
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from judgeagent.report.sections import Trajectory, level_order
@@ -29,7 +30,7 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _figure() -> tuple[Figure, object]:
+def _figure() -> tuple[Figure, Axes]:
     fig = Figure(figsize=SIZE, layout="constrained")
     ax = fig.add_subplot()
     ax.grid(axis="y", alpha=0.3)
