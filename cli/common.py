@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import functools
-import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from judgeagent.errors import JudgeAgentError
 
+if TYPE_CHECKING:
+    from judgeagent.cli.options import ConfigFlag
+
+    from judgeagent.config import EvalConfig
+
 console = Console()
 err_console = Console(stderr=True)
 
 
-def fail(message: str, code: int = 2) -> "typer.Exit":
+def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``error: message`` on one line to stderr and return the Exit to raise."""
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
@@ -39,5 +46,12 @@ def user_errors(func):
     return wrapper
 
 
-def is_interactive() -> bool:
-    return sys.stderr.isatty()
+def eval_config(flags: Sequence[ConfigFlag], given: dict, config: Path | None, command: str) -> EvalConfig:
+    """The EvalConfig of a run command: the flags given, over a saved config.json if one is named."""
+    from judgeagent.cli.options import build_config
+
+    from judgeagent.config import EvalConfig, saved_config
+
+    if config is None:
+        return build_config(EvalConfig, flags, given)
+    return build_config(EvalConfig, flags, given, base=saved_config(config, command, given), source=config)

@@ -4,14 +4,15 @@ knowledge. Every flag is one EvalConfig field."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
+from judgeagent.cli.app import app
+from judgeagent.cli.common import console, eval_config, user_errors
+from judgeagent.cli.options import config_flags, with_config_flags
 from rich.table import Table
 
-from judgeagent.cli.app import app
-from judgeagent.cli.common import console, user_errors
-from judgeagent.config import EvalConfig, GraphConfig, LLMConfig
+from judgeagent.config import EvalConfig
 
 
 def _pct(v: float | None) -> str:
@@ -38,30 +39,27 @@ def contamination_table(result: dict, title: str) -> Table:
     return t
 
 
+# The probe's flags: the EvalConfig fields it reads. Earlier spellings still accepted.
+FLAGS = config_flags(
+    EvalConfig,
+    {None: ("target", "judge", "data", "graph", "batch_size", "hops", "limit", "seed", "concurrency", "generation_tries",
+            "out", "resume", "llm.models_file")},
+    {"llm.models_file": ("--models",)},
+)
+
+
 @app.command("contamination")
 @user_errors
+@with_config_flags(FLAGS)
 def contamination(
-    target: Annotated[str, typer.Option(help="Model under evaluation: a name from `judgeagent models`, provider:model, URL@model or local:/path.gguf.")] = "local",
-    judge: Annotated[str, typer.Option(help="Model that writes the new questions (same forms as --target).")] = "local",
-    data: Annotated[Path, typer.Option(help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")] = EvalConfig.data,
-    graph: Annotated[Optional[Path], typer.Option(help="Context graph folder (default: graphs/<data name>; built when missing).")] = None,
-    batch_size: Annotated[int, typer.Option(help="Seed questions per batch (one prompt); one knowledge path per batch.")] = 3,
-    hops: Annotated[int, typer.Option(help="Knowledge-path hops per generated question.")] = 2,
-    limit: Annotated[Optional[int], typer.Option(help="Use only the first N seed questions.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for path sampling, option order, model calls and the bootstrap.")] = 0,
-    concurrency: Annotated[int, typer.Option(help="Batches probed at once.")] = 8,
-    out: Annotated[Optional[Path], typer.Option(help="Run folder (default: runs/<date>-contamination-<target>-<data>).")] = None,
-    models: Annotated[Optional[Path], typer.Option(help="Model registry file (default: ./judgeagent.toml when present).")] = None,
+    given: dict,
+    config: Annotated[Path | None, typer.Option(help="Re-create a probe from its config.json and continue it in that folder; flags given beside it override the saved settings.")] = None,
 ) -> None:
     """Contamination probe: grade the seed questions, then new questions about the same entities at matched difficulty; a large positive gap (seed − generated accuracy) suggests the seeds leaked into training."""
-    cfg = EvalConfig(
-        target=target, judge=judge, data=data, graph=graph, batch_size=batch_size, hops=hops, limit=limit,
-        seed=seed, concurrency=concurrency, out=out,
-        llm=LLMConfig(models_file=models), graph_build=GraphConfig(judge=judge),
-    )
+    cfg = eval_config(FLAGS, given, config, "contamination")
     from judgeagent.contamination import run_contamination
 
     result = run_contamination(cfg, console=console)
-    console.print(contamination_table(result, f"{target} on {Path(data).name}: contamination probe (judge: {judge})"))
+    console.print(contamination_table(result, f"{cfg.target} on {Path(cfg.data).name}: contamination probe (judge: {cfg.judge})"))
     console.print(f"generated questions: {result['generated']} asked, {result['skipped']} skipped")
     console.print(f"run folder: {result['folder']}")

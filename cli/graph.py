@@ -10,12 +10,18 @@ import json
 from pathlib import Path
 
 import typer
-
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
+from judgeagent.cli.options import build_config, config_flags, with_config_flags
+
 from judgeagent.config import GraphConfig
 
-_D = GraphConfig()
+# build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
+BUILD_FLAGS = config_flags(
+    GraphConfig,
+    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size")},
+    {"stop_entity_share": ("--stop-share",)},
+)
 
 
 def _say(text: str) -> None:
@@ -25,37 +31,17 @@ def _say(text: str) -> None:
 
 @app.command("build-graph")
 @user_errors
+@with_config_flags(BUILD_FLAGS)
 def build_graph_cmd(
+    given: dict,
     data_dir: Path = typer.Argument(..., help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL)."),
-    out: Path | None = typer.Option(None, "--out", help="Output folder [default: graphs/<data folder name>]."),
-    force: bool = typer.Option(False, "--force", help="Rebuild even when the input is unchanged."),
-    workers: int = typer.Option(_D.workers, "--workers", min=1, help="spaCy worker processes (default: one per core, up to 4)."),
-    chunk_tokens: int = typer.Option(_D.chunk_tokens, "--chunk-tokens", min=16, help="Token budget of one chunk."),
-    section_chunks: int = typer.Option(_D.section_chunks, "--section-chunks", min=1,
-                                       help="MedQA textbooks: chunks per section document."),
-    stop_share: float = typer.Option(_D.stop_entity_share, "--stop-share", min=0.0, max=1.0,
-                                     help="Entities in more than this share of documents get no edges."),
-    extractor: str = typer.Option(_D.extractor, "--extractor", help="Entity extractor: spacy | llm."),
-    judge: str = typer.Option(_D.judge, "--judge", help="Model that extracts entities with --extractor llm."),
-    embed_batch_size: int = typer.Option(_D.embed_batch_size, "--embed-batch-size", min=1,
-                                         help="MiniLM batch size for chunk texts."),
 ) -> None:
     """Build the context graph of a benchmark (reused when its input is unchanged)."""
+    config = build_config(GraphConfig, BUILD_FLAGS, given)
     from judgeagent.data import load_benchmark
     from judgeagent.graph import build_graph
 
-    config = GraphConfig(
-        extractor=extractor,
-        judge=judge,
-        workers=workers,
-        chunk_tokens=chunk_tokens,
-        section_chunks=section_chunks,
-        stop_entity_share=stop_share,
-        embed_batch_size=embed_batch_size,
-        force=force,
-        out=out,
-    )
-    benchmark = load_benchmark(data_dir, chunk_tokens=chunk_tokens, section_chunks=section_chunks)
+    benchmark = load_benchmark(data_dir, chunk_tokens=config.chunk_tokens, section_chunks=config.section_chunks)
     out_dir = config.out_dir(data_dir)
     graph = build_graph(benchmark, config, out_dir, progress=True)
     m = graph.manifest
@@ -99,10 +85,17 @@ def _print_info(info: dict) -> None:
         f"chunks {info['chunks']}  documents {info['documents']}"
     )
     _say(
-        f"stop entities {info['stop_entity_count']} (share > {info['stop_entity_share']})  "
+        f"stop entities {info['stop_entity_count']} (share > {info['stop_entity_share']} and in "
+        f">= {info['stop_entity_min_count']} documents or chunks)  "
         f"components {info['connected_components']} (largest {info['largest_component_share']:.1%} of "
         f"non-stop nodes)  isolated {info['isolated_nodes']}"
     )
+    d = info["dropped_entities"]
+    _say(f"dropped entities {sum(d.values())}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
+         + f"  (weak edges: chunks at most {info['weak_edge_window']} apart)")
+    c = info["chunk_model_tokens"]
+    _say(f"largest chunk {c['largest']} model tokens ({c['largest_chunk']}; limit {c['max_seq_length']}, "
+         f"{c['over_limit']} over)")
     q = info["degree_quantiles"]
     _say("degree " + "  ".join(f"{k} {v:g}" for k, v in q.items()))
     top = Table(title="top entities by degree", title_justify="left")

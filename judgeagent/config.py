@@ -1,19 +1,29 @@
-"""Configuration: one typed object per command, whose fields map one-to-one onto CLI flags.
+"""Configuration: one typed model per command; its fields are the command's flags.
 
 ``GraphConfig`` is what ``judgeagent build-graph`` takes; ``EvalConfig`` is what
-``judgeagent evaluate`` / ``ablate`` take, and it embeds the ``GraphConfig`` used when the
-graph has to be built first. A flag ``--batch-size`` is the field ``batch_size``, and so on.
+``judgeagent evaluate`` / ``ablate`` / ``contamination`` take, and it embeds the
+``GraphConfig`` used when the graph has to be built first. Every field carries its type,
+its range, its default and a one-line description; the CLI builds its options from them
+(``batch_size`` is ``--batch-size``), ``config.json`` holds ``model_dump()``, and a saved
+config is read back with ``model_validate()``. A default or a range is written only here.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_DATA = Path("data/medqa-demo")
 GRAPHS_DIR = Path("graphs")
 RUNS_DIR = Path("runs")
+
+Level = Literal["easy", "medium", "hard"]
+Extractor = Literal["spacy", "llm"]
+DecontaminationMode = Literal["paraphrase", "modify", "unclarify"]
+DECONTAMINATION_MODES: tuple[str, ...] = get_args(DecontaminationMode)
 
 
 def default_workers() -> int:
@@ -21,89 +31,174 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-@dataclass
-class GraphConfig:
-    extractor: str = "spacy"  # "spacy" | "llm"
-    workers: int = field(default_factory=lambda: default_workers())  # spaCy processes
-    chunk_tokens: int = 200  # token budget of one chunk (whitespace tokens)
-    section_chunks: int = 6  # MedQA textbooks: chunks per "section" document
-    stop_entity_share: float = 0.2  # entities in more than this share of documents get no edges
-    embed_batch_size: int = 64
-    force: bool = False
-    out: Path | None = None  # default: graphs/<data folder name>
-    judge: str = "local"  # model used by the LLM extractor
+class _Config(BaseModel):
+    # A misspelt key in a saved config.json is an error, not a silently ignored setting.
+    model_config = ConfigDict(extra="forbid")
+
+
+class GraphConfig(_Config):
+    """How ``build-graph`` turns a benchmark's reference texts into the context graph."""
+
+    extractor: Extractor = Field(default="spacy", description="Entity extractor: spaCy (named entities and noun chunks) or the judge model.")
+    workers: int = Field(default_factory=default_workers, ge=1, description="spaCy worker processes (default: one per core, up to 4).")
+    chunk_tokens: int = Field(default=200, ge=16, description="Token budget of one chunk (whitespace tokens).")
+    section_chunks: int = Field(default=6, ge=1, description="MedQA textbooks: chunks per section document.")
+    stop_entity_share: float = Field(default=0.2, ge=0.0, le=1.0, description="Entities in more than this share of documents get no edges.")
+    embed_batch_size: int = Field(default=64, ge=1, description="MiniLM batch size for chunk texts.")
+    force: bool = Field(default=False, description="Rebuild even when the input is unchanged.")
+    out: Path | None = Field(default=None, description="Output folder (default: graphs/<data folder name>).")
+    judge: str = Field(default="local", description="Model that extracts entities with --extractor llm.")
 
     def out_dir(self, data_dir: Path) -> Path:
         return self.out if self.out is not None else GRAPHS_DIR / Path(data_dir).resolve().name
 
 
-@dataclass
-class DifficultyConfig:
+class DifficultyConfig(_Config):
     """Gains and thresholds of the DifficultyController (method.md §2)."""
 
-    gain_easy: float = 1.0
-    gain_medium: float = 1.5
-    gain_hard: float = 2.0
-    t1: float = 0.5
-    t2: float = 1.0
-    hard_wrong_penalty: float = 0.0  # the reference code's -0.2 option; off by default
+    gain_easy: float = Field(default=1.0, ge=0.0, description="Gain of a correct Easy answer.")
+    gain_medium: float = Field(default=1.5, ge=0.0, description="Gain of a correct Medium (or unlabeled) answer.")
+    gain_hard: float = Field(default=2.0, ge=0.0, description="Gain of a correct Hard answer.")
+    t1: float = Field(default=0.5, ge=0.0, description="Score at or below which the next question is Easy.")
+    t2: float = Field(default=1.0, ge=0.0, description="Score above which the next question is Hard (must exceed t1).")
+    hard_wrong_penalty: float = Field(default=0.0, ge=0.0, description="Score lost by a wrong Hard answer (reference code: 0.2).")
+
+    @model_validator(mode="after")
+    def _thresholds_in_order(self) -> DifficultyConfig:
+        # With t2 <= t1 the Medium band is empty and the controller jumps from Easy to Hard.
+        if self.t2 <= self.t1:
+            raise ValueError(f"t2 ({self.t2:g}) must be greater than t1 ({self.t1:g})")
+        return self
 
 
-@dataclass
-class LLMConfig:
-    models_file: Path | None = None  # default: ./judgeagent.toml when present
-    cache: Path | None = None  # optional shared cache, beside the per-run journal
-    no_cache: bool = False
-    max_requests: int | None = None
-    budget_usd: float | None = None
-    max_attempts: int = 6
-    timeout_s: float = 120.0
+class LLMConfig(_Config):
+    """How requests are sent, replayed and budgeted."""
+
+    models_file: Path | None = Field(default=None, description="Model registry file (default: ./judgeagent.toml when present).")
+    cache: Path | None = Field(default=None, description="Shared request cache (SQLite), beside the run's own journal.")
+    no_cache: bool = Field(default=False, description="Do not replay requests from the journal or cache.")
+    max_requests: int | None = Field(default=None, ge=1, description="Stop cleanly before sending more requests than this.")
+    budget_usd: float | None = Field(default=None, gt=0.0, description="Stop cleanly before spending more than this (model prices from the registry).")
+    max_attempts: int = Field(default=6, ge=1, description="Attempts per request before it is recorded as failed.")
+    timeout_s: float = Field(default=120.0, gt=0.0, description="Seconds per request attempt.")
+    breaker_window: int = Field(default=20, ge=1, description="Circuit breaker: the last N requests to one model that are watched.")
+    breaker_failure_share: float = Field(default=0.2, ge=0.0, lt=1.0, description="Circuit breaker: stop the run when more than this share of them failed after retries.")
 
 
-@dataclass
-class EvalConfig:
-    target: str = "local"
-    judge: str = "local"
-    data: Path = DEFAULT_DATA
-    graph: Path | None = None  # default: graphs/<data folder name>, built when missing
-    batch_size: int = 3
-    rounds: int = 3
-    hops: int = 2
-    limit: int | None = None
-    seed: int = 0
-    concurrency: int = 8
-    no_graph: bool = False
-    fixed_difficulty: str | None = None  # "easy" | "medium" | "hard"
-    no_extension: bool = False
-    eval_every_round: bool = False
-    reask_correct: bool = False  # also re-ask batches the target got fully right
-    report: bool = True  # write report.html and report.md (--no-report turns it off)
-    summary: bool = True  # one judge call condensing the batch evaluations (summary.json)
-    # Trust: the quality gate, the leakage guard, the controls and the statistics.
-    gate: bool = True  # check every generated question (--no-gate turns it off)
-    check_hops: bool = True  # Hard questions must need their hops
-    gate_overlap: bool = True  # send the answerable check while embedding, when the judge takes parallel requests
-    seed_similarity: float = 0.9  # a generated question this close to a seed is a copy
-    generation_tries: int = 3  # tries per follow-up question before the round is skipped
-    leak_threshold: float = 0.85  # embedding similarity of a suggestion sentence to an answer
-    controls: bool = True  # plain and placebo re-asks beside the suggestions
-    bootstrap: int = 2000  # resamples for the confidence intervals
-    decontaminate: str | None = None  # "paraphrase" | "modify" | "unclarify"
-    out: Path | None = None
-    resume: Path | None = None
-    difficulty: DifficultyConfig = field(default_factory=DifficultyConfig)
-    llm: LLMConfig = field(default_factory=LLMConfig)
-    graph_build: GraphConfig = field(default_factory=GraphConfig)
+class EvalConfig(_Config):
+    """One interview (or ablation, or contamination probe): what to ask, how, and what to check."""
+
+    target: str = Field(default="local", description="Model under evaluation: a name from `judgeagent models`, provider:model, URL@model or local:/path.gguf.")
+    judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as --target).")
+    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
+    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built when missing).")
+    batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt). RMC batches never mix articles.")
+    rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
+    hops: int = Field(default=2, ge=1, description="Knowledge-path hops per generated question.")
+    limit: int | None = Field(default=None, ge=1, description="Use only the first N seed questions.")
+    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstrap.")
+    concurrency: int = Field(default=8, ge=1, description="Batches interviewed at once.")
+    no_graph: bool = Field(default=False, description="Ablation: path chunks drawn at random from the corpus.")
+    fixed_difficulty: Level | None = Field(default=None, description="Ablation: this difficulty for every generated question.")
+    no_extension: bool = Field(default=False, description="Ablation: feedback from the seed answers only.")
+    eval_every_round: bool = Field(default=False, description="Feedback and validation after round 0..R (gives by_round).")
+    reask_correct: bool = Field(default=False, description="Also re-ask batches the target got fully right.")
+    report: bool = Field(default=True, description="Write report.html and report.md.")
+    summary: bool = Field(default=True, description="Ask the judge for the end-of-run interview summary (summary.json).")
+    gate: bool = Field(default=True, description="Check generated questions: well-formed, answerable from the path, not a copy or duplicate.")
+    check_hops: bool = Field(default=True, description="Hard questions must fail when any one path chunk is removed; else they count as single-hop.")
+    gate_overlap: bool = Field(
+        default=True,
+        description="Send the gate's answerable check while the question is embedded, and withdraw it if the question is a copy "
+        "(only when the judge takes parallel requests; saves a wait, may spend a call).",
+    )
+    seed_similarity: float = Field(default=0.9, gt=0.0, le=1.0, description="Cosine to a seed question at or above which a generated one is a copy.")
+    generation_tries: int = Field(default=3, ge=1, description="Tries per follow-up question before the round is skipped.")
+    leak_threshold: float = Field(default=0.85, gt=0.0, le=1.0, description="Cosine of a suggestion sentence to an answer at or above which it leaks.")
+    leak_check: Literal["auto", "rules", "judge", "off"] = Field(
+        default="auto",
+        description="Leak check of the suggestions: rules only; rules, then one judge call per seed question; or off. "
+        "auto: judge for remote judges, rules for the bundled local model.",
+    )
+    controls: bool = Field(default=True, description="Also re-ask with no suggestions and with a placebo suggestion.")
+    bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples for the 95% confidence intervals.")
+    decontaminate: DecontaminationMode | None = Field(default=None, description="Rewrite the seed questions first, with this method.")
+    out: Path | None = Field(default=None, description="Run folder (default: runs/<date>-<target>-<data>).")
+    resume: Path | None = Field(default=None, description="Continue the run in this folder (rerunning the same command does too).")
+    difficulty: DifficultyConfig = Field(default_factory=lambda: DifficultyConfig(), description="The difficulty controller.")
+    llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget.")
+    graph_build: GraphConfig = Field(default_factory=lambda: GraphConfig(), description="How the graph is built when it is missing.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _graph_extractor_follows_judge(cls, data: Any) -> Any:
+        """The graph built for a run extracts with the run's judge unless told otherwise."""
+        if isinstance(data, dict) and "judge" in data:
+            gb = data.get("graph_build")
+            if gb is None:
+                data = {**data, "graph_build": {"judge": data["judge"]}}
+            elif isinstance(gb, dict) and "judge" not in gb:
+                data = {**data, "graph_build": {**gb, "judge": data["judge"]}}
+        return data
 
     def graph_dir(self) -> Path:
         return self.graph if self.graph is not None else GRAPHS_DIR / Path(self.data).resolve().name
 
     def to_json(self) -> dict:
-        def conv(v):
-            if isinstance(v, Path):
-                return str(v)
-            if isinstance(v, dict):
-                return {k: conv(x) for k, x in v.items()}
-            return v
+        return self.model_dump(mode="json")
 
-        return conv(asdict(self))
+    def replay_json(self) -> dict:
+        """``model_dump`` with every path made absolute and every cwd-dependent default resolved,
+        so that ``evaluate --config`` re-creates the run from any working directory."""
+        models_file = self.llm.models_file
+        if models_file is None and Path("judgeagent.toml").is_file():
+            models_file = Path("judgeagent.toml")
+        fixed = self.model_copy(
+            update={
+                "data": _absolute(self.data),
+                "graph": _absolute(self.graph_dir()),
+                "out": _absolute(self.out),
+                "resume": _absolute(self.resume),
+                "llm": self.llm.model_copy(update={"models_file": _absolute(models_file), "cache": _absolute(self.llm.cache)}),
+                "graph_build": self.graph_build.model_copy(update={"out": _absolute(self.graph_build.out)}),
+            }
+        )
+        return fixed.model_dump(mode="json")
+
+
+def _absolute(path: Path | None) -> Path | None:
+    return None if path is None else Path(path).resolve()
+
+
+def saved_config(path: Path, command: str, overrides: dict | None = None) -> dict:
+    """The EvalConfig fields of a run's ``config.json``, set to resume that run's folder unless
+    the ``overrides`` the caller will lay on top say where the run goes (``out`` or ``resume``).
+
+    Not yet validated, so that a bad value can be named as a flag or as the file's. ``command``
+    (evaluate, ablate, contamination) must be the one that made the run, or the records
+    in the folder would be of another kind.
+    """
+    import json
+
+    from judgeagent.errors import ConfigError
+
+    path = Path(path)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the run config ({e})") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("eval_config") or saved.get("settings"), dict):
+        raise ConfigError(f"{path}: not a run's config.json (no eval_config)")
+    settings = saved.get("settings") or {}
+    made_by = "contamination" if settings.get("probe") else ("ablate" if len(settings.get("settings") or []) > 1 else "evaluate")
+    if made_by != command:
+        raise ConfigError(f"{path}: written by `judgeagent {made_by}`; rerun it with `judgeagent {made_by} --config {path}`")
+    # Runs written before config.json held eval_config: their settings are the same fields,
+    # less the output paths and most of llm.
+    fields = dict(saved.get("eval_config") or {k: v for k, v in settings.items() if k not in ("settings", "probe")})
+    overrides = overrides or {}
+    if "out" not in overrides and "resume" not in overrides:
+        fields["resume"] = str(path.resolve().parent)
+    else:
+        fields.pop("resume", None)
+    return fields
