@@ -23,22 +23,21 @@ probed batch), journal.sqlite (so rerunning the command resumes it) and contamin
 from __future__ import annotations
 
 import asyncio
-import random
 from collections import Counter
-from dataclasses import asdict, replace
-from typing import Sequence
+from collections.abc import Sequence
+from dataclasses import asdict
 
+from judgeagent.batches import Batch
 from judgeagent.config import EvalConfig
-from judgeagent.data.benchmark import Benchmark
-from judgeagent.errors import BudgetExceeded
-from judgeagent.interview import DOMAINS, record_head, Batch, Setting, batch_seed, data_name, grade_seeds, plan_batch, run_batches, settings_json
+from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.followup import FollowUp, FollowUpWriter
+from judgeagent.interview import Setting, grade_seeds, record_head
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.graph.embed_queue import EmbeddingQueue
-from judgeagent.run import ensure_graph, make_gates, preflight, prepare, run_config
-from judgeagent.runfolder import RunFolder
-from judgeagent.stages.extension import generate_question, path_text
+from judgeagent.run import run_config
+from judgeagent.runfolder import data_name, settings_json
+from judgeagent.scaffold import RunScaffold
 from judgeagent.stages.gate import gate_summary
-from judgeagent.stages.grading import ask_batch
+from judgeagent.stages.grading import Answer, ask_batch
 from judgeagent.stages.models import Models
 
 PROBE = Setting("full")  # the path is planned as in a full interview: from the seeds' entities
@@ -93,48 +92,36 @@ def contamination_metrics(
 
 async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, cfg: EvalConfig, gate=None) -> dict:
     """Seed answers and one matched generated question per seed, graded. Returns the record."""
-    from judgeagent.graph import KnowledgePath
-
     seed_answers = await grade_seeds(models, bench, batch)
-    path = KnowledgePath.from_dict(plan["path"]) if plan.get("path") else None
-    avoid = [q.question for q in batch.questions]
+    writer = FollowUpWriter.for_batch(models, bench, batch, plan, cfg, gate)
     items: list[dict] = []
-    asked = []  # (item, question, source passage)
+    written: list[tuple[dict, Question, str | None]] = []  # (item, question, its passages)
     for i, seed_q in enumerate(batch.questions):
         level = seed_q.difficulty or "medium"
-        window = path.window(i, cfg.hops) if path else None
-        item: dict = {"seed_id": seed_q.id, "seed_difficulty": seed_q.difficulty, "level": level,
-                      "path": window.to_dict() if window else None, "question": None, "answer": None, "skipped": None}
-        items.append(item)
-        if not window or not window.steps:
-            item["skipped"] = "no knowledge path"
-            continue
-        source = path_text(window.texts, window.entities)
-        rng = random.Random(batch_seed(cfg.seed, batch.id, "contamination", i))
-        gen = await generate_question(
-            models, bench.qtype, level, source, qid=f"{batch.id}-c{i + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid,
-            # The same quality gate as an interview: an unsound question would widen the gap by itself.
-            gate=gate, path_texts=list(dict.fromkeys(window.texts)), tries=cfg.generation_tries,
-        )
-        item["generation_attempts"] = gen.attempts
-        item["gate"] = gen.verdict.to_dict() if gen.verdict is not None else None
-        if gen.question is None:
-            item["skipped"] = gen.skipped
-            continue
-        avoid.append(gen.question.question)
-        item["question"] = asdict(gen.question)
-        asked.append((item, gen.question, source))
+        followup = await writer.write(i, level, qid=f"{batch.id}-c{i + 1}")
+        items.append(_generated_item(seed_q, level, followup))
+        if followup.question is not None:
+            written.append((items[-1], followup.question, followup.source))
+    answers = await ask_generated(models, bench, [(q, src) for _, q, src in written])
+    for (item, _, _), answer in zip(written, answers):
+        item["answer"] = answer.to_dict()
+    return record_head(batch, plan, seed_answers) | {"generated": items}
 
+
+def _generated_item(seed_q: Question, level: str, followup: FollowUp) -> dict:
+    question = asdict(followup.question) if followup.question is not None else None
+    return {"seed_id": seed_q.id, "seed_difficulty": seed_q.difficulty, "level": level, "path": followup.path,
+            "question": question, "answer": None, "skipped": followup.skipped, **followup.generation()}
+
+
+async def ask_generated(models: Models, bench: Benchmark, written: list[tuple[Question, str | None]]) -> list[Answer]:
+    """The target answers the generated questions (each with the passages it was written from)
+    in the form it answered the seeds."""
     if bench.qtype.shows_context:
         # Each reading question needs its own passage, so they cannot share one prompt.
-        answers = [(await ask_batch(models, bench.qtype, [q], stage="contamination", context=src))[0] for _, q, src in asked]
-    else:
-        # One prompt, like the seeds were asked: the two groups differ in the questions only.
-        answers = await ask_batch(models, bench.qtype, [q for _, q, _ in asked], stage="contamination") if asked else []
-    for (item, _, _), answer in zip(asked, answers):
-        item["answer"] = answer.to_dict()
-
-    return record_head(batch, plan, seed_answers) | {"generated": items}
+        return [(await ask_batch(models, bench.qtype, [q], stage="contamination", context=src))[0] for q, src in written]
+    # One prompt, like the seeds were asked: the two groups differ in the questions only.
+    return await ask_batch(models, bench.qtype, [q for q, _ in written], stage="contamination") if written else []
 
 
 def summarize(records: list[dict], *, seed: int) -> dict:
@@ -163,60 +150,36 @@ def run_contamination(cfg: EvalConfig, *, console=None) -> dict:
 
 
 async def _run(cfg: EvalConfig, console) -> dict:
-    from judgeagent.llm import LLMClient
-
     # One generated question per seed, from successive path windows: a path as long as an
     # interview with batch_size rounds.
-    cfg = replace(cfg, rounds=cfg.batch_size)
-    target, judge, bench, batches = prepare(cfg)
-
-    sj = settings_json(cfg, (PROBE,)) | {"probe": "contamination"}
-    folder = RunFolder(cfg.resume) if cfg.resume else RunFolder.for_settings(sj, target=f"contamination-{cfg.target}", data=data_name(cfg), out=cfg.out)
-    done = {r["batch_id"] for r in folder.read_records()}
-    stopped = None
-    async with LLMClient.from_config(cfg.llm, folder.journal_path) as client:
-        await preflight(client, target, judge)
-        graph = ensure_graph(cfg, bench, progress=console is not None)
-        from judgeagent.graph import SpacyExtractor
-
-        extractor = SpacyExtractor()
-        plans = {b.id: plan_batch(graph, extractor, b, cfg, PROBE) for b in batches if b.id not in done}
-        folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
-        models = Models(client, target, judge, seed=cfg.seed)
-        gate = make_gates(cfg, (PROBE,), bench, models, EmbeddingQueue(graph.embedder), []).get(PROBE.name)
+    cfg = cfg.model_copy(update={"rounds": cfg.batch_size})
+    identity = settings_json(cfg, (PROBE,)) | {"probe": "contamination"}
+    run = RunScaffold.open(cfg, (PROBE,), identity, name=f"contamination-{cfg.target}", label="contamination probe",
+                           progress=console is not None, console=console)
+    done = {r["batch_id"]: r for r in run.folder.read_records()}
+    async with run.connected() as models:
+        graph, plans = run.graph_and_plans([(PROBE, b) for b in run.batches if b.id not in done])
+        run.folder.write_json("config.json", run_config(cfg, identity, run.bench, run.batches, graph, run.target, run.judge))
+        # The same quality gate as an interview: an unsound question would widen the gap by itself.
+        gate = run.gates(graph, run.embedding_queue(graph), done.values()).get(PROBE.name)
 
         async def work(b: Batch) -> None:
             if b.id not in done:
-                folder.append_record(await probe_batch(models, bench, b, plans[b.id], cfg, gate))
+                run.folder.append_record(await probe_batch(models, run.bench, b, plans[(PROBE.name, b.id)], cfg, gate))
 
-        try:
-            await _with_progress(batches, work, cfg.concurrency, console)
-        except BudgetExceeded as e:
-            stopped = str(e)
-        usage = client.usage.summary()
+        await run.run_batches(work)
+        usage = run.llm_usage()
 
-    records = sorted(folder.read_records(), key=lambda r: r["batch_index"])
+    records = sorted(run.folder.read_records(), key=lambda r: r["batch_index"])
     result = {
         "target": cfg.target,
         "judge": cfg.judge,
         "data": data_name(cfg),
         **summarize(records, seed=cfg.seed),
         "n_batches": len(records),
-        "complete": stopped is None and len(records) == len(batches),
+        "complete": run.complete and len(records) == len(run.batches),
         "llm_usage": usage,
     }
-    folder.write_json("contamination.json", result)
-    if stopped:
-        raise BudgetExceeded(f"{stopped}; {len(records)} batch records saved in {folder.path} (rerun the same command with a larger budget to continue)")
-    return result | {"folder": str(folder.path)}
-
-
-async def _with_progress(batches: list[Batch], work, concurrency: int, console) -> None:
-    if console is None:
-        await run_batches(batches, work, concurrency)
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]contamination probe"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
-        task = bar.add_task("batches", total=len(batches))
-        await run_batches(batches, work, concurrency, on_done=lambda _b: bar.advance(task))
+    run.folder.write_json("contamination.json", result)
+    run.raise_if_stopped(len(records))
+    return result | {"folder": str(run.folder.path)}

@@ -1,46 +1,35 @@
-"""One interview run, from seed questions to validated feedback (method.md §2–§4).
+"""One batch's interview, from seed questions to validated feedback (method.md §2–§4).
 
 Reading order:
-1. ``make_batches``   cut the seed questions into batches (RMC: one article per batch);
-2. ``plan_batch``     graph work, done up front: seed entities → graph nodes → one knowledge
-                      path per batch, long enough for every round's window;
-3. ``interview_batch`` the three stages for one batch: grade the seeds, extend round by round
-                      at the controller's difficulty, then feedback and the re-ask;
-4. ``run_interview``  batches run concurrently; every finished batch is one line of
-                      records.jsonl, so a rerun of the same command skips it.
+1. ``plan_batch``      graph work, done up front: seed entities → graph nodes → one knowledge
+                       path per batch, long enough for every round's window;
+2. ``interview_batch`` the stages for one batch, given its graded seeds: extend round by round
+                       at the controller's difficulty, then feedback and the re-ask.
+
+Batches are cut and scheduled by :mod:`judgeagent.batches`; ``judgeagent.run`` runs them and
+writes the run folder.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import zlib
-from collections import Counter
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Callable
+from dataclasses import asdict, dataclass, field
 
+from judgeagent.batches import Batch, batch_seed, batch_text
 from judgeagent.config import EvalConfig
-from judgeagent.data.benchmark import Benchmark, Question, QuestionType
+from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.followup import FollowUp, FollowUpWriter
+from judgeagent.graph.seeds import choose_start
 from judgeagent.metrics.difficulty import DifficultyController
 from judgeagent.stages.controls import placebo_suggestion
-from judgeagent.stages.extension import generate_question, path_text
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
-from judgeagent.stages.gate import balanced_position
 from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
 
-DOMAINS = {"medqa": "medical", "multihop": "news", "quality": "reading comprehension", "generic": "general knowledge"}
 MIN_ENTITY_SIMILARITY = 0.5
-
-
-@dataclass
-class Batch:
-    index: int
-    id: str
-    questions: list[Question]
-    context: str | None = None  # the article, for reading comprehension
+NO_PLAN: dict = {"matched": [], "start_entity": None, "path": None}
 
 
 @dataclass(frozen=True)
@@ -53,7 +42,7 @@ class Setting:
     no_extension: bool = False
 
     @classmethod
-    def from_config(cls, cfg: EvalConfig) -> "Setting":
+    def from_config(cls, cfg: EvalConfig) -> Setting:
         return cls("full", cfg.no_graph, cfg.fixed_difficulty, cfg.no_extension)
 
 
@@ -65,66 +54,22 @@ ABLATIONS = (
 )
 
 
-def make_batches(bench: Benchmark, batch_size: int, limit: int | None = None) -> list[Batch]:
-    questions = bench.questions[:limit] if limit else list(bench.questions)
-    groups: list[list[Question]] = []
-    if bench.qtype is QuestionType.RMC:
-        by_doc: dict[str, list[Question]] = {}
-        for q in questions:
-            by_doc.setdefault(q.doc_id or "", []).append(q)
-        # One batch holds one article's questions; a long question list is split so a batch
-        # never exceeds batch_size by much more than one article allows.
-        for qs in by_doc.values():
-            groups.extend(qs[i : i + batch_size] for i in range(0, len(qs), batch_size))
-    else:
-        groups = [questions[i : i + batch_size] for i in range(0, len(questions), batch_size)]
-    batches = []
-    for i, qs in enumerate(groups):
-        context = bench.document_text(qs[0].doc_id) if bench.qtype is QuestionType.RMC and qs[0].doc_id else None
-        batches.append(Batch(i, f"b{i:04d}", qs, context))
-    return batches
-
-
-def batch_seed(seed: int, batch_id: str, *parts: object) -> int:
-    """A stable per-batch seed (Python's hash() is salted per process)."""
-    return zlib.crc32("|".join(map(str, (seed, batch_id, *parts))).encode())
-
-
-def batch_text(batch: Batch) -> str:
-    parts = []
-    for q in batch.questions:
-        parts.append(q.question)
-        parts.extend((q.options or {}).values())
-    return "\n".join(parts)
-
-
 def plan_batch(graph, extractor, batch: Batch, cfg: EvalConfig, setting: Setting) -> dict:
     """Seed entities, their graph matches and the batch's knowledge path (JSON-ready)."""
     steps = cfg.hops + cfg.rounds - 1
     seed = batch_seed(cfg.seed, batch.id, "path")
-    if setting.no_extension:
-        return {"matched": [], "start_entity": None, "path": None}
+    if setting.no_extension or graph is None:
+        return dict(NO_PLAN)
     if setting.no_graph:
         return {"matched": [], "start_entity": None, "path": graph.random_path(steps, seed=seed).to_dict()}
     texts = [q.question + " " + " ".join((q.options or {}).values()) for q in batch.questions]
-    names = sorted({n for ents in extractor.extract(texts) for n in ents})
-    matches = graph.match_entities(names, min_sim=MIN_ENTITY_SIMILARITY) if names else []
-    counts = Counter(entity for _, entity, _ in matches)
-    best_sim: dict[str, float] = {}
-    for _, entity, sim in matches:
-        best_sim[entity] = max(sim, best_sim.get(entity, 0.0))
-    # Rank nodes by how often the batch's entities map to them, then by similarity.
-    ranked = sorted(counts, key=lambda e: (-counts[e], -best_sim[e], e))
-    query = batch_text(batch)
-    start = ranked[0] if ranked else None
-    if start is None:
-        # Nothing matched well enough: start from the entities of the chunk nearest the batch.
-        hits = graph.search_chunks(query, 1)
-        ents = graph.chunk_entities(hits[0][0]) if hits else []
-        start = ents[0] if ents else None
-    path = graph.sample_path(start, steps, seed=seed, query_text=query) if start else graph.random_path(steps, seed=seed)
+    query = graph.embed([batch_text(batch)])[0]
+    # Ranked by questions mentioning a node, then specificity, then similarity (graph.seeds).
+    matches, start = choose_start(graph, texts, extractor.extract(texts), query, MIN_ENTITY_SIMILARITY)
+    path = graph.sample_path(start, steps, seed=seed, query_vector=query) if start else graph.random_path(steps, seed=seed)
+    named = sorted({(m.query, m.entity, m.similarity) for m in matches})
     return {
-        "matched": [{"query": q, "entity": e, "similarity": round(float(s), 4)} for q, e, s in matches],
+        "matched": [{"query": q, "entity": e, "similarity": round(float(s), 4)} for q, e, s in named],
         "start_entity": start,
         "path": path.to_dict(),
     }
@@ -155,40 +100,95 @@ async def interview_batch(
     ``gate`` (a run-wide QualityGate) checks every generated question; ``embedder`` lets
     the leakage guard compare suggestions with the answers by meaning, not only by text.
     """
-    from judgeagent.graph import KnowledgePath
-
-    ctl = DifficultyController(cfg.difficulty)
-    for q, a in zip(batch.questions, seed_answers):
-        ctl.update(q.difficulty, a.correct)
-    items = [_item("seed", q, a) for q, a in zip(batch.questions, seed_answers)]
-    rounds: list[dict] = []
-    validations: list[dict] = []
+    interview = BatchInterview.start(models, bench, batch, plan, cfg, setting, seed_answers, gate=gate, embedder=embedder)
     n_rounds = 0 if setting.no_extension else cfg.rounds
-    path = KnowledgePath.from_dict(plan["path"]) if plan.get("path") else None
-    avoid = [q.question for q in batch.questions]
+    if cfg.eval_every_round:
+        await interview.validate(after_round=0)
+    for r in range(n_rounds):
+        asked = await interview.extend(r)
+        if asked and cfg.eval_every_round:
+            await interview.validate(after_round=r + 1)
+    if not cfg.eval_every_round:
+        await interview.validate(after_round=n_rounds)
+    return interview.record()
 
-    async def validate(after_round: int) -> None:
-        evaluation, error = await evaluate_batch(models, items, stage="feedback")
-        all_right = all(a.correct for a in seed_answers)
-        reanswers = seed_answers
-        reasked = False
+
+def counted_level(level: str, followup: FollowUp) -> str:
+    """The level a follow-up is reported at: a Hard question one chunk answers is not Hard.
+
+    For reporting only (extension accuracy by level, ``counted_as``): the controller moves
+    by the level the question was asked at, so a correct answer never loses score to it.
+    """
+    return "medium" if level == "hard" and followup.single_hop else level
+
+
+@dataclass
+class BatchInterview:
+    """One batch's interview as it goes: what the judge will read, and where the difficulty stands."""
+
+    models: Models
+    bench: Benchmark
+    batch: Batch
+    plan: dict
+    cfg: EvalConfig
+    setting: Setting
+    seed_answers: list[Answer]
+    writer: FollowUpWriter
+    controller: DifficultyController
+    items: list[RecordItem]  # the seeds and every asked follow-up, as the judge's evaluation reads them
+    embedder: object = None
+    rounds: list[dict] = field(default_factory=list)
+    validations: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, models, bench, batch, plan, cfg, setting, seed_answers, *, gate=None, embedder=None) -> BatchInterview:
+        """Begin from the graded seeds: they set the level the first follow-up is written at."""
+        controller = DifficultyController(cfg.difficulty)
+        for q, a in zip(batch.questions, seed_answers):
+            controller.update(q.difficulty, a.correct)
+        items = [_item("seed", q, a) for q, a in zip(batch.questions, seed_answers)]
+        writer = FollowUpWriter.for_batch(models, bench, batch, plan, cfg, gate)
+        return cls(models, bench, batch, plan, cfg, setting, seed_answers, writer, controller, items, embedder)
+
+    async def extend(self, r: int) -> bool:
+        """Round ``r`` of stage 2: a follow-up at the current level, asked and graded, and the
+        level moved by the answer. False when the round was skipped (no question)."""
+        level = self.setting.fixed_difficulty or self.controller.level
+        followup = await self.writer.write(r, level, qid=f"{self.batch.id}-r{r + 1}")
+        rec: dict = {"round": r + 1, "level": level, "path": followup.path, **followup.generation()}
+        self.rounds.append(rec)
+        if followup.question is None:
+            rec.update(skipped=followup.skipped, question=None, answer=None, score_after=None)
+            return False
+        answer = await self.ask(followup.question, followup.source)
+        self.controller.update(level, answer.correct)
+        self.items.append(_item("follow-up", followup.question, answer))
+        rec.update(
+            skipped=None,
+            question=asdict(followup.question),
+            answer=answer.to_dict(),
+            score_after=round(self.controller.score, 4),
+            counted_as=counted_level(level, followup),
+        )
+        return True
+
+    async def ask(self, question: Question, source: str | None) -> Answer:
+        """The target answers one follow-up; a reading question comes with its passages."""
+        context = source if self.bench.qtype.shows_context else None
+        (answer,) = await ask_batch(self.models, self.bench.qtype, [question], stage="extension", context=context)
+        return answer
+
+    async def validate(self, after_round: int) -> None:
+        """Stage 3 after ``after_round`` rounds: the judge's evaluation of everything asked so far,
+        then the seeds re-asked with its suggestions (unless every seed was already right)."""
+        evaluation, error = await evaluate_batch(self.models, self.items, stage="feedback")
+        all_right = all(a.correct for a in self.seed_answers)
         leak = controls = None
-        if evaluation and (not all_right or cfg.reask_correct):
-            check = await guard_suggestions(
-                models, evaluation["suggestions"], batch.questions, embedder=embedder, threshold=cfg.leak_threshold
-            )
-            leak = check.to_dict()
-            reask = ask_batch(
-                models, bench.qtype, batch.questions, stage="validation", context=batch.context, suggestions=check.suggestions
-            )
-            if cfg.controls:
-                # Independent of each other: asked at once, so the controls add no wait to the batch.
-                control_seed = batch_seed(cfg.seed, batch.id, "placebo", after_round)
-                reanswers, controls = await asyncio.gather(reask, ask_controls(models, bench, batch, check.suggestions, seed=control_seed))
-            else:
-                reanswers = await reask
+        reanswers, reasked = self.seed_answers, False
+        if evaluation and (not all_right or self.cfg.reask_correct):
+            leak, reanswers, controls = await self.reask(evaluation["suggestions"], after_round)
             reasked = True
-        validations.append(
+        self.validations.append(
             {
                 "after_round": after_round,
                 "evaluation": evaluation,
@@ -200,53 +200,34 @@ async def interview_batch(
             }
         )
 
-    if cfg.eval_every_round:
-        await validate(0)
-    for r in range(n_rounds):
-        level = setting.fixed_difficulty or ctl.level
-        window = path.window(r, cfg.hops) if path else None
-        rec: dict = {"round": r + 1, "level": level, "path": window.to_dict() if window else None}
-        if not window or not window.steps:
-            rec.update(skipped="no knowledge path", question=None, answer=None, score_after=None)
-            rounds.append(rec)
-            continue
-        source = path_text(window.texts, window.entities)
-        rng = random.Random(batch_seed(cfg.seed, batch.id, "options", r))
-        gen = await generate_question(
-            models, bench.qtype, level, source, qid=f"{batch.id}-r{r + 1}", rng=rng, domain=DOMAINS.get(bench.format, "general"), avoid=avoid,
-            gate=gate, path_texts=list(dict.fromkeys(window.texts)), tries=cfg.generation_tries,
-            # Answer letters balanced over each batch's rounds, the same whatever the scheduling.
-            position=balanced_position(batch_seed(cfg.seed, batch.id, "letters"), r) if bench.qtype.is_multiple_choice else None,
+    async def reask(self, suggestions: str, after_round: int) -> tuple[dict, list[Answer], dict | None]:
+        """The seeds again with the suggestions, once the leakage guard has checked (and if
+        need be rewritten) them; with the controls beside them when they are on.
+        Returns (leak check, re-answers, controls)."""
+        check = await guard_suggestions(
+            self.models, suggestions, self.batch.questions, embedder=self.embedder, threshold=self.cfg.leak_threshold,
+            mode=resolve_leak_check(self.cfg.leak_check, self.models.judge),
         )
-        rec["generation_attempts"] = gen.attempts
-        rec["gate"] = gen.verdict.to_dict() if gen.verdict is not None else None
-        if gen.question is None:
-            rec.update(skipped=gen.skipped, question=None, answer=None, score_after=None)
-            rounds.append(rec)
-            continue
-        q = gen.question
-        avoid.append(q.question)
-        context = source if bench.qtype.shows_context else None
-        (answer,) = await ask_batch(models, bench.qtype, [q], stage="extension", context=context)
-        # A Hard question that one chunk answers is not Hard: it moves the score as Medium.
-        counted = "medium" if level == "hard" and gen.verdict is not None and gen.verdict.single_hop else level
-        ctl.update(counted, answer.correct)
-        items.append(_item("follow-up", q, answer))
-        rec.update(skipped=None, question=asdict(q), answer=answer.to_dict(), score_after=round(ctl.score, 4), counted_as=counted)
-        rounds.append(rec)
-        if cfg.eval_every_round:
-            await validate(r + 1)
-    if not cfg.eval_every_round:
-        await validate(n_rounds)
+        reask = ask_batch(
+            self.models, self.bench.qtype, self.batch.questions, stage="validation", context=self.batch.context, suggestions=check.suggestions
+        )
+        if not self.cfg.controls:
+            return check.to_dict(), await reask, None
+        # Independent of each other: asked at once, so the controls add no wait to the batch.
+        control_seed = batch_seed(self.cfg.seed, self.batch.id, "placebo", after_round)
+        reanswers, controls = await asyncio.gather(reask, ask_controls(self.models, self.bench, self.batch, check.suggestions, seed=control_seed))
+        return check.to_dict(), reanswers, controls
 
-    return {
-        "setting": setting.name,
-        **record_head(batch, plan, seed_answers),
-        "rounds": rounds,
-        "trajectory": [round(s, 4) for s in ctl.history],
-        "final_level": ctl.level,
-        "validations": validations,
-    }
+    def record(self) -> dict:
+        """The batch's line of records.jsonl."""
+        return {
+            "setting": self.setting.name,
+            **record_head(self.batch, self.plan, self.seed_answers),
+            "rounds": self.rounds,
+            "trajectory": [round(s, 4) for s in self.controller.history],
+            "final_level": self.controller.level,
+            "validations": self.validations,
+        }
 
 
 def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
@@ -271,43 +252,5 @@ async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestio
     return {"plain": [a.to_dict() for a in plain], "placebo": [a.to_dict() for a in placebo], "placebo_text": placebo_text}
 
 
-async def run_batches(
-    batches: list[Batch],
-    work: Callable[[Batch], "asyncio.Future"],
-    concurrency: int,
-    on_done: Callable[[Batch], None] | None = None,
-) -> None:
-    """Run ``work`` for every batch, at most ``concurrency`` at once; the first error cancels the rest."""
-    sem = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(b: Batch):
-        async with sem:
-            await work(b)
-        if on_done:
-            on_done(b)
-
-    tasks = [asyncio.create_task(one(b)) for b in batches]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
 def answers_from(record: dict) -> list[Answer]:
     return [Answer.from_dict(a) for a in record["seed_answers"]]
-
-
-def settings_json(cfg: EvalConfig, settings: tuple[Setting, ...]) -> dict:
-    """What must match for a rerun to resume a run folder (paths to the outputs excluded)."""
-    d = cfg.to_json()
-    for k in ("out", "resume"):
-        d.pop(k, None)
-    d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
-    d["settings"] = [asdict(s) for s in settings]
-    return d
-
-
-def data_name(cfg: EvalConfig) -> str:
-    return Path(cfg.data).resolve().name

@@ -1,45 +1,27 @@
 """``judgeagent evaluate`` and ``ablate`` as library calls: set up, run, write the run folder.
 
 Everything that can fail on bad setup (model names, keys, endpoints, data) fails before any
-model is asked anything, with a one-line error.
+model is asked anything, with a one-line error (see :mod:`judgeagent.scaffold`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import platform
-import time
-from datetime import datetime, timezone
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from importlib import metadata
-from pathlib import Path
-from typing import Callable
 
+from judgeagent.batches import Batch, batch_seed
 from judgeagent.config import EvalConfig
-from judgeagent.data import load_benchmark
-from judgeagent.errors import BudgetExceeded, ConfigError
-from judgeagent.interview import (
-    ABLATIONS,
-    Batch,
-    Setting,
-    answers_from,
-    batch_seed,
-    data_name,
-    grade_seeds,
-    interview_batch,
-    make_batches,
-    plan_batch,
-    run_batches,
-    settings_json,
-)
-from judgeagent.graph.embed import shared_embedder
-from judgeagent.graph.embed_queue import EmbeddingQueue
-from judgeagent.llm.usage import journal_usage
+from judgeagent.data.benchmark import Benchmark
+from judgeagent.interview import ABLATIONS, Setting, answers_from, grade_seeds, interview_batch
 from judgeagent.metrics.summary import compute_metrics
-from judgeagent.stages.decontaminate import decontaminate
+from judgeagent.runfolder import RunFolder, settings_json
+from judgeagent.scaffold import RunScaffold
+from judgeagent.stages.decontaminate import Rewrite, decontaminate
+from judgeagent.stages.grading import Answer
 from judgeagent.stages.leakage import prime_guard
-from judgeagent.runfolder import RunFolder
 from judgeagent.stages.models import Models
 
 VERSIONED = ("judgeagent", "spacy", "sentence-transformers", "faiss-cpu", "openai", "llama-cpp-python", "networkx", "numpy", "torch")
@@ -64,218 +46,135 @@ def package_versions() -> dict:
     return out
 
 
-def check_config(cfg: EvalConfig) -> None:
-    for name in ("batch_size", "concurrency"):
-        if getattr(cfg, name) < 1:
-            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(cfg, name)})")
-    if cfg.rounds < 0 or cfg.hops < 1:
-        raise ConfigError("--rounds must be ≥ 0 and --hops ≥ 1")
-    if cfg.fixed_difficulty not in (None, "easy", "medium", "hard"):
-        raise ConfigError(f"--fixed-difficulty must be easy, medium or hard (got {cfg.fixed_difficulty!r})")
-    if cfg.limit is not None and cfg.limit < 1:
-        raise ConfigError("--limit must be at least 1")
-    if cfg.decontaminate not in (None, "paraphrase", "modify", "unclarify"):
-        raise ConfigError(f"--decontaminate must be paraphrase, modify or unclarify (got {cfg.decontaminate!r})")
-    if cfg.generation_tries < 1 or cfg.bootstrap < 100:
-        raise ConfigError("--generation-tries must be at least 1 and --bootstrap at least 100")
-
-
-def ensure_graph(cfg: EvalConfig, bench, progress: bool):
-    from judgeagent.graph import build_graph, load_graph
-
-    gdir = cfg.graph_dir()
-    if (gdir / "manifest.json").exists():
-        return load_graph(gdir)
-    return build_graph(bench, cfg.graph_build, gdir, progress=progress)
-
-
-def run_evaluation(
-    cfg: EvalConfig,
-    *,
-    ablation: bool = False,
-    progress: bool = True,
-    on_event: Callable[[str], None] | None = None,
-) -> RunOutcome:
+def run_evaluation(cfg: EvalConfig, *, ablation: bool = False, progress: bool = True) -> RunOutcome:
     """Run an interview (or the four ablation settings) and write the run folder."""
-    return asyncio.run(_run(cfg, ablation=ablation, progress=progress, say=on_event or (lambda _m: None)))
-
-
-def prepare(cfg: EvalConfig):
-    """(target, judge, benchmark, batches), after checking everything that needs no model."""
-    from judgeagent.llm import load_registry
-
-    check_config(cfg)
-    registry = load_registry(cfg.llm.models_file)
-    target, judge = registry.resolve(cfg.target), registry.resolve(cfg.judge)
-    bench = load_benchmark(cfg.data, chunk_tokens=cfg.graph_build.chunk_tokens, section_chunks=cfg.graph_build.section_chunks)
-    batches = make_batches(bench, cfg.batch_size, cfg.limit)
-    if not batches:
-        raise ConfigError(f"{cfg.data}: no seed questions to ask")
-    return target, judge, bench, batches
-
-
-async def preflight(client, target, judge) -> None:
-    """One-line errors for a missing key or an unreachable endpoint, before any work."""
-    await client.preflight(target)
-    if judge.identity != target.identity:
-        await client.preflight(judge)
+    return asyncio.run(_run(cfg, ablation=ablation, progress=progress))
 
 
 def run_config(cfg: EvalConfig, settings: dict, bench, batches, graph, target, judge) -> dict:
     """config.json: every setting, the graph it used, the models, the package versions."""
     return {
         "settings": settings,
+        "eval_config": cfg.replay_json(),  # `judgeagent evaluate --config` re-creates the run from it
         "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
         "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash") if graph is not None else None},
         "models": {"target": model_info(target), "judge": model_info(judge)},
         "versions": package_versions(),
         "seed": cfg.seed,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
-async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool, say) -> RunOutcome:
-    from judgeagent.llm import LLMClient
-
+async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool) -> RunOutcome:
     settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
-    target, judge, bench, batches = prepare(cfg)
-    sj = settings_json(cfg, settings)
-    folder = RunFolder(cfg.resume) if cfg.resume else RunFolder.for_settings(
-        sj, target=cfg.target, data=data_name(cfg), out=cfg.out, kind="-ablation" if ablation else ""
-    )
-    done = {(r["setting"], r["batch_id"]): r for r in folder.read_records()}
-    timings: dict[str, float] = {}
+    identity = settings_json(cfg, settings)
+    run = RunScaffold.open(cfg, settings, identity, name=cfg.target, kind="-ablation" if ablation else "", progress=progress)
+    done = {(r["setting"], r["batch_id"]): r for r in run.folder.read_records()}
+    async with run.connected() as models:
+        todo = [(s, b) for s in settings for b in run.batches if (s.name, b.id) not in done]
+        graph, plans = run.graph_and_plans(todo)
+        run.folder.write_json("config.json", run_config(cfg, identity, run.bench, run.batches, graph, run.target, run.judge))
+        embedder = run.embedding_queue(graph)
+        with run.timed("prime_s"):
+            gates = run.gates(graph, embedder, done.values())
+            # The seed-side texts both checks compare with are known now: embedded in one pass
+            # each, not on the batches' critical paths.
+            prime_guard(embedder, [q for b in run.batches if any((s.name, b.id) not in done for s in settings) for q in b.questions])
+        work = InterviewWork(cfg, run.bench, models, settings, done, plans, gates, embedder, run.folder)
+        with run.timed("interview_s"):
+            await run.run_batches(work)
+        if run.complete and cfg.summary:
+            with run.timed("summary_s"):
+                await write_summary(models, run.folder, settings[0])
+        usage = run.llm_usage()
+    records = run.folder.read_records()
+    metrics = metrics_by_setting(records, settings, cfg, usage=usage, complete=run.complete, n_batches=len(run.batches), timings=run.timings)
+    write_outputs(run.folder, metrics, settings, ablation=ablation, report=cfg.report)
+    run.raise_if_stopped(len(records))
+    return RunOutcome(run.folder, metrics, run.complete, run.stopped, run.timings)
 
-    complete, stopped = True, None
-    async with LLMClient.from_config(cfg.llm, folder.journal_path) as client:
-        t = time.perf_counter()
-        await preflight(client, target, judge)
-        timings["preflight_s"] = time.perf_counter() - t
 
-        t = time.perf_counter()
-        need_graph = any(not s.no_extension for s in settings) and cfg.rounds > 0
-        graph = ensure_graph(cfg, bench, progress) if need_graph else None
-        extractor = None
-        if graph is not None and any(not s.no_graph and not s.no_extension for s in settings):
-            from judgeagent.graph import SpacyExtractor
+@dataclass
+class InterviewWork:
+    """One batch's work in a run: rewrite its seeds if asked, grade them once, and interview
+    them under every setting still to do. Each finished setting is one record, written at once."""
 
-            extractor = SpacyExtractor()
-        plans = {
-            (s.name, b.id): plan_batch(graph, extractor, b, cfg, s) if graph is not None else {"matched": [], "start_entity": None, "path": None}
-            for s in settings
-            for b in batches
-            if (s.name, b.id) not in done
-        }
-        timings["plan_s"] = time.perf_counter() - t
+    cfg: EvalConfig
+    bench: Benchmark
+    models: Models
+    settings: tuple[Setting, ...]
+    done: dict  # (setting name, batch id) → finished record
+    plans: dict  # (setting name, batch id) → plan_batch()
+    gates: dict  # setting name → QualityGate
+    embedder: object
+    folder: RunFolder
 
-        folder.write_json("config.json", run_config(cfg, sj, bench, batches, graph, target, judge))
-        models = Models(client, target, judge, seed=cfg.seed)
-        # One queue for the whole run: gate and leakage embeddings from every batch are batched.
-        embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
-        # The seed-side texts both checks compare with are known now: embedded in one pass
-        # each, not on the batches' critical paths.
-        t = time.perf_counter()
-        gates = make_gates(cfg, settings, bench, models, embedder, done.values()) if graph is not None else {}
-        prime_guard(embedder, [q for b in batches if any((s.name, b.id) not in done for s in settings) for q in b.questions])
-        timings["prime_s"] = time.perf_counter() - t
+    async def __call__(self, b: Batch) -> None:
+        todo = [s for s in self.settings if (s.name, b.id) not in self.done]
+        if not todo:
+            return
+        b, rewrites = await self.decontaminated(b)
+        seed_answers = await self.seed_answers(b)
+        for s in todo:
+            rec = await interview_batch(
+                self.models, self.bench, b, self.plans[(s.name, b.id)], self.cfg, s, seed_answers,
+                gate=self.gates.get(s.name), embedder=self.embedder,
+            )
+            if rewrites is not None:
+                rec["decontamination"] = [w.to_dict() for w in rewrites]
+            self.folder.append_record(rec)
+            self.done[(s.name, b.id)] = rec
 
-        async def work(b: Batch) -> None:
-            todo = [s for s in settings if (s.name, b.id) not in done]
-            if not todo:
-                return
-            rewrites = None
-            if cfg.decontaminate:
-                # Journaled like every request, so a rerun replays the same rewrites for free.
-                contexts = {b.questions[0].doc_id: b.context} if b.context else None
-                rewrites = await decontaminate(
-                    models, b.questions, bench.qtype, cfg.decontaminate, seed=batch_seed(cfg.seed, b.id, "decontaminate"), contexts=contexts
-                )
-                b = replace(b, questions=[w.question for w in rewrites])
-            prior = next((r for (sn, bid), r in done.items() if bid == b.id), None)
-            seed_answers = answers_from(prior) if prior else await grade_seeds(models, bench, b)
-            for s in todo:
-                rec = await interview_batch(
-                    models, bench, b, plans[(s.name, b.id)], cfg, s, seed_answers, gate=gates.get(s.name), embedder=embedder
-                )
-                if rewrites is not None:
-                    rec["decontamination"] = [w.to_dict() for w in rewrites]
-                folder.append_record(rec)
-                done[(s.name, b.id)] = rec
+    async def decontaminated(self, b: Batch) -> tuple[Batch, list[Rewrite] | None]:
+        """With ``--decontaminate``, the batch with its seeds rewritten, and the rewrites (kept
+        in the record beside the originals). Journaled like every request, so a rerun
+        replays the same rewrites for free."""
+        if not self.cfg.decontaminate:
+            return b, None
+        doc_id = b.questions[0].doc_id
+        contexts = {doc_id: b.context} if b.context and doc_id else None
+        seed = batch_seed(self.cfg.seed, b.id, "decontaminate")
+        rewrites = await decontaminate(self.models, b.questions, self.bench.qtype, self.cfg.decontaminate, seed=seed, contexts=contexts)
+        return replace(b, questions=[w.question for w in rewrites]), rewrites
 
-        t = time.perf_counter()
-        try:
-            await _with_progress(batches, work, cfg.concurrency, progress)
-        except BudgetExceeded as e:
-            complete, stopped = False, str(e)
-        timings["interview_s"] = time.perf_counter() - t
-        if complete and cfg.summary:
-            from judgeagent.report.summary import summarize_interview
+    async def seed_answers(self, b: Batch) -> list[Answer]:
+        """Stage 1, asked once per batch: every setting of an ablation (and a resumed one)
+        starts from the same seed answers."""
+        prior = next((r for (_, bid), r in self.done.items() if bid == b.id), None)
+        return answers_from(prior) if prior else await grade_seeds(self.models, self.bench, b)
 
-            t = time.perf_counter()
-            recs = [r for r in folder.read_records() if r["setting"] == settings[0].name]
-            folder.write_json("summary.json", await summarize_interview(models, recs))
-            timings["summary_s"] = time.perf_counter() - t
-        usage = client.usage.summary()
-        prices = {m.name: (m.price_in_per_1k, m.price_out_per_1k) for m in (target, judge)}
-        usage["run_total"] = journal_usage(client.journal.totals(), prices)
 
-    records = folder.read_records()
+async def write_summary(models: Models, folder: RunFolder, setting: Setting) -> None:
+    """summary.json: the judge's closing interview summary over the main setting's records."""
+    from judgeagent.report.summary import summarize_interview
+
+    recs = [r for r in folder.read_records() if r["setting"] == setting.name]
+    folder.write_json("summary.json", await summarize_interview(models, recs))
+
+
+def metrics_by_setting(records: list[dict], settings, cfg: EvalConfig, *, usage: dict, complete: bool, n_batches: int, timings: dict) -> dict:
+    """Each setting's metrics.json figures, from its records alone, with this session's usage and timings."""
     metrics = {}
     for s in settings:
         recs = [r for r in records if r["setting"] == s.name]
         m = compute_metrics(recs, eval_every_round=cfg.eval_every_round, bootstrap=cfg.bootstrap, seed=cfg.seed)
         m["llm_usage"] = usage
-        m["complete"] = complete and len(recs) == len(batches)
+        m["complete"] = complete and len(recs) == n_batches
         m["timings"] = {k: round(v, 3) for k, v in timings.items()}
         metrics[s.name] = m
+    return metrics
+
+
+def write_outputs(folder: RunFolder, metrics: dict, settings, *, ablation: bool, report: bool) -> None:
+    """metrics.json (the main setting's), ablation.json for an ablation, and the reports."""
     if ablation:
         folder.write_json("ablation.json", {"settings": [s.name for s in settings], "metrics": metrics})
     folder.write_json("metrics.json", metrics[settings[0].name] | ({"ablation": "see ablation.json"} if ablation else {}))
-    if cfg.report:
+    if report:
         from judgeagent.report import write_reports
 
         write_reports(folder.path)
-    outcome = RunOutcome(folder, metrics, complete, stopped, timings)
-    if stopped:
-        raise BudgetExceeded(f"{stopped}; {len(records)} batch records saved in {folder.path} (rerun the same command with a larger budget to continue)")
-    return outcome
-
-
-def make_gates(cfg: EvalConfig, settings, bench, models: Models, embedder, done_records) -> dict:
-    """One quality gate per setting, primed with the questions a resumed run already accepted."""
-    if not cfg.gate:
-        return {}
-    from judgeagent.data.benchmark import Question
-    from judgeagent.stages.gate import GateConfig, QualityGate
-
-    seeds = [q.question for q in bench.questions]
-    # Overlap only pays when the judge can answer the early call beside other batches' calls.
-    overlap = cfg.gate_overlap and models.judge.concurrency > 1
-    gate_cfg = GateConfig(check_hops=cfg.check_hops, seed_similarity=cfg.seed_similarity, overlap=overlap)
-    gates = {s.name: QualityGate(models, embedder, seeds, gate_cfg, scope=s.name) for s in settings}
-    for gate in gates.values():
-        gate.prime()
-    for rec in sorted(done_records, key=lambda r: r["batch_index"]):
-        for rd in rec["rounds"]:
-            if rd.get("question") and rec["setting"] in gates:
-                gates[rec["setting"]].accept(Question(**rd["question"]))
-    return gates
 
 
 def model_info(spec) -> dict:
     return {"name": spec.name, "base_url": spec.base_url, "model": spec.model}
-
-
-async def _with_progress(batches, work, concurrency, progress):
-    if not progress:
-        await run_batches(batches, work, concurrency)
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]interview"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=False) as bar:
-        task = bar.add_task("batches", total=len(batches))
-        await run_batches(batches, work, concurrency, on_done=lambda _b: bar.advance(task))
-
-
-def load_metrics(run_dir: Path) -> dict:
-    return json.loads((Path(run_dir) / "metrics.json").read_text())

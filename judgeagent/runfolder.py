@@ -5,6 +5,9 @@ runs/<date>-<target>-<data>/
   records.jsonl   one line per finished batch (and setting, for ablations)
   journal.sqlite  the LLM request journal: a rerun replays finished requests
   metrics.json    the figures
+
+A run's identity is its settings (``settings_json``): a rerun whose settings match an
+existing folder's resumes it instead of starting a new one.
 """
 
 from __future__ import annotations
@@ -14,10 +17,28 @@ import json
 import os
 import re
 import threading
+from dataclasses import asdict
 from pathlib import Path
 
-from judgeagent.config import RUNS_DIR
+from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.errors import JudgeAgentError
+
+
+def settings_json(cfg: EvalConfig, settings: tuple) -> dict:
+    """What must match for a rerun to resume a run folder (paths to the outputs excluded).
+
+    ``settings`` are the run's module settings (``interview.Setting`` dataclasses)."""
+    d = cfg.to_json()
+    for k in ("out", "resume"):
+        d.pop(k, None)
+    d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
+    d["settings"] = [asdict(s) for s in settings]
+    return d
+
+
+def data_name(cfg: EvalConfig) -> str:
+    """The benchmark folder's name: part of run folder names and of what a run reports."""
+    return Path(cfg.data).resolve().name
 
 
 def slug(text: str) -> str:
@@ -35,7 +56,7 @@ class RunFolder:
     journal_path = property(lambda self: self.path / "journal.sqlite")
 
     @classmethod
-    def for_settings(cls, settings: dict, *, target: str, data: str, out: Path | None, kind: str = "") -> "RunFolder":
+    def for_settings(cls, settings: dict, *, target: str, data: str, out: Path | None, kind: str = "") -> RunFolder:
         """``out`` if given; otherwise the first runs/<date>-<target>-<data>[-N] folder that is new
         or holds a run with the same settings, so that rerunning a command resumes it."""
         if out is not None:

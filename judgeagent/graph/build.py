@@ -15,8 +15,10 @@ import shutil
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -25,13 +27,13 @@ from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import JudgeAgentError
 from judgeagent.graph import store
 from judgeagent.graph.context_graph import ContextGraph, load_graph
-from judgeagent.graph.cooccur import build_tables
+from judgeagent.graph.cooccur import GraphTables, build_tables
 from judgeagent.graph.embed import Embedder, model_version, shared_embedder
 from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
 
 # Bump when a change to the build would give a different graph from the same input.
-BUILD_VERSION = 1
+BUILD_VERSION = 2  # 2: generic entities dropped, weak edges local, stop entities need evidence
 ENTITY_BATCH_SIZE = 256  # entity names are a few tokens: big batches pad little
 STAGES = ("extract", "graph", "embed", "index", "write")
 
@@ -98,65 +100,114 @@ def build_graph(
         raise JudgeAgentError(f"benchmark {benchmark.name!r} has no reference texts to build a graph from")
 
     store.clean_stale(out_dir)
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-    chunk_ids = [c.id for c in benchmark.chunks]
-    if len(set(chunk_ids)) != len(chunk_ids):
-        raise JudgeAgentError(f"benchmark {benchmark.name!r} has duplicate chunk IDs")
-    docs, chunk_doc = _documents(benchmark)
-    texts = [c.text for c in benchmark.chunks]
-
+    clock = _Clock(on_stage)
     with _progress(progress) as bar:
-        with _stage(timings, "extract", on_stage):
-            task = bar.add_task("extract entities", total=len(texts))
-            chunk_entities = extractor.extract(texts, progress=lambda n: bar.advance(task, n))
-            labels = dict(getattr(extractor, "labels", {}) or {})
-
-        with _stage(timings, "graph", on_stage):
-            task = bar.add_task("co-occurrence graph", total=1)
-            tables = build_tables(chunk_entities, chunk_doc, len(docs), config.stop_entity_share, labels)
-            bar.advance(task)
-
-        with _stage(timings, "embed", on_stage):
-            task = bar.add_task("embed chunks + entities", total=len(texts) + tables.n_nodes)
-            adv = lambda n: bar.advance(task, n)  # noqa: E731
-            chunk_vecs = embedder.encode(texts, batch_size=config.embed_batch_size, progress=adv)
-            entity_vecs = embedder.encode(tables.names, batch_size=ENTITY_BATCH_SIZE, progress=adv)
-
-        with _stage(timings, "index", on_stage):
-            task = bar.add_task("FAISS indexes", total=2)
-            entity_index, entity_choice = build_index(entity_vecs, flat_max)
-            bar.advance(task)
-            chunk_index, chunk_choice = build_index(chunk_vecs, flat_max)
-            bar.advance(task)
-
-        manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, tables,
-                             len(docs), {"entity": entity_choice.to_dict(), "chunk": chunk_choice.to_dict()})
-
-        # The write stage is timed by hand: its time goes into the manifest it writes.
-        write_started = time.perf_counter()
-        if on_stage:
-            on_stage("write", "start")
-        task = bar.add_task("write artefact", total=len(store.DATA_FILES) + 1)
-        tmp = store.staging_dir(out_dir)
-        try:
-            _write_data(tmp, tables, chunk_ids, chunk_doc, docs, texts, chunk_vecs,
-                        entity_index, chunk_index, lambda: bar.advance(task))
-            timings["write"] = time.perf_counter() - write_started
-            timings["total"] = time.perf_counter() - started
-            manifest["timings_s"] = {k: round(v, 3) for k, v in timings.items()}
-            store.write_manifest(tmp, manifest)
-            bar.advance(task)
-            store.publish(tmp, out_dir)
-            if on_stage:
-                on_stage("write", "end")
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        parts = _build_in_memory(benchmark, config, extractor, embedder, flat_max, bar, clock)
+        manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, parts.tables,
+                             len(parts.docs), parts.index_choices)
+        _write_artefact(out_dir, parts, manifest, bar, clock)
 
     graph = load_graph(out_dir, embedder=embedder)
     graph.reused = False
     return graph
+
+
+@dataclass
+class _Parts:
+    """Everything a build writes, held in memory until the write stage."""
+
+    tables: GraphTables
+    chunk_ids: list[str]
+    docs: list[dict]
+    chunk_doc: list[int]
+    texts: list[str]
+    chunk_vecs: np.ndarray
+    entity_index: Any
+    chunk_index: Any
+    index_choices: dict  # which FAISS index type each got, for the manifest
+
+
+class _Clock:
+    """Stage timings for the manifest, and the caller's ``on_stage`` hook around each stage."""
+
+    def __init__(self, hook: Callable[[str, str], None] | None):
+        self.hook = hook
+        self.started = time.perf_counter()
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str):
+        return _stage(self.timings, name, self.hook)
+
+
+def _build_in_memory(benchmark, config, extractor, embedder, flat_max, bar, clock: _Clock) -> _Parts:
+    """The stages before the write: extract → graph → embed → index, each timed, each with
+    its own progress bar. Nothing touches the disk, so a failure here leaves nothing behind."""
+    chunk_ids = _unique_chunk_ids(benchmark)
+    docs, chunk_doc = _documents(benchmark)
+    texts = [c.text for c in benchmark.chunks]
+    with clock.stage("extract"):
+        task = bar.add_task("extract entities", total=len(texts))
+        chunk_entities = extractor.extract(texts, progress=lambda n: bar.advance(task, n))
+        labels = dict(getattr(extractor, "labels", {}) or {})
+    with clock.stage("graph"):
+        task = bar.add_task("co-occurrence graph", total=1)
+        tables = build_tables(chunk_entities, chunk_doc, len(docs), config.stop_entity_share, labels,
+                              chunk_words=[len(t.split()) for t in texts],
+                              dropped=getattr(extractor, "dropped", None))
+        bar.advance(task)
+    with clock.stage("embed"):
+        chunk_vecs, entity_vecs = _embed(embedder, texts, tables.names, config.embed_batch_size, bar)
+    with clock.stage("index"):
+        task = bar.add_task("FAISS indexes", total=2)
+        entity_index, entity_choice = build_index(entity_vecs, flat_max)
+        bar.advance(task)
+        chunk_index, chunk_choice = build_index(chunk_vecs, flat_max)
+        bar.advance(task)
+    choices = {"entity": entity_choice.to_dict(), "chunk": chunk_choice.to_dict()}
+    return _Parts(tables, chunk_ids, docs, chunk_doc, texts, chunk_vecs, entity_index, chunk_index, choices)
+
+
+def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:
+    """The chunk IDs, which the graph's files key everything on: a duplicate would merge two chunks."""
+    chunk_ids = [c.id for c in benchmark.chunks]
+    if len(set(chunk_ids)) != len(chunk_ids):
+        raise JudgeAgentError(f"benchmark {benchmark.name!r} has duplicate chunk IDs")
+    return chunk_ids
+
+
+def _embed(embedder: Embedder, texts: list[str], names: list[str], batch_size: int, bar) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk and entity-name embeddings, under one progress bar; names are short, so they go
+    in bigger batches than chunk texts."""
+    task = bar.add_task("embed chunks + entities", total=len(texts) + len(names))
+    adv = lambda n: bar.advance(task, n)  # noqa: E731
+    chunk_vecs = embedder.encode(texts, batch_size=batch_size, progress=adv)
+    entity_vecs = embedder.encode(names, batch_size=ENTITY_BATCH_SIZE, progress=adv)
+    return chunk_vecs, entity_vecs
+
+
+def _write_artefact(out_dir: Path, parts: _Parts, manifest: dict, bar, clock: _Clock) -> None:
+    """Write everything into a staging folder and rename it into place, manifest last, so an
+    interrupted build leaves nothing a later command would load. Timed by hand: the write's
+    own time goes into the manifest it writes."""
+    write_started = time.perf_counter()
+    if clock.hook:
+        clock.hook("write", "start")
+    task = bar.add_task("write artefact", total=len(store.DATA_FILES) + 1)
+    tmp = store.staging_dir(out_dir)
+    try:
+        _write_data(tmp, parts.tables, parts.chunk_ids, parts.chunk_doc, parts.docs, parts.texts, parts.chunk_vecs,
+                    parts.entity_index, parts.chunk_index, lambda: bar.advance(task))
+        clock.timings["write"] = time.perf_counter() - write_started
+        clock.timings["total"] = time.perf_counter() - clock.started
+        manifest["timings_s"] = {k: round(v, 3) for k, v in clock.timings.items()}
+        store.write_manifest(tmp, manifest)
+        bar.advance(task)
+        store.publish(tmp, out_dir)
+        if clock.hook:
+            clock.hook("write", "end")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, tables, n_docs, indexes) -> dict:
