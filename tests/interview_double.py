@@ -1,10 +1,17 @@
 """A deterministic target + judge behind the scripted server, for pipeline tests.
 
-The responder reads each request the way a model would and answers by a script:
+The responder tells requests apart by the name of the reply schema they ask for (the
+``title`` every schema in judgeagent/prompts/schemas.py has, which the client sends as
+``response_format``), never by prompt wording, so a reworded prompt breaks no test that
+is not about it. It reads the questions out of the prompt the way a model would and
+answers by a script:
 - the target answers a seed question right or wrong according to ``seed_plan``
   (question text → (right before advice, right after advice));
 - it answers generated questions right while ``followups_right`` says so;
-- the judge writes well-formed questions and feedback, unless told to break them.
+- the judge writes well-formed questions and feedback, unless told to break them; reading
+  the gate's passages, it answers with both passages and says "cannot be determined" with
+  one of them removed.
+Multiple choice and phrase questions (KMC, RMC, KQA) alike.
 """
 
 from __future__ import annotations
@@ -42,12 +49,46 @@ TOPICS = [
     "Which gene is broken in cystic fibrosis?",
 ]
 WRONGS = ["wrong one", "another wrong one", "a third wrong one"]
+UNDETERMINED = "cannot be determined"
+
+
+def schema_name(body: dict) -> str:
+    """The name of the reply schema a chat request asks for, as the client sends it:
+    ``json_schema.name`` (remote servers), or the schema's title in llama.cpp's
+    ``json_object`` + ``schema`` form. A server that refused both forms gets the schema only
+    as the description the client appends to the system message: the name is then looked up
+    from it (:func:`_described_name`). Empty when the request asks for no schema."""
+    rf = body.get("response_format") or {}
+    if rf.get("type") == "json_schema":
+        return str((rf.get("json_schema") or {}).get("name", ""))
+    if isinstance(rf.get("schema"), dict):
+        return str(rf["schema"].get("title", ""))
+    msgs = body.get("messages") or [{}]
+    return _described_name(str(msgs[0].get("content", ""))) if msgs[0].get("role") == "system" else ""
+
+
+def _described_name(system: str) -> str:
+    """The schema whose description ends ``system``. Two pairs share a description (a
+    follow-up and a "modify" rewrite; the gate's phrase answer and a phrase blind answer):
+    the first of each, the one the pipeline tests use, is taken."""
+    from judgeagent.llm.structured import describe
+    from judgeagent.prompts import schemas
+
+    if '{"response": [{"answer": ' in system:
+        return "answer_batch"
+    named = [s for s in vars(schemas).values() if isinstance(s, dict) and "title" in s]
+    named += [schemas.decon_verify(list(letters)) for letters in ("ABCD", "ABCDE")]
+    return next((s["title"] for s in named if system.endswith("\n" + describe(s))), "")
+
+
+def _options(text: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in re.finditer(r"^([A-E])\. (.*)$", text, re.M)}
 
 
 @dataclass
 class Script:
     seed_plan: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # question → (before, after)
-    answers: dict[str, str] = field(default_factory=dict)  # seed question → correct letter
+    answers: dict[str, str] = field(default_factory=dict)  # seed question → correct letter or phrase
     followups_right: bool = True
     broken_generation: bool = False
     generation_prompts: list[str] = field(default_factory=list)
@@ -60,47 +101,67 @@ class Script:
 
     def __call__(self, body: dict) -> str:
         msgs = body["messages"]
-        system = msgs[0]["content"] if msgs and msgs[0]["role"] == "system" else ""
         user = msgs[-1]["content"] if msgs[-1]["role"] == "user" else msgs[1]["content"]
-        if system.startswith("You are taking an exam"):
-            return self.answer(user)
-        if system.startswith("You are an expert examiner"):
-            self.generation_requests += 1
-            self.generation_prompts.append(msgs[1]["content"])
-            if self.broken_generation:
-                return "Sure! Here is a question: what is it?"
-            topic = TOPICS[(self.generation_requests - 1) % len(TOPICS)]
+        name = schema_name(body)
+        reply = {
+            "answer_batch": lambda: self.answer(user),
+            "generated_mc": lambda: self.generate(msgs, multiple_choice=True),
+            "generated_phrase": lambda: self.generate(msgs, multiple_choice=False),
+            "gate_answer_mc": lambda: self.read_passages(user, multiple_choice=True),
+            "gate_answer_phrase": lambda: self.read_passages(user, multiple_choice=False),
+            "feedback": self.feedback,
+            "leak_rewrite": self.rewrite_advice,
+            "leak_check": lambda: json.dumps({"verdict": "picks_out" if self.leak and self.leak in user.split("Advice:")[-1] else "none", "evidence": ""}),
+            "decon_verify": lambda: self.blind_answer(user),
+            "decon_paraphrase": lambda: self.paraphrase(user),
+            "summary": self.summary,
+            "phrase_judgement": lambda: json.dumps({"equivalent": "no"}),
+        }.get(name)
+        return reply() if reply is not None else json.dumps({"error": f"unexpected reply schema {name!r}"})
+
+    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
+        self.generation_requests += 1
+        self.generation_prompts.append(msgs[1]["content"])
+        if self.broken_generation:
+            return "Sure! Here is a question: what is it?"
+        topic = TOPICS[(self.generation_requests - 1) % len(TOPICS)]
+        if multiple_choice:
             return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
-        if system.startswith("You check exam questions"):
-            # The gate's judge reads the question from the passages: it picks RIGHT's letter.
-            self.gate_requests += 1
-            options = dict(m.groups() for m in re.finditer(r"^([A-E])\. (.*)$", user, re.M))
-            right = next((k for k, v in options.items() if v == RIGHT), "A")
-            # The questions combine two passages: with one passage left it guesses wrong,
-            # so the needs-its-hops check sees Hard questions that need both.
-            two_passages = re.search(r"^\[2\] ", user, re.M) is not None
-            return json.dumps({"answer": right if two_passages else next(k for k in options if k != right)})
-        if system.startswith("You are an examiner who diagnoses"):
-            advice = "Recall the mechanism before choosing." + (f" Remember: {self.leak}." if self.leak else "")
-            return json.dumps({"flaws_knowledge": "mixes up drug classes", "flaws_capability": "skips a step", "comprehensive_performance": "fair", "suggestions": advice})
-        if system.startswith("You are an examiner who edits advice"):
-            self.leak_rewrites += 1
-            return json.dumps({"suggestions": "Recall the mechanism before choosing, and check each option against it."})
-        if system.startswith("You are a careful expert"):
-            # The blind check of a paraphrase: the double knows the answers of the originals.
-            stem = re.search(r"^(?:Q1\. )?(In other words: .*)$", user, re.M).group(1)
-            return json.dumps({"answer": self.answers.get(unparaphrase(stem).strip(), "A")})
-        if system.startswith("You are an exam editor"):
-            # Paraphrase: the same question, reworded by a fixed prefix the target's plan knows.
-            question = re.search(r"Question:\n(.*?)\n\nCorrect answer", user, re.S).group(1).split("\nA. ")[0].strip()
-            return json.dumps({"question": paraphrase(question)})
-        if system.startswith("You are an examiner who writes the closing summary"):
-            self.summary_requests += 1
-            return json.dumps({"strengths": ["recall"], "weaknesses": ["drug classes"], "knowledge_gaps": ["potassium handling"],
-                               "reasoning_gaps": ["skips steps"], "response_to_feedback": "improved"})
-        if system.startswith("You grade short answers"):
-            return json.dumps({"equivalent": "no"})
-        return json.dumps({"error": "unexpected prompt"})
+        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})
+
+    def read_passages(self, user: str, *, multiple_choice: bool) -> str:
+        """The gate's reader: the questions combine two passages, so it answers (RIGHT, or
+        RIGHT's letter) when it reads two and says it cannot tell from one; the needs-hops
+        check then sees Hard questions that need both."""
+        self.gate_requests += 1
+        if re.search(r"^\[2\] ", user, re.M) is None:
+            return json.dumps({"answer": UNDETERMINED})
+        if not multiple_choice:
+            return json.dumps({"answer": RIGHT})
+        return json.dumps({"answer": next((k for k, v in _options(user).items() if v == RIGHT), "A")})
+
+    def feedback(self) -> str:
+        advice = "Recall the mechanism before choosing." + (f" Remember: {self.leak}." if self.leak else "")
+        return json.dumps({"flaws_knowledge": "mixes up drug classes", "flaws_capability": "skips a step", "comprehensive_performance": "fair", "suggestions": advice})
+
+    def rewrite_advice(self) -> str:
+        self.leak_rewrites += 1
+        return json.dumps({"suggestions": "Recall the mechanism before choosing, and check each option against it."})
+
+    def blind_answer(self, user: str) -> str:
+        """The blind check of a paraphrase: the double knows the answers of the originals."""
+        stem = re.search(r"^(?:Q1\. )?(In other words: .*)$", user, re.M).group(1)
+        return json.dumps({"answer": self.answers.get(unparaphrase(stem).strip(), "A")})
+
+    def paraphrase(self, user: str) -> str:
+        """The same question, reworded by a fixed prefix the target's plan knows."""
+        question = re.search(r"Question:\n(.*?)\n\nCorrect answer", user, re.S).group(1).split("\nA. ")[0].strip()
+        return json.dumps({"question": paraphrase(question)})
+
+    def summary(self) -> str:
+        self.summary_requests += 1
+        return json.dumps({"strengths": ["recall"], "weaknesses": ["drug classes"], "knowledge_gaps": ["potassium handling"],
+                           "reasoning_gaps": ["skips steps"], "response_to_feedback": "improved"})
 
     def answer(self, user: str) -> str:
         self.answer_prompts.append(user)
@@ -110,12 +171,13 @@ class Script:
         for block in re.findall(r"^Q\d+\. .*?(?=\n\n|\Z)", body, re.M | re.S):
             lines = block.splitlines()
             question = unparaphrase(re.sub(r"^Q\d+\. ", "", lines[0]).strip())
-            options = {m.group(1): m.group(2) for ln in lines[1:] if (m := re.match(r"([A-E])\. (.*)", ln))}
+            options = _options("\n".join(lines[1:]))
             if question in self.seed_plan:
                 right = self.seed_plan[question][1 if advised else 0]
                 correct = self.answers[question]
             else:  # a generated question: the right option is the one with RIGHT's text
                 right = self.followups_right
-                correct = next((k for k, v in options.items() if v == RIGHT), "A")
-            out.append({"answer": correct if right else next(k for k in options if k != correct)})
+                correct = next((k for k, v in options.items() if v == RIGHT), "A") if options else RIGHT
+            wrong = next((k for k in options if k != correct), None) if options else WRONGS[0]
+            out.append({"answer": correct if right else wrong})
         return json.dumps({"response": out})

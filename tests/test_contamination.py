@@ -4,6 +4,7 @@ the scripted target and judge (no network, real demo graph)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
 from judgeagent.contamination import contamination_metrics
-from interview_double import Script
+from interview_double import Script, schema_name
 from scripted_server import ScriptedServer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
@@ -69,27 +70,34 @@ def test_cli_writes_contamination_json(tmp_path, demo_graph, demo_seeds):
     with ScriptedServer(script) as srv:
         res = invoke(srv, demo_graph, tmp_path / "run")
         assert res.exit_code == 0, res.output
-        first = len(srv.requests)
+        first = srv.requests
         # rerunning the same command resumes the finished folder: nothing is asked again
         res2 = invoke(srv, demo_graph, tmp_path / "run")
         assert res2.exit_code == 0, res2.output
-        exam_requests = [b for b in srv.requests[first:] if b["messages"][0]["content"].startswith("You are taking an exam")]
-        assert exam_requests == []
+        assert len(srv.requests) == len(first)
+        model = f"{srv.base_url}@scripted"
     assert "gap" in res.output and "run folder" in res.output
+    # Per batch: the seeds (1 prompt), one new medium question per seed (generation + the gate's
+    # answerable check each; needs_hops is for Hard only), and the new questions (1 prompt).
+    assert Counter(schema_name(b) for b in first) == {"answer_batch": 2 * 2, "generated_mc": 2 * 3, "gate_answer_mc": 2 * 3}
 
     run = tmp_path / "run"
     result = json.loads((run / "contamination.json").read_text())
-    for key in ("acc_seed", "acc_generated", "gap", "gap_ci", "level", "n_resamples", "by_difficulty", "n_seed",
-                "n_generated", "generated", "skipped", "skipped_reasons", "complete", "target", "judge", "llm_usage"):
-        assert key in result, key
-    assert result["complete"] and result["n_batches"] == 2
-    assert result["n_seed"] == 6 and result["generated"] == result["n_generated"] == 6 and result["skipped"] == 0
-    assert result["acc_seed"] == pytest.approx(400 / 6, abs=1e-3)
-    assert result["acc_generated"] == 100.0
-    assert result["gap"] == pytest.approx(result["acc_seed"] - result["acc_generated"], abs=1e-3)
+    figures = {  # 4 of 6 seeds right, all 6 new questions right
+        "n_seed": 6, "n_generated": 6, "acc_seed": 66.6667, "acc_generated": 100.0, "gap": -33.3333,
+    }
+    assert {k: result[k] for k in figures} == figures
+    assert (result["level"], result["n_resamples"]) == (0.95, 2000)
     lo, hi = result["gap_ci"]
     assert lo <= result["gap"] <= hi
-    assert set(result["by_difficulty"]) == {"unlabeled"}
+    # MedQA has no difficulty labels: one group, whose figures are the overall ones
+    assert result["by_difficulty"] == {"unlabeled": figures | {"gap_ci": result["gap_ci"]}}
+    assert (result["generated"], result["skipped"], result["skipped_reasons"]) == (6, 0, {})
+    assert (result["target"], result["judge"], result["data"]) == (model, model, "medqa-demo")
+    assert (result["complete"], result["n_batches"]) == (True, 2)
+    assert result["gate"]["questions_passed"] == 6 and result["gate"]["checks"]["answerable"]["passed"] == 6
+    # written by the rerun: its own usage, all of it replayed from the journal
+    assert (result["llm_usage"]["total"]["http_requests"], result["llm_usage"]["total"]["cached"]) == (0, 0)
     assert (run / "config.json").exists() and (run / "journal.sqlite").exists()
 
     records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]

@@ -40,7 +40,7 @@ class FakeJudge:
     async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
         self.calls.append({"messages": messages, "stage": stage, "temperature": temperature})
         user = messages[1]["content"]
-        verifying = messages[0]["content"].startswith("You are a careful expert")
+        verifying = schema["title"] == "decon_verify"  # the blind answer, not a rewrite
         text = ((self.blind or self.knows) if verifying else self.rewrite)(user)
         try:
             data = json.loads(text)

@@ -1,9 +1,25 @@
-"""JSON schemas of the replies we ask for. Kept to the subset our validator and llama.cpp's
-grammar support: object, array, string, enum, required, properties, items, min/maxItems."""
+"""JSON schemas of the replies we ask for, every one of them. Kept to the subset our validator
+and llama.cpp's grammar support: object, array, string, enum, required, properties, items,
+min/maxItems.
+
+Each schema has a ``title``: the client sends it as the ``json_schema`` name of
+``response_format``, and the journal and the test doubles tell replies apart by it. Titles
+are unique; the factories below always give the same title, whatever their arguments.
+"""
 
 from __future__ import annotations
 
 LETTERS = ("A", "B", "C", "D", "E")
+MC_LETTERS = ("A", "B", "C", "D")  # a generated question has four options
+UNDETERMINED = "cannot be determined"  # the gate's reader says so when the passages do not answer
+
+
+def _named(name: str, schema: dict) -> dict:
+    return {"title": name, **schema}
+
+
+def _answer_object(answer: dict) -> dict:
+    return {"type": "object", "properties": {"answer": answer}, "required": ["answer"]}
 
 
 def answer_batch(n: int, letters: list[str] | None) -> dict:
@@ -11,21 +27,30 @@ def answer_batch(n: int, letters: list[str] | None) -> dict:
     answer: dict = {"type": "string"}
     if letters:
         answer = {"type": "string", "enum": list(letters)}
-    return {
-        "type": "object",
-        "properties": {
-            "response": {
-                "type": "array",
-                "items": {"type": "object", "properties": {"answer": answer}, "required": ["answer"]},
-                "minItems": n,
-                "maxItems": n,
-            }
+    return _named(
+        "answer_batch",
+        {
+            "type": "object",
+            "properties": {
+                "response": {"type": "array", "items": _answer_object(answer), "minItems": n, "maxItems": n}
+            },
+            "required": ["response"],
         },
-        "required": ["response"],
-    }
+    )
 
 
-GENERATED_MC = {
+# The gate's reader (stages/gate.py): an option letter or a phrase, or the way out.
+GATE_ANSWER_MC = _named("gate_answer_mc", _answer_object({"type": "string", "enum": [*MC_LETTERS, UNDETERMINED]}))
+GATE_ANSWER_PHRASE = _named("gate_answer_phrase", _answer_object({"type": "string"}))
+
+
+def decon_verify(letters: list[str] | None) -> dict:
+    """The blind answer to a decontaminated question (stages/decontaminate.py)."""
+    answer: dict = {"type": "string", "enum": list(letters)} if letters else {"type": "string"}
+    return _named("decon_verify", _answer_object(answer))
+
+
+_GENERATED_MC = {
     "type": "object",
     "properties": {
         "question": {"type": "string"},
@@ -35,8 +60,7 @@ GENERATED_MC = {
     },
     "required": ["question", "correct_option", "distractors"],
 }
-
-GENERATED_PHRASE = {
+_GENERATED_PHRASE = {
     "type": "object",
     "properties": {
         "question": {"type": "string"},
@@ -46,48 +70,101 @@ GENERATED_PHRASE = {
     "required": ["question", "answer"],
 }
 
-PHRASE_JUDGEMENT = {
-    "type": "object",
-    "properties": {"equivalent": {"type": "string", "enum": ["yes", "no"]}},
-    "required": ["equivalent"],
-}
+# A follow-up question (stages/extension.py) and a decontaminating "modify" rewrite: the same
+# shape, named apart because they answer different requests.
+GENERATED_MC = _named("generated_mc", _GENERATED_MC)
+GENERATED_PHRASE = _named("generated_phrase", _GENERATED_PHRASE)
+DECON_MODIFY_MC = _named("decon_modify_mc", _GENERATED_MC)
+DECON_MODIFY_PHRASE = _named("decon_modify_phrase", _GENERATED_PHRASE)
 
-FEEDBACK = {
-    "type": "object",
-    "properties": {
-        "flaws_knowledge": {"type": "string"},
-        "flaws_capability": {"type": "string"},
-        "comprehensive_performance": {"type": "string"},
-        "suggestions": {"type": "string"},
+DECON_PARAPHRASE = _named(
+    "decon_paraphrase",
+    {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]},
+)
+DECON_UNCLARIFY = _named(
+    "decon_unclarify",
+    {
+        "type": "object",
+        "properties": {"question": {"type": "string"}, "removed": {"type": "string"}},
+        "required": ["question", "removed"],
     },
-    "required": ["flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"],
-}
+)
 
-ENTITIES = {
-    "type": "object",
-    "properties": {
-        "entities": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "type": {"type": "string"}},
-                "required": ["name"],
-            },
-        }
+PHRASE_JUDGEMENT = _named(
+    "phrase_judgement",
+    {
+        "type": "object",
+        "properties": {"equivalent": {"type": "string", "enum": ["yes", "no"]}},
+        "required": ["equivalent"],
     },
-    "required": ["entities"],
-}
+)
+
+FEEDBACK = _named(
+    "feedback",
+    {
+        "type": "object",
+        "properties": {
+            "flaws_knowledge": {"type": "string"},
+            "flaws_capability": {"type": "string"},
+            "comprehensive_performance": {"type": "string"},
+            "suggestions": {"type": "string"},
+        },
+        "required": ["flaws_knowledge", "flaws_capability", "comprehensive_performance", "suggestions"],
+    },
+)
+
+LEAK_REWRITE = _named(
+    "leak_rewrite",
+    {"type": "object", "properties": {"suggestions": {"type": "string"}}, "required": ["suggestions"]},
+)
+
+ENTITIES = _named(
+    "entities",
+    {
+        "type": "object",
+        "properties": {
+            "entities": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "type": {"type": "string"}},
+                    "required": ["name"],
+                },
+            }
+        },
+        "required": ["entities"],
+    },
+)
 
 _STATEMENTS = {"type": "array", "items": {"type": "string"}, "maxItems": 8}
 
-SUMMARY = {
-    "type": "object",
-    "properties": {
-        "strengths": _STATEMENTS,
-        "weaknesses": _STATEMENTS,
-        "knowledge_gaps": _STATEMENTS,
-        "reasoning_gaps": _STATEMENTS,
-        "response_to_feedback": {"type": "string"},
+SUMMARY = _named(
+    "summary",
+    {
+        "type": "object",
+        "properties": {
+            "strengths": _STATEMENTS,
+            "weaknesses": _STATEMENTS,
+            "knowledge_gaps": _STATEMENTS,
+            "reasoning_gaps": _STATEMENTS,
+            "response_to_feedback": {"type": "string"},
+        },
+        "required": ["strengths", "weaknesses", "knowledge_gaps", "reasoning_gaps", "response_to_feedback"],
     },
-    "required": ["strengths", "weaknesses", "knowledge_gaps", "reasoning_gaps", "response_to_feedback"],
-}
+)
+
+LEAK_VERDICTS = ("none", "picks_out", "eliminates", "both")
+
+# The judge's leak check of one seed question's advice (stages/leak_judge.py).
+LEAK_CHECK = _named(
+    "leak_check",
+    {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(LEAK_VERDICTS)},
+            "options": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
+            "evidence": {"type": "string"},
+        },
+        "required": ["verdict", "evidence"],
+    },
+)

@@ -1,8 +1,8 @@
-"""The placebo control: does *any* advice of the same length move ACC2, or the judge's?
+"""The placebo control: does *any* note of the same length move ACC2, or the judge's advice?
 
-Re-asking with a bland, content-free suggestion of the judge's length measures how much of
-ΔACC comes from being asked twice with extra words in the prompt rather than from the
-diagnosis.
+Re-asking with a content-free note of the judge's length measures how much of ΔACC comes
+from being asked twice with extra words in the prompt rather than from the diagnosis. The
+note says nothing and asks nothing: generic study advice is itself a treatment.
 """
 
 from __future__ import annotations
@@ -10,25 +10,28 @@ from __future__ import annotations
 import random
 from itertools import combinations_with_replacement
 
-# Domain-free study advice: nothing here may be about any question, topic or option.
+# Content-free sentences: statements about the note itself, none about any question, topic
+# or option, and no instruction either. "Think step by step" or "check your answer" is an
+# active intervention (it can move accuracy by itself), so a placebo made of such advice
+# would measure a second treatment, not the effect of extra words in the prompt.
 # Lengths are spread from about 45 to 100 characters so that one sentence or a few fit
 # any target length from 50 characters up within the tolerance.
 PLACEBO_SENTENCES = (
-    "Read each question carefully before answering.",
-    "Take your time and avoid rushing to a conclusion.",
-    "Make sure you understand what is being asked before you reply.",
-    "Consider every option before settling on one of them.",
-    "Pay attention to the exact wording of each question.",
-    "Think step by step and check that your reasoning is consistent.",
-    "Stay calm and focused while you work through the questions.",
-    "If a question seems difficult, break it into smaller parts.",
-    "Double-check your answer once you have made a choice.",
-    "Rely on what you know rather than on guesses.",
-    "Keep your reasoning clear, simple and well organised from start to finish.",
-    "Re-read the question when something in it seems unclear or ambiguous to you.",
-    "Look out for words such as not, always or never, because they can change the meaning of a question.",
-    "Answer in the format that is requested, and keep your final answer short and precise.",
-    "Before you commit, ask yourself whether your answer really responds to the question as it is written.",
+    "The questions below are shown a second time.",
+    "This note is added to every batch in the same way.",
+    "The same questions appear again, in the same order as before.",
+    "Each batch in this set comes with a short note like this one.",
+    "The wording of the questions has not been changed.",
+    "This paragraph is a fixed text and is not about any question.",
+    "Notes of this kind have about the same length in every batch.",
+    "Nothing in this note refers to a particular question or topic.",
+    "Questions of this kind are common in written examinations.",
+    "The set was put together for an evaluation of language models.",
+    "This text comes from a fixed list of sentences and does not change with the questions.",
+    "The format of the reply is the same as in the first round of this session.",
+    "Some questions in this set are longer than others and give more details.",
+    "Several batches of questions are processed in this session, each on its own and with a note like this.",
+    "This sentence, like the others in the note, is here only to give the note its length.",
 )
 
 TOLERANCE = 0.15  # relative, for targets of at least 50 characters
@@ -40,7 +43,7 @@ def _cost(parts: tuple[str, ...]) -> int:
 
 
 def placebo_suggestion(length_chars: int, seed: int) -> str:
-    """Bland advice of about ``length_chars`` characters (within ±15% from 50 up), fixed by ``seed``.
+    """A content-free note of about ``length_chars`` characters (within ±15% from 50 up), fixed by ``seed``.
 
     Whole sentences from :data:`PLACEBO_SENTENCES` in a seeded order, preferring unused
     ones, so sentences repeat only in long texts. Always at least one sentence, so very
@@ -61,7 +64,7 @@ def placebo_suggestion(length_chars: int, seed: int) -> str:
     # ...then finish with one to three sentences: among those landing well inside the
     # tolerance, the first in seeded order that repeats the fewest sentences; else the closest.
     pool = rng.sample(PLACEBO_SENTENCES, len(PLACEBO_SENTENCES))
-    candidates = [c for k in (1, 2, 3) for c in combinations_with_replacement(pool, k)]
+    candidates: list[tuple[str, ...]] = [c for k in (1, 2, 3) for c in combinations_with_replacement(pool, k)]
     if parts:
         candidates.append(())
     used = set(parts)
@@ -72,4 +75,5 @@ def placebo_suggestion(length_chars: int, seed: int) -> str:
         repeats = len(tail) - len(set(tail) - used)
         return (0.0 if error <= slack else error, repeats)
 
-    return " ".join(parts + list(min(candidates, key=rank)))
+    best = min(candidates, key=rank)
+    return " ".join(parts + list(best))

@@ -25,6 +25,7 @@ import asyncio
 import random
 from dataclasses import asdict, dataclass, replace
 
+from judgeagent.config import DECONTAMINATION_MODES
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import ConfigError
 from judgeagent.prompts import messages, render, schemas
@@ -33,26 +34,8 @@ from judgeagent.stages.extension import TYPE_RULES, assemble, validate
 from judgeagent.stages.grading import format_question, grade
 from judgeagent.stages.models import Models
 
-MODES = ("paraphrase", "modify", "unclarify")
+MODES = DECONTAMINATION_MODES  # one list: the values EvalConfig.decontaminate accepts
 MAX_TRIES = 2  # the first try plus one retry at a higher temperature
-
-PARAPHRASED = {
-    "type": "object",
-    "properties": {"question": {"type": "string"}},
-    "required": ["question"],
-}
-
-UNCLARIFIED = {
-    "type": "object",
-    "properties": {"question": {"type": "string"}, "removed": {"type": "string"}},
-    "required": ["question", "removed"],
-}
-
-
-def verify_schema(letters: list[str] | None) -> dict:
-    answer: dict = {"type": "string", "enum": letters} if letters else {"type": "string"}
-    return {"type": "object", "properties": {"answer": answer}, "required": ["answer"]}
-
 
 @dataclass
 class Rewrite:
@@ -66,7 +49,7 @@ class Rewrite:
         return {"mode": self.mode, "ok": self.ok, "error": self.error, "original": asdict(self.original), "question": asdict(self.question)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Rewrite":
+    def from_dict(cls, d: dict) -> Rewrite:
         return cls(Question(**d["original"]), Question(**d["question"]), d["mode"], d["ok"], d.get("error"))
 
 
@@ -110,45 +93,39 @@ async def _rewrite_one(models: Models, q: Question, qtype: QuestionType, mode: s
 async def ask_rewrite(models: Models, q: Question, qtype: QuestionType, mode: str, context: str | None) -> tuple[dict | None, str | None]:
     """The judge's usable rewrite (as JSON), or None and every reason it was unusable."""
     msgs = rewrite_messages(q, qtype, mode, context)
-    schema = {"paraphrase": PARAPHRASED, "unclarify": UNCLARIFIED}.get(mode) or (
-        schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
+    schema = {"paraphrase": schemas.DECON_PARAPHRASE, "unclarify": schemas.DECON_UNCLARIFY}.get(mode) or (
+        schemas.DECON_MODIFY_MC if qtype.is_multiple_choice else schemas.DECON_MODIFY_PHRASE
     )
     reasons: list[str] = []
     for attempt in range(MAX_TRIES):
         # A different temperature on the retry: the journal would otherwise replay the same bad answer.
-        res = await models.ask_judge(msgs, schema=schema, stage="decontaminate", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
+        res = await models.ask_judge(msgs, schema=schema, stage="decontaminate", max_tokens=400, temperature=None if attempt == 0 else 0.7)
         reason = res.error if not res.ok else check_rewrite(res.data, q, qtype, mode)
         if reason is None:
             return res.data, None
         reasons.append(reason)
         msgs = msgs + [
             {"role": "assistant", "content": res.text or ""},
-            {"role": "user", "content": f"That rewrite is unusable ({reason}). Write a corrected one, JSON only."},
+            {"role": "user", "content": render("decon_retry", reason=reason)},
         ]
     return None, "; ".join(dict.fromkeys(reasons))
 
 
 def rewrite_messages(q: Question, qtype: QuestionType, mode: str, context: str | None) -> list[dict]:
     shown = format_question(1, q).removeprefix("Q1. ")
-    keep = (
-        "Keep the options and the correct answer exactly as they are; reword only the question stem and return only the stem."
-        if qtype.is_multiple_choice
-        else "Do not put the answer into the question."
-    )
-    if mode == "paraphrase":
-        user = render("decon_paraphrase", keep_rule=keep, question=shown, answer=_answer_words(q))
-    elif mode == "unclarify":
-        user = render("decon_unclarify", keep_rule=keep, question=shown, answer=_answer_words(q))
+    kind = "mc" if qtype.is_multiple_choice else "phrase"
+    if mode in ("paraphrase", "unclarify"):
+        user = render(f"decon_{mode}", keep_rule=render(f"decon_keep_{kind}"), question=shown, answer=_answer_words(q))
     else:
-        if qtype.is_multiple_choice:
-            shape = (
-                '{"question": "<your new question>", "correct_option": "<its correct answer>", '
-                '"distractors": ["<a wrong answer>", "<another wrong answer>", "<a third wrong answer>"]}'
-            )
-        else:
-            shape = '{"question": "<your new question>", "answer": "<its short correct answer>"}'
-        context_block = f"\nThe candidate will read this text, and the answer must follow from it:\n{context.strip()}\n" if context else ""
-        user = render("decon_modify", type_rule=TYPE_RULES[qtype], context_block=context_block, question=shown, answer=_answer_words(q), json_shape=shape)
+        context_block = "\n" + render("decon_modify_context", context=context.strip()) + "\n" if context else ""
+        user = render(
+            "decon_modify",
+            type_rule=TYPE_RULES[qtype],
+            context_block=context_block,
+            question=shown,
+            answer=_answer_words(q),
+            json_shape=render(f"shape_{kind}"),
+        )
     return messages(render("decon_system"), user)
 
 
@@ -160,7 +137,7 @@ def check_rewrite(data: object, q: Question, qtype: QuestionType, mode: str) -> 
     """Why a judge's rewrite is unusable, or None when it is fine."""
     if mode == "modify":
         reason = validate(data, qtype, [q.question])
-        if reason:
+        if reason or not isinstance(data, dict):  # validate has checked it is an object
             return reason
         new_answer = data["correct_option"] if qtype.is_multiple_choice else data["answer"]
         if phrase_match(new_answer, q.answer_text):
@@ -190,14 +167,17 @@ def build_question(data: dict, q: Question, qtype: QuestionType, mode: str, rng:
 
 async def verify(models: Models, q: Question, qtype: QuestionType, context: str | None) -> str | None:
     """Have the judge answer ``q`` without seeing its answer; why it disagrees, or None."""
-    if qtype.is_multiple_choice:
-        rule, shape = "Give only the letter of the one correct option.", '{"answer": "<letter>"}'
-    else:
-        rule, shape = "Answer with a short phrase of a few words.", '{"answer": "<short phrase>"}'
-    context_block = f"Read this text:\n\n{context.strip()}\n\n" if context else ""
-    user = render("decon_verify", context_block=context_block, answer_rule=rule, question=format_question(1, q).removeprefix("Q1. "), json_shape=shape)
+    context_block = render("answer_context", context=context.strip()) + "\n\n" if context else ""
+    user = render(
+        "decon_verify_mc" if qtype.is_multiple_choice else "decon_verify_phrase",
+        context_block=context_block,
+        question=format_question(1, q).removeprefix("Q1. "),
+    )
     res = await models.ask_judge(
-        messages(render("decon_verify_system"), user), schema=verify_schema(sorted(q.options) if q.options else None), stage="decontaminate", max_tokens=40
+        messages(render("decon_verify_system"), user),
+        schema=schemas.decon_verify(sorted(q.options) if q.options else None),
+        stage="decontaminate",
+        max_tokens=40,
     )
     if not res.ok:
         return f"blind answer unusable ({res.error})"

@@ -13,23 +13,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.gate import GateVerdict, QualityGate
 from judgeagent.stages.models import Models
 
-LEVEL_RULES = {
-    "easy": "recall. A cloze-like question whose answer is stated directly in one sentence of the text.",
-    "medium": "comprehension of the concepts involved with one step of basic inference; do not copy a sentence.",
-    "hard": "multi-step reasoning that combines facts from at least two different passages; never copy a sentence.",
-}
-
-TYPE_RULES = {
-    QuestionType.KMC: "Write a multiple-choice question that tests knowledge (the candidate will NOT see the text). Give the correct option and exactly 3 wrong but plausible options.",
-    QuestionType.RMC: "Write a multiple-choice reading question (the candidate WILL see the text). Give the correct option and exactly 3 wrong but plausible options.",
-    QuestionType.KQA: "Write a question whose answer is a short phrase of at most 8 words (the candidate will NOT see the text).",
-}
+# The rules a generation prompt states, one template each (judgeagent/prompts/level_*.txt, type_*.txt).
+LEVEL_RULES = {level: render(f"level_{level}") for level in DIFFICULTIES}
+TYPE_RULES = {qtype: render(f"type_{qtype.value}") for qtype in QuestionType}
 
 MAX_GENERATION_TRIES = 3  # the first try plus 2 regenerations
 
@@ -49,18 +41,8 @@ def path_text(texts: list[str], entities: list[str]) -> str:
 
 
 def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict]:
-    # The fields in words, not a template with <placeholders>: small models copy those verbatim.
-    if qtype.is_multiple_choice:
-        shape = (
-            'an object with "question" (your question, ending with a question mark), "correct_option" '
-            '(the correct answer, in a few words from the text) and "distractors" (a list of exactly 3 '
-            "different wrong but plausible answers)."
-        )
-    else:
-        shape = (
-            'an object with "question" (your question, ending with a question mark) and "answer" '
-            "(the short correct answer, in a few words from the text)."
-        )
+    # The reply's fields are described in words, not as a template with placeholders: small
+    # models copy those verbatim.
     user = render(
         "generate_question",
         level=level.upper(),
@@ -68,7 +50,7 @@ def generation_messages(qtype: QuestionType, level: str, source: str, *, domain:
         path_text=source,
         level_rule=LEVEL_RULES[level],
         type_rule=TYPE_RULES[qtype],
-        json_shape=shape,
+        json_shape=render("shape_mc" if qtype.is_multiple_choice else "shape_phrase"),
     )
     return messages(render("generate_system"), user)
 
@@ -131,15 +113,18 @@ async def generate_question(
     source: str,
     *,
     qid: str,
-    rng: random.Random,
     domain: str,
     avoid: list[str],
     gate: QualityGate | None = None,
     path_texts: list[str] | None = None,
     position: int | None = None,
+    rng: random.Random | None = None,
     tries: int = MAX_GENERATION_TRIES,
 ) -> Generated:
-    """Up to ``tries`` generations until one is valid and (with an enabled ``gate``) passes it.
+    """Up to ``tries`` generations until one is valid and (with a ``gate``) passes it.
+
+    An MC answer goes to ``position`` (0..3); without one, ``rng`` draws it (default: seeded
+    by ``qid``).
 
     ``path_texts`` are the path's passages for the gate's judge (default: ``source`` as one
     passage, which leaves needs_hops not run). An accepted question is registered with the
@@ -147,15 +132,15 @@ async def generate_question(
     """
     schema = schemas.GENERATED_MC if qtype.is_multiple_choice else schemas.GENERATED_PHRASE
     msgs = generation_messages(qtype, level, source, domain=domain)
-    use_gate = gate is not None and gate.config.enabled
+    rng = rng or random.Random(qid)
     out = Generated(question=None)
     for attempt in range(tries):
         # A different temperature per retry: the journal would otherwise replay the same bad answer.
-        res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=0.0 if attempt == 0 else 0.7)
+        res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=None if attempt == 0 else 0.7)
         reason = res.error if not res.ok else validate(res.data, qtype, avoid)
         if reason is None:
             question = assemble(res.data, qtype, qid, level, rng, position)
-            if not use_gate:
+            if gate is None:
                 out.question = question
                 out.attempts.append({"ok": True})
                 return out
@@ -171,7 +156,7 @@ async def generate_question(
             out.attempts.append({"error": reason})
         msgs = msgs + [
             {"role": "assistant", "content": res.text or ""},
-            {"role": "user", "content": f"That question is unusable ({reason}). Write a corrected one, JSON only."},
+            {"role": "user", "content": render("generate_retry", reason=reason)},
         ]
     out.skipped = "; ".join(dict.fromkeys(a["error"] for a in out.attempts))  # each reason once
     return out

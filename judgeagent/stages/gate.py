@@ -6,12 +6,18 @@ sent early and withdrawn instead, see :meth:`QualityGate.check`):
 
 1. ``well_formed``   MC: 4 distinct non-empty options and a one-letter answer among them;
                      KQA: a non-empty answer of at most ``max_phrase_words`` words.
-2. ``not_seed_copy`` not a near-copy of any seed question of the benchmark (cosine).
-3. ``not_duplicate`` not a near-copy of a question accepted earlier in the run (cosine).
-4. ``answerable``    the judge, shown only the path's passages, reaches the marked answer.
-5. ``needs_hops``    Hard only: with any one passage removed the judge should fail at least
-                     once. A question it still answers every time is kept but marked
-                     ``single_hop`` -- it is not evidence of multi-hop reasoning.
+2. ``self_contained`` KMC and KQA: the question does not point at "the passage", "the text"
+                     or "the article", which the target never sees (RMC: not run).
+3. ``not_seed_copy`` not a near-copy of any seed question of the benchmark (cosine).
+4. ``not_duplicate`` not a near-copy of a question accepted earlier in the run (cosine).
+5. ``answerable``    the judge, shown only the path's passages, reaches the marked answer.
+                     It may say "cannot be determined" instead, which fails the check: a
+                     judge made to guess would answer from memory, and then "answerable"
+                     only shows that it agrees with its own key.
+6. ``needs_hops``    Hard only: with any one passage removed the judge should fail (at
+                     best, say "cannot be determined") at least once. A question it still
+                     answers every time is kept but marked ``single_hop`` -- it is not
+                     evidence of multi-hop reasoning.
 
 Similarity uses the question stem only: options are drawn and placed by us, so two copies
 of one stem would differ in their options, and the stem is what a target may have memorised.
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -28,30 +35,27 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.graph.embed_queue import embed
-from judgeagent.prompts import messages, render
+from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.grading import grade
 from judgeagent.stages.models import Models
 
-CHECKS = ("well_formed", "not_seed_copy", "not_duplicate", "answerable", "needs_hops")
+CHECKS = ("well_formed", "self_contained", "not_seed_copy", "not_duplicate", "answerable", "needs_hops")
 SIMILARITY_CHECKS = ("not_seed_copy", "not_duplicate")
 MC_LETTERS = ("A", "B", "C", "D")
 
-GATE_ANSWER_PHRASE = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-}
-GATE_ANSWER_MC = {
-    "type": "object",
-    "properties": {"answer": {"type": "string", "enum": list(MC_LETTERS)}},
-    "required": ["answer"],
-}
+# A question that points at its source, which a knowledge question's target never sees:
+# "the passage", "this text", "the above article", "according to the passages". Not "the
+# text of the treaty" or "the article by Reuters", which name something the target can know.
+_SOURCE_REFERENCE = re.compile(
+    r"\b(?:the|this|these|that|those)\s+(?:above\s+|given\s+|provided\s+|following\s+|source\s+)?"
+    r"(?:passages?|texts?|articles?|excerpts?)\b(?!\s+(?:of|from|by|published|titled|written|messages?)\b)",
+    re.I,
+)
 
 
 @dataclass
 class GateConfig:
-    enabled: bool = True  # False behaves like no gate at all
     check_hops: bool = True  # run needs_hops on Hard questions (one judge call per passage)
     seed_similarity: float = 0.9
     duplicate_similarity: float = 0.9
@@ -72,7 +76,7 @@ class CheckResult:
 @dataclass
 class GateVerdict:
     checks: list[CheckResult]
-    single_hop: bool = False  # a Hard question answerable with a hop missing: count it as not Hard
+    single_hop: bool = False  # a Hard question answerable with a hop missing: reported as not Hard
 
     @property
     def passed(self) -> bool:
@@ -93,7 +97,7 @@ class GateVerdict:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "GateVerdict":
+    def from_dict(cls, d: dict) -> GateVerdict:
         checks = [CheckResult(name, c["passed"], c.get("reason", "")) for name, c in d["checks"].items()]
         return cls(checks, bool(d.get("single_hop", False)))
 
@@ -114,21 +118,28 @@ def passages_text(texts: list[str]) -> str:
 
 
 def answer_messages(question: Question, qtype: QuestionType, texts: list[str]) -> list[dict]:
+    shown = {"passages": passages_text(texts), "question": question.question.strip()}
     if qtype.is_multiple_choice:
-        options = "".join(f"{k}. {v}\n" for k, v in (question.options or {}).items())
-        rule, shape = "Give only the letter of the one correct option.", '{"answer": "<letter>"}'
+        options = "\n".join(f"{k}. {v}" for k, v in (question.options or {}).items())
+        user = render("gate_answer_mc", **shown, options=options)
     else:
-        options = ""
-        rule, shape = "Answer with a short phrase of a few words (or Yes / No).", '{"answer": "<short phrase>"}'
-    user = render(
-        "gate_answer",
-        passages=passages_text(texts),
-        question=question.question.strip(),
-        options_block=options,
-        answer_rule=rule,
-        json_shape=shape,
-    )
+        user = render("gate_answer_phrase", **shown)
     return messages(render("gate_answer_system"), user)
+
+
+def undetermined(reply: str) -> bool:
+    """Whether the gate's reader took the way out: the passages do not give the answer."""
+    return normalize_phrase(reply).startswith(schemas.UNDETERMINED)
+
+
+def self_contained(question: Question, qtype: QuestionType) -> CheckResult:
+    name = "self_contained"
+    if qtype.shows_context:
+        return CheckResult(name, None, "the target reads the text")
+    m = _SOURCE_REFERENCE.search(question.question)
+    if m:
+        return CheckResult(name, False, f"refers to {m.group(0).lower()!r}, which the target never sees")
+    return CheckResult(name, True)
 
 
 def well_formed(question: Question, qtype: QuestionType, max_phrase_words: int) -> CheckResult:
@@ -187,7 +198,6 @@ class QualityGate:
         self._seed_vecs: np.ndarray | None = None
         self._accepted: list[str] = []
         self._accepted_vecs: list[np.ndarray] = []
-        self._letters: dict[str, int] = {}
         self._vec_cache: dict[str, np.ndarray] = {}  # check() embeds, accept() reuses
 
     def _embed(self, text: str) -> np.ndarray:
@@ -230,8 +240,10 @@ class QualityGate:
         memo_key = f"gate/similarity/{self.scope}/{key}/{question.question}" if key is not None else None
         remembered = self.models.recall(memo_key) if memo_key is not None else None
         results = [well_formed(question, qtype, self.config.max_phrase_words)]
-        single_hop = False
         if results[-1].passed:
+            results.append(self_contained(question, qtype))
+        single_hop = False
+        if all(r.passed is not False for r in results):  # self_contained is not run for RMC
             speculate = self.config.overlap and (remembered is None or all(c["passed"] for c in remembered))
             answering = asyncio.create_task(self._answerable(question, qtype, path_texts)) if speculate else None
             try:
@@ -271,14 +283,17 @@ class QualityGate:
         return results, vec
 
     async def _judge_answers(self, question: Question, qtype: QuestionType, texts: list[str]) -> tuple[bool | None, str]:
-        """Whether the judge, reading only ``texts``, gets the marked answer (None: no reply)."""
-        schema = GATE_ANSWER_MC if qtype.is_multiple_choice else GATE_ANSWER_PHRASE
+        """Whether the judge, reading only ``texts``, gets the marked answer (None: no reply),
+        and what it said: an option's text, a phrase, or "cannot be determined" (a miss)."""
+        schema = schemas.GATE_ANSWER_MC if qtype.is_multiple_choice else schemas.GATE_ANSWER_PHRASE
         res = await self.models.ask_judge(
             answer_messages(question, qtype, texts), schema=schema, stage="gate", max_tokens=16 if qtype.is_multiple_choice else 40
         )
         reply = res.data.get("answer") if res.ok and isinstance(res.data, dict) else None
         if reply is None:
             return None, f"judge gave no answer ({res.error or 'no answer field'})"
+        if undetermined(str(reply)):
+            return False, schemas.UNDETERMINED
         # Graded as the target's answer would be, so "answerable" means what a correct target does.
         graded = await grade(self.models, qtype, question, str(reply))
         said = (question.options or {}).get(graded.chosen or "", str(reply)) if qtype.is_multiple_choice else str(reply)
@@ -289,8 +304,9 @@ class QualityGate:
         if right is None:
             return CheckResult("answerable", False, said)
         if not right:
+            answered = "that it cannot be determined from them" if undetermined(said) else repr(said)
             return CheckResult(
-                "answerable", False, f"the passages do not support the answer {question.answer_text!r}: a reader of them answered {said!r}"
+                "answerable", False, f"the passages do not support the answer {question.answer_text!r}: a reader of them answered {answered}"
             )
         return CheckResult("answerable", True)
 
@@ -299,9 +315,10 @@ class QualityGate:
     ) -> tuple[CheckResult, bool]:
         """Ablate one passage at a time; the judge must fail at least once.
 
-        Returns (result, single_hop). Passed: some ablation made the judge miss, so every
-        hop is needed. Failed (single_hop): the judge was right with each passage removed --
-        from the other passages or its own knowledge, or by a lucky best guess. Not run
+        With a passage missing, "cannot be determined" is the answer we expect; a wrong
+        answer is a miss too. Returns (result, single_hop). Passed: some ablation made the
+        judge miss, so every hop is needed. Failed (single_hop): the judge was right with
+        each passage removed -- from the other passages or its own knowledge. Not run
         (None): not Hard, fewer than 2 passages, disabled, or an ablation got no reply and
         none missed, which proves nothing either way.
         """
@@ -314,9 +331,10 @@ class QualityGate:
             return CheckResult(name, None, "fewer than 2 passages"), False
         no_reply = False
         for i in range(len(path_texts)):
-            right, _ = await self._judge_answers(question, qtype, path_texts[:i] + path_texts[i + 1 :])
+            right, said = await self._judge_answers(question, qtype, path_texts[:i] + path_texts[i + 1 :])
             if right is False:
-                return CheckResult(name, True, f"missed without passage {i + 1}"), False
+                how = "cannot be determined" if undetermined(said) else "missed"
+                return CheckResult(name, True, f"{how} without passage {i + 1}"), False
             no_reply = no_reply or right is None
         if no_reply:
             return CheckResult(name, None, "an ablation got no reply"), False
@@ -327,12 +345,6 @@ class QualityGate:
         self._accepted.append(question.question)
         vec = self._vec_cache.pop(question.question, None)
         self._accepted_vecs.append(vec if vec is not None else self._embed(question.question))
-        if question.options:
-            self._letters[question.answer] = self._letters.get(question.answer, 0) + 1
-
-    def letter_counts(self) -> dict[str, int]:
-        """Accepted MC questions per correct letter, A to D."""
-        return {letter: self._letters.get(letter, 0) for letter in MC_LETTERS}
 
 
 def gate_summary(rounds: list[dict]) -> dict:

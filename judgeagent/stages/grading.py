@@ -10,7 +10,14 @@ from dataclasses import asdict, dataclass
 
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.stages.answers import normalize_letter, normalize_phrase, phrase_match
+from judgeagent.stages.answers import (  # noqa: F401  (NULL_ANSWERS, is_null_answer: still importable from here)
+    NULL_ANSWERS,
+    PhraseScore,
+    is_null_answer,
+    normalize_letter,
+    normalize_phrase,
+    score_phrase,
+)
 from judgeagent.stages.models import Models
 
 
@@ -20,14 +27,19 @@ class Answer:
     reply: str | None  # what the target wrote
     chosen: str | None  # the option letter it picked (MC) or its normalised phrase (QA)
     correct: bool
-    graded_by: str  # "letter" | "exact" | "judge" | "none"
+    graded_by: str  # "letter" | "exact" | "f1" | "yes/no" | "null" | "judge" | "none"
     error: str | None = None
+    # Phrase answers: SQuAD exact match and token F1 against the reference, and the judge's
+    # own verdict ("yes" / "no") when it was asked; None where they do not apply.
+    em: bool | None = None
+    f1: float | None = None
+    judge_verdict: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Answer":
+    def from_dict(cls, d: dict) -> Answer:
         return cls(**d)
 
 
@@ -41,27 +53,14 @@ def format_question(i: int, q: Question) -> str:
 def answer_messages(
     qtype: QuestionType, questions: list[Question], *, context: str | None = None, suggestions: str | None = None
 ) -> list[dict]:
-    n = len(questions)
-    if qtype.is_multiple_choice:
-        rule = "For each question give only the letter of the one correct option."
-        example = ", ".join('{"answer": "<letter>"}' for _ in range(n))
-    else:
-        rule = "Answer each with a short phrase of a few words (or Yes / No)."
-        example = ", ".join('{"answer": "<short phrase>"}' for _ in range(n))
-    context_block = f"Read this text:\n\n{context.strip()}\n\n" if context else ""
-    suggestions_block = (
-        f"Advice from your examiner, to help you reason about these topics:\n{suggestions.strip()}\n\n"
-        if suggestions
-        else ""
-    )
+    context_block = render("answer_context", context=context.strip()) + "\n\n" if context else ""
+    suggestions_block = render("answer_advice", suggestions=suggestions.strip()) + "\n\n" if suggestions else ""
     user = render(
-        "answer_batch",
+        "answer_batch_mc" if qtype.is_multiple_choice else "answer_batch_phrase",
         context_block=context_block,
         suggestions_block=suggestions_block,
-        n=n,
-        answer_rule=rule,
+        n=len(questions),
         questions="\n\n".join(format_question(i + 1, q) for i, q in enumerate(questions)),
-        example_items=example,
     )
     return messages(render("answer_system"), user)
 
@@ -112,19 +111,21 @@ async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | N
     if qtype.is_multiple_choice:
         letter = normalize_letter(reply, q.options or {})
         return Answer(q.id, reply, letter, letter == q.answer, "letter", None if letter else "no option letter in reply")
-    if phrase_match(reply, q.answer):
-        return Answer(q.id, reply, normalize_phrase(reply), True, "exact")
-    return await judge_phrase(models, q, reply)
+    score = score_phrase(reply, q.answer)
+    if score.correct is not None:
+        return Answer(q.id, reply, normalize_phrase(reply), score.correct, score.rule, em=score.em, f1=score.f1)
+    return await judge_phrase(models, q, reply, score)
 
 
-async def judge_phrase(models: Models, q: Question, reply: str) -> Answer:
-    """The yes/no LLM judgement of a phrase answer that did not match exactly."""
+async def judge_phrase(models: Models, q: Question, reply: str, score: PhraseScore | None = None) -> Answer:
+    """The yes/no LLM judgement of a phrase answer whose EM and F1 could not decide it."""
+    score = score or score_phrase(reply, q.answer)
     msgs = messages(
-        "You grade short answers strictly. Reply with JSON only.",
+        render("judge_phrase_system"),
         render("judge_phrase", question=q.question, reference=q.answer, candidate=reply),
     )
     res = await models.ask_judge(msgs, schema=schemas.PHRASE_JUDGEMENT, stage="grading-judge", max_tokens=20)
     if not res.ok:
-        return Answer(q.id, reply, normalize_phrase(reply), False, "judge", f"judge failed: {res.error}")
-    ok = str(res.data.get("equivalent", "")).lower() == "yes"
-    return Answer(q.id, reply, normalize_phrase(reply), ok, "judge")
+        return Answer(q.id, reply, normalize_phrase(reply), False, "judge", f"judge failed: {res.error}", em=score.em, f1=score.f1)
+    verdict = str(res.data.get("equivalent", "")).strip().lower()
+    return Answer(q.id, reply, normalize_phrase(reply), verdict == "yes", "judge", em=score.em, f1=score.f1, judge_verdict=verdict or None)

@@ -2,9 +2,12 @@
 
 The judge sees the correct answers when it writes its suggestions, and the target re-answers
 the very same seed questions with them, so a suggestion that states an answer turns ΔACC
-into a measure of copying. :func:`find_leaks` looks for four kinds of give-away;
-:func:`guard_suggestions` asks the judge once to rewrite leaking suggestions and flags the
-batch when the rewrite still leaks.
+into a measure of copying. :func:`find_leaks` is the rule layer: the four checks on the
+answer itself below, plus eliminations, disclosure of right and wrong seed answers and
+per-question pointers (:mod:`judgeagent.stages.leak_rules`). With ``mode="judge"``,
+:func:`guard_suggestions` adds the judge's leak check (:mod:`judgeagent.stages.leak_judge`).
+Leaking suggestions are rewritten once by the judge; the batch is flagged when the rewrite
+still leaks.
 
 Choices, each made to keep false alarms low without letting plain give-aways through:
 
@@ -37,35 +40,18 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue, embed
-from judgeagent.prompts import messages, render
+from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
+from judgeagent.stages.leak_rules import RULES, find_rule_leaks
+from judgeagent.stages.leak_rules import identifying as _identifying
+from judgeagent.stages.leak_rules import mention as _mention
 
-LEAK_KINDS = ("option_text", "answer_letter", "reference_phrase", "embedding")
+# The checks on the answer itself: the guard before eliminations, disclosure and pointers.
+ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
+ALL_RULES = ANSWER_RULES + RULES
+LEAK_KINDS = ALL_RULES + ("embedding", "judge")
 
-LEAK_REWRITE = {
-    "type": "object",
-    "properties": {"suggestions": {"type": "string"}},
-    "required": ["suggestions"],
-}
-
-_GENERIC_ANSWERS = {
-    "yes",
-    "no",
-    "true",
-    "false",
-    "none",
-    "all",
-    "both",
-    "neither",
-    "none of above",
-    "all of above",
-    "none of these",
-    "all of these",
-    "cannot be determined",
-    "not enough information",
-    "insufficient information",
-}
-_MIN_ANSWER_CHARS = 3
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
 # lower-case word unless that word just goes on the sentence ("C because ..."): "select B
@@ -96,18 +82,6 @@ _PUNCT_AS_SPACE = re.compile(r"[^\w\s]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _identifying(text: str) -> bool:
-    """Whether an answer text is specific enough that its mention gives it away."""
-    norm = normalize_phrase(text)
-    return len(norm.replace(" ", "")) >= _MIN_ANSWER_CHARS and norm not in _GENERIC_ANSWERS
-
-
-def _mention(text: str) -> re.Pattern:
-    """Case-folded whole-word occurrences of ``text``, with any white space between its words."""
-    words = [re.escape(w) for w in text.casefold().split()]
-    return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)")
-
-
 def _option_text_leaks(folded: str, q: Question) -> list[dict]:
     correct = (q.options or {}).get(q.answer)
     if not correct or not _identifying(correct):
@@ -115,7 +89,7 @@ def _option_text_leaks(folded: str, q: Question) -> list[dict]:
     # A mention inside a longer option that contains the answer points at that option instead.
     covered = [
         m.span()
-        for letter, other in q.options.items()
+        for letter, other in (q.options or {}).items()
         if letter != q.answer and correct.casefold() in other.casefold() and other.strip()
         for m in _mention(other).finditer(folded)
     ]
@@ -146,14 +120,14 @@ def _phrase_forms(text: str) -> set[str]:
 
 def _letter_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
     mc = [q for q in questions if q.options]
-    letters = {letter.upper() for q in mc for letter in q.options}
-    leaks = []
+    letters = {letter.upper() for q in mc for letter in q.options or {}}
+    leaks: list[dict] = []
     for pattern in _LETTER_PATTERNS:
         for m in pattern.finditer(suggestions):
             letter = m.groupdict().get("paren") or m.group("letter")
             if letter not in letters:
                 continue
-            named = [q.id for q in mc if q.answer.upper() == letter] or [None]
+            named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
             leaks.extend(_leak(qid, "answer_letter", m.group(0).strip()) for qid in named)
     return leaks
 
@@ -218,20 +192,31 @@ def _leak(question_id: str | None, kind: str, evidence: str) -> dict:
 
 
 def find_leaks(
-    suggestions: str, questions: list[Question], *, embedder: Any = None, similarity_threshold: float = 0.85
+    suggestions: str,
+    questions: list[Question],
+    *,
+    embedder: Any = None,
+    similarity_threshold: float = 0.85,
+    rules: tuple[str, ...] = ALL_RULES,
 ) -> list[dict]:
     """Every way ``suggestions`` give away an answer to ``questions``, as
-    ``{"question_id", "kind", "evidence"}`` dicts (kinds in :data:`LEAK_KINDS`), without repeats.
+    ``{"question_id", "kind", "evidence"}`` dicts (kinds in :data:`LEAK_KINDS`; the kind is
+    the rule that fired), without repeats.
 
-    ``embedder`` (anything with ``encode(texts) -> (n, d)`` L2-normalised rows) adds the
-    paraphrase check; without it only verbatim give-aways are found.
+    ``rules`` picks the rules (:data:`ANSWER_RULES` alone is the guard as it was before the
+    elimination, disclosure and pointer rules). ``embedder`` (anything with
+    ``encode(texts) -> (n, d)`` L2-normalised rows) adds the paraphrase check.
     """
     if not suggestions or not suggestions.strip():
         return []
     folded = suggestions.casefold()
-    leaks = _letter_leaks(suggestions, questions)
+    leaks = _letter_leaks(suggestions, questions) if "answer_letter" in rules else []
     for q in questions:
-        leaks += _option_text_leaks(folded, q) if q.options else _reference_leaks(suggestions, q)
+        if q.options and "option_text" in rules:
+            leaks += _option_text_leaks(folded, q)
+        elif not q.options and "reference_phrase" in rules:
+            leaks += _reference_leaks(suggestions, q)
+    leaks += [d for d in find_rule_leaks(suggestions, questions) if d["kind"] in rules]
     if embedder is not None:
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
     unique = {(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}
@@ -248,6 +233,9 @@ class LeakCheck:
     leaks_after: list[dict] = field(default_factory=list)
     flagged: bool = False  # still leaking after the one rewrite (or the rewrite failed)
     rewrite_error: str | None = None
+    mode: str = "rules"  # "rules" | "judge" | "off" (see leak_judge.resolve_leak_check)
+    judge_before: list[dict] = field(default_factory=list)  # JudgeVerdict dicts, per seed question
+    judge_after: list[dict] = field(default_factory=list)  # the same, on the rewrite
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -259,6 +247,10 @@ def _describe(leaks: list[dict]) -> str:
         "answer_letter": "names an answer letter",
         "reference_phrase": "states a reference answer",
         "embedding": "paraphrases a correct answer",
+        "elimination": "rules out an option",
+        "disclosure": "says which earlier answers were right or wrong",
+        "pointer": "points to an option of a question",
+        "judge": "picks out or eliminates an option (judge's check)",
     }
     return "\n".join(f"- {what[d['kind']]}: {d['evidence']}" for d in leaks)
 
@@ -273,19 +265,46 @@ async def _find_leaks_async(suggestions: str, questions: list[Question], embedde
     return find_leaks(suggestions, questions, embedder=queue, similarity_threshold=threshold)
 
 
+async def _check(
+    models: Any, suggestions: str, questions: list[Question], mode: str, embedder: Any, threshold: float
+) -> tuple[list[dict], list[JudgeVerdict]]:
+    """The rule layer's findings, then, in ``judge`` mode, the judge's verdicts and findings."""
+    leaks = await _find_leaks_async(suggestions, questions, embedder, threshold)
+    verdicts = await judge_leak_check(models, suggestions, questions) if mode == "judge" else []
+    return leaks + [v.finding() for v in verdicts if v.leaks], verdicts
+
+
 async def guard_suggestions(
-    models: Any, suggestions: str, questions: list[Question], *, embedder: Any = None, threshold: float = 0.85
+    models: Any,
+    suggestions: str,
+    questions: list[Question],
+    *,
+    embedder: Any = None,
+    threshold: float = 0.85,
+    mode: str = "rules",
 ) -> LeakCheck:
-    """Check ``suggestions``; if they leak, have the judge rewrite them once and check again."""
-    before = await _find_leaks_async(suggestions, questions, embedder, threshold)
+    """Check ``suggestions``; if they leak, have the judge rewrite them once and check again.
+
+    ``mode`` is ``rules``, ``judge`` (rules, then the judge's leak check per seed question) or
+    ``off`` (no check: the suggestions pass as written).
+    """
+    if mode == "off":
+        return LeakCheck(suggestions, mode="off")
+    before, verdicts = await _check(models, suggestions, questions, mode, embedder, threshold)
+    judged = [v.to_dict() for v in verdicts]
     if not before:
-        return LeakCheck(suggestions)
+        return LeakCheck(suggestions, mode=mode, judge_before=judged)
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
     msgs = messages(render("leak_rewrite_system"), user)
-    res = await models.ask_judge(msgs, schema=LEAK_REWRITE, stage="leak-rewrite", max_tokens=600)
+    res = await models.ask_judge(msgs, schema=schemas.LEAK_REWRITE, stage="leak-rewrite", max_tokens=600)
     rewrite = str(res.data.get("suggestions", "")).strip() if res.ok and isinstance(res.data, dict) else ""
     if not rewrite:
         error = res.error if not res.ok else "empty rewrite"
-        return LeakCheck(suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error)
-    after = await _find_leaks_async(rewrite, questions, embedder, threshold)
-    return LeakCheck(rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after))
+        return LeakCheck(
+            suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error, mode=mode, judge_before=judged
+        )
+    after, verdicts_after = await _check(models, rewrite, questions, mode, embedder, threshold)
+    return LeakCheck(
+        rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after), mode=mode,
+        judge_before=judged, judge_after=[v.to_dict() for v in verdicts_after],
+    )

@@ -13,13 +13,16 @@ class Models:
     judge: Any  # judgeagent.llm.ModelSpec
     seed: int = 0
 
+    # ``temperature`` None: the model's own, from its spec (judgeagent.toml); a stage passes
+    # one only to sample again on purpose (a regeneration after an unusable reply).
+    # ``max_tokens`` is the budget of the visible answer; a thinking model gets its allowance on top.
+
     async def ask_target(self, messages, *, schema, stage, max_tokens, variant=None):
         return await self.client.chat(
-            self.target, messages, schema=schema, stage=stage, temperature=0.0, max_tokens=max_tokens, seed=self.seed,
-            variant=variant,
+            self.target, messages, schema=schema, stage=stage, max_tokens=max_tokens, seed=self.seed, variant=variant
         )
 
-    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
+    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=None):
         return await self.client.chat(
             self.judge, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=self.seed
         )

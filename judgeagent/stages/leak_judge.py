@@ -1,0 +1,137 @@
+"""The judge's leak check: a second layer behind the rules, for hints no pattern can see.
+
+The rules find named options next to a cue; a suggestion that describes an option without
+naming it ("the vitamin K antagonist monitored by INR") passes them. The judge reads such
+advice as a target would. It is shown ONE seed question with its options and the
+suggestions, never the answer key, and says whether the advice picks out or eliminates any
+option. Without the key it cannot be swayed by knowing the answer into reading a neutral
+sentence as a hint, and the same prompt serves distractors and correct options alike.
+
+Which layer runs (``--leak-check``):
+
+* ``rules``: the rules (and the embedding check) only;
+* ``judge``: the rules, then one judge call per seed question, concurrently;
+* ``off``: no check at all: the suggestions go to the re-ask as written;
+* ``auto`` (the default): ``judge`` for a remote judge, ``rules`` for the bundled local
+  model. The bundled 135M model cannot tell a hint from advice (its verdicts would be noise
+  that triggers needless rewrites), and it answers one request at a time, so n calls per
+  batch would sit on every batch's critical path. A remote judge is capable, takes parallel
+  requests, and one short prompt per seed costs little next to the feedback call.
+
+A failed judge call counts as no finding (the rules still stand) and is reported as a
+failure, so an unreachable judge never blocks the re-ask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from judgeagent.data.benchmark import Question
+from judgeagent.llm.usage import cost_usd
+from judgeagent.prompts import messages, render, schemas
+
+LEAK_CHECK_MODES = ("rules", "judge", "off")
+_LEAKING = {"picks_out", "eliminates", "both"}
+
+
+def resolve_leak_check(setting: str, judge: Any) -> str:
+    """The mode to run: ``setting`` itself, or for ``auto`` one chosen from the judge's spec."""
+    if setting in LEAK_CHECK_MODES:
+        return setting
+    if setting != "auto":
+        raise ValueError(f"leak_check must be auto, rules, judge or off, not {setting!r}")
+    return "rules" if getattr(judge, "is_local", False) else "judge"
+
+
+@dataclass
+class JudgeVerdict:
+    """The judge's reading of the suggestions for one seed question, and what it cost."""
+
+    question_id: str
+    verdict: str | None  # one of schemas.LEAK_VERDICTS; None when the call failed
+    options: list[str] = field(default_factory=list)
+    evidence: str = ""
+    error: str | None = None
+    cached: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def leaks(self) -> bool:
+        return self.verdict in _LEAKING
+
+    def finding(self) -> dict:
+        """The verdict as a leak finding of kind ``judge``, like the rules' findings."""
+        letters = f" ({', '.join(self.options)})" if self.options else ""
+        return {"question_id": self.question_id, "kind": "judge", "evidence": f"{self.verdict}{letters}: {self.evidence}"}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def leak_check_messages(suggestions: str, question: Question, number: int, total: int) -> list[dict]:
+    """The judge's prompt for one seed question: its text and options, and the suggestions."""
+    options = "\n".join(f"{letter}. {text}" for letter, text in (question.options or {}).items())
+    user = render(
+        "leak_check",
+        total=total,
+        number=number,
+        question=question.question.strip(),
+        options=f"Options:\n{options}" if options else "(no options: the answer is a short phrase)",
+        suggestions=suggestions.strip(),
+    )
+    return messages(render("leak_check_system"), user)
+
+
+async def judge_leak_check(models: Any, suggestions: str, questions: list[Question]) -> list[JudgeVerdict]:
+    """One judge call per seed question, all at once."""
+    calls = [_check_one(models, suggestions, q, i, len(questions)) for i, q in enumerate(questions, 1)]
+    return list(await asyncio.gather(*calls))
+
+
+async def _check_one(models: Any, suggestions: str, question: Question, number: int, total: int) -> JudgeVerdict:
+    msgs = leak_check_messages(suggestions, question, number, total)
+    res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage="leak-check", max_tokens=200)
+    spent = _spent(res, models.judge)
+    if not res.ok or not isinstance(res.data, dict):
+        return JudgeVerdict(question.id, None, error=res.error or "no JSON reply", **spent)
+    letters = [str(x).strip().upper() for x in res.data.get("options") or [] if str(x).strip()]
+    return JudgeVerdict(question.id, res.data["verdict"], letters, str(res.data.get("evidence", "")).strip(), **spent)
+
+
+def _spent(res: Any, judge: Any) -> dict:
+    """Tokens and cost of one call; a cached answer cost nothing this time."""
+    usage = res.usage
+    cost = 0.0 if res.cached else cost_usd(usage, getattr(judge, "price_in_per_1k", 0.0), getattr(judge, "price_out_per_1k", 0.0))
+    return {"cached": res.cached, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+            "cost_usd": round(cost, 6)}
+
+
+def leak_check_summary(checks: list[dict]) -> dict:
+    """What the leak check did over a run's batches (``checks``: LeakCheck dicts), for metrics.json."""
+    modes: dict[str, int] = {}
+    for c in checks:
+        modes[c.get("mode", "rules")] = modes.get(c.get("mode", "rules"), 0) + 1
+    verdicts = [v for c in checks for v in c.get("judge_before", []) + c.get("judge_after", [])]
+    counts = {name: sum(1 for v in verdicts if v["verdict"] == name) for name in schemas.LEAK_VERDICTS}
+    return {
+        "modes": modes,
+        "judge": {
+            "calls": len(verdicts),
+            "verdicts": counts,
+            "failures": sum(1 for v in verdicts if v["verdict"] is None),
+            # Batches the rules passed and the judge did not: what the second layer adds.
+            "batches_judge_only": sum(1 for c in checks if _judge_only(c)),
+            "prompt_tokens": sum(v["prompt_tokens"] for v in verdicts),
+            "completion_tokens": sum(v["completion_tokens"] for v in verdicts),
+            "cost_usd": round(sum(v["cost_usd"] for v in verdicts), 6),
+        },
+    }
+
+
+def _judge_only(check: dict) -> bool:
+    kinds = {leak["kind"] for leak in check.get("leaks_before", [])}
+    return kinds == {"judge"}
