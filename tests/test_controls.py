@@ -1,4 +1,5 @@
-"""The placebo suggestion: length-matched, seeded, and made only of the bland sentences."""
+"""The placebo suggestion: length-matched, seeded, made only of the fixed sentences, and
+content-free: no sentence instructs the target or is about any question."""
 
 import re
 
@@ -36,3 +37,30 @@ def test_short_targets_still_get_one_sentence():
 def test_long_targets_use_every_sentence_before_repeating():
     parts = _sentences(placebo_suggestion(1500, 9))
     assert set(PLACEBO_SENTENCES) <= set(parts)
+
+
+# Verbs that, opening a sentence, make it an instruction to reason or to answer in some way.
+IMPERATIVE_VERBS = {
+    "think", "reason", "read", "re-read", "reread", "consider", "check", "double-check", "verify", "review", "recall",
+    "remember", "analyse", "analyze", "focus", "pay", "avoid", "rely", "break", "look", "answer", "choose", "pick",
+    "compare", "eliminate", "take", "make", "stay", "keep", "ask", "weigh", "reflect", "evaluate", "examine",
+    "identify", "use", "be", "try", "start", "work", "note", "watch", "beware", "ensure", "don't", "do", "never",
+}
+# Words that address or steer the target, wherever they are.
+STEERING = re.compile(r"(?i)\b(?:you|your|yourself|should|must|step by step|carefully|make sure|before you|try to|remember)\b")
+
+
+@pytest.mark.parametrize("sentence", PLACEBO_SENTENCES)
+def test_no_placebo_sentence_is_an_instruction(sentence):
+    first = sentence.split()[0].strip(",.").lower()
+    assert first not in IMPERATIVE_VERBS
+    assert STEERING.search(sentence) is None
+
+
+def test_the_old_step_by_step_advice_is_gone():
+    assert not any("step by step" in s.lower() or s.startswith("Think") for s in PLACEBO_SENTENCES)
+
+
+def test_sentence_lengths_span_what_the_length_match_needs():
+    lengths = sorted(len(s) for s in PLACEBO_SENTENCES)
+    assert (lengths[0], lengths[-1], len(set(PLACEBO_SENTENCES))) == (44, 102, 15)

@@ -1,9 +1,19 @@
-"""Bootstrap intervals and McNemar's test against hand-computed cases and synthetic data."""
+"""Bootstrap intervals, the batch permutation test, McNemar's test and the design effect,
+against hand-computed cases and synthetic data."""
 
 import numpy as np
 import pytest
 
-from judgeagent.metrics.stats import bootstrap_ci, mcnemar_exact, paired_bootstrap_ci, unpaired_gap_ci
+from judgeagent.metrics.stats import (
+    batch_differences,
+    bootstrap_ci,
+    clustered_bootstrap_ci,
+    design_effect,
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    sign_flip_test,
+    unpaired_gap_ci,
+)
 
 
 def _pairs(b: int, c: int, same_right: int = 0, same_wrong: int = 0) -> tuple[list[bool], list[bool]]:
@@ -100,3 +110,120 @@ def test_unpaired_gap_ci_sign_and_determinism():
     assert 20.0 < lo < 40.0 < hi < 60.0
     assert unpaired_gap_ci(a, b, seed=2) == (lo, hi)
     assert unpaired_gap_ci(b, a, seed=2)[1] < 0
+
+
+# ----------------------------------------------------------------------------- batches
+def _correlated_batches(n_batches: int, size: int, seed: int, noise: float = 0.0) -> list[tuple[list[bool], list[bool]]]:
+    """Batches whose seeds move together: a batch is known or not as a whole, and the
+    suggestions fix a whole unknown batch or none of it (the shared-advice effect). With
+    ``noise``, each answer then flips on its own with that probability."""
+    rng = np.random.default_rng(seed)
+    batches = []
+    for _ in range(n_batches):
+        known = bool(rng.random() < 0.5)
+        fixed = known or bool(rng.random() < 0.4)
+        before = [known != bool(rng.random() < noise) for _ in range(size)]
+        after = [fixed != bool(rng.random() < noise) for _ in range(size)]
+        batches.append((before, after))
+    return batches
+
+
+def _flat(batches):
+    return [f for b, _ in batches for f in b], [f for _, a in batches for f in a]
+
+
+def _width(ci):
+    return ci[1] - ci[0]
+
+
+def test_clustered_interval_is_at_least_as_wide_as_the_naive_one_for_correlated_batches():
+    batches = _correlated_batches(30, 3, seed=11)
+    clustered = clustered_bootstrap_ci(batches, seed=5)
+    naive = paired_bootstrap_ci(*_flat(batches), seed=5)
+    assert clustered["n"] == naive["n"] == 90 and clustered["n_batches"] == 30
+    assert clustered["ci_method"] == "batch_bootstrap"
+    for key in ("acc1", "acc2", "delta_acc"):
+        assert _width(clustered[key]) >= _width(naive[key]), key
+    # Answers identical within a batch of 3: the variance ratio is 1 + (3 − 1)·1 = 3 exactly,
+    # so the clustered interval is about √3 as wide.
+    deff = design_effect(batches)
+    assert (deff["acc1"], deff["acc2"], deff["delta_acc"]) == (3.0, 3.0, 3.0)
+    assert _width(clustered["delta_acc"]) >= 1.4 * _width(naive["delta_acc"])
+
+
+def test_clustered_interval_is_seeded_and_contains_the_observed_figures():
+    batches = _correlated_batches(20, 3, seed=2, noise=0.2)
+    before, after = _flat(batches)
+    acc1, acc2 = 100 * sum(before) / 60, 100 * sum(after) / 60
+    out = clustered_bootstrap_ci(batches, seed=3)
+    assert out == clustered_bootstrap_ci(batches, seed=3)
+    assert out != clustered_bootstrap_ci(batches, seed=4)
+    assert out["acc1"][0] <= acc1 <= out["acc1"][1]
+    assert out["acc2"][0] <= acc2 <= out["acc2"][1]
+    assert out["delta_acc"][0] <= acc2 - acc1 <= out["delta_acc"][1]
+
+
+def test_clustered_interval_handles_unequal_batches_and_empty_input():
+    # One batch of 1 right and one of 3 wrong. A resample draws two batches: both the small
+    # one (ACC1 100, chance ¼), one of each (1 right of 4 questions: 25, not the 50 that
+    # averaging batch accuracies would give; chance ½), or both the large one (0, chance ¼).
+    batches = [([True], [True]), ([False] * 3, [False] * 3)]
+    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.9)["acc1"] == (0.0, 100.0)
+    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.4)["acc1"] == (25.0, 25.0)
+    empty = clustered_bootstrap_ci([])
+    assert (empty["n"], empty["n_batches"], empty["acc1"], empty["delta_acc"]) == (0, 0, None, None)
+    with pytest.raises(ValueError):
+        clustered_bootstrap_ci([([True], [])])
+
+
+def test_batch_differences_count_net_corrections():
+    batches = [([False, False, True], [True, True, True]), ([True, True], [True, False]), ([], [])]
+    assert batch_differences(batches) == [2, -1]
+
+
+def test_sign_flip_test_matches_the_hand_enumeration():
+    # Batch ΔACC (in questions) d = (2, 1, −1, 0); observed |Σd| = 2. The zero batch adds
+    # nothing to any sum (it doubles both counts), so enumerate the 2³ signs of (2, 1, −1):
+    #   +2+1−1 = 2   +2+1+1 = 4   +2−1−1 = 0   +2−1+1 = 2
+    #   −2+1−1 = −2  −2+1+1 = 0   −2−1−1 = −4  −2−1+1 = −2
+    # |sum| ≥ 2 in 6 of the 8, so p = 6/8 = 0.75.
+    out = sign_flip_test([2, 1, -1, 0])
+    assert out == {"n_batches": 4, "n_nonzero": 3, "statistic": 2.0, "method": "exact", "n_permutations": 8, "p_value": 0.75}
+    # Five batches all +1: only all-plus and all-minus reach |Σ| = 5, so p = 2/2⁵ = 0.0625,
+    # the smallest p five batches can give (McNemar on 15 such questions would say 6e-5).
+    assert sign_flip_test([1, 1, 1, 1, 1])["p_value"] == 0.0625
+    # (3, −1): sums ±3±1 are 4, 2, −2, −4; |sum| ≥ |3 − 1| = 2 in all four, p = 1.
+    assert sign_flip_test([3, -1])["p_value"] == 1.0
+    assert sign_flip_test([0, 0])["p_value"] == 1.0
+    assert sign_flip_test([])["p_value"] == 1.0
+
+
+def test_sign_flip_test_is_exact_up_to_sixteen_changed_batches_then_monte_carlo():
+    assert sign_flip_test([1] * 16)["method"] == "exact"
+    assert sign_flip_test([1] * 16)["p_value"] == 2 / 2**16
+    out = sign_flip_test([2, 1, -1, 0], exact_max=2, n_permutations=20000, seed=1)
+    assert out["method"] == "monte_carlo" and out["n_permutations"] == 20000
+    assert out["p_value"] == pytest.approx(0.75, abs=0.01)  # the exact value, within ~3 standard errors
+    assert out == sign_flip_test([2, 1, -1, 0], exact_max=2, n_permutations=20000, seed=1)
+    # Never 0: with no draw as extreme as 20 batches all +1, p = 1 / (1 + draws).
+    assert sign_flip_test([1] * 20, n_permutations=999, seed=0)["p_value"] == 1 / 1000
+
+
+def test_design_effect_hand_computed():
+    # ΔACC per question: batch A (1, 1), batch B (0, 0); mean ½.
+    # naive Σ(x − ½)² = 4·¼ = 1; clustered Σ(y_i − 2·½)² = (2 − 1)² + (0 − 1)² = 2; ratio 2.
+    together = [([False, False], [True, True]), ([True, True], [True, True])]
+    assert design_effect(together)["delta_acc"] == 2.0
+    # Batches (1, 0) and (1, 0): the totals equal their expectation, clustered variance 0.
+    apart = [([False, True], [True, True]), ([False, True], [True, True])]
+    assert design_effect(apart)["delta_acc"] == 0.0
+    # One batch, right before and after: nothing varies, so there is nothing to inflate.
+    out = design_effect([([True, True], [True, True])])
+    assert (out["acc1"], out["acc2"], out["delta_acc"], out["mean_batch_size"]) == (None, None, None, 2.0)
+    assert out["method"] == "variance_ratio"
+
+
+def test_design_effect_is_one_for_batches_of_one():
+    batches = [([b], [a]) for b, a in zip(*_pairs(3, 5, same_right=7, same_wrong=2))]
+    out = design_effect(batches)
+    assert (out["acc1"], out["acc2"], out["delta_acc"]) == (1.0, 1.0, 1.0)

@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from judgeagent.metrics.scores import accuracy_by_level, metrics_by_label, paper_metrics
-from judgeagent.metrics.stats import mcnemar_exact, paired_bootstrap_ci
+from judgeagent.metrics.stats import (
+    NAIVE,
+    BatchFlags,
+    batch_differences,
+    clustered_bootstrap_ci,
+    design_effect,
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    sign_flip_test,
+)
+
+# Sign assignments drawn when a run has too many changed batches to enumerate them all.
+PERMUTATIONS = 10000
 
 
 def _flags(answers: list[dict]) -> list[bool]:
@@ -39,27 +51,77 @@ def compute_metrics(records: list[dict], *, eval_every_round: bool = False, boot
     out["trajectories"] = {r["batch_id"]: r["trajectory"] for r in records}
     out["evaluation_failures"] = sum(1 for r in records if r["validations"][-1]["evaluation"] is None)
     out["answer_errors"] = sum(1 for r in records for a in r["seed_answers"] if a.get("error"))
-    out.update(trust_metrics(records, before, after, bootstrap=bootstrap, seed=seed))
+    out["phrase_grading"] = _phrase_grading(records)
+    out.update(trust_metrics(records, bootstrap=bootstrap, seed=seed))
     return out
 
 
-def trust_metrics(records: list[dict], before: list[bool], after: list[bool], *, bootstrap: int, seed: int) -> dict:
+def trust_metrics(records: list[dict], *, bootstrap: int, seed: int) -> dict:
     """What makes ΔACC mean something: intervals, tests, controls, leakage, question quality."""
     from judgeagent.stages.gate import gate_summary
 
-    out: dict = {}
-    if before:
-        out["ci"] = paired_bootstrap_ci(before, after, n_resamples=bootstrap, seed=seed)
-    out["mcnemar"] = {"suggestions_vs_none": mcnemar_exact(before, after)}
-    out["controls"] = _controls(records, before, after)
-    if out["controls"]:
-        for name in ("plain", "placebo"):
-            flags = [f for r in records for f in _flags(_control_answers(r, name))]
-            out["mcnemar"][f"suggestions_vs_{name}"] = mcnemar_exact(flags, after)
+    after = [_flags(_last(r)["reanswers"]) for r in records]
+    out: dict = _significance(records, after, bootstrap=bootstrap, seed=seed)
+    before = [f for r in records for f in _flags(r["seed_answers"])]
+    out["controls"] = _controls(records, before, [f for batch in after for f in batch])
     out["leakage"] = _leakage(records)
     out["gate"] = gate_summary([rd for r in records for rd in r["rounds"]])
     out["decontamination"] = _decontamination(records)
     return out
+
+
+def _significance(records: list[dict], after: list[list[bool]], *, bootstrap: int, seed: int) -> dict:
+    """Intervals and tests of ΔACC, batch by batch, with the question-level ones beside them.
+
+    ``ci`` resamples whole batches (its ``ci_method`` says so) and ``permutation`` flips whole
+    batches' ΔACC, because the seeds of a batch share one set of suggestions. ``ci_naive``
+    and ``mcnemar`` treat the questions as independent and are labelled so;
+    ``design_effect`` says how far apart the two views are.
+    """
+    flat_after = [f for batch in after for f in batch]
+    comparisons = {"none": [_flags(r["seed_answers"]) for r in records]}
+    if any(_last(r).get("controls") for r in records):
+        comparisons |= {name: [_flags(_control_answers(r, name)) for r in records] for name in ("plain", "placebo")}
+    out: dict = {}
+    seeds_batches: list[BatchFlags] = list(zip(comparisons["none"], after))
+    if flat_after:
+        before = [f for batch in comparisons["none"] for f in batch]
+        out["ci"] = clustered_bootstrap_ci(seeds_batches, n_resamples=bootstrap, seed=seed)
+        out["ci_naive"] = paired_bootstrap_ci(before, flat_after, n_resamples=bootstrap, seed=seed) | {"ci_method": NAIVE}
+        out["design_effect"] = design_effect(seeds_batches)
+    out["permutation"] = {}
+    out["mcnemar"] = {}
+    for name, other in comparisons.items():
+        batches = list(zip(other, after))
+        test = sign_flip_test(batch_differences(batches), n_permutations=PERMUTATIONS, seed=seed)
+        out["permutation"][f"suggestions_vs_{name}"] = test | {"unit": "batch"}
+        flat_other = [f for batch in other for f in batch]
+        out["mcnemar"][f"suggestions_vs_{name}"] = mcnemar_exact(flat_other, flat_after) | {"assumes": "independent questions"}
+    return out
+
+
+def _phrase_grading(records: list[dict]) -> dict | None:
+    """Phrase (KQA) seed answers as the field scores them: SQuAD EM and mean token F1, in percent
+    like the paper's figures, and what decided each answer (None for multiple choice).
+
+    A missing reply has no F1 of its own and counts as 0 on both.
+    """
+    answers = [a for r in records for a in r["seed_answers"]]
+    if not any(a.get("f1") is not None for a in answers):
+        return None
+    n = len(answers)
+    f1_total = sum(float(a.get("f1") or 0.0) for a in answers)
+    decided: dict[str, int] = {}
+    for a in answers:
+        decided[a["graded_by"]] = decided.get(a["graded_by"], 0) + 1
+    return {
+        "n": n,
+        "em": round(100.0 * sum(1 for a in answers if a.get("em")) / n, 4),
+        "f1": round(100.0 * f1_total / n, 4),
+        "graded_by": dict(sorted(decided.items())),
+        # The middle band: answers that EM and F1 could not decide, and the judge did.
+        "judge_asked": sum(1 for a in answers if a.get("judge_verdict")),
+    }
 
 
 def _last(record: dict) -> dict:
@@ -87,7 +149,10 @@ def _controls(records: list[dict], before: list[bool], after: list[bool]) -> dic
 
 
 def _leakage(records: list[dict]) -> dict:
-    checked = [_last(r)["leak"] for r in records if _last(r).get("leak")]
+    from judgeagent.stages.leak_judge import leak_check_summary
+
+    guarded = [_last(r)["leak"] for r in records if _last(r).get("leak")]
+    checked = [c for c in guarded if c.get("mode") != "off"]  # --leak-check off: nothing was checked
     kinds: dict[str, int] = {}
     for c in checked:
         for leak in c["leaks_before"]:
@@ -102,6 +167,8 @@ def _leakage(records: list[dict]) -> dict:
         "batches_rewritten": sum(1 for c in checked if c["rewritten"]),
         "batches_flagged": sum(1 for c in checked if c["flagged"]),
         "leak_kinds": kinds,
+        # Which layers ran, and the judge's verdicts and their cost (issue 15 §3).
+        "check": leak_check_summary(guarded),
         # ACC2 again over the batches whose suggestions did not leak (after the rewrite).
         "leak_free": {"n_batches": len(clean), "n_questions": leak_free.n_questions, "acc1": leak_free.acc1,
                       "acc2": leak_free.acc2, "delta_acc": leak_free.delta_acc},

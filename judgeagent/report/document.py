@@ -119,7 +119,7 @@ def trust_section(run: Run) -> Section | None:
     m = run.metrics
     blocks: list = []
     if (t := sec.significance(m)) is not None:
-        blocks += [Heading("Is ΔACC real?"), TableBlock(t, "Intervals: paired bootstrap over the seed questions. McNemar: exact test on the right/wrong flips (b right→wrong, c wrong→right) between ACC2's answers and the row's. The controls re-ask the same questions with no suggestions, and with a content-free placebo of the same length.")]
+        blocks += [Heading("Is ΔACC real?"), TableBlock(t, sec.significance_note(m))]
     if (t := sec.leakage(m)) is not None:
         blocks += [Heading("Leakage guard"), TableBlock(t, "Suggestions that named an answer (its option text, its letter, the reference phrase, or a sentence close to it in meaning) were rewritten once by the judge; still leaking, the batch is flagged and left out of the leak-free figures.")]
     if (t := sec.gate(m)) is not None:

@@ -193,21 +193,60 @@ def _p(test: dict | None) -> str:
     return DASH if not test else f"{test['p_value']:.3g} (b={test['b']}, c={test['c']})"
 
 
+def _perm_p(test: dict | None) -> str:
+    if not test:
+        return DASH
+    how = "exact" if test["method"] == "exact" else f"{test['n_permutations']} draws"
+    return f"{test['p_value']:.3g} ({test['n_nonzero']} of {test['n_batches']} batches changed; {how})"
+
+
+def _batched(metrics: dict) -> bool:
+    """Whether the run's intervals resample batches (runs before the batch statistics resampled questions)."""
+    return (metrics.get("ci") or {}).get("ci_method") == "batch_bootstrap"
+
+
 def significance(metrics: dict) -> Table | None:
-    """ACC1, ACC2 and ΔACC with 95% bootstrap intervals, against the controls, with McNemar's p."""
+    """ACC1, ACC2 and ΔACC with 95% bootstrap intervals, against the controls, with the batch
+    permutation test's p and McNemar's (which treats the questions as independent)."""
     tests = metrics.get("mcnemar")
     if not tests:
         return None
+    perm = metrics.get("permutation") or {}
+
+    def tail(name: str) -> list[str]:
+        p = [_perm_p(perm.get(f"suggestions_vs_{name}"))] if perm else []
+        return [*p, _p(tests.get(f"suggestions_vs_{name}"))]
+
     rows = [
-        ["first answers (ACC1)", pct(metrics.get("acc1")), _interval(metrics, "acc1"), DASH, DASH, DASH],
-        ["with suggestions (ACC2)", pct(metrics.get("acc2")), _interval(metrics, "acc2"), signed(metrics.get("delta_acc")), _interval(metrics, "delta_acc"), _p(tests.get("suggestions_vs_none"))],
+        ["first answers (ACC1)", pct(metrics.get("acc1")), _interval(metrics, "acc1"), DASH, DASH, *([DASH] * len(tail("none")))],
+        ["with suggestions (ACC2)", pct(metrics.get("acc2")), _interval(metrics, "acc2"), signed(metrics.get("delta_acc")), _interval(metrics, "delta_acc"), *tail("none")],
     ]
     controls = metrics.get("controls") or {}
     for name, label in (("plain", "plain re-ask (control)"), ("placebo", "placebo suggestion (control)")):
         if name in controls:
-            rows.append([label, pct(controls[name]["acc"]), DASH, signed(controls[f"suggestions_minus_{name}"]), DASH, _p(tests.get(f"suggestions_vs_{name}"))])
-    cols = ["answers", "accuracy %", "95% CI", "ACC2 − this", "95% CI", "McNemar exact p"]
-    return Table(cols, rows, numeric={1, 3})
+            rows.append([label, pct(controls[name]["acc"]), DASH, signed(controls[f"suggestions_minus_{name}"]), DASH, *tail(name)])
+    ci = "95% CI (batches)" if _batched(metrics) else "95% CI"
+    tests_cols = (["batch permutation p"] if perm else []) + ["McNemar exact p (independent questions)"]
+    return Table(["answers", "accuracy %", ci, "ACC2 − this", ci, *tests_cols], rows, numeric={1, 3})
+
+
+def significance_note(metrics: dict) -> str:
+    """How the intervals and tests of :func:`significance` were made, and the design effect."""
+    if _batched(metrics):
+        how = ("Intervals: bootstrap over whole batches, since a batch's seeds share one set of suggestions. "
+               "Batch permutation: the sign of each batch's ΔACC flipped, all ways when few batches changed. "
+               "McNemar: exact test on the right/wrong flips (b right→wrong, c wrong→right), treating the questions as independent, which they are not.")
+    else:
+        how = ("Intervals: paired bootstrap over the seed questions. "
+               "McNemar: exact test on the right/wrong flips (b right→wrong, c wrong→right) between ACC2's answers and the row's.")
+    deff = (metrics.get("design_effect") or {}).get("delta_acc")
+    if deff is not None:
+        how += f" Design effect on ΔACC: {deff:.2f} (its variance over batches, divided by its variance were the questions independent)"
+        if deff > 0:
+            ratio = deff**0.5
+            how += f": an interval over questions is about {ratio:.2f}× too narrow" if ratio >= 1 else f": an interval over questions is about {1 / ratio:.2f}× too wide"
+        how += "."
+    return how + " The controls re-ask the same questions with no suggestions, and with a content-free placebo of the same length."
 
 
 def leakage(metrics: dict) -> Table | None:
