@@ -7,6 +7,9 @@
    pure-Python server on the same machine) and from the arithmetic floor
    ceil(requests / concurrency) x 0.2 s (1.40 s at concurrency 32 = 1.12x the ideal).
 2. Cache replay: the same 200 requests again from the journal. Target: < 2% of uncached.
+   Thinking model: the same requests at concurrency 8 against a server that puts 200
+   thinking words (``<think>…</think>``) before every reply at the same latency; the
+   client strips and counts them. Target: wall time <= 1.05x the plain row's.
 3. The bundled model: cold start of the llama.cpp server and generation tokens/s.
 
 Run: .venv/bin/python bench/llm_layer.py   (about a minute; writes bench/out/llm_layer.json)
@@ -28,11 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted server
 
 import httpx  # noqa: E402
-
-from judgeagent.llm import LLMClient, ModelSpec, load_registry  # noqa: E402
 from scripted_server import ScriptedServerProcess  # noqa: E402
 
+from judgeagent.llm import LLMClient, ModelSpec, load_registry  # noqa: E402
+
 DELAY = 0.2
+THINK_WORDS = 200
 
 
 async def _batch(spec: ModelSpec, journal: Path | None, n: int) -> tuple[float, list]:
@@ -104,6 +108,29 @@ def bench_client(n: int, levels: list[int]) -> dict:
     return out
 
 
+def bench_thinking(n: int, plain_wall: float | None, c: int = 8) -> dict:
+    """The plain row's requests against a thinking model: the cost of stripping and counting."""
+    srv = ScriptedServerProcess(DELAY, thinking=THINK_WORDS)
+    try:
+        spec = ModelSpec("scripted-thinking", srv.base_url, "model-thinking", concurrency=c)
+        with tempfile.TemporaryDirectory() as tmp:  # journaled, as the plain row is
+            wall, results = asyncio.run(_batch(spec, Path(tmp) / "journal.sqlite", n))
+        assert all(r.ok and "<think>" not in r.text for r in results), [r.error for r in results if not r.ok][:3]
+        reasoning = sum(r.usage.reasoning_tokens for r in results)
+    finally:
+        srv.close()
+    row = {"concurrency": c, "wall_s": round(wall, 3), "reasoning_tokens": reasoning}
+    if plain_wall:
+        row["overhead_vs_plain"] = round(wall / plain_wall, 3)
+    print(
+        f"thinking model (+{THINK_WORDS} words per reply), concurrency {c}: {n} requests in {wall:6.2f} s"
+        + (f"; {wall / plain_wall:.3f}x the plain row" if plain_wall else "")
+        + f"; {reasoning} reasoning tokens counted",
+        flush=True,
+    )
+    return row
+
+
 async def _local() -> dict:
     spec = load_registry().resolve("local")
     prompt = [{"role": "user", "content": "Write a short story about a cat who learns to read."}]
@@ -140,6 +167,9 @@ def main() -> None:
     report: dict = {"loadavg_before": os.getloadavg()[0]}
     if not args.no_client:
         report["client"] = bench_client(args.requests, args.concurrency)
+        c = 8 if 8 in args.concurrency else args.concurrency[0]
+        plain = report["client"]["concurrency"][c]["wall_s"]
+        report["thinking"] = bench_thinking(args.requests, plain, c)
     if not args.no_local:
         local = asyncio.run(_local())
         report["local"] = local
@@ -153,6 +183,7 @@ def main() -> None:
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     rows = report.get("client", {}).get("concurrency", {}).values()
     ok = all(r["ratio"] <= 1.10 and r["replay_share"] < 0.02 for r in rows)
+    ok = ok and report.get("thinking", {}).get("overhead_vs_plain", 1.0) <= 1.05
     print("targets met" if ok else "TARGETS MISSED")
 
 

@@ -24,8 +24,8 @@ import socket
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import uvicorn
 from starlette.applications import Starlette
@@ -103,8 +103,10 @@ class ScriptedServer:
         delay: float = 0.0,
         model_name: str = "scripted-model",
         fast: bool = False,
+        provider: Provider | None = None,
     ):
         self.responder = responder or default_responder
+        self.provider = provider  # answers the way a real provider does (see "Provider emulations")
         self.fast = fast
         self.delay = delay
         self.model_name = model_name
@@ -187,6 +189,10 @@ class ScriptedServer:
                 await asyncio.sleep(self.delay)
             if fault is not None and fault.kind in ("status", "drop"):
                 return self._fault_response(fault, request)
+            if self.provider is not None:
+                refusal = self.provider.refuse(body, self._in_flight)
+                if refusal is not None:
+                    return refusal
             content = self.responder(body)
             if isinstance(content, Fault):
                 if content.kind in ("status", "drop"):
@@ -196,6 +202,8 @@ class ScriptedServer:
                 content = str(content)[: max(1, int(len(str(content)) * 0.6))]
             elif fault is not None and fault.kind == "invalid_json":
                 content = "I think the answer is B, but I am not sure how to format it."
+            if self.provider is not None:
+                return JSONResponse(self.provider.complete(self._completion(body, str(content)), body))
             return JSONResponse(self._completion(body, str(content)))
         finally:
             with self._lock:
@@ -286,19 +294,200 @@ class ScriptedServer:
         self.stop()
 
 
+# --------------------------------------------------------------------------- provider emulations
+#
+# Each emulation makes the scripted server behave as one kind of real endpoint does, as
+# documented (sources in tests/test_providers.py). Token counts are whitespace words, as
+# everywhere in this server; thinking counts against the output limit, as it does on
+# every provider: a small limit leaves an unterminated <think> and finish_reason "length".
+
+THINK_PASSAGE = (
+    'Okay, let me think this through. The answer format is {"response": [{"answer": "E"}]} and '
+    'I should weigh each option: {"A": "unlikely", "B": "possible", "C": "doubtful"} before I decide. '
+)
+
+
+def thinking_text(words: int) -> str:
+    """``words`` words of thinking, with braces and JSON-like drafts in it (as real ones have)."""
+    pool = THINK_PASSAGE.split()
+    return " ".join(pool[i % len(pool)] for i in range(words))
+
+
+def error_response(status: int, error: dict, headers: dict | None = None, **extra) -> JSONResponse:
+    return JSONResponse({"error": error, **extra}, status_code=status, headers=headers)
+
+
+class Provider:
+    """Base: accepts every request and answers plainly."""
+
+    served_model: str | None = None  # response.model, when the provider names a snapshot
+
+    def refuse(self, body: dict, in_flight: int) -> Response | None:
+        return None
+
+    def complete(self, completion: dict, body: dict) -> dict:
+        if self.served_model:
+            completion["model"] = self.served_model
+        return completion
+
+
+def _limit(body: dict) -> int:
+    for name in ("max_completion_tokens", "max_tokens"):
+        if body.get(name) is not None:
+            return int(body[name])
+    return 1 << 30
+
+
+class Thinking(Provider):
+    """A thinking model. ``style``: where its thinking goes.
+
+    - ``inline``: content is ``<think>…</think>`` then the answer (Ollama, vLLM without a
+      reasoning parser, llama.cpp serving Qwen3 / DeepSeek-R1 distills);
+    - ``reasoning_content`` / ``reasoning``: a message field beside clean content (DeepSeek's
+      API, vLLM / SGLang with a reasoning parser; newer vLLM calls it ``reasoning``); content
+      is null when the limit is reached while thinking;
+    - ``hidden``: not returned at all, only counted in
+      ``usage.completion_tokens_details.reasoning_tokens`` (OpenAI's reasoning models);
+      content is "" when the limit is reached while thinking.
+    """
+
+    def __init__(self, style: str = "inline", think_words: int = 200, served_model: str | None = None):
+        assert style in ("inline", "reasoning_content", "reasoning", "hidden")
+        self.style = style
+        self.think_words = think_words
+        self.served_model = served_model
+
+    def complete(self, completion: dict, body: dict) -> dict:
+        completion = super().complete(completion, body)
+        choice = completion["choices"][0]
+        answer = choice["message"]["content"]
+        limit, words = _limit(body), answer.split()
+        think = min(self.think_words, limit)
+        said = max(0, min(len(words), limit - think))
+        cut = think + len(words) > limit
+        shown = None if think < self.think_words or (cut and said == 0) else (answer if not cut else " ".join(words[:said]))
+        thought = thinking_text(think)
+        message = choice["message"]
+        if self.style == "inline":
+            closed = think == self.think_words
+            message["content"] = f"<think>\n{thought}" + (f"\n</think>\n\n{shown or ''}" if closed else "")
+        elif self.style == "hidden":
+            message["content"] = shown or ""
+        else:
+            message["content"] = shown
+            message[self.style] = thought
+        choice["finish_reason"] = "length" if cut else "stop"
+        usage = completion["usage"]
+        usage["completion_tokens"] = think + said
+        usage["total_tokens"] = usage["prompt_tokens"] + think + said
+        if self.style == "hidden":
+            usage["completion_tokens_details"] = {"reasoning_tokens": think}
+        return completion
+
+
+class OpenAIReasoning(Thinking):
+    """OpenAI's o-series / GPT-5 chat completions: ``max_tokens`` and any temperature but 1
+    are refused with a 400 whose error names the parameter; reasoning is hidden and counted."""
+
+    def __init__(self, think_words: int = 200, served_model: str = "o4-mini-2025-04-16"):
+        super().__init__("hidden", think_words, served_model)
+
+    def refuse(self, body: dict, in_flight: int) -> Response | None:
+        if "max_tokens" in body:
+            return error_response(400, {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter",
+            })  # fmt: skip
+        if "temperature" in body and body["temperature"] != 1:
+            return error_response(400, {
+                "message": f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
+                "Only the default (1) value is supported.",
+                "type": "invalid_request_error", "param": "temperature", "code": "unsupported_value",
+            })  # fmt: skip
+        return None
+
+
+class DashScopeQwen3(Provider):
+    """DashScope's OpenAI-compatible mode serving an open Qwen3 model: a non-streaming call
+    without a top-level ``enable_thinking: false`` is refused (param null, code
+    invalid_parameter_error)."""
+
+    def refuse(self, body: dict, in_flight: int) -> Response | None:
+        if body.get("enable_thinking") is not False:
+            return error_response(
+                400,
+                {"code": "invalid_parameter_error", "param": None, "type": "invalid_request_error",
+                 "message": "parameter.enable_thinking must be set to false for non-streaming calls"},
+                request_id=uuid.uuid4().hex,
+            )  # fmt: skip
+        return None
+
+
+class ZhipuRateLimit(Provider):
+    """Zhipu's free tier (GLM-4-Flash): more requests in flight than ``max_concurrency``, and
+    a burst of ``storm`` requests at first, get HTTP 429 with error code 1302 and a Chinese
+    message, plus Retry-After (seconds, scaled down for tests)."""
+
+    def __init__(self, max_concurrency: int = 1, storm: int = 4, retry_after: float = 0.05):
+        self.max_concurrency = max_concurrency
+        self.storm = storm
+        self.retry_after = retry_after
+        self.refused = 0
+
+    def refuse(self, body: dict, in_flight: int) -> Response | None:
+        if self.storm > 0 or in_flight > self.max_concurrency:
+            self.storm = max(0, self.storm - 1)
+            self.refused += 1
+            return error_response(
+                429, {"code": "1302", "message": "您当前使用该API的并发数过高，请降低并发，或联系客服增加限额"},
+                headers={"retry-after": f"{self.retry_after:g}"},
+            )
+        return None
+
+
+class RefusesOptions(Provider):
+    """A server that refuses some options with an unhelpful 400.
+
+    ``refused`` names body keys, or ``response_format:TYPE`` for one structured-output form.
+    ``style`` "zh": Zhipu's generic code 1210 ("API 调用参数有误，请检查文档"), naming no
+    parameter; "param": an English "Invalid request." that names it only in error.param.
+    """
+
+    def __init__(self, style: str = "zh", refused: tuple[str, ...] = ("seed", "response_format")):
+        self.style = style
+        self.refused = refused
+
+    def _hit(self, body: dict) -> str | None:
+        for name in self.refused:
+            key, _, kind = name.partition(":")
+            if key in body and (not kind or (body[key] or {}).get("type") == kind):
+                return key
+        return None
+
+    def refuse(self, body: dict, in_flight: int) -> Response | None:
+        hit = self._hit(body)
+        if hit is None:
+            return None
+        if self.style == "zh":
+            return error_response(400, {"code": "1210", "message": "API 调用参数有误，请检查文档"})
+        return error_response(400, {"message": "Invalid request.", "type": "invalid_request_error", "param": hit, "code": None})
+
+
 class ScriptedServerProcess:
     """This module's server in its own process, for the benchmarks: a remote server does
     not share the client's GIL. ``interview`` (a JSON-able dict of
     ``interview_double.Script`` fields) makes it answer like the interview tests' target
     and judge; without it, every answer is "The answer is B because …"."""
 
-    def __init__(self, delay: float, interview: dict | None = None):
+    def __init__(self, delay: float, interview: dict | None = None, thinking: int = 0):
         import json
         import subprocess
         import sys
         import tempfile
 
         args = [sys.executable, __file__, "--delay", str(delay)]
+        if thinking:
+            args += ["--thinking", str(thinking)]  # a thinking model: that many words in <think> per reply
         self._plan = None
         if interview is not None:
             self._plan = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
@@ -347,6 +536,7 @@ def _serve_forever() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--interview", help="JSON file of interview_double.Script fields")
+    ap.add_argument("--thinking", type=int, default=0, help="answer as a thinking model: N words of <think> per reply")
     args = ap.parse_args()
     responder = lambda b: "The answer is B because " + str(b["messages"][-1]["content"])  # noqa: E731
     if args.interview:
@@ -354,7 +544,8 @@ def _serve_forever() -> None:
 
         with open(args.interview, encoding="utf-8") as f:
             responder = Script(**json.load(f))
-    with ScriptedServer(responder, delay=args.delay, fast=True) as srv:
+    provider = Thinking("inline", args.thinking) if args.thinking else None
+    with ScriptedServer(responder, delay=args.delay, fast=True, provider=provider) as srv:
         print(srv.base_url, flush=True)
         sys.stdin.read()
 

@@ -8,7 +8,7 @@ import pytest
 from scripted_server import Fault, ScriptedServer
 
 from judgeagent.errors import BudgetExceeded, ConfigError
-from judgeagent.llm import LLMClient, ModelSpec
+from judgeagent.llm import FailureKind, LLMClient, ModelSpec
 from judgeagent.llm.client import _FORMS_LLAMA
 
 SCHEMA = {
@@ -68,8 +68,8 @@ def test_gives_up_cleanly_after_max_attempts():
                 return await c.chat(spec_for(srv), ask()), c.usage.summary()
 
         r, summary = run(go())
-        assert not r.ok and r.error_kind == "http"
-        assert "HTTP 500" in r.error and "gave up after 3 attempts" in r.error
+        assert not r.ok and r.error_kind is FailureKind.SERVER_ERROR and r.incomplete
+        assert r.error == "HTTP 500: scripted fault 500 (code=500) (gave up after 3 attempts)"
         assert len(srv.requests) == 3 and r.attempts == 3
         assert summary["total"]["failures"] == 1
 
@@ -83,7 +83,8 @@ def test_client_errors_are_not_retried():
                 return await c.chat(spec_for(srv), ask())
 
         r = run(go())
-        assert not r.ok and r.error.startswith("http: HTTP 400") and "messages too long" in r.error
+        assert not r.ok and r.error_kind is FailureKind.BAD_REQUEST
+        assert r.error == "HTTP 400: bad request: messages too long (code=400)"
         assert len(srv.requests) == 1
 
 
@@ -101,7 +102,8 @@ def test_timeouts_are_retried_and_typed():
 
         ok, bad = run(go())
         assert ok.ok and ok.attempts == 2
-        assert not bad.ok and bad.error_kind == "timeout"
+        assert not bad.ok and bad.error_kind is FailureKind.TIMEOUT
+        assert bad.error == "no answer within 0.3 s (gave up after 2 attempts)"
 
 
 def test_retry_after_is_honoured():
@@ -315,7 +317,7 @@ def test_local_identity_is_the_gguf_not_the_port(tmp_path):
 
 def test_failures_are_not_stored(tmp_path):
     with ScriptedServer(good) as srv:
-        srv.push_faults(Fault.status(400))
+        srv.push_faults(Fault.status(400, message="messages too long"))
 
         async def go():
             async with client(tmp_path) as c:
@@ -382,7 +384,8 @@ def test_reask_after_schema_violation_then_give_up():
                 return await c.chat(spec_for(srv), ask(), schema=SCHEMA)
 
         r = run(go())
-        assert not r.ok and r.error.startswith("parse: schema violation") and "not one of" in r.error
+        assert not r.ok and r.error_kind is FailureKind.PARSE and not r.incomplete
+        assert r.error.startswith("schema violation") and "not one of" in r.error
         assert len(srv.requests) == 3  # the first ask and 2 re-asks
 
 

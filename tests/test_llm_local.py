@@ -10,9 +10,9 @@ import time
 
 import psutil
 import pytest
+from judgeagent.cli.app import app
 from typer.testing import CliRunner
 
-from judgeagent.cli.app import app
 from judgeagent.errors import ConfigError
 from judgeagent.llm import LLMClient, load_registry
 
@@ -42,7 +42,7 @@ def test_bundled_model_answers_a_json_schema_question(tmp_path):
     async def go():
         async with LLMClient(tmp_path / "journal.sqlite") as c:
             await c.preflight(spec)
-            server = next(iter(c._servers.values()))
+            server = c.pool.servers()[0]
             pid = server.proc.pid
             r = await c.chat(
                 spec, [{"role": "user", "content": "What is the capital of France?"}], schema=SCHEMA, max_tokens=64
@@ -82,7 +82,7 @@ HOLDER = textwrap.dedent(
         spec = load_registry().resolve("local")
         async with LLMClient(None) as c:
             await c.preflight(spec)
-            print(next(iter(c._servers.values())).proc.pid, flush=True)
+            print(c.pool.servers()[0].proc.pid, flush=True)
             await asyncio.sleep(120)
 
     asyncio.run(main())

@@ -1,10 +1,10 @@
 """Model registry (presets, judgeagent.toml, command-line forms) and `judgeagent models`."""
 
 import pytest
+from judgeagent.cli.app import app
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
-from judgeagent.cli.app import app
 from judgeagent.errors import ConfigError
 from judgeagent.llm import load_registry
 from judgeagent.llm.registry import bundled_gguf
@@ -58,7 +58,8 @@ def test_unknown_model_message():
     with pytest.raises(ConfigError) as e:
         load_registry().resolve("gpt-5-ultra")
     assert str(e.value) == (
-        "unknown model 'gpt-5-ultra' (known: qwen3, gpt-4.1, glm4-flash, gemini-2.5-pro, deepseek, local; "
+        "unknown model 'gpt-5-ultra' (known: qwen3, gpt-4.1, glm4-flash, gemini-2.5-pro, deepseek, deepseek-reasoner, "
+        "qwen-plus-2025-04-28, gpt-4.1-2025-04-14, glm-4-flash-250414, local; "
         "or use provider:model / URL@model)"
     )
     with pytest.raises(ConfigError, match="unknown model 'nope:x'"):
@@ -94,6 +95,54 @@ gguf = "tiny.gguf"
     assert reg.names()[-2:] == ["mine", "tiny"]
 
 
+def test_thinking_sampling_and_extra_body_settings(tmp_path):
+    f = tmp_path / "judgeagent.toml"
+    f.write_text(
+        """
+[models.r1]
+base_url = "http://127.0.0.1:8000/v1"
+model = "deepseek-r1-distill"
+reasoning = true
+reasoning_allowance = 3000
+temperature = 0.6
+extra_body = { chat_template_kwargs = { enable_thinking = false }, top_k = 20 }
+
+[models.o4]
+base_url = "https://api.openai.com/v1"
+model = "o4-mini"
+token_param = "max_completion_tokens"
+temperature = 1
+"""
+    )
+    reg = load_registry(f)
+    r1, o4 = reg.resolve("r1"), reg.resolve("o4")
+    assert (r1.reasoning, r1.reasoning_allowance, r1.temperature) == (True, 3000, 0.6)
+    assert r1.extra_body == {"chat_template_kwargs": {"enable_thinking": False}, "top_k": 20}
+    assert (o4.reasoning, o4.token_param, o4.temperature, o4.extra_body) == (None, "max_completion_tokens", 1.0, None)
+
+
+def test_pinned_snapshots_and_floating_aliases():
+    reg = load_registry()
+    rows = {
+        name: (s.model, s.price_in_per_1k, s.price_out_per_1k, s.extra_body)
+        for name, s in ((n, reg.resolve(n)) for n in ("qwen3", "qwen-plus-2025-04-28", "gpt-4.1", "gpt-4.1-2025-04-14",
+                                                      "glm4-flash", "glm-4-flash-250414", "gemini-2.5-pro"))
+    }  # fmt: skip
+    assert rows == {
+        "qwen3": ("qwen-plus", 0.0004, 0.0012, {"enable_thinking": False}),
+        "qwen-plus-2025-04-28": ("qwen-plus-2025-04-28", 0.0004, 0.0012, {"enable_thinking": False}),
+        "gpt-4.1": ("gpt-4.1", 0.002, 0.008, None),
+        "gpt-4.1-2025-04-14": ("gpt-4.1-2025-04-14", 0.002, 0.008, None),
+        "glm4-flash": ("glm-4-flash", 0.0, 0.0, None),
+        "glm-4-flash-250414": ("glm-4-flash-250414", 0.0, 0.0, None),
+        "gemini-2.5-pro": ("gemini-2.5-pro", 0.00125, 0.01, None),
+    }
+    assert reg.resolve("gemini-2.5-pro").reasoning is True
+    # Each snapshot is an identity of its own: a shared cache never mixes it with the alias.
+    assert reg.resolve("gpt-4.1").identity != reg.resolve("gpt-4.1-2025-04-14").identity
+    assert reg.resolve("openai:gpt-4.1-2025-04-14").price_out_per_1k == 0.008
+
+
 def test_default_user_file_is_read_from_cwd(tmp_path, monkeypatch):
     (tmp_path / "judgeagent.toml").write_text('[models.here]\nbase_url = "http://x/v1"\nmodel = "m"\n')
     monkeypatch.chdir(tmp_path)
@@ -108,6 +157,11 @@ def test_default_user_file_is_read_from_cwd(tmp_path, monkeypatch):
         ('[models.a]\nbase_url = "http://x"\nmodel = "m"\ncolour = 1\n', "unknown setting(s) colour"),
         ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nconcurrency = "8"\n', "'concurrency' has the wrong type"),
         ("[models.a\n", "invalid TOML"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\ntoken_param = "max_len"\n', "token_param must be one of auto, max_tokens"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nreasoning = "yes"\n', "'reasoning' has the wrong type (str)"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nreasoning_allowance = -1\n', "'reasoning_allowance' must be 0 or more"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nextra_body = { model = "other" }\n', "extra_body may not set model"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nextra_body = { api_key = "sk-1" }\n', "extra_body may not hold a key"),
     ],
 )
 def test_user_file_errors(tmp_path, text, message):

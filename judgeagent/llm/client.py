@@ -1,19 +1,26 @@
 """The one async client every stage talks to models through.
 
-What a ``chat`` call does, in order:
+It puts the layers of the model package together; each has one job and its own tests:
 
-1. Key the request (model identity, messages, sampling, schema, seed) and look it up in
-   the run's journal, then the shared cache: a hit costs nothing and sends nothing.
-2. Otherwise check the budget, wait for a slot of the model's concurrency semaphore and
-   its requests/minute limiter, and send it through the ``openai`` package (its own
-   retries off: ours honour Retry-After and are visible in the accounting).
-3. Retry 429, 5xx, timeouts and dropped connections with exponential backoff and jitter,
-   up to ``max_attempts``; anything else, or the cap, gives ``ok=False`` -- never an
-   exception -- so the stage can record the failure and go on.
-4. With a schema: ask for JSON via response_format in the form the server understands
-   (adapting once per model if it refuses), also describe the schema in the prompt,
-   repair and validate the reply, and re-ask up to twice with the error appended.
-5. Commit the answer to the journal (and cache) at once, so a killed run resumes.
+- :class:`~judgeagent.llm.request.ChatRequest` (request.py): the immutable request, which
+  alone gives the cache key, the journal record and the HTTP body;
+- :func:`~judgeagent.llm.sender.send_once` (sender.py): one attempt, a typed outcome;
+- :class:`~judgeagent.llm.retry.RetryPolicy` (retry.py): which failures to retry, how long
+  to wait (Retry-After wins), when to give up;
+- :class:`~judgeagent.llm.negotiation.ModelState` (negotiation.py): what each server has
+  taught us (refused options, ``max_completion_tokens``, a fixed temperature, thinking);
+- :class:`~judgeagent.llm.store.AnswerStore` (store.py): the journal and the shared cache;
+- :class:`~judgeagent.llm.local_server.LocalServerPool`: the bundled llama.cpp servers;
+- :class:`~judgeagent.llm.breaker.CircuitBreaker` (breaker.py): stop asking a dead model.
+
+What a ``chat`` call does: look the request up in the store (a hit costs nothing); else
+send it (budget, concurrency, rate limit, retries, adaptation); strip thinking from the
+reply; with a schema parse and validate it, re-asking up to twice; a reply cut off at the
+output limit with no usable answer is sent again once with the limit doubled; commit the
+answer at once. A call that fails returns ``ok=False`` with a typed :class:`Failure`
+(``result.failure.kind``), never an exception, and is never stored; ``result.incomplete``
+tells a failed call (no answer: the batch is incomplete) from an unusable answer (graded
+wrong). Budgets raise BudgetExceeded and a failing model raises CircuitOpen.
 
 API keys are read from the environment when a request is built and are scrubbed from
 every error message; they are never written anywhere.
@@ -22,9 +29,6 @@ every error message; they are never written anywhere.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import json
-import random
 import re
 import socket
 import time
@@ -37,59 +41,55 @@ import httpx2  # the HTTP library the openai package is built on
 import openai
 
 from judgeagent.errors import ConfigError
-from judgeagent.llm import local_server
-from judgeagent.llm.journal import Entry, Journal, request_key
+from judgeagent.llm.breaker import CircuitBreaker
+from judgeagent.llm.journal import Entry
+from judgeagent.llm.local_server import LocalServerPool
+from judgeagent.llm.negotiation import ModelState
+from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.registry import ModelSpec
-from judgeagent.llm.structured import ParseError, parse_structured, reask_message, schema_instructions
-from judgeagent.llm.usage import CallRecord, TokenUsage, UsageTracker, cost_usd
+from judgeagent.llm.request import FORMS_LLAMA, ChatRequest
+from judgeagent.llm.retry import RateLimiter, RetryPolicy
+from judgeagent.llm.sender import send_once
+from judgeagent.llm.store import AnswerStore
+from judgeagent.llm.structured import ParseError, parse_structured, reask_message
+from judgeagent.llm.usage import CallRecord, TokenUsage, UsageTracker, cost_usd, reasoning_cost_usd
 
-# Error kinds a failed LLMResult carries as the prefix of ``error`` ("http: ...").
-ERROR_KINDS = ("http", "timeout", "connection", "parse", "empty")
+_FORMS_LLAMA = FORMS_LLAMA  # the form local (is_local) specs start with; kept for the tests
+MAX_ADAPTATIONS = 8  # refusals adapted to within one request; each changes state, so few are possible
 
 
 @dataclass
 class LLMResult:
     ok: bool
-    text: str = ""
+    text: str = ""  # the visible answer, thinking removed
     data: Any = None  # parsed and validated JSON when a schema was given
-    error: str | None = None  # "<kind>: message", kind one of ERROR_KINDS
+    error: str | None = None  # one-line message of the failure
     cached: bool = False
     attempts: int = 0  # HTTP requests this call sent (0 when cached)
     usage: TokenUsage = field(default_factory=TokenUsage)
     latency_s: float = 0.0
     model: str = ""  # the spec name
     key: str = ""  # the journal key
+    failure: Failure | None = None
+    served_model: str = ""  # response.model of the answer
+    sampled: bool = False  # sent at a temperature above 0 (asked for, or imposed by the server): a sample
 
     @property
-    def error_kind(self) -> str | None:
-        return self.error.split(":", 1)[0] if self.error else None
+    def error_kind(self) -> FailureKind | None:
+        return self.failure.kind if self.failure is not None else None
+
+    @property
+    def incomplete(self) -> bool:
+        """No answer came back (endpoint, budget of tokens, quota...): do not grade it wrong."""
+        return self.failure is not None and not self.failure.kind.is_answer
 
     def to_dict(self) -> dict:
         return {
-            "ok": self.ok,
-            "text": self.text,
-            "data": self.data,
-            "error": self.error,
-            "cached": self.cached,
-            "attempts": self.attempts,
-            "usage": self.usage.to_dict(),
-            "latency_s": round(self.latency_s, 4),
-            "model": self.model,
-            "key": self.key,
-        }
-
-
-class _Failure(Exception):
-    def __init__(self, kind: str, message: str):
-        super().__init__(f"{kind}: {message}")
-        self.kind = kind
-
-
-@dataclass
-class _Reply:
-    text: str | None
-    tokens: TokenUsage
-    finish_reason: str | None
+            "ok": self.ok, "text": self.text, "data": self.data, "error": self.error,
+            "error_kind": self.error_kind.value if self.error_kind else None, "cached": self.cached,
+            "attempts": self.attempts, "usage": self.usage.to_dict(), "latency_s": round(self.latency_s, 4),
+            "model": self.model, "key": self.key, "served_model": self.served_model, "sampled": self.sampled,
+        }  # fmt: skip
 
 
 @dataclass
@@ -98,82 +98,10 @@ class _CallStats:
     retries: int = 0
     reasks: int = 0
     cost: float = 0.0
+    reasoning_cost: float = 0.0
     tokens: TokenUsage = field(default_factory=TokenUsage)
-
-
-class _RateLimiter:
-    """Spaces request starts evenly: at most ``rpm`` per minute, no bursts."""
-
-    def __init__(self, rpm: int):
-        self.interval = 60.0 / rpm
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        async with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        if start > now:
-            await asyncio.sleep(start - now)
-
-
-# Structured-output request forms, most specific first. A model starts at the first form
-# its kind supports and steps down, once for the whole process, if the server refuses one.
-_FORMS_REMOTE = ["json_schema", "json_object+schema", "json_object", "none"]
-_FORMS_LLAMA = ["json_object+schema", "none"]  # llama.cpp's server 500s on json_schema
-_FORMS_FORCED = {
-    "json_schema": ["json_schema", "none"],
-    "json_object": ["json_object+schema", "none"],
-    "none": ["none"],
-}
-
-
-def _response_format(form: str, schema: dict) -> dict | None:
-    if form == "json_schema":
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title", "response")))[:64] or "response"
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}
-    if form == "json_object+schema":
-        return {"type": "json_object", "schema": schema}
-    if form == "json_object":
-        return {"type": "json_object"}
-    return None
-
-
-@dataclass
-class _ModelState:
-    forms: list[str]
-    sem: asyncio.Semaphore
-    limiter: _RateLimiter | None
-    form_index: int = 0
-    send_seed: bool = True  # cleared if the server refuses the seed parameter
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-def _retry_after(headers) -> float | None:
-    """Seconds from Retry-After / retry-after-ms (OpenAI), None if absent or unreadable."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    ra = headers.get("retry-after")
-    if not ra:
-        return None
-    try:
-        return max(0.0, float(ra))
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(ra)
-            return max(0.0, when.timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
+    limit: int = 0  # the output limit of the last request sent
+    last: Reply | None = None
 
 
 def _http_client(trust_env: bool):
@@ -204,10 +132,10 @@ class LLMClient:
     - ``no_cache``: send every request even if an answer is stored (answers are still written).
     - ``max_requests`` / ``budget_usd``: stop with BudgetExceeded before a request that would
       exceed them (HTTP requests sent, retries and re-asks included / upper-bound cost).
-    - ``max_attempts``: transport attempts per request (429, 5xx, timeouts, dropped connections).
-    - ``backoff_base`` / ``backoff_max``: exponential backoff (seconds) between attempts, with
-      jitter; a Retry-After header wins. Tests shrink ``backoff_base``.
+    - ``max_attempts``, ``backoff_base``, ``backoff_max``, ``rate_limit_patience_s``: the
+      retry policy (see retry.py). Tests shrink ``backoff_base``.
     - ``max_reasks``: re-asks after an unparsable or schema-violating structured reply.
+    - ``breaker_window`` / ``breaker_failure_share``: the circuit breaker (see breaker.py).
     """
 
     def __init__(
@@ -223,20 +151,20 @@ class LLMClient:
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         max_reasks: int = 2,
+        rate_limit_patience_s: float = 600.0,
+        breaker_window: int = 20,
+        breaker_failure_share: float = 0.2,
     ):
-        self.journal = Journal(journal_path) if journal_path is not None else None
-        self.cache = Journal(cache_path) if cache_path is not None else None
-        self.no_cache = no_cache
-        self.max_attempts = max(1, max_attempts)
+        self.store = AnswerStore(journal_path, cache_path, no_cache)
+        self.policy = RetryPolicy(max(1, max_attempts), backoff_base, backoff_max, rate_limit_patience=rate_limit_patience_s)
+        self.breaker = CircuitBreaker(breaker_window, breaker_failure_share)
         self.timeout_s = timeout_s
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
         self.max_reasks = max_reasks
         self.usage = UsageTracker(max_requests=max_requests, budget_usd=budget_usd)
-        self._states: dict[str, _ModelState] = {}
+        self.pool = LocalServerPool()
+        self._states: dict[str, ModelState] = {}
+        self._limiters: dict[str, RateLimiter] = {}
         self._clients: dict[tuple[str, str], openai.AsyncOpenAI] = {}
-        self._servers: dict[str, local_server.LocalServer] = {}
-        self._local_lock: asyncio.Lock | None = None
         self._inflight: dict[str, asyncio.Future] = {}
         self._secrets: set[str] = set()
 
@@ -251,7 +179,17 @@ class LLMClient:
             budget_usd=cfg.budget_usd,
             max_attempts=cfg.max_attempts,
             timeout_s=cfg.timeout_s,
+            breaker_window=getattr(cfg, "breaker_window", 20),
+            breaker_failure_share=getattr(cfg, "breaker_failure_share", 0.2),
         )
+
+    @property
+    def journal(self):
+        return self.store.journal
+
+    @property
+    def cache(self):
+        return self.store.cache
 
     # ------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> LLMClient:
@@ -267,27 +205,16 @@ class LLMClient:
                 await c.close()
             except Exception:
                 pass
-        servers, self._servers = list(self._servers.values()), {}
-        for s in servers:
-            local_server.release(s)
-        for j in (self.journal, self.cache):
-            if j is not None:
-                j.close()
+        self.pool.close()
+        self.store.close()
 
     # ------------------------------------------------------------------ endpoints
-    def _state(self, spec: ModelSpec) -> _ModelState:
+    def _state(self, spec: ModelSpec) -> ModelState:
         st = self._states.get(spec.identity)
         if st is None:
-            if spec.response_format != "auto":
-                forms = _FORMS_FORCED[spec.response_format]
-            else:
-                forms = _FORMS_LLAMA if spec.is_local else _FORMS_REMOTE
-            st = _ModelState(
-                forms=list(forms),
-                sem=asyncio.Semaphore(max(1, spec.concurrency)),
-                limiter=_RateLimiter(spec.rpm) if spec.rpm else None,
-            )
-            self._states[spec.identity] = st
+            st = self._states[spec.identity] = ModelState.for_spec(spec)
+            if spec.rpm:
+                self._limiters[spec.identity] = RateLimiter(spec.rpm)
         return st
 
     def _key_for(self, spec: ModelSpec) -> str:
@@ -296,26 +223,9 @@ class LLMClient:
             self._secrets.add(key)
         return key
 
-    async def _local_server(self, spec: ModelSpec) -> local_server.LocalServer:
-        path = str(Path(spec.gguf).resolve())
-        server = self._servers.get(path)
-        if server is not None and server.running:
-            return server
-        if self._local_lock is None:
-            self._local_lock = asyncio.Lock()
-        async with self._local_lock:
-            server = self._servers.get(path)
-            local_server.install_exit_hooks()  # from the loop thread: signal handlers need it
-            if server is None:
-                server = await asyncio.to_thread(local_server.acquire, Path(path))
-                self._servers[path] = server
-            elif not server.running:  # it died: start it again (new port)
-                await asyncio.to_thread(server.start)
-        return server
-
     async def _endpoint(self, spec: ModelSpec) -> tuple[str, openai.AsyncOpenAI]:
         if spec.is_local:
-            base_url, key = (await self._local_server(spec)).base_url, "not-needed"
+            base_url, key = (await self.pool.get(spec.gguf)).base_url, "not-needed"
         else:
             base_url, key = spec.base_url, self._key_for(spec)
         ck = (base_url, key)
@@ -344,7 +254,7 @@ class LLMClient:
         Starts the bundled server for local models.
         """
         if spec.is_local:
-            await self._local_server(spec)
+            await self.pool.get(spec.gguf)
             return
         self._key_for(spec)
         base_url, client = await self._endpoint(spec)
@@ -378,261 +288,215 @@ class LLMClient:
         seed: int | None = 0,
         variant: str | None = None,
     ) -> LLMResult:
+        """Ask ``spec``. ``temperature`` / ``max_tokens`` default to the spec's; ``max_tokens``
+        is the budget of the visible answer (a thinking model's allowance is added)."""
         t0 = time.monotonic()
-        temperature = spec.temperature if temperature is None else temperature
-        max_tokens = spec.max_tokens if max_tokens is None else max_tokens
-        messages = [dict(m) for m in messages]
-        key = request_key(
-            spec.identity, messages, temperature=temperature, max_tokens=max_tokens, schema=schema, seed=seed,
+        req = ChatRequest.build(
+            spec, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=seed,
             variant=variant,
-        )
-        hit = self._lookup(key)
+        )  # fmt: skip
+        hit = self.store.lookup(req.key)
         if hit is not None:
-            return self._cached_result(spec, stage, key, hit, t0)
-
+            return self._replayed(req, hit, t0)
         # Identical requests in flight at once: wait for the first instead of paying twice.
-        waiting = self._inflight.get(key)
+        waiting = self._inflight.get(req.key)
         if waiting is not None:
             first = await asyncio.shield(waiting)
             if first is not None and first.ok:
-                return self._cached_result(spec, stage, key, self._as_entry(first), t0)
+                return self._replayed(req, self._entry(first), t0)
+        self.breaker.check(spec.name)
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
+        self._inflight[req.key] = fut
         result: LLMResult | None = None
         try:
-            result = await self._call(spec, messages, key, schema, stage, temperature, max_tokens, seed, t0)
-            return result
+            result = await self._call(req, t0)
         finally:
-            self._inflight.pop(key, None)
+            self._inflight.pop(req.key, None)
             fut.set_result(result)
+        self.breaker.record(spec.name, result.failure)
+        self.breaker.check(spec.name)
+        return result
 
     # ------------------------------------------------------------------ decisions
     def recall(self, key: str) -> Any | None:
         """A timing-dependent decision this run's journal kept (see Journal.record_decision)."""
-        return self.journal.decision(key) if self.journal is not None else None
+        return self.store.decision(key)
 
     def remember(self, key: str, value: Any) -> None:
-        if self.journal is not None:
-            self.journal.record_decision(key, value)
+        self.store.remember(key, value)
 
-    def _lookup(self, key: str) -> Entry | None:
-        if self.no_cache:
-            return None
-        for store in (self.journal, self.cache):
-            if store is not None:
-                hit = store.get(key)
-                if hit is not None:
-                    return hit
-        return None
+    # ------------------------------------------------------------------ one call
+    def _entry(self, r: LLMResult) -> Entry:
+        u = r.usage
+        return Entry(r.key, r.model, r.text, r.data, u.prompt_tokens, u.completion_tokens, r.latency_s, r.attempts,
+                     u.reasoning_tokens, r.served_model)  # fmt: skip
 
-    def _as_entry(self, r: LLMResult) -> Entry:
-        return Entry(
-            r.key, r.model, r.text, r.data, r.usage.prompt_tokens, r.usage.completion_tokens, r.latency_s, r.attempts
-        )
-
-    def _cached_result(self, spec: ModelSpec, stage: str, key: str, hit: Entry, t0: float) -> LLMResult:
-        tokens = TokenUsage(hit.prompt_tokens, hit.completion_tokens)
+    def _replayed(self, req: ChatRequest, hit: Entry, t0: float) -> LLMResult:
+        tokens = TokenUsage(hit.prompt_tokens, hit.completion_tokens, hit.reasoning_tokens)
         latency = time.monotonic() - t0
-        self.usage.record(CallRecord(spec.name, stage, cached=True, ok=True, tokens=tokens, latency_s=latency))
-        return LLMResult(True, hit.text, hit.data, None, True, 0, tokens, latency, spec.name, key)
+        self.usage.record(CallRecord(req.spec.name, req.stage, cached=True, ok=True, tokens=tokens, latency_s=latency))
+        return LLMResult(True, hit.text, hit.data, None, True, 0, tokens, latency, req.spec.name, req.key,
+                         served_model=hit.served_model)  # fmt: skip
 
-    async def _call(self, spec, messages, key, schema, stage, temperature, max_tokens, seed, t0) -> LLMResult:
+    async def _call(self, req: ChatRequest, t0: float) -> LLMResult:
+        """Send, then account for the outcome once: usage, store."""
         stats = _CallStats()
-        convo = _with_schema_prompt(messages, schema) if schema is not None else messages
-        text, data, error = "", None, None
         try:
-            while True:
-                reply = await self._send(spec, convo, schema, temperature, max_tokens, seed, stats)
-                if reply.text is None:
-                    raise _Failure("empty", f"the model returned no content (finish_reason={reply.finish_reason})")
-                text = reply.text
-                if schema is None:
-                    break
-                try:
-                    data = parse_structured(text, schema)
-                    break
-                except ParseError as e:
-                    problem = str(e)
-                    if reply.finish_reason == "length":
-                        problem += f" (the reply hit max_tokens={max_tokens})"
-                    if stats.reasks >= self.max_reasks:
-                        raise _Failure("parse", f"{problem}; reply was: {text[:200]!r}") from None
-                    stats.reasks += 1
-                    convo = convo + [
-                        {"role": "assistant", "content": text},
-                        {"role": "user", "content": reask_message(problem, schema)},
-                    ]
-        except _Failure as f:
-            error = self.redact(str(f))
+            outcome = await self._answer(req, stats)
         except asyncio.CancelledError:
-            self.usage.record(
-                CallRecord(
-                    spec.name, stage, cached=False, ok=False, tokens=stats.tokens, latency_s=time.monotonic() - t0,
-                    http_requests=stats.http, retries=stats.retries, reasks=stats.reasks, cost_usd=stats.cost,
-                    withdrawn=True,
-                )
-            )  # fmt: skip
+            self._account(req, stats, t0, ok=False, withdrawn=True)
             raise
-        latency = time.monotonic() - t0
-        ok = error is None
-        self.usage.record(
-            CallRecord(
-                spec.name, stage, cached=False, ok=ok, tokens=stats.tokens, latency_s=latency,
-                http_requests=stats.http, retries=stats.retries, reasks=stats.reasks, cost_usd=stats.cost,
-            )
+        latency = self._account(req, stats, t0, ok=not isinstance(outcome, Failure))
+        last = stats.last
+        st = self._state(req.spec)
+        result = LLMResult(
+            True, (last.text or "") if last else "", None, None, False, stats.http, stats.tokens, latency, req.spec.name, req.key,
+            served_model=last.served_model if last else "", sampled=st.sampled or req.temperature > 0,
         )  # fmt: skip
-        # On a parse failure ``text`` keeps the last raw reply, for the stage's record.
-        result = LLMResult(ok, text, data, error, False, stats.http, stats.tokens, latency, spec.name, key)
-        if ok:
-            entry = self._as_entry(result)
-            request = {
-                "model": spec.model, "messages": messages, "schema": schema,
-                "temperature": temperature, "max_tokens": max_tokens, "seed": seed,
-            }  # fmt: skip
-            for store in (self.journal, self.cache):
-                if store is not None:
-                    store.put(entry, identity=spec.identity, stage=stage, request=request)
+        if isinstance(outcome, Failure):
+            failure = outcome.with_message(self.redact(outcome.message))
+            # ``text`` keeps the last reply, for the stage's record.
+            result.ok, result.error, result.failure = False, failure.message, failure
+            return result
+        result.data = outcome
+        self.store.commit(req, self._entry(result))
         return result
 
-    def _estimate_cost(self, spec: ModelSpec, convo: list[dict], max_tokens: int) -> float:
-        """Upper bound of one request's cost, for --budget-usd (prompt ~4 chars/token)."""
-        prompt = sum(len(str(m.get("content", ""))) for m in convo) / 4
-        return cost_usd(TokenUsage(int(prompt), max_tokens), spec.price_in_per_1k, spec.price_out_per_1k)
+    def _account(self, req: ChatRequest, stats: _CallStats, t0: float, *, ok: bool, withdrawn: bool = False) -> float:
+        latency = time.monotonic() - t0
+        self.usage.record(
+            CallRecord(
+                req.spec.name, req.stage, cached=False, ok=ok, tokens=stats.tokens, latency_s=latency,
+                http_requests=stats.http, retries=stats.retries, reasks=stats.reasks, cost_usd=stats.cost,
+                reasoning_cost_usd=stats.reasoning_cost, withdrawn=withdrawn,
+            )
+        )  # fmt: skip
+        return latency
 
-    def _backoff(self, attempt: int) -> float:
-        return min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0)
+    async def _answer(self, req: ChatRequest, stats: _CallStats) -> Any | Failure:
+        """The parsed answer (None without a schema), or why there is none.
 
-    async def _send(self, spec, convo, schema, temperature, max_tokens, seed, stats: _CallStats) -> _Reply:
-        """One answer from the model, retrying transient failures; raises _Failure."""
-        st = self._state(spec)
-        attempt = 0
+        Re-asks after an unusable structured reply; doubles the output limit once after a
+        reply cut off with no usable answer (thinking ate the budget).
+        """
+        convo, scale = req.conversation(), 1
         while True:
-            form = st.forms[min(st.form_index, len(st.forms) - 1)] if schema is not None else "none"
-            extra: dict = {}
-            rf = _response_format(form, schema) if schema is not None else None
-            if rf is not None:
-                extra["response_format"] = rf
-            if seed is not None and st.send_seed:
-                extra["seed"] = seed
-            _, client = await self._endpoint(spec)  # ConfigError (no key, server won't start) propagates
-            estimate = self._estimate_cost(spec, convo, max_tokens)
-            self.usage.reserve(estimate)  # BudgetExceeded propagates: the run stops cleanly
-            stats.http += 1
-            attempt += 1
-            retry_after = None
-            sent = False
-            try:
-                async with st.sem:
-                    if st.limiter is not None:
-                        await st.limiter.wait()
-                    sent = True
-                    # The plain-JSON form of chat.completions.create: the typed one spends
-                    # milliseconds per call validating params we build ourselves anyway.
-                    raw = await client.post(
-                        "/chat/completions",
-                        cast_to=httpx2.Response,
-                        body={
-                            "model": spec.model,
-                            "messages": convo,
-                            "temperature": temperature,
-                            "max_tokens": max_tokens,
-                            **extra,
-                        },
-                        options={"timeout": self.timeout_s},
-                    )
-                resp = raw.json()
-            except asyncio.CancelledError:
-                # Withdrawn by the caller. A remote API may still finish and bill a request it
-                # received, so one that went out is charged at its upper bound.
-                charged = estimate if sent else 0.0
-                self.usage.settle(estimate, charged)
-                stats.cost += charged
-                raise
-            except openai.APIStatusError as e:
-                self.usage.settle(estimate, 0.0)
-                body = self.redact(_status_text(e))
-                if rf is not None and _mentions_response_format(body) and st.form_index < len(st.forms) - 1:
-                    # The server refuses this structured-output form: step down for good.
-                    if st.forms[st.form_index] == form:
-                        st.form_index += 1
-                    attempt -= 1  # not a transient failure; does not use up the retry cap
-                    continue
-                if "seed" in extra and 400 <= e.status_code < 500 and "seed" in body.lower():
-                    st.send_seed = False  # sampling is still pinned by temperature; the key keeps the seed
-                    attempt -= 1
-                    continue
-                kind, message = "http", f"HTTP {e.status_code}: {body}"
-                if not (e.status_code in (408, 409, 425, 429) or e.status_code >= 500):
-                    raise _Failure(kind, message) from None
-                retry_after = _retry_after(e.response.headers)
-            except openai.APITimeoutError:
-                self.usage.settle(estimate, 0.0)
-                kind, message = "timeout", f"no answer within {self.timeout_s:g} s"
-            except openai.APIConnectionError as e:
-                self.usage.settle(estimate, 0.0)
-                kind, message = "connection", self.redact(str(e.__cause__ or e) or "connection failed")
-            except ValueError as e:  # 200 with a body that is not JSON: a broken proxy or server
-                self.usage.settle(estimate, 0.0)
-                kind, message = "http", f"invalid response body ({e})"
-                died = next((s.died() for s in self._servers.values() if s.died()), None) if spec.is_local else None
-                if died:
-                    message += f" ({died})"
-            else:
-                reply = _reply_from(resp, convo)
-                actual = cost_usd(reply.tokens, spec.price_in_per_1k, spec.price_out_per_1k)
-                self.usage.settle(estimate, actual)
-                stats.tokens.add(reply.tokens)
-                stats.cost += actual
+            reply = await self._send(req, convo, scale, stats)
+            if isinstance(reply, Failure):
                 return reply
-            if attempt >= self.max_attempts:
-                raise _Failure(kind, f"{message} (gave up after {attempt} attempts)")
+            data, problem = _usable(req, reply)
+            if problem is None:
+                return data
+            if reply.cut_short:
+                if scale == 1:
+                    scale = 2
+                    continue
+                return self._truncated(req, reply, stats)
+            if not reply.text:
+                return Failure(FailureKind.EMPTY, f"the model returned no content (finish_reason={reply.finish_reason})")
+            if stats.reasks >= self.max_reasks:
+                return Failure(FailureKind.PARSE, f"{problem}; reply was: {reply.text[:200]!r}")
+            stats.reasks += 1
+            convo = convo + [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": reask_message(problem, req.schema or {})},
+            ]
+
+    def _truncated(self, req: ChatRequest, reply: Reply, stats: _CallStats) -> Failure:
+        where = "while thinking" if reply.thinking_unterminated or not reply.text else "in the middle of its answer"
+        return Failure(
+            FailureKind.TRUNCATED,
+            f"the reply was cut off at the output limit {where}, also with the limit doubled to {stats.limit} tokens "
+            f"({reply.tokens.reasoning_tokens} spent thinking); raise max_tokens or reasoning_allowance of model "
+            f"'{req.spec.name}' in judgeagent.toml",
+        )
+
+    async def _send(self, req: ChatRequest, convo: list[dict], scale: int, stats: _CallStats) -> Reply | Failure:
+        """One reply from the model: adapt to refusals, retry transient failures."""
+        st = self._state(req.spec)
+        attempt, adapted, waited = 0, 0, 0.0
+        while True:
+            wire = st.wire(req, scale)
+            body = req.body(convo, wire)
+            stats.limit = wire.limit
+            got = await self._attempt(req.spec, st, body, stats)
+            if isinstance(got, Reply):
+                stats.last = got
+                st.observe(got)
+                self._note(req.spec, st)
+                return got
+            # Adapted now, or already by a concurrent request refused the same way.
+            refused = got.kind in (FailureKind.REFUSED_PARAMETER, FailureKind.BAD_REQUEST)
+            if adapted < MAX_ADAPTATIONS and (st.learn(got, body) or (refused and req.body(convo, st.wire(req, scale)) != body)):
+                adapted += 1  # not a transient failure; does not use up the retry cap
+                self._note(req.spec, st)
+                continue
+            attempt += 1
+            delay = self.policy.delay(got, attempt, waited)
+            if delay is None:
+                return got if attempt == 1 else got.with_message(f"{got.message} (gave up after {attempt} attempts)")
             stats.retries += 1
-            delay = min(retry_after, 300.0) if retry_after is not None else self._backoff(attempt)
+            waited += delay
             await asyncio.sleep(delay)
 
+    async def _attempt(self, spec: ModelSpec, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
+        """One HTTP request, inside the budget, the concurrency slot and the rate limit."""
+        _, client = await self._endpoint(spec)  # ConfigError (no key, server won't start) propagates
+        estimate = _estimate_cost(spec, body)
+        self.usage.reserve(estimate)  # BudgetExceeded propagates: the run stops cleanly
+        stats.http += 1
+        sent = False
+        try:
+            async with st.sem:
+                limiter = self._limiters.get(spec.identity)
+                if limiter is not None:
+                    await limiter.wait()
+                sent = True
+                got = await send_once(client, body, self.timeout_s)
+        except asyncio.CancelledError:
+            # Withdrawn by the caller. A remote API may still finish and bill a request it
+            # received, so one that went out is charged at its upper bound.
+            charged = estimate if sent else 0.0
+            self.usage.settle(estimate, charged)
+            stats.cost += charged
+            raise
+        if isinstance(got, Failure):
+            self.usage.settle(estimate, 0.0)
+            died = self.pool.died() if spec.is_local else None
+            return got.with_message(f"{got.message} ({died})") if died else got
+        actual = cost_usd(got.tokens, spec.price_in_per_1k, spec.price_out_per_1k)
+        self.usage.settle(estimate, actual)
+        stats.tokens.add(got.tokens)
+        stats.cost += actual
+        stats.reasoning_cost += reasoning_cost_usd(got.tokens, spec.price_out_per_1k)
+        return got
 
-def _status_text(e: openai.APIStatusError) -> str:
-    body = e.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        msg = err.get("message") if isinstance(err, dict) else err
-        text = msg if isinstance(msg, str) else json.dumps(body)[:500]
-    elif body is not None:
-        text = str(body)
-    else:
-        text = e.message
-    return " ".join(str(text).split())[:500]
+    def _note(self, spec: ModelSpec, st: ModelState) -> None:
+        """Keep what was learned about the model where the run's summary shows it."""
+        self.usage.note_model(
+            spec.name, reasoning=st.reasoning, sampled=st.sampled, token_param=st.token_param,
+            temperature_sent=st.fixed_temperature, served_models=sorted(st.served_models),
+        )  # fmt: skip
+
+    def model_notes(self, spec: ModelSpec) -> dict:
+        """What this client learned about ``spec`` so far (see UsageTracker.note_model)."""
+        return self.usage.model_info(spec.name)
 
 
-def _mentions_response_format(text: str) -> bool:
-    t = text.lower()
-    return any(w in t for w in ("response_format", "json_schema", "json_object", "response format"))
+def _usable(req: ChatRequest, reply: Reply) -> tuple[Any, str | None]:
+    """(parsed data, None) when the reply can be used, else (None, what is wrong)."""
+    if not reply.text:
+        return None, "no answer in the reply"
+    if req.schema is None:
+        return None, None
+    try:
+        return parse_structured(reply.text, req.schema), None
+    except ParseError as e:
+        return None, str(e)
 
 
-def _reply_from(resp: dict, convo: list[dict]) -> _Reply:
-    if not isinstance(resp, dict):
-        resp = {}
-    choices = resp.get("choices") or [{}]
-    choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    text = message.get("content")
-    if text is not None and not isinstance(text, str):
-        text = json.dumps(text)  # e.g. a list of content parts
-    finish = choice.get("finish_reason")
-    u = resp.get("usage")
-    if isinstance(u, dict) and u.get("prompt_tokens") is not None:
-        tokens = TokenUsage(int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0))
-    else:  # a server without usage: estimate by words so accounting is never empty
-        tokens = TokenUsage(sum(_words(str(m.get("content", ""))) for m in convo), _words(text or ""))
-    return _Reply(text, tokens, finish)
-
-
-def _with_schema_prompt(messages: list[dict], schema: dict) -> list[dict]:
-    """Describe the schema in the system message too: not every server enforces response_format."""
-    note = schema_instructions(schema)
-    out = [dict(m) for m in messages]
-    if out and out[0].get("role") == "system":
-        out[0]["content"] = f"{out[0].get('content', '')}\n\n{note}"
-    else:
-        out.insert(0, {"role": "system", "content": note})
-    return out
+def _estimate_cost(spec: ModelSpec, body: dict) -> float:
+    """Upper bound of one request's cost, for --budget-usd (prompt ~4 chars/token)."""
+    prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) / 4
+    limit = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+    return cost_usd(TokenUsage(int(prompt), int(limit)), spec.price_in_per_1k, spec.price_out_per_1k)

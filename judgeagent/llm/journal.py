@@ -62,11 +62,14 @@ def request_key(
     schema: dict | None,
     seed: int | None,
     variant: str | None = None,
+    extra_body: dict | None = None,
 ) -> str:
     """SHA-256 of everything that determines the answer (the model by identity, not by name).
 
     ``variant`` makes a deliberate repeat of a request a request of its own (a control
-    re-ask must be sampled again, not replayed); None leaves the key as it always was.
+    re-ask must be sampled again, not replayed); ``extra_body`` (options sent verbatim,
+    such as enable_thinking) changes what the model does. None / empty leaves the key as
+    it always was, so older journals still replay.
     """
     payload = {
         "v": KEY_VERSION,
@@ -79,6 +82,8 @@ def request_key(
     }
     if variant is not None:
         payload["variant"] = variant
+    if extra_body:
+        payload["extra_body"] = extra_body
     return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()
 
 
@@ -92,6 +97,15 @@ class Entry:
     completion_tokens: int
     latency_s: float
     attempts: int
+    reasoning_tokens: int = 0  # of completion_tokens, spent thinking
+    served_model: str = ""  # response.model: the model string the server answered with
+
+
+# Columns added after the first layout; older files get them on open.
+_ADDED_COLUMNS = {
+    "reasoning_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "served_model": "TEXT NOT NULL DEFAULT ''",
+}
 
 
 class Journal:
@@ -108,6 +122,10 @@ class Journal:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
+            for name, decl in _ADDED_COLUMNS.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE responses ADD COLUMN {name} {decl}")
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
@@ -115,8 +133,8 @@ class Journal:
         try:
             with self._lock:
                 row = self._db.execute(
-                    "SELECT key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts "
-                    "FROM responses WHERE key = ?",
+                    "SELECT key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts, "
+                    "reasoning_tokens, served_model FROM responses WHERE key = ?",
                     (key,),
                 ).fetchone()
         except sqlite3.Error as e:
@@ -140,7 +158,7 @@ class Journal:
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses "
                     "(key, model, identity, stage, request, text, data, prompt_tokens, completion_tokens, "
-                    "latency_s, attempts, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "latency_s, attempts, created, reasoning_tokens, served_model) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         entry.key,
                         entry.model,
@@ -154,6 +172,8 @@ class Journal:
                         entry.latency_s,
                         entry.attempts,
                         time.time(),
+                        entry.reasoning_tokens,
+                        entry.served_model,
                     ),
                 )
         except sqlite3.Error as e:
@@ -179,8 +199,8 @@ class Journal:
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
 
-    def totals(self) -> list[tuple[str, str, int, int, int]]:
-        """(model, stage, answers, prompt tokens, completion tokens) over everything journaled.
+    def totals(self) -> list[tuple[str, str, int, int, int, int]]:
+        """(model, stage, answers, prompt, completion and reasoning tokens) over everything journaled.
 
         A run resumed over several sessions paid for every answer in its journal once, so
         this, not one session's counters, is what the whole run cost.
@@ -189,7 +209,8 @@ class Journal:
             return [
                 tuple(row)
                 for row in self._db.execute(
-                    "SELECT model, stage, COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+                    "SELECT model, stage, COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
+                    "COALESCE(SUM(reasoning_tokens), 0) "
                     "FROM responses GROUP BY model, stage ORDER BY model, stage"
                 )
             ]

@@ -12,6 +12,7 @@ process dies, so even a ``kill -9`` of this process leaves no orphan.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import collections
 import os
@@ -147,7 +148,7 @@ class LocalServer:
         url = f"http://127.0.0.1:{self.port}/v1/models"
         with httpx.Client(timeout=2.0, trust_env=False) as http:
             while time.monotonic() - t0 < self.startup_timeout_s:
-                rc = self.proc.poll()
+                rc = self.proc.poll() if self.proc is not None else -1
                 if rc is not None:
                     return False, f"exited with code {rc}: {self.last_log_lines()}"
                 try:
@@ -289,3 +290,43 @@ def release(server: LocalServer) -> None:
                 _pool[key] = (entry[0], users)
     if stop:
         server.stop()
+
+
+class LocalServerPool:
+    """One client's view of the bundled servers: one per GGUF file, started on first use,
+    restarted (on a new port) if it died, released when the client closes."""
+
+    def __init__(self) -> None:
+        self._servers: dict[str, LocalServer] = {}
+        self._lock: asyncio.Lock | None = None  # made in the loop that first needs it
+
+    async def get(self, gguf: Path | None) -> LocalServer:
+        if gguf is None:
+            raise ConfigError("a local model needs a GGUF file (gguf = \"path\" in judgeagent.toml)")
+        path = str(Path(gguf).resolve())
+        server = self._servers.get(path)
+        if server is not None and server.running:
+            return server
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            server = self._servers.get(path)
+            install_exit_hooks()  # from the loop thread: signal handlers need it
+            if server is None:
+                server = await asyncio.to_thread(acquire, Path(path))
+                self._servers[path] = server
+            elif not server.running:  # it died: start it again (new port)
+                await asyncio.to_thread(server.start)
+        return server
+
+    def servers(self) -> list[LocalServer]:
+        return list(self._servers.values())
+
+    def died(self) -> str | None:
+        """Why a server of this pool died, if one did (for the message of a failed call)."""
+        return next((why for why in (s.died() for s in self._servers.values()) if why), None)
+
+    def close(self) -> None:
+        servers, self._servers = list(self._servers.values()), {}
+        for s in servers:
+            release(s)

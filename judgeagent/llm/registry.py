@@ -10,6 +10,19 @@ A model is named three ways:
 Keys are only ever read from the environment variable a spec names (``api_key_env``);
 the user file may not contain one.
 
+Presets come in two kinds. Floating aliases (``qwen3``, ``gpt-4.1``, ``glm4-flash``) follow
+whatever the provider currently serves under that name; pinned snapshots
+(``qwen-plus-2025-04-28``, ``gpt-4.1-2025-04-14``, ``glm-4-flash-250414``, ``gemini-2.5-pro``,
+whose code Google keeps stable) are the versions the paper used. The cache key holds the
+identity the user chose, and the client records ``response.model`` (what the server says
+answered), so a shared cache never mixes snapshots under one pinned name.
+
+Thinking models: ``reasoning = true`` (or detected from the first reply that thinks) adds
+``reasoning_allowance`` tokens to every stage's answer budget, because the thinking counts
+against the output limit. ``extra_body`` is sent verbatim, top-level, like the openai
+SDK's ``extra_body`` (DashScope's Qwen3 needs ``enable_thinking = false`` there for a
+non-streaming call; vLLM takes ``chat_template_kwargs = {enable_thinking = false}``).
+
 Prices are USD per 1,000 tokens, used only for the cost column of reports and for
 ``--budget-usd``. The defaults below are list prices at the time of writing and will
 drift: override them in judgeagent.toml (``price_in_per_1k`` / ``price_out_per_1k``).
@@ -21,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +43,8 @@ from judgeagent.errors import ConfigError
 DEFAULT_MODELS_FILE = Path("judgeagent.toml")
 LOCAL_BASE_URL = "http://127.0.0.1:auto/v1"  # shown for local models; the real port is picked at start
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
+TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")
+DEFAULT_REASONING_ALLOWANCE = 2048
 
 
 BUNDLED_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -57,7 +72,11 @@ class ModelSpec:
     price_in_per_1k: float = 0.0
     price_out_per_1k: float = 0.0
     gguf: Path | None = None  # set for models served by the bundled llama.cpp server
-    response_format: str = "auto"  # how structured output is requested; see client.py
+    response_format: str = "auto"  # how structured output is requested; see request.py
+    reasoning: bool | None = None  # thinks before answering; None: detected from its first replies
+    reasoning_allowance: int = DEFAULT_REASONING_ALLOWANCE  # output tokens added for thinking
+    token_param: str = "auto"  # max_tokens or max_completion_tokens; auto: learned from a refusal
+    extra_body: dict | None = field(default=None, hash=False)  # sent verbatim, top-level
 
     @property
     def is_local(self) -> bool:
@@ -94,49 +113,36 @@ class ModelSpec:
 
 
 # Presets. Providers' OpenAI-compatible endpoints.
+_DASHSCOPE = "https://dashscope.aliyuncs.com/compatible-mode/v1"
+_OPENAI = "https://api.openai.com/v1"
+_ZHIPU = "https://open.bigmodel.cn/api/paas/v4"
+_GEMINI = "https://generativelanguage.googleapis.com/v1beta/openai/"
+_DEEPSEEK = "https://api.deepseek.com/v1"
+# DashScope's Qwen3 models answer a non-streaming call only with thinking switched off.
+_NO_THINKING = {"enable_thinking": False}
+
 _PRESETS: list[ModelSpec] = [
-    ModelSpec(
-        "qwen3",
-        "https://dashscope.aliyuncs.com/compatible-mode/v1",
-        "qwen-plus",
-        "DASHSCOPE_API_KEY",
-        price_in_per_1k=0.0004,
-        price_out_per_1k=0.0012,
-    ),
-    ModelSpec(
-        "gpt-4.1",
-        "https://api.openai.com/v1",
-        "gpt-4.1",
-        "OPENAI_API_KEY",
-        price_in_per_1k=0.002,
-        price_out_per_1k=0.008,
-    ),
-    ModelSpec(
-        "glm4-flash",
-        "https://open.bigmodel.cn/api/paas/v4",
-        "glm-4-flash",
-        "ZHIPUAI_API_KEY",
-        price_in_per_1k=0.0,  # free tier model
-        price_out_per_1k=0.0,
-    ),
-    ModelSpec(
-        "gemini-2.5-pro",
-        "https://generativelanguage.googleapis.com/v1beta/openai/",
-        "gemini-2.5-pro",
-        "GEMINI_API_KEY",
-        max_tokens=4096,  # a thinking model: its reasoning tokens count against max_tokens
-        price_in_per_1k=0.00125,
-        price_out_per_1k=0.01,
-    ),
-    ModelSpec(
-        "deepseek",
-        "https://api.deepseek.com/v1",
-        "deepseek-chat",
-        "DEEPSEEK_API_KEY",
-        price_in_per_1k=0.00027,
-        price_out_per_1k=0.0011,
-    ),
-]
+    # Floating aliases: the provider's current model under that name.
+    ModelSpec("qwen3", _DASHSCOPE, "qwen-plus", "DASHSCOPE_API_KEY", price_in_per_1k=0.0004, price_out_per_1k=0.0012,
+              extra_body=_NO_THINKING),
+    ModelSpec("gpt-4.1", _OPENAI, "gpt-4.1", "OPENAI_API_KEY", price_in_per_1k=0.002, price_out_per_1k=0.008),
+    ModelSpec("glm4-flash", _ZHIPU, "glm-4-flash", "ZHIPUAI_API_KEY", price_in_per_1k=0.0, price_out_per_1k=0.0),
+    # Pinned (Google keeps this code stable). Always thinks; its thinking tokens count
+    # against the limit and are billed as output.
+    ModelSpec("gemini-2.5-pro", _GEMINI, "gemini-2.5-pro", "GEMINI_API_KEY", reasoning=True, reasoning_allowance=4096,
+              price_in_per_1k=0.00125, price_out_per_1k=0.01),
+    ModelSpec("deepseek", _DEEPSEEK, "deepseek-chat", "DEEPSEEK_API_KEY", price_in_per_1k=0.00027, price_out_per_1k=0.0011),
+    # A thinking model whose max_tokens covers its chain of thought too.
+    ModelSpec("deepseek-reasoner", _DEEPSEEK, "deepseek-reasoner", "DEEPSEEK_API_KEY", reasoning=True,
+              reasoning_allowance=4096, price_in_per_1k=0.00055, price_out_per_1k=0.00219),
+    # Pinned snapshots, as the paper used them.
+    ModelSpec("qwen-plus-2025-04-28", _DASHSCOPE, "qwen-plus-2025-04-28", "DASHSCOPE_API_KEY",
+              price_in_per_1k=0.0004, price_out_per_1k=0.0012, extra_body=_NO_THINKING),
+    ModelSpec("gpt-4.1-2025-04-14", _OPENAI, "gpt-4.1-2025-04-14", "OPENAI_API_KEY", price_in_per_1k=0.002,
+              price_out_per_1k=0.008),
+    ModelSpec("glm-4-flash-250414", _ZHIPU, "glm-4-flash-250414", "ZHIPUAI_API_KEY", price_in_per_1k=0.0,
+              price_out_per_1k=0.0),  # free tier: low concurrency, 429 bursts
+]  # fmt: skip
 
 # `provider:model` prefixes -> the preset whose endpoint and key they borrow.
 PROVIDERS = {
@@ -154,14 +160,17 @@ PROVIDERS = {
 # Known prices (USD / 1k tokens in, out) for `provider:model` forms; others cost 0 (unknown).
 KNOWN_PRICES = {
     "gpt-4.1": (0.002, 0.008),
+    "gpt-4.1-2025-04-14": (0.002, 0.008),
     "gpt-4.1-mini": (0.0004, 0.0016),
     "gpt-4.1-nano": (0.0001, 0.0004),
     "gpt-4o": (0.0025, 0.01),
     "gpt-4o-mini": (0.00015, 0.0006),
     "qwen-plus": (0.0004, 0.0012),
+    "qwen-plus-2025-04-28": (0.0004, 0.0012),
     "qwen-max": (0.0016, 0.0064),
     "qwen-turbo": (0.00005, 0.0002),
     "glm-4-flash": (0.0, 0.0),
+    "glm-4-flash-250414": (0.0, 0.0),
     "glm-4-plus": (0.0007, 0.0007),
     "gemini-2.5-pro": (0.00125, 0.01),
     "gemini-2.5-flash": (0.0003, 0.0025),
@@ -184,7 +193,7 @@ def _local_spec(name: str, gguf: Path) -> ModelSpec:
     )
 
 
-_FIELD_TYPES = {
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "base_url": str,
     "model": str,
     "api_key_env": str,
@@ -196,7 +205,13 @@ _FIELD_TYPES = {
     "price_out_per_1k": (int, float),
     "gguf": str,
     "response_format": str,
+    "reasoning": bool,
+    "reasoning_allowance": int,
+    "token_param": str,
+    "extra_body": dict,
 }
+# Keys extra_body may not set: the client builds them from the request.
+_RESERVED_BODY = ("model", "messages", "stream")
 
 
 class ModelRegistry:
@@ -255,13 +270,22 @@ def _entry_to_spec(name: str, entry: dict, base: ModelSpec | None, file: Path) -
         raise ConfigError(f"{where}: unknown setting(s) {', '.join(unknown)} (allowed: {', '.join(_FIELD_TYPES)})")
     for key, value in entry.items():
         want = _FIELD_TYPES[key]
-        if not isinstance(value, want) or isinstance(value, bool):
+        if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
             raise ConfigError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
     if entry.get("response_format", "auto") not in RESPONSE_FORMATS:
         raise ConfigError(f"{where}: response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+    if entry.get("token_param", "auto") not in TOKEN_PARAMS:
+        raise ConfigError(f"{where}: token_param must be one of {', '.join(TOKEN_PARAMS)}")
+    if any(k in ("api_key", "key", "token", "secret") for k in entry.get("extra_body", {})):
+        raise ConfigError(f"{where}: extra_body may not hold a key; keys are read only from the environment")
+    taken = sorted(set(entry.get("extra_body", {})) & set(_RESERVED_BODY))
+    if taken:
+        raise ConfigError(f"{where}: extra_body may not set {', '.join(taken)}")
     for key in ("concurrency", "max_tokens", "rpm"):
         if key in entry and entry[key] < 1:
             raise ConfigError(f"{where}: '{key}' must be at least 1")
+    if entry.get("reasoning_allowance", 0) < 0:
+        raise ConfigError(f"{where}: 'reasoning_allowance' must be 0 or more")
     values = dict(entry)
     if "gguf" in values:
         path = Path(values.pop("gguf")).expanduser()

@@ -17,7 +17,8 @@ from judgeagent.errors import BudgetExceeded
 @dataclass
 class TokenUsage:
     prompt_tokens: int = 0
-    completion_tokens: int = 0
+    completion_tokens: int = 0  # everything generated, thinking included (as providers bill it)
+    reasoning_tokens: int = 0  # of completion_tokens, spent thinking (reported or estimated)
 
     @property
     def total_tokens(self) -> int:
@@ -26,17 +27,25 @@ class TokenUsage:
     def add(self, other: TokenUsage) -> None:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.reasoning_tokens += other.reasoning_tokens
 
     def to_dict(self) -> dict:
         return {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "total_tokens": self.total_tokens,
         }
 
 
 def cost_usd(tokens: TokenUsage, price_in_per_1k: float, price_out_per_1k: float) -> float:
+    """What a call cost. Thinking is billed as output: it is inside completion_tokens."""
     return tokens.prompt_tokens / 1000 * price_in_per_1k + tokens.completion_tokens / 1000 * price_out_per_1k
+
+
+def reasoning_cost_usd(tokens: TokenUsage, price_out_per_1k: float) -> float:
+    """The part of :func:`cost_usd` paid for thinking."""
+    return tokens.reasoning_tokens / 1000 * price_out_per_1k
 
 
 @dataclass
@@ -50,7 +59,9 @@ class _Bucket:
     withdrawn: int = 0  # chat() calls cancelled by their caller (a speculative check no longer wanted)
     prompt_tokens: int = 0  # of requests sent (cached answers excluded)
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # of completion_tokens, spent thinking
     cost_usd: float = 0.0
+    reasoning_cost_usd: float = 0.0  # of cost_usd, paid for thinking
     latencies: list[float] = field(default_factory=list)  # of calls that went to the model
 
     def to_dict(self) -> dict:
@@ -65,9 +76,11 @@ class _Bucket:
             "withdrawn": self.withdrawn,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "latency_p50_s": _pct(lat, 0.50),
             "latency_p95_s": _pct(lat, 0.95),
             "cost_usd": round(self.cost_usd, 6),
+            "reasoning_cost_usd": round(self.reasoning_cost_usd, 6),
         }
 
 
@@ -92,6 +105,7 @@ class CallRecord:
     retries: int = 0
     reasks: int = 0
     cost_usd: float = 0.0
+    reasoning_cost_usd: float = 0.0
     withdrawn: bool = False  # cancelled by the caller before its answer was used
 
 
@@ -104,6 +118,7 @@ class UsageTracker:
         self._lock = threading.Lock()
         self._total = _Bucket()
         self._models: dict[str, _Bucket] = {}
+        self._model_info: dict[str, dict] = {}  # what was learned about each model (see note_model)
         self._stages: dict[str, _Bucket] = {}
         self._sent = 0  # HTTP requests sent or about to be sent
         self._spent = 0.0  # cost of completed requests
@@ -157,40 +172,60 @@ class UsageTracker:
                 bucket.retries += rec.retries
                 bucket.reasks += rec.reasks
                 bucket.cost_usd += rec.cost_usd
+                bucket.reasoning_cost_usd += rec.reasoning_cost_usd
                 if not rec.cached:  # replayed answers cost no tokens in this run
                     bucket.prompt_tokens += rec.tokens.prompt_tokens
                     bucket.completion_tokens += rec.tokens.completion_tokens
+                    bucket.reasoning_tokens += rec.tokens.reasoning_tokens
                     bucket.latencies.append(rec.latency_s)
+
+    def note_model(self, model: str, **info) -> None:
+        """Keep what the client learned about a model, shown beside its counters in summary():
+        ``reasoning`` (it thinks before answering), ``sampled`` (it only runs at temperature 1,
+        so its answers are samples), ``temperature`` (the one sent), ``token_param``,
+        ``served_models`` (the response.model strings seen)."""
+        with self._lock:
+            self._model_info.setdefault(model, {}).update(info)
+
+    def model_info(self, model: str) -> dict:
+        with self._lock:
+            return dict(self._model_info.get(model, {}))
 
     def summary(self) -> dict:
         """JSON-serialisable totals: {"total": {...}, "models": {name: {...}}, "stages": {stage: {...}}}."""
         with self._lock:
+            models = {k: v.to_dict() for k, v in sorted(self._models.items())}
+            for name, info in self._model_info.items():
+                models.setdefault(name, _Bucket().to_dict()).update(info)
             return {
                 "total": self._total.to_dict(),
-                "models": {k: v.to_dict() for k, v in sorted(self._models.items())},
+                "models": models,
                 "stages": {k: v.to_dict() for k, v in sorted(self._stages.items())},
                 "limits": {"max_requests": self.max_requests, "budget_usd": self.budget_usd},
             }
 
 
-def journal_usage(rows: list[tuple[str, str, int, int, int]], prices: dict[str, tuple[float, float]]) -> dict:
+def journal_usage(rows: list[tuple], prices: dict[str, tuple[float, float]]) -> dict:
     """Whole-run totals from :meth:`Journal.totals` rows, per model, per stage and overall.
 
+    A row is (model, stage, answers, prompt tokens, completion tokens[, reasoning tokens]).
     ``prices`` maps a model name to (price in, price out) per 1k tokens; unknown models cost 0.
     """
 
     def zero() -> dict:
-        return {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
+        return {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0}
 
     models: dict[str, dict] = {}
     stages: dict[str, dict] = {}
     total = zero()
-    for model, stage, answers, prompt, completion in rows:
-        cost = cost_usd(TokenUsage(prompt, completion), *prices.get(model, (0.0, 0.0)))
+    for model, stage, answers, prompt, completion, *more in rows:
+        reasoning = int(more[0]) if more else 0
+        cost = cost_usd(TokenUsage(prompt, completion, reasoning), *prices.get(model, (0.0, 0.0)))
         for bucket in (models.setdefault(model, zero()), stages.setdefault(stage, zero()), total):
             bucket["answers"] += answers
             bucket["prompt_tokens"] += prompt
             bucket["completion_tokens"] += completion
+            bucket["reasoning_tokens"] += reasoning
             bucket["cost_usd"] += cost
     for bucket in (*models.values(), *stages.values(), total):
         bucket["cost_usd"] = round(bucket["cost_usd"], 6)
