@@ -20,11 +20,13 @@ class CountingModel:
 
     def __init__(self):
         self.calls: list[list[str]] = []
+        self.entered = threading.Event()  # set when a pass has started
         self.release = threading.Event()
         self.release.set()
         self.fail = False
 
     def encode(self, texts):
+        self.entered.set()
         self.release.wait(5)
         if self.fail:
             raise RuntimeError("model broke")
@@ -43,9 +45,9 @@ def test_callers_waiting_together_share_one_model_pass():
     async def run():
         model.release.clear()  # the first pass blocks until every caller has queued
         first = asyncio.create_task(queue.aencode(["alpha"]))
-        await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(model.entered.wait, 5)  # the first pass is running
         rest = [asyncio.create_task(queue.aencode([f"text {i}", "shared"])) for i in range(6)]
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # one loop turn: each caller queues its texts before its first await
         model.release.set()
         return await first, await asyncio.gather(*rest)
 
@@ -66,7 +68,7 @@ def test_known_texts_come_from_the_cache_in_the_order_asked():
     b = asyncio.run(embed(queue, ["two", "one", "two"]))
     assert len(model.calls) == 1
     np.testing.assert_allclose(b, a[[1, 0, 1]])
-    assert embed and queue.dim == 64  # the wrapped model's attributes show through
+    assert queue.dim == 64  # the wrapped model's attributes show through
 
 
 def test_the_cache_is_bounded():

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
 
+import networkx as nx
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -60,19 +65,105 @@ def test_bad_data_is_a_one_line_error(runner, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def expected_info(graph_dir: Path, min_count: int, window: int, top: int = 15) -> dict:
+    """graph-info's figures, recomputed with networkx from what the build stored per chunk
+    (its entity names and its document), not from the adjacency the build derived.
+
+    The rules: a stop entity is in more than the stop share of the documents, or of the
+    chunks, and in at least ``min_count`` of them; it gets no edges. Entities sharing a chunk
+    have a strong edge; entities in chunks of one document at most ``window`` chunks apart
+    (and in no chunk together) have a weak one."""
+    names = json.loads((graph_dir / "nodes.json").read_text())["names"]
+    n_docs = len(json.loads((graph_dir / "chunks.json").read_text())["docs"])
+    share = json.loads((graph_dir / "manifest.json").read_text())["settings"]["stop_entity_share"]
+    arrays = np.load(graph_dir / "graph.npz")
+    ptr, idx, chunk_doc = arrays["chunk_ent_ptr"], arrays["chunk_ent_idx"], arrays["chunk_doc"]
+    chunk_ents = [{names[i] for i in idx[ptr[c] : ptr[c + 1]]} for c in range(len(ptr) - 1)]
+    docs_of, chunks_of = defaultdict(set), defaultdict(set)
+    for c, ents in enumerate(chunk_ents):
+        for e in ents:
+            docs_of[e].add(int(chunk_doc[c]))
+            chunks_of[e].add(c)
+
+    def is_stop(e: str) -> bool:
+        d, c = len(docs_of[e]), len(chunks_of[e])
+        return (d > share * n_docs and d >= min_count) or (c > share * len(chunk_ents) and c >= min_count)
+
+    stop = {e for e in names if is_stop(e)}
+    strong, near = nx.Graph(), nx.Graph()
+    for ents in chunk_ents:
+        strong.add_edges_from(combinations(sorted(ents - stop), 2))
+    reading_order = defaultdict(list)  # a document's chunks, in the order they were stored
+    for c, d in enumerate(chunk_doc):
+        reading_order[int(d)].append(c)
+    for chunks in reading_order.values():
+        for i, a in enumerate(chunks):
+            for b in chunks[i + 1 : i + 1 + window]:
+                near.add_edges_from((x, y) for x in chunk_ents[a] - stop for y in chunk_ents[b] - stop if x != y)
+    weak = nx.Graph(p for p in near.edges if not strong.has_edge(*p))
+    g = nx.compose(strong, weak)
+    g.add_nodes_from(names)
+    degree = {n: g.degree(n) for n in names}
+    live = g.subgraph(set(names) - stop)
+    components = sorted((len(c) for c in nx.connected_components(live)), reverse=True)
+    return {
+        "nodes": len(names),
+        "edges": {"strong": strong.number_of_edges(), "weak": weak.number_of_edges(),
+                  "total": strong.number_of_edges() + weak.number_of_edges()},
+        "stop_entity_count": len(stop),
+        "isolated_nodes": sum(1 for n in live if degree[n] == 0),
+        "connected_components": len(components),
+        "largest_component_nodes": components[0],
+        "degree_quantiles": {f"p{round(q * 100)}": float(np.quantile(list(degree.values()), q))
+                             for q in (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)},
+        "top": [(n, degree[n], len(chunks_of[n])) for n in sorted(names, key=lambda n: (-degree[n], n))[:top]],
+        "stop": [(n, len(docs_of[n]), len(chunks_of[n])) for n in sorted(stop, key=lambda n: (-len(docs_of[n]), n))[:top]],
+    }
+
+
+def info_json(runner, graph_dir) -> dict:
+    result = runner.invoke(app, ["graph-info", str(graph_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def check_against_networkx(info: dict, graph_dir: Path) -> dict:
+    want = expected_info(graph_dir, info["stop_entity_min_count"], info["weak_edge_window"])
+    got = {k: info[k] for k in want if k in info}
+    got["top"] = [(r["entity"], r["degree"], r["chunks"]) for r in info["top_entities_by_degree"]]
+    got["stop"] = [(r["entity"], r["documents"], r["chunks"]) for r in info["stop_entities"]]
+    assert got == want
+    assert info["largest_component_share"] == round(want["largest_component_nodes"] / (want["nodes"] - want["stop_entity_count"]), 4)
+    return want
+
+
 def test_graph_info_json(runner, data_dir, tmp_path):
     out = tmp_path / "g"
     assert _build(runner, data_dir, out).exit_code == 0
-    result = runner.invoke(app, ["graph-info", str(out), "--json"])
-    assert result.exit_code == 0, result.output
-    info = json.loads(result.stdout)
-    assert info["chunks"] == 3 and info["documents"] == 3
-    assert info["nodes"] > 5 and info["edges"]["total"] == info["edges"]["strong"] + info["edges"]["weak"]
-    for key in ("connected_components", "largest_component_share", "degree_quantiles",
-                "top_entities_by_degree", "stop_entities"):
-        assert key in info
+    info = info_json(runner, out)
+    assert (info["chunks"], info["documents"], info["stop_entity_count"]) == (3, 3, 0)
+    want = check_against_networkx(info, out)
+    # Each document is one chunk and no entity is in two: a clique per chunk, one component each.
+    sizes = sorted((len(set(e)) for e in _chunk_entity_lists(out)), reverse=True)
+    assert want["connected_components"] == 3 and want["largest_component_nodes"] == sizes[0]
+    assert info["edges"] == {"strong": sum(k * (k - 1) // 2 for k in sizes), "weak": 0, "total": sum(k * (k - 1) // 2 for k in sizes)}
+    assert info["degree_quantiles"]["p100"] == sizes[0] - 1 and info["degree_quantiles"]["p0"] == sizes[-1] - 1
     text = runner.invoke(app, ["graph-info", str(out)])
     assert text.exit_code == 0 and "top entities by degree" in text.stdout
+    assert f"components {want['connected_components']} " in text.stdout
+
+
+def _chunk_entity_lists(graph_dir: Path) -> list[list[int]]:
+    arrays = np.load(graph_dir / "graph.npz")
+    ptr, idx = arrays["chunk_ent_ptr"], arrays["chunk_ent_idx"]
+    return [list(idx[ptr[c] : ptr[c + 1]]) for c in range(len(ptr) - 1)]
+
+
+def test_graph_info_on_the_demo_graph_matches_networkx(runner, demo_graph):
+    info = info_json(runner, demo_graph)
+    want = check_against_networkx(info, demo_graph)
+    # The demo textbooks share entities across sections: there are stop entities and weak edges.
+    assert want["stop_entity_count"] > 0 and want["edges"]["weak"] > 0 and info["stop_entities"]
 
 
 def test_graph_info_on_missing_graph(runner, tmp_path):
