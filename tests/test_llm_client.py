@@ -187,11 +187,14 @@ def test_budget_usd_stops_before_sending():
     with ScriptedServer(good) as srv:
 
         async def go():
-            # 1 $/1k tokens out, max_tokens 100: each request may cost up to ~$0.1.
+            # 1 $/1k tokens out, max_tokens 100: each request is reserved at its bound, $0.1.
+            # A reply costs 10 tokens (the scripted server counts words) = $0.01, so request
+            # n+1 goes out while 0.01·n + 0.1 <= 0.255, i.e. n <= 15: exactly 16 are sent.
+            # (0.255, not 0.25, keeps the boundary off a float rounding tie.)
             spec = spec_for(srv, price_in_per_1k=0.0, price_out_per_1k=1.0, max_tokens=100)
-            async with client(budget_usd=0.25) as c:
+            async with client(budget_usd=0.255) as c:
                 sent = 0
-                with pytest.raises(BudgetExceeded, match="--budget-usd 0.25"):
+                with pytest.raises(BudgetExceeded, match="--budget-usd 0.255"):
                     for i in range(50):
                         await c.chat(spec, ask(i))
                         sent += 1
@@ -199,8 +202,8 @@ def test_budget_usd_stops_before_sending():
                 return sent, summary
 
         sent, summary = run(go())
-        assert 2 <= sent <= 50
-        assert summary["total"]["cost_usd"] <= 0.25
+        assert sent == 16
+        assert summary["total"]["cost_usd"] == pytest.approx(0.16)
         assert len(srv.requests) == sent
 
 
