@@ -80,3 +80,47 @@ def test_worker_processes_give_the_same_entities_as_one_process():
     one, two = SpacyExtractor(workers=1), SpacyExtractor(workers=2)
     assert two.extract(texts) == one.extract(texts)
     assert two.labels == one.labels
+
+
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("[transcriber's note", True),  # an opening bracket that never closes
+        ("3v.", True),  # cut at a period that ends no abbreviation
+        ("note]", True),
+        ('"the raven', True),
+        ("-ish", True),
+        ("u.s.", False),  # an abbreviation's last period
+        ("vitamin b12", False),
+        ("factor (viii)", False),
+        ("transcriber's note", False),
+    ],
+)
+def test_fragments(name, fragment):
+    from judgeagent.graph.normalize import is_fragment
+
+    assert is_fragment(name) is fragment
+
+
+def test_dates_amounts_and_their_noun_chunks_are_dropped_and_counted(spacy_extractor):
+    [names] = spacy_extractor.extract(["Last year in March the patients took 20 mg of warfarin for two weeks."])
+    assert "warfarin" in names and "patient" in names
+    assert not {"last year", "year", "march", "two weeks", "week"} & set(names)
+    assert spacy_extractor.dropped == {"numeric": 4}
+
+
+def test_names_longer_than_the_cap_are_dropped_and_counted(spacy_extractor):
+    from judgeagent.graph.normalize import MAX_ENTITY_WORDS
+
+    colours = "red blue green yellow orange purple brown black white grey pink"
+    [names] = spacy_extractor.extract([f"The committee listed the {colours} cars of the town."])
+    assert MAX_ENTITY_WORDS == 8
+    assert names == ["committee", "town"]
+    assert spacy_extractor.dropped == {"too_long": 1}
+
+
+def test_extractor_name_carries_the_rules_version(spacy_extractor):
+    from judgeagent.graph.extract import RULES_VERSION
+
+    assert spacy_extractor.name.endswith(f"+rules{RULES_VERSION}")  # old graphs rebuild
+    assert RULES_VERSION == 2

@@ -134,11 +134,43 @@ def test_dead_end_falls_back_to_most_similar_unused_chunk(make_benchmark, script
 
 
 def test_stop_entities_are_last_resort(make_benchmark, scripted_extractor, embedder, tmp_path):
-    table = {"one": ["start", "common", "rare"], "two": ["common", "x"], "three": ["common", "y"],
-             "four": ["rare", "z"]}
-    bench = make_benchmark({"d1": ["one"], "d2": ["two"], "d3": ["three"], "d4": ["four"]})
+    # "hubbo" is in five of six documents (over the 0.5 share, and in at least five): a stop entity.
+    table = {"one": ["origo", "hubbo", "rarix"], "six": ["rarix", "zed1"],
+             **{f"n{i}": ["hubbo", f"x{i}"] for i in range(2, 6)}}
+    bench = make_benchmark({"d1": ["one"], **{f"d{i}": [f"n{i}"] for i in range(2, 6)}, "d6": ["six"]})
     g = build_graph(bench, GraphConfig(stop_entity_share=0.5), tmp_path / "g", progress=False,
                     extractor=scripted_extractor(table), embedder=embedder)
-    assert g.node("common")["stop"] and not g.node("rare")["stop"]
+    assert g.node("hubbo")["stop"] and not g.node("rarix")["stop"]
     for seed in range(5):
-        assert g.sample_path("start", 2, seed=seed).entities == ["start", "rare"]
+        assert g.sample_path("origo", 2, seed=seed).entities == ["origo", "rarix"]
+
+
+def test_pivot_scores_add_specificity_to_relatedness():
+    import numpy as np
+
+    from judgeagent.graph.sampler import pivot_scores
+
+    leads_to = np.array([0.5, 0.1, 0.5, 0.3])  # best cosine of each candidate's next chunks
+    counts = np.array([1, 1, 99, 9])
+    corpus = 1 - np.log([2, 2, 100, 10]) / np.log(100)  # 0.8495, 0.8495, 0, 0.5
+    got = pivot_scores(leads_to, counts, 99)
+    assert got.tolist() == np.round(leads_to + corpus, 6).tolist()
+    assert int(np.argmax(got)) == 0  # related and specific beats a related hub and an unrelated rarity
+    # General-English rarity breaks the tie between two equally placed candidates.
+    tied = pivot_scores(np.array([0.5, 0.5]), np.array([2, 2]), 99, zipfs=np.array([4.9, 0.0]))
+    spec = 1 - np.log(3) / np.log(100)
+    assert tied.tolist() == np.round([0.5 + spec + 0.1 * (1 - 4.9 / 8), 0.5 + spec + 0.1], 6).tolist()
+
+
+def test_pivot_is_the_specific_bridge_not_the_hub(make_benchmark, scripted_extractor, embedder, tmp_path):
+    # From "origo"'s chunk the walk can go on through "hubbo" (in 5 chunks, not a stop
+    # entity at share 1.0) or "brido" (in 2): the bridge is more specific.
+    table = {"p0": ["origo", "hubbo", "brido"], "p1": ["brido", "fin"],
+             **{f"h{i}": ["hubbo", f"y{i}"] for i in range(4)}}
+    bench = make_benchmark({"a": ["p0"], "b": ["p1"], **{f"h{i}": [f"h{i}"] for i in range(4)}})
+    g = build_graph(bench, GraphConfig(stop_entity_share=1.0), tmp_path / "g", progress=False,
+                    extractor=scripted_extractor(table), embedder=embedder)
+    for seed in range(5):
+        path = g.sample_path("origo", 2, seed=seed)
+        assert path.entities == ["origo", "brido"]
+        assert path.chunk_ids == ["a-0", "b-0"]

@@ -2,15 +2,15 @@
 
 Corpus (chunk: entities)::
 
-    d1  d1-0: alpha beta gamma     d1-1: alpha beta delta
+    d1  d1-0: alpha beta gamma     d1-1: alpha beta digamma
     d2  d2-0: beta epsilon         d2-1: zeta gamma
     d3  d3-0: gamma                d3-1: epsilon
 
-Strong edges (shared chunks): alpha-beta 2, alpha-gamma 1, beta-gamma 1, alpha-delta 1,
-beta-delta 1, beta-epsilon 1, gamma-zeta 1.
-Weak edges (shared documents, no shared chunk): gamma-delta 1 (d1), beta-zeta 1 (d2),
+Strong edges (shared chunks): alpha-beta 2, alpha-gamma 1, beta-gamma 1, alpha-digamma 1,
+beta-digamma 1, beta-epsilon 1, gamma-zeta 1.
+Weak edges (shared documents, no shared chunk): gamma-digamma 1 (d1), beta-zeta 1 (d2),
 epsilon-zeta 1 (d2), gamma-epsilon 2 (d2, d3).
-Documents per entity: alpha 1, beta 2, gamma 3, delta 1, epsilon 2, zeta 1.
+Documents per entity: alpha 1, beta 2, gamma 3, digamma 1, epsilon 2, zeta 1.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from judgeagent.graph import build_graph
 
 ENTITIES = {
     "d1-0": ["alpha", "beta", "gamma"],
-    "d1-1": ["alpha", "beta", "delta"],
+    "d1-1": ["alpha", "beta", "digamma"],
     "d2-0": ["beta", "epsilon"],
     "d2-1": ["zeta", "gamma"],
     "d3-0": ["gamma"],
@@ -30,10 +30,10 @@ ENTITIES = {
 }
 
 STRONG = {
-    ("alpha", "beta"): 2, ("alpha", "gamma"): 1, ("beta", "gamma"): 1, ("alpha", "delta"): 1,
-    ("beta", "delta"): 1, ("beta", "epsilon"): 1, ("gamma", "zeta"): 1,
+    ("alpha", "beta"): 2, ("alpha", "gamma"): 1, ("beta", "gamma"): 1, ("alpha", "digamma"): 1,
+    ("beta", "digamma"): 1, ("beta", "epsilon"): 1, ("gamma", "zeta"): 1,
 }
-WEAK = {("delta", "gamma"): 1, ("beta", "zeta"): 1, ("epsilon", "zeta"): 1, ("epsilon", "gamma"): 2}
+WEAK = {("digamma", "gamma"): 1, ("beta", "zeta"): 1, ("epsilon", "zeta"): 1, ("epsilon", "gamma"): 2}
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def _edges(graph):
 def test_nodes_edges_and_weights(corpus, embedder, scripted_extractor, tmp_path):
     g = build_graph(corpus, GraphConfig(stop_entity_share=1.0), tmp_path / "g", progress=False,
                     extractor=scripted_extractor(ENTITIES), embedder=embedder)
-    assert g.entity_names == ["alpha", "beta", "delta", "epsilon", "gamma", "zeta"]
+    assert g.entity_names == ["alpha", "beta", "digamma", "epsilon", "gamma", "zeta"]
     expected = {tuple(sorted(k)): (w, "strong") for k, w in STRONG.items()}
     expected |= {tuple(sorted(k)): (w, "weak") for k, w in WEAK.items()}
     assert _edges(g) == expected
@@ -65,8 +65,8 @@ def test_nodes_edges_and_weights(corpus, embedder, scripted_extractor, tmp_path)
     }
     # strong first, then by weight
     assert g.neighbors("gamma") == [("alpha", 1, "strong"), ("beta", 1, "strong"), ("zeta", 1, "strong"),
-                                    ("epsilon", 2, "weak"), ("delta", 1, "weak")]
-    assert g.chunk_entities("d1-1") == ["alpha", "beta", "delta"]
+                                    ("epsilon", 2, "weak"), ("digamma", 1, "weak")]
+    assert g.chunk_entities("d1-1") == ["alpha", "beta", "digamma"]
     assert g.chunk_text("d2-1") == "d2-1"
     assert g.chunk_doc("d3-1") == "d3"
     m = g.manifest["counts"]
@@ -85,24 +85,72 @@ def test_networkx_view_matches(corpus, embedder, scripted_extractor, tmp_path):
     assert nxg.nodes["beta"]["doc_ids"] == ["d1", "d2"]
 
 
-def test_stop_entities_get_no_edges(corpus, embedder, scripted_extractor, tmp_path):
-    # 3 documents, share 0.7: only gamma (in all 3, > 2.1) is a stop entity.
-    g = build_graph(corpus, GraphConfig(stop_entity_share=0.7), tmp_path / "g", progress=False,
-                    extractor=scripted_extractor(ENTITIES), embedder=embedder)
-    assert [n for n in g.entity_names if g.node(n)["stop"]] == ["gamma"]
-    assert g.neighbors("gamma") == []
-    assert g.node("gamma")["chunk_ids"] == ["d1-0", "d2-1", "d3-0"]  # still knows its chunks
-    survivors = {k: v for k, v in {**{k: (w, "strong") for k, w in STRONG.items()},
-                                   **{k: (w, "weak") for k, w in WEAK.items()}}.items() if "gamma" not in k}
-    assert _edges(g) == {tuple(sorted(k)): v for k, v in survivors.items()}
+def test_stop_entities_get_no_edges(make_benchmark, embedder, scripted_extractor, tmp_path):
+    # Six one-chunk documents; "hub" is in all six (> 0.2 of 6, and in at least 5), "pair"
+    # in two (over the share, but two documents are no evidence of anything).
+    table = {f"h{i}": [f"u{i}", "hub"] + (["pair"] if i <= 2 else []) for i in range(1, 7)}
+    bench = make_benchmark({f"h{i}": [f"h{i}"] for i in range(1, 7)})
+    g = build_graph(bench, GraphConfig(stop_entity_share=0.2), tmp_path / "g", progress=False,
+                    extractor=scripted_extractor(table), embedder=embedder)
+    assert [n for n in g.entity_names if g.node(n)["stop"]] == ["hub"]
+    assert g.neighbors("hub") == []
+    assert g.node("hub")["chunk_ids"] == [f"h{i}-0" for i in range(1, 7)]  # still knows its chunks
+    assert _edges(g) == {("pair", "u1"): (1, "strong"), ("pair", "u2"): (1, "strong")}
     assert g.manifest["counts"]["stop_entities"] == 1
 
 
-def test_default_share_and_single_document_entities(corpus, embedder, scripted_extractor, tmp_path):
-    # Default 0.2 of 3 documents: every entity in 2+ documents is a stop entity, but an
-    # entity in a single document never is (a share of a tiny corpus means nothing).
+def test_a_share_of_few_documents_makes_no_stop_entity(corpus, embedder, scripted_extractor, tmp_path):
+    # Default 0.2 of 3 documents: gamma is in all three, but three is below the minimum of 5.
     g = build_graph(corpus, GraphConfig(), tmp_path / "g", progress=False,
                     extractor=scripted_extractor(ENTITIES), embedder=embedder)
-    stops = {n for n in g.entity_names if g.node(n)["stop"]}
-    assert stops == {"beta", "gamma", "epsilon"}
-    assert _edges(g) == {("alpha", "delta"): (1, "strong")}
+    assert not any(g.node(n)["stop"] for n in g.entity_names)
+    assert len(_edges(g)) == len(STRONG) + len(WEAK)
+
+
+@pytest.mark.parametrize(
+    "doc_count, chunk_count, n_docs, n_chunks, expected",
+    [
+        # 8 documents: 5 of them is > 0.2 and enough evidence; 4 is not.
+        ([5, 4, 8, 1], [5, 4, 8, 1], 8, 80, [True, False, True, False]),
+        # 1000 documents: the share rules (> 200), the minimum is long met.
+        ([201, 200, 5], [201, 200, 5], 1000, 5000, [True, False, False]),
+        # One long article: every entity is in the one document, so chunks decide.
+        ([1, 1, 1], [13, 12, 4], 1, 60, [True, False, False]),
+    ],
+)
+def test_stop_rule_is_sound_at_every_corpus_size(doc_count, chunk_count, n_docs, n_chunks, expected):
+    import numpy as np
+
+    from judgeagent.graph.cooccur import stop_entities
+
+    got = stop_entities(np.array(doc_count), np.array(chunk_count), n_docs, n_chunks, 0.2)
+    assert got.tolist() == expected
+
+
+def test_weak_edges_join_neighbouring_chunks_only(make_benchmark, embedder, scripted_extractor, tmp_path):
+    # One document of 20 chunks, three entities of their own in each: document-wide weak
+    # edges would make a clique of 60 nodes (1,770 edges); neighbours give 3·3 per adjacent pair.
+    table = {f"c{k}": [f"e{k}a", f"e{k}b", f"e{k}c"] for k in range(20)}
+    bench = make_benchmark({"long": [f"c{k}" for k in range(20)]})
+    g = build_graph(bench, GraphConfig(), tmp_path / "g", progress=False,
+                    extractor=scripted_extractor(table), embedder=embedder)
+    counts = g.manifest["counts"]
+    assert (counts["edges_strong"], counts["edges_weak"]) == (20 * 3, 19 * 9)
+    assert ("e1a", 1, "weak") in g.neighbors("e0a")
+    assert not any(other.startswith("e2") for other, _, _ in g.neighbors("e0a"))
+
+
+def test_weak_edge_weight_counts_neighbouring_chunk_pairs():
+    from judgeagent.graph.cooccur import build_tables
+
+    # x and y are never in one chunk; they meet across the chunk pairs (0,1) and (1,2).
+    # At window 1 the edges are x–y, x–w, w–z; window 2 adds y–w and x–z (y–z: 3 apart).
+    chunks = [["x"], ["y"], ["x"], ["w"], ["z"]]
+    t = build_tables(chunks, [0] * 5, 1, 0.2)
+    edges = {(t.names[i], t.names[int(j)]): (int(w), int(k))
+             for i in range(t.n_nodes) for j, w, k in zip(*(a[t.adj_ptr[i]:t.adj_ptr[i + 1]]
+                                                           for a in (t.adj_idx, t.adj_weight, t.adj_kind)))}
+    assert edges == {("x", "y"): (2, 2), ("y", "x"): (2, 2), ("x", "w"): (1, 2), ("w", "x"): (1, 2),
+                     ("w", "z"): (1, 2), ("z", "w"): (1, 2)}
+    t2 = build_tables(chunks, [0] * 5, 1, 0.2, weak_window=2)
+    assert t2.edge_counts() == {"strong": 0, "weak": 5}

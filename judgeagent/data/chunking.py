@@ -1,27 +1,44 @@
 """Cutting reference texts into chunks (method.md §1, "Chunking").
 
 A chunk is a paragraph, a few consecutive paragraphs, or a few sentences of one long
-paragraph, kept under a budget of whitespace tokens. Whitespace tokens are used instead of
-a model tokenizer so that chunking is instant, deterministic and model-independent.
+paragraph, kept under a token budget. The budget is counted in the embedding model's own
+word-pieces (MiniLM's tokenizer, read from the installed model package), because a chunk
+is embedded whole: MiniLM reads at most ``max_seq_length`` (256) word-pieces including its
+two special tokens, and a budget counted in whitespace words (200 words are 260-300
+word-pieces) let the tail of many chunks go unembedded. The budget is therefore capped at
+:func:`max_chunk_tokens`. Word-piece counts add up across whitespace (the tokenizer splits
+on it first), so a sentence or word is counted once and groups are summed.
 
 Rules, in priority order:
 
 1. No text is ever dropped or altered: every chunk is built from exact substrings of the
-   input, so the token sequence of the chunks equals the token sequence of the input.
-2. A chunk stays within the budget. The only exception is a single sentence that is
-   longer than the budget on its own: it becomes one chunk, uncut.
+   input, so the whitespace-token sequence of the chunks equals that of the input.
+2. A chunk stays within the budget. A single sentence longer than the budget on its own is
+   cut at word boundaries into balanced pieces (only a lone word longer than the whole
+   budget, which no prose has, can exceed it).
 3. A paragraph over the budget is split at sentence boundaries into pieces of two or more
    sentences. A piece of one sentence is produced only when no split of that paragraph
    within the budget avoids it (it is the minimum possible number of lone sentences).
 4. Consecutive short paragraphs (and pieces) are packed together up to the budget, so a
    run of one-line headings or short paragraphs does not become a run of tiny chunks.
+
+Any token counter can be passed instead (``count=``); :func:`count_tokens` counts
+whitespace tokens, which the rule tests use because they are easy to count by hand.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
 
 from judgeagent.data.benchmark import Chunk, Document
+
+TokenCounter = Callable[[str], int]
+SPECIAL_TOKENS = 2  # MiniLM wraps every input in [CLS] ... [SEP]
 
 PARAGRAPH_JOINER = "\n\n"
 
@@ -48,7 +65,40 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def count_tokens(text: str) -> int:
+    """Whitespace tokens (the rule tests' counter)."""
     return len(text.split())
+
+
+@lru_cache(maxsize=1)
+def _model_tokenizer():
+    from tokenizers import Tokenizer
+
+    from judgeagent.graph.embed import model_path
+
+    folder = Path(model_path())
+    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    # The shipped tokenizer truncates at 128 and pads; a counter must do neither.
+    tok.no_truncation()
+    tok.no_padding()
+    config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+    return tok, int(config["max_seq_length"])
+
+
+def count_model_tokens(text: str) -> int:
+    """Word-pieces of ``text`` in the embedding model's tokenizer, special tokens excluded."""
+    return len(_model_tokenizer()[0].encode(text, add_special_tokens=False).ids)
+
+
+def count_model_tokens_batch(texts: list[str]) -> list[int]:
+    """:func:`count_model_tokens` of many texts at once (the tokenizer runs them in parallel)."""
+    if not texts:
+        return []
+    return [len(e.ids) for e in _model_tokenizer()[0].encode_batch(texts, add_special_tokens=False)]
+
+
+def max_chunk_tokens() -> int:
+    """The most word-pieces a chunk may hold and still be embedded whole (254 for MiniLM)."""
+    return _model_tokenizer()[1] - SPECIAL_TOKENS
 
 
 def sentence_spans(paragraph: str) -> list[tuple[int, int]]:
@@ -71,31 +121,35 @@ def split_sentences(paragraph: str) -> list[str]:
     return [paragraph[a:b] for a, b in sentence_spans(paragraph)]
 
 
-def chunk_paragraphs(paragraphs: list[str], budget: int) -> list[str]:
-    """Pack ``paragraphs`` into chunks of at most ``budget`` whitespace tokens.
+def chunk_paragraphs(paragraphs: list[str], budget: int, count: TokenCounter | None = None) -> list[str]:
+    """Pack ``paragraphs`` into chunks of at most ``budget`` tokens.
 
-    See the module docstring for the rules. Chunks made of several paragraphs (or pieces)
-    join them with a blank line.
+    ``count`` counts a text's tokens; by default the embedding model's word-pieces, and
+    then the budget is capped at :func:`max_chunk_tokens`. See the module docstring for
+    the rules. Chunks made of several paragraphs (or pieces) join them with a blank line.
     """
     if budget < 1:
         raise ValueError(f"chunk budget must be at least 1 token, got {budget}")
-    units: list[str] = []
+    if count is None:
+        count, budget = count_model_tokens, min(budget, max_chunk_tokens())
+    units: list[tuple[str, int]] = []
     for paragraph in paragraphs:
         paragraph = paragraph.strip()
         if not paragraph:
             continue
-        if count_tokens(paragraph) <= budget:
-            units.append(paragraph)
+        size = count(paragraph)
+        if size <= budget:
+            units.append((paragraph, size))
         else:
-            units.extend(_split_long_paragraph(paragraph, budget))
+            units.extend(_split_long_paragraph(paragraph, budget, count))
     return _pack(units, budget)
 
 
 def chunk_document(
-    doc_id: str, title: str, paragraphs: list[str], budget: int
+    doc_id: str, title: str, paragraphs: list[str], budget: int, count: TokenCounter | None = None
 ) -> tuple[Document, list[Chunk]]:
     """One Document and its chunks, with chunk ids ``f"{doc_id}-c{k}"`` (k from 1)."""
-    texts = chunk_paragraphs(paragraphs, budget)
+    texts = chunk_paragraphs(paragraphs, budget, count)
     chunks = [Chunk(id=f"{doc_id}-c{k}", doc_id=doc_id, text=t) for k, t in enumerate(texts, 1)]
     return Document(id=doc_id, title=title, chunk_ids=tuple(c.id for c in chunks)), chunks
 
@@ -118,11 +172,35 @@ def _is_abbreviation(text: str, period_at: int) -> bool:
     return word in _ABBREVIATIONS or is_initial
 
 
-def _split_long_paragraph(paragraph: str, budget: int) -> list[str]:
+def _split_long_paragraph(paragraph: str, budget: int, count: TokenCounter) -> list[tuple[str, int]]:
+    """(piece, size) pieces of an over-budget paragraph, each within the budget."""
     spans = sentence_spans(paragraph)
-    sizes = [count_tokens(paragraph[a:b]) for a, b in spans]
-    groups = _best_grouping(sizes, budget)
-    return [paragraph[spans[i][0] : spans[j - 1][1]] for i, j in groups]
+    sizes = [count(paragraph[a:b]) for a, b in spans]
+    out: list[tuple[str, int]] = []
+    for i, j in _best_grouping(sizes, budget):
+        piece, size = paragraph[spans[i][0] : spans[j - 1][1]], sum(sizes[i:j])
+        out.extend(_split_words(piece, budget, count) if size > budget else [(piece, size)])
+    return out
+
+
+def _split_words(sentence: str, budget: int, count: TokenCounter) -> list[tuple[str, int]]:
+    """Cut an over-long sentence at word boundaries into the fewest balanced pieces.
+
+    Needed because a chunk past the model's limit is embedded without its tail; with the
+    fewest pieces of near-equal size, no piece is a scrap of a few words.
+    """
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", sentence)]
+    sizes = [count(sentence[a:b]) for a, b in words]
+    target = sum(sizes) / math.ceil(sum(sizes) / budget)
+    groups: list[list[int]] = [[]]
+    size = 0
+    for k, n in enumerate(sizes):
+        if groups[-1] and (size + n > budget or size + n / 2 > target):
+            groups.append([])
+            size = 0
+        groups[-1].append(k)
+        size += n
+    return [(sentence[words[g[0]][0] : words[g[-1]][1]], sum(sizes[k] for k in g)) for g in groups]
 
 
 def _best_grouping(sizes: list[int], budget: int) -> list[tuple[int, int]]:
@@ -159,12 +237,11 @@ def _best_grouping(sizes: list[int], budget: int) -> list[tuple[int, int]]:
     return groups[::-1]
 
 
-def _pack(units: list[str], budget: int) -> list[str]:
+def _pack(units: list[tuple[str, int]], budget: int) -> list[str]:
     chunks: list[str] = []
     current: list[str] = []
     size = 0
-    for unit in units:
-        n = count_tokens(unit)
+    for unit, n in units:
         if current and size + n > budget:
             chunks.append(PARAGRAPH_JOINER.join(current))
             current, size = [], 0

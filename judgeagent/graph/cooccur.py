@@ -4,17 +4,38 @@ Co-occurrence is counted with sparse matrix products (entity × chunk incidence 
 transpose), which stays fast and small where building millions of edges one by one in
 networkx would not. :func:`to_networkx` gives the same graph as a networkx object for
 anyone who wants one.
+
+Two rules keep the graph useful at every corpus size:
+
+- **Weak edges are local.** Two entities in *neighbouring* chunks of one document (at most
+  :data:`WEAK_WINDOW` chunks apart) get a weak edge; two entities that merely share a
+  document do not. A corpus that is one long article would otherwise be a clique, and
+  edges would grow with the square of a document's entities instead of linearly with chunks.
+- **Stop entities need evidence.** An entity is a stop entity when it is in more than
+  ``stop_share`` of the documents *and* in at least :data:`STOP_MIN_COUNT` of them, or the
+  same of the chunks. A share of eight documents means nothing (one in two documents would
+  make a fifth of all entities stop entities); a share of one document, even less.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from judgeagent.graph.generic import generic_names
+
 STRONG, WEAK = 1, 2  # edge kinds as stored
 KIND_NAMES = {STRONG: "strong", WEAK: "weak"}
+WEAK_WINDOW = 1  # chunks apart, within one document, that still make a weak edge
+STOP_MIN_COUNT = 5  # documents (or chunks) an entity must be in before its share can make it a stop entity
+# Why spans or names never became nodes: the extractor's reasons, then the corpus-level one.
+DROP_REASONS = ("numeric", "fragment", "too_long", "generic")
+
+
+def _no_drops() -> np.ndarray:
+    return np.zeros(len(DROP_REASONS), dtype=np.int64)
 
 
 @dataclass
@@ -36,8 +57,13 @@ class GraphTables:
     chunk_ent_idx: np.ndarray  # node indices, in order of first mention in the chunk
     adj_ptr: np.ndarray
     adj_idx: np.ndarray  # neighbour node indices, ascending
-    adj_weight: np.ndarray  # shared chunks (strong) or shared documents (weak)
+    adj_weight: np.ndarray  # shared chunks (strong) or neighbouring chunk pairs (weak)
     adj_kind: np.ndarray  # STRONG / WEAK
+    dropped_counts: np.ndarray = field(default_factory=_no_drops)  # distinct names per DROP_REASONS
+
+    @property
+    def dropped(self) -> dict[str, int]:
+        return {r: int(n) for r, n in zip(DROP_REASONS, self.dropped_counts)}
 
     @property
     def n_nodes(self) -> int:
@@ -64,17 +90,30 @@ def build_tables(
     n_docs: int,
     stop_share: float,
     labels: Mapping[str, tuple[str, str]] | None = None,
+    *,
+    chunk_words: Sequence[int] | None = None,
+    dropped: Mapping[str, int] | None = None,
+    weak_window: int = WEAK_WINDOW,
 ) -> GraphTables:
     """Build the graph from each chunk's entity names and each chunk's document index.
 
+    Chunks of one document are taken to be in reading order.
+
+    - generic names (:mod:`judgeagent.graph.generic`) are dropped first, when
+      ``chunk_words`` (whitespace words per chunk) says how long the chunks are;
     - strong edge: the two entities share at least one chunk; weight = shared chunks;
-    - weak edge: they share a document but no chunk; weight = shared documents;
-    - stop entity: found in more than ``stop_share`` of the documents (and in more than
-      one, so a tiny corpus does not turn every entity into a stop entity); no edges.
+    - weak edge: they are in chunks of one document at most ``weak_window`` apart but
+      share no chunk; weight = such chunk pairs;
+    - stop entity (see the module docstring): no edges.
+
+    ``dropped`` is the extractor's count of refused spans by reason, kept for graph-info.
     """
     from scipy import sparse
 
     labels = labels or {}
+    generic = generic_names(chunk_entities, chunk_words) if chunk_words is not None else set()
+    if generic:
+        chunk_entities = [[n for n in ents if n not in generic] for ents in chunk_entities]
     names = sorted({n for ents in chunk_entities for n in ents})
     pos = {n: i for i, n in enumerate(names)}
     n_nodes, n_chunks = len(names), len(chunk_entities)
@@ -87,47 +126,24 @@ def build_tables(
     chunk_doc = np.asarray(chunk_doc, dtype=np.int32)
 
     # Entity × chunk incidence; CSR over entities gives each node's chunk list directly.
-    inc = sparse.csr_matrix(
-        (np.ones(len(chunk_ent_idx), dtype=np.int32), (chunk_ent_idx, chunk_of_pair)),
-        shape=(n_nodes, n_chunks),
-    )
-    inc.sum_duplicates()
-    inc.sort_indices()
-    ent_doc = sparse.csr_matrix(
-        (np.ones(len(chunk_ent_idx), dtype=np.int32), (chunk_ent_idx, chunk_doc[chunk_of_pair])),
-        shape=(n_nodes, max(n_docs, 1)),
-    )
-    ent_doc.sum_duplicates()
-    ent_doc.sort_indices()
-    ent_doc.data[:] = 1  # presence, not mention counts
+    inc = _incidence(chunk_ent_idx, chunk_of_pair, (n_nodes, n_chunks))
+    ent_doc = _incidence(chunk_ent_idx, chunk_doc[chunk_of_pair], (n_nodes, max(n_docs, 1)))
 
-    doc_count = np.diff(ent_doc.indptr)
-    stop = (doc_count > stop_share * n_docs) & (doc_count > 1)
+    stop = stop_entities(np.diff(ent_doc.indptr), np.diff(inc.indptr), n_docs, n_chunks, stop_share)
     keep = (~stop).astype(np.int32)[:, None]  # zero the rows of stop entities
-
     inc_kept = sparse.csr_matrix(inc.multiply(keep))
     strong = (inc_kept @ inc_kept.T).tocsr()
-    docs_kept = sparse.csr_matrix(ent_doc.multiply(keep))
-    shared_docs = (docs_kept @ docs_kept.T).tocsr()
+    near = (inc_kept @ neighbour_chunks(chunk_doc, weak_window) @ inc_kept.T).tocsr()
     strong.setdiag(0)
-    shared_docs.setdiag(0)
+    near.setdiag(0)
     strong.eliminate_zeros()
-    shared_docs.eliminate_zeros()
-    # Weak = shares a document but never a chunk; every strong pair also shares a document.
-    weak = shared_docs - shared_docs.multiply(strong > 0)
+    near.eliminate_zeros()
+    weak = near - near.multiply(strong > 0)  # a shared chunk makes the edge strong
     weak.eliminate_zeros()
-
-    strong_coo, weak_coo = strong.tocoo(), weak.tocoo()
-    rows = np.concatenate([strong_coo.row, weak_coo.row])
-    cols = np.concatenate([strong_coo.col, weak_coo.col])
-    weights = np.concatenate([strong_coo.data, weak_coo.data]).astype(np.int32)
-    kinds = np.concatenate([np.full(strong_coo.nnz, STRONG, np.uint8), np.full(weak_coo.nnz, WEAK, np.uint8)])
-    order = np.lexsort((cols, rows))
-    rows, cols, weights, kinds = rows[order], cols[order], weights[order], kinds[order]
-    adj_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    adj_ptr[1:] = np.cumsum(np.bincount(rows, minlength=n_nodes))
+    adj_ptr, adj_idx, adj_weight, adj_kind = _adjacency(strong, weak, n_nodes)
 
     display = [labels.get(n, (n, "CONCEPT")) for n in names]
+    counts = {**(dropped or {}), "generic": len(generic)}
     return GraphTables(
         names=names,
         labels=[d[0] for d in display],
@@ -140,10 +156,65 @@ def build_tables(
         chunk_ent_ptr=chunk_ent_ptr,
         chunk_ent_idx=chunk_ent_idx,
         adj_ptr=adj_ptr,
-        adj_idx=cols.astype(np.int32),
-        adj_weight=weights,
-        adj_kind=kinds,
+        adj_idx=adj_idx,
+        adj_weight=adj_weight,
+        adj_kind=adj_kind,
+        dropped_counts=np.array([int(counts.get(r, 0)) for r in DROP_REASONS], dtype=np.int64),
     )
+
+
+def stop_entities(doc_count: np.ndarray, chunk_count: np.ndarray, n_docs: int, n_chunks: int,
+                  share: float) -> np.ndarray:
+    """Bool per node: in more than ``share`` of the documents, or of the chunks, and in at
+    least :data:`STOP_MIN_COUNT` of them (so a share of a handful means nothing)."""
+    by_docs = (doc_count > share * n_docs) & (doc_count >= STOP_MIN_COUNT)
+    by_chunks = (chunk_count > share * n_chunks) & (chunk_count >= STOP_MIN_COUNT)
+    return by_docs | by_chunks
+
+
+def neighbour_chunks(chunk_doc: np.ndarray, window: int):
+    """Chunk × chunk 0/1 matrix: same document, 1..``window`` positions apart (symmetric).
+
+    A chunk's position is its rank among its document's chunks, in the given order.
+    """
+    from scipy import sparse
+
+    n = len(chunk_doc)
+    order = np.argsort(chunk_doc, kind="stable")  # each document's chunks, in reading order
+    rows, cols = [], []
+    for d in range(1, max(window, 0) + 1):
+        a, b = order[:-d], order[d:]
+        same = chunk_doc[a] == chunk_doc[b]
+        rows.append(a[same])
+        cols.append(b[same])
+    r = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    c = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    ones = np.ones(2 * len(r), dtype=np.int32)
+    return sparse.csr_matrix((ones, (np.concatenate([r, c]), np.concatenate([c, r]))), shape=(n, n))
+
+
+def _incidence(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
+    """0/1 CSR matrix with sorted indices (presence, not mention counts)."""
+    from scipy import sparse
+
+    m = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=shape)
+    m.sum_duplicates()
+    m.sort_indices()
+    m.data[:] = 1
+    return m
+
+
+def _adjacency(strong, weak, n_nodes: int):
+    """Both edge kinds as one CSR adjacency: (ptr, neighbour, weight, kind), rows sorted."""
+    strong_coo, weak_coo = strong.tocoo(), weak.tocoo()
+    rows = np.concatenate([strong_coo.row, weak_coo.row])
+    cols = np.concatenate([strong_coo.col, weak_coo.col])
+    weights = np.concatenate([strong_coo.data, weak_coo.data]).astype(np.int32)
+    kinds = np.concatenate([np.full(strong_coo.nnz, STRONG, np.uint8), np.full(weak_coo.nnz, WEAK, np.uint8)])
+    order = np.lexsort((cols, rows))
+    adj_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    adj_ptr[1:] = np.cumsum(np.bincount(rows, minlength=n_nodes))
+    return adj_ptr, cols[order].astype(np.int32), weights[order], kinds[order]
 
 
 def to_networkx(tables: GraphTables, chunk_ids: Sequence[str], doc_ids: Sequence[str]):

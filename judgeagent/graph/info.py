@@ -1,8 +1,11 @@
-"""Graph statistics for ``judgeagent graph-info``: size, connectivity, hubs, stop entities."""
+"""Graph statistics for ``judgeagent graph-info``: size, connectivity, hubs, stop entities,
+what the extractor dropped and why, and whether every chunk fits the embedding model."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from judgeagent.graph.cooccur import STOP_MIN_COUNT, WEAK_WINDOW
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 
@@ -31,6 +34,7 @@ def graph_info(graph, top: int = 15) -> dict:
     by_degree = np.argsort(-degree, kind="stable")[:top]
     stops = np.flatnonzero(t.stop)
     stops = stops[np.argsort(-doc_count[stops], kind="stable")]
+    chunk_tokens = chunk_model_tokens(graph)
     return {
         "path": str(graph.path),
         "nodes": n,
@@ -53,8 +57,26 @@ def graph_info(graph, top: int = 15) -> dict:
             {"entity": t.names[i], "documents": int(doc_count[i]), "chunks": int(chunk_count[i])}
             for i in stops[:top]
         ],
+        "dropped_entities": t.dropped,
+        "chunk_model_tokens": chunk_tokens,
         "indexes": graph.manifest.get("indexes", {}),
         "extractor": graph.manifest.get("extractor"),
         "stop_entity_share": graph.manifest.get("settings", {}).get("stop_entity_share"),
+        "stop_entity_min_count": STOP_MIN_COUNT,
+        "weak_edge_window": WEAK_WINDOW,
+    }
+
+
+def chunk_model_tokens(graph) -> dict:
+    """The largest chunk in the embedding model's word-pieces, against what the model reads."""
+    from judgeagent.data.chunking import SPECIAL_TOKENS, count_model_tokens_batch, max_chunk_tokens
+
+    sizes = count_model_tokens_batch([graph.chunk_text(c) for c in graph.chunk_ids])
+    largest = int(np.argmax(sizes)) if sizes else -1
+    return {
+        "largest": sizes[largest] + SPECIAL_TOKENS if sizes else 0,  # as the model counts: with [CLS], [SEP]
+        "largest_chunk": graph.chunk_ids[largest] if sizes else None,
+        "max_seq_length": max_chunk_tokens() + SPECIAL_TOKENS,
+        "over_limit": int(sum(n > max_chunk_tokens() for n in sizes)),
     }
 

@@ -8,7 +8,7 @@ two characters with a letter), so both kinds of graph merge entities the same wa
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from judgeagent.data.chunking import split_sentences
 from judgeagent.graph.normalize import clean, is_valid_name
@@ -49,7 +49,7 @@ class LLMExtractor:
     async def _extract_one(self, client, spec, text: str) -> list[str]:
         sentences = split_sentences(text) or [text]
         numbered = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(sentences))
-        msgs = messages("You extract entities from text. Reply with JSON only.", render("extract_entities", sentences=numbered))
+        msgs = messages(render("extract_entities_system"), render("extract_entities", sentences=numbered))
         res = await client.chat(spec, msgs, schema=schemas.ENTITIES, stage="extraction", max_tokens=400)
         if not res.ok:
             self.failures += 1  # an unreadable reply leaves this chunk without entities

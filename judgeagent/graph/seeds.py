@@ -1,0 +1,129 @@
+"""Seed entities (method.md §3 step 1): which graph node a batch's knowledge path starts at.
+
+The start decides whether the path follows the seeds at all. Ranking nodes by how often
+the batch's extracted names map to them made every exact match count once, so the tie-break
+on the name picked the alphabetically first ("american", "band", "time"). Instead:
+
+1. how many of the batch's questions mention the node: its name is in the question's text
+   as whole words ("ostravine" in "Ostravine's trial results"), or one of the names
+   extracted from the question maps to it with cosine >= :data:`MENTION_SIMILARITY`
+   (it names the node, in another inflection, rather than resembles it);
+2. then specificity: fewer chunks first, because a node in three chunks leads to the
+   passages the question is about and a node in three hundred leads anywhere;
+3. then the cosine of the node's name vector to the batch text.
+
+Rule 1 alone would start at whatever word the batch's questions share, and what three
+questions of one benchmark share is mostly its phrasing ("town", "diagnosis", "river"),
+not its subject. So a *broad* node, found in more than :data:`BROAD_SHARE` of the chunks
+(and in more than :data:`BROAD_MIN` of them, so that a small corpus has no broad nodes),
+ranks after every specific one: it starts only when the batch names nothing specific.
+
+Stop entities never start. Generic words never do either: the graph builder drops them
+(:mod:`judgeagent.graph.generic`), so they are not nodes. :func:`rank_start_entities` is
+the pure ranking; :func:`choose_start` gathers its inputs from a loaded graph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgeagent.graph.normalize import clean
+
+MENTION_SIMILARITY = 0.9
+BROAD_SHARE = 0.05
+BROAD_MIN = 10
+
+
+@dataclass(frozen=True)
+class StartCandidate:
+    entity: str
+    questions: int  # batch questions that mention it
+    chunks: int  # chunks it is found in
+    similarity: float  # cosine of its name vector to the batch text
+    stop: bool = False
+    broad: bool = False  # in more than BROAD_SHARE of the corpus's chunks
+
+
+def is_broad(chunks: int, n_chunks: int) -> bool:
+    return chunks > max(BROAD_MIN, BROAD_SHARE * n_chunks)
+
+
+@dataclass(frozen=True)
+class SeedMatch:
+    """One name extracted from question ``question`` (its index in the batch), mapped to a node."""
+
+    question: int
+    query: str
+    entity: str
+    similarity: float
+
+
+def rank_start_entities(candidates: Sequence[StartCandidate]) -> list[StartCandidate]:
+    """Candidates that may start a path, best first (see the module docstring)."""
+    eligible = [c for c in candidates if not c.stop]
+    return sorted(eligible, key=lambda c: (c.broad, -c.questions, c.chunks, -c.similarity, c.entity))
+
+
+def question_counts(matches: Sequence[SeedMatch], question_texts: Sequence[str],
+                    min_similarity: float = MENTION_SIMILARITY) -> dict[str, int]:
+    """Matched node → number of distinct questions that mention it (see the module docstring)."""
+    texts = [clean(t) for t in question_texts]
+    seen: dict[str, set[int]] = {}
+    for m in matches:
+        seen.setdefault(m.entity, set())
+        if m.similarity >= min_similarity:
+            seen[m.entity].add(m.question)
+    for entity, qs in seen.items():
+        words = re.compile(r"(?<!\w)" + re.escape(entity) + r"(?!\w)")
+        qs.update(i for i, t in enumerate(texts) if words.search(t))
+    return {e: len(qs) for e, qs in seen.items()}
+
+
+def match_questions(graph, question_names: Sequence[Sequence[str]], min_sim: float) -> list[SeedMatch]:
+    """Every extracted name of every question mapped to its nearest node (one search for all)."""
+    names = sorted({n for names in question_names for n in names})
+    if not names:
+        return []
+    best = {q: (e, s) for q, e, s in graph.match_entities(names, min_sim=min_sim)}
+    return [
+        SeedMatch(i, n, *best[n])
+        for i, names in enumerate(question_names)
+        for n in dict.fromkeys(names)
+        if n in best
+    ]
+
+
+def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query: np.ndarray) -> list[StartCandidate]:
+    """The ranking's inputs for ``entities``, read from the graph (vectors from the entity index)."""
+    out = []
+    n_chunks = len(graph.chunk_ids)
+    for e in dict.fromkeys(entities):
+        node = graph.node(e)
+        chunks = len(node["chunk_ids"])
+        sim = float(np.dot(graph.entity_vector(e), query))
+        out.append(StartCandidate(e, counts.get(e, 0), chunks, sim, node["stop"], is_broad(chunks, n_chunks)))
+    return out
+
+
+def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[Sequence[str]],
+                 query: np.ndarray, min_sim: float) -> tuple[list[SeedMatch], str | None]:
+    """The batch's matches and its start entity.
+
+    ``question_names`` are the names extracted from each of ``question_texts``; ``query``
+    is the batch text's vector; names matching no node above ``min_sim`` are left out.
+
+    When no question names a usable node, the entities of the chunk nearest the batch text
+    are ranked instead (they all count zero questions).
+    """
+    matches = match_questions(graph, question_names, min_sim)
+    counts = question_counts(matches, question_texts)
+    ranked = rank_start_entities(candidates_for(graph, [m.entity for m in matches], counts, query))
+    if not ranked:
+        nearest = graph.nearest_chunk_indices(query, 1)
+        ents = graph.chunk_entities(graph.chunk_ids[nearest[0]]) if nearest else []
+        ranked = rank_start_entities(candidates_for(graph, ents, {}, query))
+    return matches, (ranked[0].entity if ranked else None)
