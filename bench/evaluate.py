@@ -1,13 +1,21 @@
-"""Benchmark of `judgeagent evaluate`'s scheduling, against the scripted server at 200 ms a request.
+"""Benchmark of `judgeagent evaluate`'s scheduling, against the scripted server.
 
-It interviews 60 seed questions at concurrency 8 and prints:
+It interviews ``--questions`` seed questions at ``--concurrency`` batches with ``--delay``
+seconds a request (default 60 at 8 and 0.2 s; issue 16's full size is
+``--questions 1273 --concurrency 64 --delay 0.5``, MedQA's test set against a remote
+endpoint) and prints:
 - the wall time and its ratio to the critical-path ideal: for every wave of `concurrency`
-  batches, the longest batch's request chain × 200 ms, summed over the waves;
+  batches, the longest batch's request chain × delay, summed over the waves (target ≤ 1.10);
+- the peak RSS of the interview and of the replay (target ≤ 1.5 GB), measured by resetting
+  the kernel's high-water mark (/proc/self/clear_refs) before each;
 - requests and tokens per seed question;
-- the time to replay the same run from its journal.
+- the time to replay the same run from its journal (target < 2% of the live run).
 
-The 60 questions are the MedQA demo's, with reworded copies to reach 60 (a generic-format
-benchmark written to a temporary folder; the corpus is the demo textbooks).
+The questions are synthetic, in MedQA's format (``questions.jsonl`` lines
+``{question, options, answer_idx, answer, meta_info}`` and ``textbooks/*.txt``, one
+paragraph per line), written to a temporary folder from generated vocabularies of
+conditions, findings, markers, organs and drugs: no real benchmark text. Each condition has
+a textbook paragraph, so the seeds' entities are in the graph as real ones would be.
 
 The scripted server runs in its own process, as a real endpoint would, so its CPU does not
 share our GIL, and it parses HTTP with httptools (C) rather than h11 (pure Python): on 2
@@ -26,13 +34,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import random
+import re
+import resource
 import shutil
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -46,23 +55,84 @@ from judgeagent.data import load_benchmark  # noqa: E402
 from judgeagent.graph import build_graph  # noqa: E402
 from judgeagent.run import run_evaluation  # noqa: E402
 
-DEMO = ROOT / "data" / "medqa-demo"
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zen", "pra", "dul", "sor", "gim", "bex", "thal", "quin", "mor", "fel", "dra"]
+SEXES = ["man", "woman"]
+STEMS = ["Which of the following is the most likely diagnosis?", "Which of the following conditions best explains these findings?",
+         "Which of the following disorders is most likely?", "Which of the following is the most likely cause of the findings?"]  # fmt: skip
 
 
-def write_benchmark(folder: Path, n: int) -> list[dict]:
-    src = [json.loads(l) for l in (DEMO / "questions.jsonl").read_text().splitlines()]
-    folder.mkdir(parents=True, exist_ok=True)
-    questions = []
-    for i in range(n):
-        q = src[i % len(src)]
-        variant = i // len(src)
-        text = q["question"] if variant == 0 else f"(Variant {variant + 1}) {q['question']}"
-        questions.append({"id": f"q{i}", "question": text, "options": q["options"], "answer": q["answer_idx"]})
+def _word(rng: random.Random, parts: int, ending: str) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(parts)) + ending
+
+
+def _vocabulary(rng: random.Random, n_conditions: int) -> list[dict]:
+    """Synthetic conditions, each with its organ, two findings, a marker and a drug."""
+    names: set[str] = set()
+    conditions = []
+    while len(conditions) < n_conditions:
+        name = _word(rng, 2, rng.choice(["itis", "osis", "emia", "opathy", "oma"]))
+        if name in names:
+            continue
+        names.add(name)
+        conditions.append({
+            "name": name.capitalize() + " syndrome",
+            "organ": _word(rng, 2, rng.choice(["al gland", "ic duct", "ar lobe"])),
+            "findings": [_word(rng, 2, rng.choice(["ia", "osis", "ism"])) for _ in range(2)],
+            "marker": _word(rng, 2, "in"),
+            "drug": _word(rng, 2, rng.choice(["mab", "pril", "olol", "azole", "statin"])),
+        })  # fmt: skip
+    return conditions
+
+
+def _paragraph(c: dict) -> str:
+    return (f"{c['name']} is a disorder of the {c['organ']} in which {c['findings'][0]} and {c['findings'][1]} develop over weeks. "
+            f"Serum {c['marker']} rises early and falls with treatment, so it is followed to judge the response. "
+            f"The first-line drug is {c['drug']}, which acts on the {c['organ']}; patients who cannot take it are observed closely.")  # fmt: skip
+
+
+def write_benchmark(folder: Path, n: int, seed: int = 0) -> list[dict]:
+    """``n`` synthetic MedQA-format questions and their textbooks in ``folder``."""
+    rng = random.Random(seed)
+    conditions = _vocabulary(rng, max(20, min(n, 400)))
+    (folder / "textbooks").mkdir(parents=True, exist_ok=True)
+    for book in range(10):
+        paragraphs = [_paragraph(c) for c in conditions[book::10]]
+        (folder / "textbooks" / f"book{book:02d}.txt").write_text("\n".join(paragraphs) + "\n")
+    questions, seen = [], set()
+    while len(questions) < n:
+        c = rng.choice(conditions)
+        text = (f"A {rng.randint(18, 85)}-year-old {rng.choice(SEXES)} has had {c['findings'][0]} for {rng.randint(2, 30)} days "
+                f"and now has {c['findings'][1]}. Serum {c['marker']} is {rng.randint(2, 9)} times the upper limit. {rng.choice(STEMS)}")  # fmt: skip
+        if text in seen:
+            continue
+        seen.add(text)
+        names = [c["name"]] + [o["name"] for o in rng.sample([o for o in conditions if o is not c], 4)]
+        rng.shuffle(names)
+        options = dict(zip("ABCDE", names))
+        letter = next(k for k, v in options.items() if v == c["name"])
+        questions.append({"question": text, "options": options, "answer_idx": letter, "answer": c["name"], "meta_info": "synthetic"})
     (folder / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
-    with open(folder / "corpus.jsonl", "w") as f:
-        for p in sorted((DEMO / "textbooks").glob("*.txt")):
-            f.write(json.dumps({"doc_id": p.stem, "title": p.stem, "text": p.read_text().replace("\n", "\n\n")}) + "\n")
     return questions
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's peak RSS (VmHWM) to its current RSS; False where Linux does not allow it."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_mb() -> float:
+    """VmHWM since the last reset (Linux), else the process's lifetime peak."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def gate_calls(attempt: dict, passages: int) -> int:
@@ -94,9 +164,9 @@ def chain_length(rec: dict) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--questions", type=int, default=60)
-    ap.add_argument("--concurrency", type=int, default=8)
-    ap.add_argument("--delay", type=float, default=0.2)
+    ap.add_argument("--questions", type=int, default=60, help="synthetic seed questions (issue 16: 1273, MedQA's test set)")
+    ap.add_argument("--concurrency", type=int, default=8, help="batches interviewed at once")
+    ap.add_argument("--delay", type=float, default=0.2, help="seconds the scripted endpoint takes per request")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,11 +175,11 @@ def main() -> None:
         bench = load_benchmark(tmp / "bench-data")
         t = time.perf_counter()
         build_graph(bench, GraphConfig(), tmp / "graph", progress=False)
-        print(f"graph built in {time.perf_counter() - t:.1f} s ({len(bench.chunks)} chunks)")
+        print(f"graph built in {time.perf_counter() - t:.1f} s ({len(bench.chunks)} chunks); load average {load()}")
 
         # Every other question right, before and after advice: a realistic mix of re-asks.
         plan = {q["question"]: (i % 2 == 0, i % 3 != 0) for i, q in enumerate(qs)}
-        script = {"seed_plan": plan, "answers": {q["question"]: q["answer"] for q in qs}}
+        script = {"seed_plan": plan, "answers": {q["question"]: q["answer_idx"] for q in qs}}
         with ScriptedServerProcess(args.delay, interview=script) as srv:
             endpoint_limit = 3 * args.concurrency
             models_file = tmp / "judgeagent.toml"
@@ -118,13 +188,15 @@ def main() -> None:
             )
             cfg = EvalConfig(target="scripted", judge="scripted", data=tmp / "bench-data", graph=tmp / "graph",
                              out=tmp / "run", concurrency=args.concurrency, llm=LLMConfig(models_file=models_file))
+            reset_peak_rss()
             t = time.perf_counter()
             outcome = run_evaluation(cfg, progress=False)
             wall = time.perf_counter() - t
+            live_rss = peak_rss_mb()
             n_requests = srv.stats()["requests"]
             interview_s = outcome.timings["interview_s"]
 
-            records = sorted((json.loads(l) for l in (tmp / "run" / "records.jsonl").read_text().splitlines()),
+            records = sorted((json.loads(line) for line in (tmp / "run" / "records.jsonl").read_text().splitlines()),
                              key=lambda r: r["batch_index"])
             chains = [chain_length(r) for r in records]
             waves = [chains[i : i + args.concurrency] for i in range(0, len(chains), args.concurrency)]
@@ -134,26 +206,33 @@ def main() -> None:
             # so every batch is redone and every request is answered from the journal.
             (tmp / "replay").mkdir()
             shutil.copy(tmp / "run" / "journal.sqlite", tmp / "replay" / "journal.sqlite")
-            t = time.perf_counter()
-            replayed = run_evaluation(replace(cfg, out=tmp / "replay"), progress=False)
+            reset_peak_rss()
+            replayed = run_evaluation(cfg.model_copy(update={"out": tmp / "replay"}), progress=False)
+            replay_rss = peak_rss_mb()
             replay = replayed.timings["interview_s"]
             replay_requests = srv.stats()["requests"] - n_requests
             same = replayed.metrics["full"]["acc2"] == outcome.metrics["full"]["acc2"]
 
         usage = outcome.metrics["full"]["llm_usage"]["total"]
         n = len(qs)
-        print(f"seed questions: {n}, batches: {len(records)}, concurrency: {args.concurrency} batches "
-              f"({endpoint_limit} requests at the endpoint), delay: {args.delay * 1000:.0f} ms")
+        print(f"seed questions: {n} (synthetic, MedQA format), batches: {len(records)}, concurrency: {args.concurrency} batches "
+              f"({endpoint_limit} requests at the endpoint), delay: {args.delay * 1000:.0f} ms; load average {load()}")
         print(f"requests sent: {n_requests} (chain lengths {min(chains)}–{max(chains)})")
-        print(f"interview wall time: {interview_s:.2f} s; critical-path ideal: {ideal:.2f} s; ratio: {interview_s / ideal:.3f} (target ≤ 1.15)")
+        print(f"interview wall time: {interview_s:.2f} s; critical-path ideal: {ideal:.2f} s; ratio: {interview_s / ideal:.3f} (target ≤ 1.10)")
         tm = outcome.timings
         print(f"whole command: {wall:.2f} s, incl. graph load and planning {tm['plan_s']:.2f} s and embedding "
               f"the seed-side texts {tm['prime_s']:.2f} s before the batches start")
+        print(f"peak RSS: {live_rss:,.0f} MB during the run, {replay_rss:,.0f} MB during the replay (target ≤ 1,536 MB); "
+              f"process lifetime peak, graph build included: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
         print(f"requests per seed question: {n_requests / n:.2f}")
         print(f"tokens per seed question: {(usage['prompt_tokens'] + usage['completion_tokens']) / n:.1f} "
               f"(prompt {usage['prompt_tokens'] / n:.1f}, completion {usage['completion_tokens'] / n:.1f}; scripted server counts words)")
-        print(f"replay from the journal: {replay:.2f} s ({100 * replay / interview_s:.1f}% of the live run), "
+        print(f"replay from the journal: {replay:.2f} s ({100 * replay / interview_s:.1f}% of the live run; target < 2%), "
               f"{replay_requests} requests sent, same metrics: {same}")
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -9,6 +9,28 @@ The pipeline, in the order a run goes through it:
 - ``judgeagent.stages``   grading → extension → feedback
 - ``judgeagent.metrics``  pure functions: difficulty control, ACC1/ACC2/CR/CtE
 - ``judgeagent.report``   what a user reads after a run
+- ``judgeagent.protocols`` the interview protocols (JudgeAgent's and the kin systems')
+
+From Python::
+
+    from judgeagent import evaluate, EvalConfig
+    result = evaluate(EvalConfig(target="local", judge="local", protocol="kieval", limit=3))
+    result.metrics["kieval"]["overall"], result.run_dir
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["EvalConfig", "EvalResult", "evaluate"]
+
+
+def __getattr__(name: str):
+    # Loaded on first use, so `import judgeagent.<module>` stays as light as before.
+    if name == "EvalConfig":
+        from judgeagent.config import EvalConfig
+
+        return EvalConfig
+    if name in ("evaluate", "EvalResult"):
+        from judgeagent import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'judgeagent' has no attribute {name!r}")

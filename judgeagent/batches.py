@@ -79,3 +79,16 @@ async def run_batches(
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def together(*aws: Awaitable):
+    """The results of ``aws``, run at once, as asyncio.gather gives them; but when one fails
+    (a call that brought no answer, a budget) the others are cancelled before the error is
+    raised, not left running unseen, sending requests for a batch already set aside."""
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()  # a no-op for those already done
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -14,6 +14,7 @@ class JudgeAgentError(Exception):
     """An error the user can act on; ``str(err)`` is the whole one-line message."""
 
     exit_code = 2
+    run_folder: Path | None = None  # set when the error stops a run: the CLI names the folder to resume
 
 
 class DataError(JudgeAgentError):
@@ -32,3 +33,19 @@ class ConfigError(JudgeAgentError):
 
 class BudgetExceeded(JudgeAgentError):
     """A --max-requests / --budget-usd limit was reached; work done so far is saved."""
+
+
+class CallFailed(JudgeAgentError):
+    """A model request failed after its retries: no answer came back (endpoint down, timeout,
+    quota, output limit...). It is never graded as a wrong answer: the run writes the batch
+    as incomplete, and rerunning the command retries it. ``kind`` is the FailureKind's value."""
+
+    def __init__(self, model: str, stage: str, kind: str, message: str):
+        self.model, self.stage, self.kind = model, stage, kind
+        super().__init__(f"model '{model}' ({stage}): {kind}: {message}")
+
+
+class RunInterrupted(JudgeAgentError):
+    """Ctrl-C: the requests in flight were cancelled, the run folder kept resumable."""
+
+    exit_code = 130

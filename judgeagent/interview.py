@@ -12,10 +12,9 @@ writes the run folder.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import asdict, dataclass, field
 
-from judgeagent.batches import Batch, batch_seed, batch_text
+from judgeagent.batches import Batch, batch_seed, batch_text, together
 from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.followup import FollowUp, FollowUpWriter
@@ -23,7 +22,7 @@ from judgeagent.graph.seeds import choose_start
 from judgeagent.metrics.difficulty import DifficultyController
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
-from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.grading import Answer, ask_batch, passages_outside
 from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
@@ -160,7 +159,7 @@ class BatchInterview:
         if followup.question is None:
             rec.update(skipped=followup.skipped, question=None, answer=None, score_after=None)
             return False
-        answer = await self.ask(followup.question, followup.source)
+        answer = await self.ask(followup.question, followup)
         self.controller.update(level, answer.correct)
         self.items.append(_item("follow-up", followup.question, answer))
         rec.update(
@@ -172,10 +171,19 @@ class BatchInterview:
         )
         return True
 
-    async def ask(self, question: Question, source: str | None) -> Answer:
-        """The target answers one follow-up; a reading question comes with its passages."""
-        context = source if self.bench.qtype.shows_context else None
-        (answer,) = await ask_batch(self.models, self.bench.qtype, [question], stage="extension", context=context)
+    async def ask(self, question: Question, followup: FollowUp) -> Answer:
+        """The target answers one follow-up. A reading question comes with the batch's article
+        first, the prefix it shares with the seeds' requests, then any of its passages that
+        the article does not hold."""
+        context = passages = None
+        if self.bench.qtype.shows_context and self.batch.context:
+            context = self.batch.context
+            passages = passages_outside(context, followup.window.texts if followup.window else [], followup.source or "")
+        elif self.bench.qtype.shows_context:
+            context = followup.source
+        (answer,) = await ask_batch(
+            self.models, self.bench.qtype, [question], stage="extension", context=context, passages=passages
+        )
         return answer
 
     async def validate(self, after_round: int) -> None:
@@ -215,7 +223,7 @@ class BatchInterview:
             return check.to_dict(), await reask, None
         # Independent of each other: asked at once, so the controls add no wait to the batch.
         control_seed = batch_seed(self.cfg.seed, self.batch.id, "placebo", after_round)
-        reanswers, controls = await asyncio.gather(reask, ask_controls(self.models, self.bench, self.batch, check.suggestions, seed=control_seed))
+        reanswers, controls = await together(reask, ask_controls(self.models, self.bench, self.batch, check.suggestions, seed=control_seed))
         return check.to_dict(), reanswers, controls
 
     def record(self) -> dict:
@@ -245,7 +253,7 @@ def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
 async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> dict:
     """The two control re-asks: no suggestions (asked afresh) and a placebo of the same length."""
     placebo_text = placebo_suggestion(len(suggestions), seed)
-    plain, placebo = await asyncio.gather(
+    plain, placebo = await together(
         ask_batch(models, bench.qtype, batch.questions, stage="control-plain", context=batch.context, variant="plain re-ask"),
         ask_batch(models, bench.qtype, batch.questions, stage="control-placebo", context=batch.context, suggestions=placebo_text),
     )

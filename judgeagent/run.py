@@ -1,12 +1,13 @@
 """``judgeagent evaluate`` and ``ablate`` as library calls: set up, run, write the run folder.
 
 Everything that can fail on bad setup (model names, keys, endpoints, data) fails before any
-model is asked anything, with a one-line error (see :mod:`judgeagent.scaffold`).
+model is asked anything, with a one-line error (see :mod:`judgeagent.scaffold`, which also
+says how a run ends early: incomplete batches, a budget or circuit-breaker stop, Ctrl-C).
 """
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import platform
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from judgeagent.batches import Batch, batch_seed
 from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark
 from judgeagent.interview import ABLATIONS, Setting, answers_from, grade_seeds, interview_batch
-from judgeagent.metrics.summary import compute_metrics
+from judgeagent.metrics.summary import compute_metrics, incomplete_summary
 from judgeagent.runfolder import RunFolder, settings_json
 from judgeagent.scaffold import RunScaffold
 from judgeagent.stages.decontaminate import Rewrite, decontaminate
@@ -47,33 +48,44 @@ def package_versions() -> dict:
 
 
 def run_evaluation(cfg: EvalConfig, *, ablation: bool = False, progress: bool = True) -> RunOutcome:
-    """Run an interview (or the four ablation settings) and write the run folder."""
-    return asyncio.run(_run(cfg, ablation=ablation, progress=progress))
+    """Run an interview (or the four ablation settings) and write the run folder.
+
+    Ctrl-C raises RunInterrupted (the folder stays resumable); see RunScaffold.drive."""
+    settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
+    identity = settings_json(cfg, settings)
+    run = RunScaffold.open(cfg, settings, identity, name=cfg.target, kind="-ablation" if ablation else "", progress=progress,
+                           command="ablate" if ablation else "evaluate")
+    return run.drive(lambda: _run(run, identity, ablation=ablation))
 
 
-def run_config(cfg: EvalConfig, settings: dict, bench, batches, graph, target, judge) -> dict:
-    """config.json: every setting, the graph it used, the models, the package versions."""
+def run_config(cfg: EvalConfig, settings: dict, bench, batches, graph, target, judge, *, learned: dict | None = None, before: dict | None = None) -> dict:
+    """config.json: every setting, the graph it used, the models, the package versions.
+
+    ``learned``: the client's usage summary "models" (what each model showed: reasoning,
+    sampled); ``before``: the config.json of an earlier session of the run, whose findings stand.
+    """
+    learned, old_models = learned or {}, (before or {}).get("models") or {}
     return {
         "settings": settings,
         "eval_config": cfg.replay_json(),  # `judgeagent evaluate --config` re-creates the run from it
         "benchmark": {"name": bench.name, "format": bench.format, "question_type": bench.qtype.value, "n_questions": sum(len(b.questions) for b in batches)},
         "graph": {"dir": str(cfg.graph_dir()), "manifest_hash": graph.manifest.get("input_hash") if graph is not None else None},
-        "models": {"target": model_info(target), "judge": model_info(judge)},
+        "models": {role: model_info(spec, learned.get(spec.name), old_models.get(role)) for role, spec in (("target", target), ("judge", judge))},
         "versions": package_versions(),
         "seed": cfg.seed,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
-async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool) -> RunOutcome:
-    settings = ABLATIONS if ablation else (Setting.from_config(cfg),)
-    identity = settings_json(cfg, settings)
-    run = RunScaffold.open(cfg, settings, identity, name=cfg.target, kind="-ablation" if ablation else "", progress=progress)
+async def _run(run: RunScaffold, identity: dict, *, ablation: bool) -> RunOutcome:
+    cfg, settings = run.cfg, run.settings
     done = {(r["setting"], r["batch_id"]): r for r in run.folder.read_records()}
+    before = run.folder.read_config() if run.folder.config_path.exists() else None
     async with run.connected() as models:
         todo = [(s, b) for s in settings for b in run.batches if (s.name, b.id) not in done]
         graph, plans = run.graph_and_plans(todo)
-        run.folder.write_json("config.json", run_config(cfg, identity, run.bench, run.batches, graph, run.target, run.judge))
+        config = functools.partial(run_config, cfg, identity, run.bench, run.batches, graph, run.target, run.judge, before=before)
+        run.folder.write_json("config.json", config())
         embedder = run.embedding_queue(graph)
         with run.timed("prime_s"):
             gates = run.gates(graph, embedder, done.values())
@@ -87,9 +99,13 @@ async def _run(cfg: EvalConfig, *, ablation: bool, progress: bool) -> RunOutcome
             with run.timed("summary_s"):
                 await write_summary(models, run.folder, settings[0])
         usage = run.llm_usage()
+        # Now known: whether each model reasons, and whether its answers are samples.
+        run.folder.write_json("config.json", config(learned=run.model_notes()))
     records = run.folder.read_records()
-    metrics = metrics_by_setting(records, settings, cfg, usage=usage, complete=run.complete, n_batches=len(run.batches), timings=run.timings)
+    metrics = metrics_by_setting(records, settings, cfg, usage=usage, complete=run.complete, batches=run.batches,
+                                 incomplete=run.incomplete, stopped=run.stopped, timings=run.timings)
     write_outputs(run.folder, metrics, settings, ablation=ablation, report=cfg.report)
+    bank_followups(cfg, run, graph, records)  # an extra write after the run: nothing above reads the bank
     run.raise_if_stopped(len(records))
     return RunOutcome(run.folder, metrics, run.complete, run.stopped, run.timings)
 
@@ -152,14 +168,19 @@ async def write_summary(models: Models, folder: RunFolder, setting: Setting) -> 
     folder.write_json("summary.json", await summarize_interview(models, recs))
 
 
-def metrics_by_setting(records: list[dict], settings, cfg: EvalConfig, *, usage: dict, complete: bool, n_batches: int, timings: dict) -> dict:
-    """Each setting's metrics.json figures, from its records alone, with this session's usage and timings."""
+def metrics_by_setting(records: list[dict], settings, cfg: EvalConfig, *, usage: dict, complete: bool, batches: list[Batch],
+                       incomplete: dict, stopped: str | None, timings: dict) -> dict:
+    """Each setting's metrics.json figures, from its finished records alone (a batch left
+    incomplete is not in them), with why the others are missing, and this session's usage
+    and timings."""
     metrics = {}
     for s in settings:
         recs = [r for r in records if r["setting"] == s.name]
         m = compute_metrics(recs, eval_every_round=cfg.eval_every_round, bootstrap=cfg.bootstrap, seed=cfg.seed)
+        finished = {r["batch_id"] for r in recs}
+        m["incomplete"] = incomplete_summary([b.id for b in batches if b.id not in finished], incomplete, stopped)
         m["llm_usage"] = usage
-        m["complete"] = complete and len(recs) == n_batches
+        m["complete"] = complete and len(recs) == len(batches)
         m["timings"] = {k: round(v, 3) for k, v in timings.items()}
         metrics[s.name] = m
     return metrics
@@ -176,5 +197,26 @@ def write_outputs(folder: RunFolder, metrics: dict, settings, *, ablation: bool,
         write_reports(folder.path)
 
 
-def model_info(spec) -> dict:
-    return {"name": spec.name, "base_url": spec.base_url, "model": spec.model}
+def bank_followups(cfg: EvalConfig, run: RunScaffold, graph, records: list[dict]) -> None:
+    """The gated follow-ups and the target's answers into the graph's question bank."""
+    if graph is None:
+        return
+    from judgeagent.bank.fill import fill_bank
+
+    fill_bank(cfg.graph_dir(), run.folder.path, records, qtype=run.bench.qtype.value, graph_hash=graph.manifest.get("input_hash"),
+              data=run.bench.name, target=run.target, judge=run.judge)
+
+
+def model_info(spec, learned: dict | None = None, before: dict | None = None) -> dict:
+    """A model as config.json records it, with whether its answers are samples (a temperature
+    above 0, asked for or forced to 1 by the server) and whether it reasons before answering
+    (declared, or seen in its replies: think text or reasoning tokens). What an earlier
+    session of the run saw still holds: a resumed run may replay every answer."""
+    learned, before = learned or {}, before or {}
+    return {
+        "name": spec.name, "base_url": spec.base_url, "model": spec.model,
+        "temperature": learned.get("temperature_sent") or spec.temperature,
+        "sampled": bool(spec.temperature > 0 or learned.get("sampled") or before.get("sampled")),
+        "reasoning": bool(spec.reasoning or learned.get("reasoning") or before.get("reasoning")),
+        "served_models": sorted(set(learned.get("served_models") or []) | set(before.get("served_models") or [])),
+    }  # fmt: skip

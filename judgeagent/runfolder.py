@@ -29,7 +29,7 @@ def settings_json(cfg: EvalConfig, settings: tuple) -> dict:
 
     ``settings`` are the run's module settings (``interview.Setting`` dataclasses)."""
     d = cfg.to_json()
-    for k in ("out", "resume"):
+    for k in ("out", "resume", "rebuild_graph"):
         d.pop(k, None)
     d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
     d["settings"] = [asdict(s) for s in settings]

@@ -98,6 +98,14 @@ class Script:
     leak_rewrites: int = 0
     answer_prompts: list[str] = field(default_factory=list)
     summary_requests: int = 0
+    # The protocols' roles (judgeagent/protocols/):
+    attempt_plan: dict[str, list[bool]] = field(default_factory=dict)  # interviewer: question → right at attempt 1, 2, 3
+    level_right: dict[str, bool] = field(default_factory=dict)  # escalate: right answers by the follow-up's level
+    kieval_overall: list[int] = field(default_factory=lambda: [4, 3, 2, 1, 4])  # the evaluator's overall score by turn
+    repeat_from_turn: int | None = None  # kieval: the target repeats its last reply from this turn on
+    placebo_inert: bool = False  # only the judge's own advice moves the target, not a placebo's
+    generated_levels: dict[str, str] = field(default_factory=dict)  # generated question → its level
+    interactor_requests: int = 0
 
     def __call__(self, body: dict) -> str:
         msgs = body["messages"]
@@ -116,6 +124,13 @@ class Script:
             "decon_paraphrase": lambda: self.paraphrase(user),
             "summary": self.summary,
             "phrase_judgement": lambda: json.dumps({"equivalent": "no"}),
+            "kieval_question": self.interactor,
+            "dialogue_reply": lambda: self.dialogue_reply(user),
+            "kieval_score": lambda: self.kieval_score(user),
+            "interviewer_feedback": lambda: json.dumps({"feedback": "Recall the mechanism before choosing." + (f" Remember: {self.leak}." if self.leak else "")}),
+            "interviewer_followups": lambda: json.dumps({"rationale": "Why does that answer hold?", "clarification": "What does the key term mean here?"}),
+            "followup_grades": lambda: json.dumps({"rationale": "adequate", "clarification": "inadequate", "comment": "explains why, not the term"}),
+            "interview_report": lambda: json.dumps({"strengths": ["recall"], "weaknesses": ["definitions"]}),
         }.get(name)
         return reply() if reply is not None else json.dumps({"error": f"unexpected reply schema {name!r}"})
 
@@ -125,6 +140,8 @@ class Script:
         if self.broken_generation:
             return "Sure! Here is a question: what is it?"
         topic = TOPICS[(self.generation_requests - 1) % len(TOPICS)]
+        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
+        self.generated_levels[topic] = level.group(1).lower() if level else ""
         if multiple_choice:
             return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
         return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})
@@ -163,20 +180,51 @@ class Script:
         return json.dumps({"strengths": ["recall"], "weaknesses": ["drug classes"], "knowledge_gaps": ["potassium handling"],
                            "reasoning_gaps": ["skips steps"], "response_to_feedback": "improved"})
 
+    def interactor(self) -> str:
+        self.interactor_requests += 1
+        return json.dumps({"question": f"Probe {self.interactor_requests}: why does that hold?"})
+
+    @staticmethod
+    def _replies(text: str) -> list[str]:
+        return re.findall(r"^Candidate: (.*)$", text, re.M)
+
+    def dialogue_reply(self, user: str) -> str:
+        """Turn t's reply is "Reply t" (t = replies already in the transcript), or a repeat."""
+        replies = self._replies(user.split("Examiner's question:")[0])
+        if self.repeat_from_turn is not None and len(replies) >= self.repeat_from_turn and replies:
+            return json.dumps({"reply": replies[-1]})
+        return json.dumps({"reply": f"Reply {len(replies)} about the topic."})
+
+    def kieval_score(self, user: str) -> str:
+        """Turn t: overall and accuracy kieval_overall[t]; logic 4, relevance 3, coherence 2, conciseness 1."""
+        t = len(self._replies(user.split("Question of this turn:")[0]))
+        overall = self.kieval_overall[t % len(self.kieval_overall)]
+        fixed = {"accuracy": overall, "logic": 4, "relevance": 3, "coherence": 2, "conciseness": 1}
+        body = {a: {"score": str(v), "comment": f"{a} {v}"} for a, v in fixed.items()}
+        return json.dumps(body | {"overall": str(overall), "stop": "continue", "stop_reason": ""})
+
     def answer(self, user: str) -> str:
         self.answer_prompts.append(user)
         advised = "Advice from your examiner" in user
+        if self.placebo_inert and advised:
+            advised = "Recall the mechanism" in user
+        earlier = re.search(r"^Your earlier answers to this question: (.*)$", user, re.M)
+        attempt = len(earlier.group(1).split("; ")) if earlier else 0
         body = user.split("\n\nReply with JSON only")[0]
         out = []
         for block in re.findall(r"^Q\d+\. .*?(?=\n\n|\Z)", body, re.M | re.S):
             lines = block.splitlines()
             question = unparaphrase(re.sub(r"^Q\d+\. ", "", lines[0]).strip())
             options = _options("\n".join(lines[1:]))
-            if question in self.seed_plan:
+            if question in self.attempt_plan:
+                right = self.attempt_plan[question][attempt]
+                correct = self.answers[question]
+            elif question in self.seed_plan:
                 right = self.seed_plan[question][1 if advised else 0]
                 correct = self.answers[question]
             else:  # a generated question: the right option is the one with RIGHT's text
-                right = self.followups_right
+                level = self.generated_levels.get(question, "")
+                right = self.level_right.get(level, self.followups_right)
                 correct = next((k for k, v in options.items() if v == RIGHT), "A") if options else RIGHT
             wrong = next((k for k in options if k != correct), None) if options else WRONGS[0]
             out.append({"answer": correct if right else wrong})

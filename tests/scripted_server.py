@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import socket
 import threading
 import time
@@ -472,6 +473,86 @@ class RefusesOptions(Provider):
             return error_response(400, {"code": "1210", "message": "API 调用参数有误，请检查文档"})
         return error_response(400, {"message": "Invalid request.", "type": "invalid_request_error", "param": hit, "code": None})
 
+
+
+def _prompt_tokens(body: dict, *, schema_first: bool) -> list[tuple[str, str]]:
+    """The prompt as the server would tokenize it: whitespace words, each tagged with its
+    message's role (a role boundary is part of the prefix). With ``schema_first`` the
+    ``response_format`` comes first as one untagged unit (it is not counted in prompt_tokens,
+    like everything here that is not message words)."""
+    tokens: list[tuple[str, str]] = []
+    if schema_first and body.get("response_format"):
+        tokens.append(("response_format", json.dumps(body["response_format"], sort_keys=True)))
+    for i, m in enumerate(body.get("messages", [])):
+        tokens += [(f"{i}:{m.get('role')}", w) for w in str(m.get("content") or "").split()]
+    return tokens
+
+
+def _common(a: list, b: list) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _counted(tokens: list[tuple[str, str]], n: int) -> int:
+    """Of the first ``n`` tokens, those prompt_tokens counts (message words)."""
+    return sum(1 for role, _ in tokens[:n] if role != "response_format")
+
+
+class OpenAIPromptCache(Provider):
+    """OpenAI's automatic prompt caching, as documented: a prompt of 1024 tokens or more
+    hits the longest prefix it shares with an earlier request, counted in blocks of 128
+    beyond the first 1024; the structured-output schema is a prefix of the system message,
+    so a different schema shares nothing. Reported as
+    ``usage.prompt_tokens_details.cached_tokens`` (part of prompt_tokens). DashScope's
+    OpenAI-compatible mode reports its implicit cache in the same field. ``minimum`` and
+    ``block`` shrink for prompts of test size."""
+
+    def __init__(self, minimum: int = 1024, block: int = 128):
+        self.minimum, self.block = minimum, block
+        self.seen: list[list[tuple[str, str]]] = []
+
+    def complete(self, completion: dict, body: dict) -> dict:
+        completion = super().complete(completion, body)
+        tokens = _prompt_tokens(body, schema_first=True)
+        shared = _counted(tokens, max((_common(tokens, old) for old in self.seen), default=0))
+        self.seen.append(tokens)
+        cached = 0 if shared < self.minimum else self.minimum + (shared - self.minimum) // self.block * self.block
+        usage = completion["usage"]
+        usage["prompt_tokens_details"] = {"cached_tokens": min(cached, usage["prompt_tokens"]), "audio_tokens": 0}
+        return completion
+
+
+class DeepSeekPromptCache(Provider):
+    """DeepSeek's context caching on disk, as documented: a request hits a persisted prefix
+    unit only if it contains the whole unit; units are persisted at the end of each request's
+    input, and for a prefix common to several requests once it is detected. So the second
+    request about an article hits nothing (it does not contain the first whole prompt), and
+    every later one hits the shared prefix. Reported as ``usage.prompt_cache_hit_tokens`` and
+    ``usage.prompt_cache_miss_tokens``, which add up to prompt_tokens."""
+
+    def __init__(self):
+        self.units: set[tuple[tuple[str, str], ...]] = set()
+        self.prompts: list[list[tuple[str, str]]] = []
+
+    def complete(self, completion: dict, body: dict) -> dict:
+        completion = super().complete(completion, body)
+        tokens = _prompt_tokens(body, schema_first=False)
+        hit = max((len(u) for u in self.units if tuple(tokens[: len(u)]) == u), default=0)
+        for old in self.prompts:  # common-prefix detection
+            n = _common(tokens, old)
+            if n:
+                self.units.add(tuple(tokens[:n]))
+        self.units.add(tuple(tokens))
+        self.prompts.append(tokens)
+        usage = completion["usage"]
+        hit = min(_counted(tokens, hit), usage["prompt_tokens"])
+        usage["prompt_cache_hit_tokens"] = hit
+        usage["prompt_cache_miss_tokens"] = usage["prompt_tokens"] - hit
+        return completion
 
 class ScriptedServerProcess:
     """This module's server in its own process, for the benchmarks: a remote server does

@@ -37,7 +37,7 @@ class FakeJudge:
             return json.dumps({"answer": letter_of(prompt, "Potassium")})
         return json.dumps({"answer": "Acme Corp" if "startup" in prompt else "x"})
 
-    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=0.0):
+    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=None):  # as Models: None = the spec's
         self.calls.append({"messages": messages, "stage": stage, "temperature": temperature})
         user = messages[1]["content"]
         verifying = schema["title"] == "decon_verify"  # the blind answer, not a rewrite
@@ -156,7 +156,9 @@ def test_garbage_is_retried_once_then_falls_back(mode):
     (rw,) = run(judge, [MC], QuestionType.KMC, mode)
     assert not rw.ok and rw.question == MC and rw.original == MC
     assert rw.error and "not JSON" in rw.error
-    assert [c["temperature"] for c in judge.calls] == [0.0, 0.7]
+    # The first try at the judge's own temperature (None: its spec's, from judgeagent.toml);
+    # the retry samples at 0.7 on purpose, so the journal does not replay the bad answer.
+    assert [c["temperature"] for c in judge.calls] == [None, 0.7]
     # the retry tells the judge what was wrong
     assert "unusable" in judge.calls[1]["messages"][-1]["content"]
 

@@ -82,14 +82,36 @@ class Capture:
         pass
 
 
+def protocol_prompts() -> list[list[dict]]:
+    """Every message the protocols' roles send (judgeagent/protocols/)."""
+    from judgeagent.protocols import dialogue
+    from judgeagent.protocols import interviewer as iv
+    from judgeagent.protocols import kieval as kv
+
+    history = [("Which ion rises?", "Potassium, because the kidneys fail.")]
+    turns = [iv.FollowUpTurn("rationale", "Why?", "Because."), iv.FollowUpTurn("clarification", "What is it?", "This.")]
+    wrong = grading.Answer("m1", "A", "A", False, "letter")
+    return [
+        dialogue.reply_messages(history, "Why?"),
+        kv.interactor_messages(MC, CONTEXT, history, 1),
+        kv.evaluator_messages(MC, CONTEXT, history, "Why?", "Because."),
+        iv.feedback_messages(MC, wrong, ["Think about the kidney."]),
+        grading.answer_messages(KMC, [MC], suggestions=iv.revision_advice(["A"], "Think about the kidney.")),
+        iv.followup_messages(MC, "Examiner: Which ion rises?\nCandidate: A"),
+        iv.grade_messages(MC, turns),
+        iv.report_messages("- score 3: Which ion rises? | answers: right"),
+    ]
+
+
 def every_stage_prompt(judge: Capture) -> list[list[dict]]:
     """Every kind of message the stages send, for each question type, mode and block."""
-    built = [grading.answer_messages(t, [q], context=CONTEXT, suggestions="Recall the kidney.") for t, q in ((KMC, MC), (KQA, QA))]
+    built = [grading.answer_messages(t, [q], context=CONTEXT, passages="[1] (kidney) Potassium rises.", suggestions="Recall the kidney.") for t, q in ((KMC, MC), (KQA, QA))]
     built += [grading.answer_messages(KQA, [QA])]
     built += [gate.answer_messages(MC, KMC, [CONTEXT, CONTEXT]), gate.answer_messages(QA, KQA, [CONTEXT])]
     built += [extension.generation_messages(t, level, CONTEXT, domain="medical") for t in QuestionType for level in DIFFICULTIES]
     built += [decontaminate.rewrite_messages(q, t, mode, ctx) for q, t in ((MC, KMC), (QA, KQA)) for mode in decontaminate.MODES for ctx in (None, CONTEXT)]
     built += [summary_prompt([{"batch_id": "b1", "batch_index": 0, "seed": [{"id": "m1"}], "seed_answers": []}])]
+    built += protocol_prompts()
 
     async def ask_everything():
         for q, t in ((MC, KMC), (QA, KQA)):
@@ -120,10 +142,10 @@ def test_every_prompt_a_stage_sends_is_filled_and_every_template_is_sent(monkeyp
     monkeypatch.setattr(prompts, "_template", recording)
     judge = Capture()
     sent = every_stage_prompt(judge)
-    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary; sent: 2 verify + 2×2
-    # rewrite tries + 1 phrase judge + 1 feedback + 1 leak rewrite + 1 leak check + 1 extraction
-    # + 2 generation tries
-    assert len(sent) == 27 + 13
+    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary + 8 protocol roles; sent:
+    # 2 verify + 2×2 rewrite tries + 1 phrase judge + 1 feedback + 1 leak rewrite + 1 leak check
+    # + 1 extraction + 2 generation tries
+    assert len(sent) == 35 + 13
     assert [(m["role"], problems(m["content"])) for msgs in sent for m in msgs if problems(m["content"])] == []
     # The rules were rendered when extension.py was imported.
     rules = set(extension.LEVEL_RULES.values()) | set(extension.TYPE_RULES.values())

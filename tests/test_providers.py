@@ -93,7 +93,7 @@ def test_thinking_is_set_apart_and_the_cut_off_reply_is_sent_again_with_room_to_
     # 50 tokens cannot hold 80 of thinking: cut off, detected, doubled with the allowance.
     assert [b["max_tokens"] for b in bodies] == [50, (50 + 2048) * 2, 50 + 2048]
     assert results[0].text == GOOD  # the think block never reaches the parser or the record
-    assert results[0].usage.to_dict() == {"prompt_tokens": 2 * 23, "completion_tokens": 50 + 82, "reasoning_tokens": 50 + 80, "total_tokens": 46 + 132}
+    assert results[0].usage.to_dict() == {"prompt_tokens": 2 * 23, "completion_tokens": 50 + 82, "reasoning_tokens": 50 + 80, "cached_tokens": 0, "total_tokens": 46 + 132}
     assert notes["reasoning"] is True and notes["sampled"] is False
 
 

@@ -464,7 +464,7 @@ class LLMClient:
             self.usage.settle(estimate, 0.0)
             died = self.pool.died() if spec.is_local else None
             return got.with_message(f"{got.message} ({died})") if died else got
-        actual = cost_usd(got.tokens, spec.price_in_per_1k, spec.price_out_per_1k)
+        actual = cost_usd(got.tokens, spec.price_in_per_1k, spec.price_out_per_1k, spec.price_cached_in_per_1k)
         self.usage.settle(estimate, actual)
         stats.tokens.add(got.tokens)
         stats.cost += actual

@@ -32,6 +32,23 @@ from judgeagent.errors import ConfigError
 N_CTX = 8192  # SmolLM2's training context; the KV cache for it is ~200 MB
 N_THREADS = 2
 STARTUP_TIMEOUT_S = 120.0
+# Prefix reuse. llama-cpp-python's server (0.3.x) always reuses the KV cache of the prefix
+# that the previous prompt shares with the next one, but it has one slot: any other
+# request in between (the judge's, another article's) evicts the article. ``--cache``
+# keeps the states of recent prompts in RAM, and a new prompt starts from the saved state
+# sharing its longest prefix, so an RMC article is read once per interview, not once per
+# call. The server has no ``cache_prompt`` / ``n_keep`` option (those are llama.cpp's C++
+# server's). ``cache_size`` counts the KV states (~23 kB a token for SmolLM2-135M); each
+# entry also keeps n_batch x vocabulary logits (~100 MB) outside that count, so the size is
+# kept small: a few articles' states. 0 turns the cache off.
+PROMPT_CACHE_BYTES = 256 << 20
+# For benchmarks: a verbose server logs "N prefix-match hit" for every prompt, and its log is
+# kept in KEEP_LOGS (instead of deleted) when it stops.
+VERBOSE = False
+KEEP_LOGS: Path | None = None
+# SIGTERM → SIGKILL. The server keeps no state worth a graceful stop, and one busy generating
+# finishes its reply before it honours SIGTERM: waiting longer would hold up a Ctrl-C.
+STOP_GRACE_S = 0.5
 
 
 def _free_port() -> int:
@@ -67,11 +84,15 @@ class LocalServer:
         n_ctx: int = N_CTX,
         n_threads: int = N_THREADS,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        prompt_cache_bytes: int | None = None,
+        verbose: bool | None = None,
     ):
         self.gguf = Path(gguf)
         self.alias = self.gguf.stem
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.prompt_cache_bytes = PROMPT_CACHE_BYTES if prompt_cache_bytes is None else prompt_cache_bytes
+        self.verbose = VERBOSE if verbose is None else verbose
         self.startup_timeout_s = startup_timeout_s
         self.proc: subprocess.Popen | None = None
         self.port: int | None = None
@@ -102,8 +123,15 @@ class LocalServer:
             # Prompt evaluation dominates local cost (~150 tokens/s on 2 cores); flash
             # attention makes it ~1.3x faster on CPU (measured, 1000-token prompt).
             "--flash_attn", "True",
-            "--verbose", "False",
+            *self.cache_flags(),
+            "--verbose", str(self.verbose),
         ]  # fmt: skip
+
+    def cache_flags(self) -> list[str]:
+        """The server's prompt-state cache (see PROMPT_CACHE_BYTES); none when it is off."""
+        if self.prompt_cache_bytes <= 0:
+            return []
+        return ["--cache", "True", "--cache_type", "ram", "--cache_size", str(self.prompt_cache_bytes)]
 
     def start(self) -> str:
         """Start and wait until /v1/models answers; returns the base URL. Blocking."""
@@ -180,7 +208,7 @@ class LocalServer:
         return None
 
     def stop(self) -> None:
-        """Terminate the whole process group; SIGKILL if it does not exit within 5 s."""
+        """Terminate the whole process group; SIGKILL if it does not exit within STOP_GRACE_S."""
         proc, self.proc = self.proc, None
         if proc is not None:
             if proc.poll() is None:
@@ -189,7 +217,7 @@ class LocalServer:
                 except (ProcessLookupError, PermissionError):
                     pass
                 try:
-                    proc.wait(timeout=5)
+                    proc.wait(timeout=STOP_GRACE_S)
                 except subprocess.TimeoutExpired:
                     try:
                         os.killpg(proc.pid, signal.SIGKILL)
@@ -205,7 +233,10 @@ class LocalServer:
         _unregister(self)
         if self._log is not None:
             try:
-                self._log.unlink()
+                if KEEP_LOGS is not None:
+                    self._log.replace(Path(KEEP_LOGS) / self._log.name)
+                else:
+                    self._log.unlink()
             except OSError:
                 pass
             self._log = None

@@ -25,8 +25,16 @@ non-streaming call; vLLM takes ``chat_template_kwargs = {enable_thinking = false
 
 Prices are USD per 1,000 tokens, used only for the cost column of reports and for
 ``--budget-usd``. The defaults below are list prices at the time of writing and will
-drift: override them in judgeagent.toml (``price_in_per_1k`` / ``price_out_per_1k``).
-A price of 0 means free or unknown.
+drift: override them in judgeagent.toml (``price_in_per_1k`` / ``price_out_per_1k`` /
+``price_cached_in_per_1k``). A price of 0 means free or unknown.
+
+``price_cached_in_per_1k`` is what a prompt token read from the provider's automatic prompt
+cache costs (the repeated prefix of a request: an RMC article asked about again). As the
+providers published it: OpenAI GPT-4.1 $0.50 / 1M; DeepSeek's cache-hit rate for the
+V3 / R1 prices below ($0.07 / $0.14 per 1M); DashScope's implicit cache, 20% of the input
+price (not offered for snapshots, so the pinned Qwen has none); Gemini 2.5 Pro $0.125 / 1M
+(prompts up to 200k tokens). Where none is published it is None, and cached tokens cost
+the full input price.
 """
 
 from __future__ import annotations
@@ -71,6 +79,9 @@ class ModelSpec:
     rpm: int | None = None  # requests per minute, None = unlimited
     price_in_per_1k: float = 0.0
     price_out_per_1k: float = 0.0
+    # Prompt tokens the provider read from its prompt cache (a repeated prefix), USD per 1k;
+    # None: not published, so they are costed at price_in_per_1k.
+    price_cached_in_per_1k: float | None = None
     gguf: Path | None = None  # set for models served by the bundled llama.cpp server
     response_format: str = "auto"  # how structured output is requested; see request.py
     reasoning: bool | None = None  # thinks before answering; None: detected from its first replies
@@ -124,22 +135,24 @@ _NO_THINKING = {"enable_thinking": False}
 _PRESETS: list[ModelSpec] = [
     # Floating aliases: the provider's current model under that name.
     ModelSpec("qwen3", _DASHSCOPE, "qwen-plus", "DASHSCOPE_API_KEY", price_in_per_1k=0.0004, price_out_per_1k=0.0012,
-              extra_body=_NO_THINKING),
-    ModelSpec("gpt-4.1", _OPENAI, "gpt-4.1", "OPENAI_API_KEY", price_in_per_1k=0.002, price_out_per_1k=0.008),
+              price_cached_in_per_1k=0.00008, extra_body=_NO_THINKING),
+    ModelSpec("gpt-4.1", _OPENAI, "gpt-4.1", "OPENAI_API_KEY", price_in_per_1k=0.002, price_out_per_1k=0.008,
+              price_cached_in_per_1k=0.0005),
     ModelSpec("glm4-flash", _ZHIPU, "glm-4-flash", "ZHIPUAI_API_KEY", price_in_per_1k=0.0, price_out_per_1k=0.0),
     # Pinned (Google keeps this code stable). Always thinks; its thinking tokens count
     # against the limit and are billed as output.
     ModelSpec("gemini-2.5-pro", _GEMINI, "gemini-2.5-pro", "GEMINI_API_KEY", reasoning=True, reasoning_allowance=4096,
-              price_in_per_1k=0.00125, price_out_per_1k=0.01),
-    ModelSpec("deepseek", _DEEPSEEK, "deepseek-chat", "DEEPSEEK_API_KEY", price_in_per_1k=0.00027, price_out_per_1k=0.0011),
+              price_in_per_1k=0.00125, price_out_per_1k=0.01, price_cached_in_per_1k=0.000125),
+    ModelSpec("deepseek", _DEEPSEEK, "deepseek-chat", "DEEPSEEK_API_KEY", price_in_per_1k=0.00027, price_out_per_1k=0.0011,
+              price_cached_in_per_1k=0.00007),
     # A thinking model whose max_tokens covers its chain of thought too.
     ModelSpec("deepseek-reasoner", _DEEPSEEK, "deepseek-reasoner", "DEEPSEEK_API_KEY", reasoning=True,
-              reasoning_allowance=4096, price_in_per_1k=0.00055, price_out_per_1k=0.00219),
+              reasoning_allowance=4096, price_in_per_1k=0.00055, price_out_per_1k=0.00219, price_cached_in_per_1k=0.00014),
     # Pinned snapshots, as the paper used them.
     ModelSpec("qwen-plus-2025-04-28", _DASHSCOPE, "qwen-plus-2025-04-28", "DASHSCOPE_API_KEY",
               price_in_per_1k=0.0004, price_out_per_1k=0.0012, extra_body=_NO_THINKING),
     ModelSpec("gpt-4.1-2025-04-14", _OPENAI, "gpt-4.1-2025-04-14", "OPENAI_API_KEY", price_in_per_1k=0.002,
-              price_out_per_1k=0.008),
+              price_out_per_1k=0.008, price_cached_in_per_1k=0.0005),
     ModelSpec("glm-4-flash-250414", _ZHIPU, "glm-4-flash-250414", "ZHIPUAI_API_KEY", price_in_per_1k=0.0,
               price_out_per_1k=0.0),  # free tier: low concurrency, 429 bursts
 ]  # fmt: skip
@@ -158,6 +171,15 @@ PROVIDERS = {
 }
 
 # Known prices (USD / 1k tokens in, out) for `provider:model` forms; others cost 0 (unknown).
+# Their cached-input prices, where published (see the module docstring); others None.
+KNOWN_CACHED_PRICES = {
+    "gpt-4.1": 0.0005,
+    "gpt-4.1-2025-04-14": 0.0005,
+    "qwen-plus": 0.00008,
+    "gemini-2.5-pro": 0.000125,
+    "deepseek-chat": 0.00007,
+    "deepseek-reasoner": 0.00014,
+}
 KNOWN_PRICES = {
     "gpt-4.1": (0.002, 0.008),
     "gpt-4.1-2025-04-14": (0.002, 0.008),
@@ -203,6 +225,7 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "rpm": int,
     "price_in_per_1k": (int, float),
     "price_out_per_1k": (int, float),
+    "price_cached_in_per_1k": (int, float),
     "gguf": str,
     "response_format": str,
     "reasoning": bool,
@@ -250,7 +273,10 @@ class ModelRegistry:
             if base_name is not None and base_name in self._specs:
                 base = self._specs[base_name]
                 pin, pout = KNOWN_PRICES.get(model, (0.0, 0.0))
-                return dataclasses.replace(base, name=name, model=model, price_in_per_1k=pin, price_out_per_1k=pout)
+                return dataclasses.replace(
+                    base, name=name, model=model, price_in_per_1k=pin, price_out_per_1k=pout,
+                    price_cached_in_per_1k=KNOWN_CACHED_PRICES.get(model),
+                )  # fmt: skip
         known = ", ".join(self._specs)
         raise ConfigError(f"unknown model '{name}' (known: {known}; or use provider:model / URL@model)")
 
@@ -305,7 +331,7 @@ def _entry_to_spec(name: str, entry: dict, base: ModelSpec | None, file: Path) -
         base = ModelSpec(name=name, base_url=values.pop("base_url"), model=values.pop("model"))
     if base.is_local and "base_url" in values:
         raise ConfigError(f"{where}: a local (gguf) model has no base_url; its server is started on demand")
-    for key in ("temperature", "price_in_per_1k", "price_out_per_1k"):
+    for key in ("temperature", "price_in_per_1k", "price_out_per_1k", "price_cached_in_per_1k"):
         if key in values:
             values[key] = float(values[key])
     return dataclasses.replace(base, name=name, **values)

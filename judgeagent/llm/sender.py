@@ -138,12 +138,31 @@ def reply_from(resp: Any, convo: list[dict]) -> Reply | Failure:
 
 def _tokens(u: Any, convo: list[dict], raw: str, thinking: str, answer: str) -> TokenUsage:
     if isinstance(u, dict) and u.get("prompt_tokens") is not None:
+        prompt = int(u.get("prompt_tokens") or 0)
         completion = int(u.get("completion_tokens") or 0)
         details = u.get("completion_tokens_details")
         reported = details.get("reasoning_tokens") if isinstance(details, dict) else None
         reasoning = int(reported) if reported is not None else reasoning_share(completion, thinking, answer)
-        return TokenUsage(int(u.get("prompt_tokens") or 0), completion, reasoning)
+        return TokenUsage(prompt, completion, reasoning, min(prompt, cached_prompt_tokens(u)))
     # A server without usage: estimate by words so accounting is never empty.
     prompt = sum(len(str(m.get("content", "")).split()) for m in convo)
     think = len(thinking.split())
     return TokenUsage(prompt, len(answer.split()) + think, think)
+
+
+def cached_prompt_tokens(u: dict) -> int:
+    """Prompt tokens the provider read from its prompt cache, as it reports them.
+
+    OpenAI, DashScope, Gemini's and vLLM's OpenAI-compatible modes:
+    ``usage.prompt_tokens_details.cached_tokens``. DeepSeek: ``usage.prompt_cache_hit_tokens``
+    (beside ``prompt_cache_miss_tokens``; the two add up to ``prompt_tokens``). Both are
+    parts of ``prompt_tokens``, never on top of it. A server that reports neither: 0.
+    """
+    details = u.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    if cached is None:
+        cached = u.get("prompt_cache_hit_tokens")
+    try:
+        return max(0, int(cached or 0))
+    except (TypeError, ValueError):
+        return 0

@@ -19,6 +19,9 @@ class TokenUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0  # everything generated, thinking included (as providers bill it)
     reasoning_tokens: int = 0  # of completion_tokens, spent thinking (reported or estimated)
+    # Of prompt_tokens, read from the provider's prompt cache (a repeated prefix): billed at
+    # the cached rate. Reported by the server, never estimated: 0 when it says nothing.
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -28,19 +31,38 @@ class TokenUsage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.reasoning_tokens += other.reasoning_tokens
+        self.cached_tokens += other.cached_tokens
 
     def to_dict(self) -> dict:
         return {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cached_tokens": self.cached_tokens,
             "total_tokens": self.total_tokens,
         }
 
 
-def cost_usd(tokens: TokenUsage, price_in_per_1k: float, price_out_per_1k: float) -> float:
-    """What a call cost. Thinking is billed as output: it is inside completion_tokens."""
-    return tokens.prompt_tokens / 1000 * price_in_per_1k + tokens.completion_tokens / 1000 * price_out_per_1k
+def cost_usd(
+    tokens: TokenUsage, price_in_per_1k: float, price_out_per_1k: float, price_cached_in_per_1k: float | None = None
+) -> float:
+    """What a call cost. Thinking is billed as output: it is inside completion_tokens.
+
+    Prompt tokens read from the provider's cache cost ``price_cached_in_per_1k``; without a
+    cached price they cost the full input price, so a cost is never understated.
+    """
+    cached = min(tokens.cached_tokens, tokens.prompt_tokens)
+    cached_price = price_in_per_1k if price_cached_in_per_1k is None else price_cached_in_per_1k
+    return (
+        (tokens.prompt_tokens - cached) / 1000 * price_in_per_1k
+        + cached / 1000 * cached_price
+        + tokens.completion_tokens / 1000 * price_out_per_1k
+    )
+
+
+def cached_share(cached_tokens: int, prompt_tokens: int) -> float | None:
+    """The share of prompt tokens read from the provider's prompt cache (None without prompts)."""
+    return round(cached_tokens / prompt_tokens, 4) if prompt_tokens else None
 
 
 def reasoning_cost_usd(tokens: TokenUsage, price_out_per_1k: float) -> float:
@@ -58,6 +80,7 @@ class _Bucket:
     failures: int = 0  # chat() calls that returned ok=False
     withdrawn: int = 0  # chat() calls cancelled by their caller (a speculative check no longer wanted)
     prompt_tokens: int = 0  # of requests sent (cached answers excluded)
+    cached_prompt_tokens: int = 0  # of prompt_tokens, read from the provider's prompt cache
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # of completion_tokens, spent thinking
     cost_usd: float = 0.0
@@ -75,6 +98,8 @@ class _Bucket:
             "failures": self.failures,
             "withdrawn": self.withdrawn,
             "prompt_tokens": self.prompt_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "cached_share": cached_share(self.cached_prompt_tokens, self.prompt_tokens),
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "latency_p50_s": _pct(lat, 0.50),
@@ -175,6 +200,7 @@ class UsageTracker:
                 bucket.reasoning_cost_usd += rec.reasoning_cost_usd
                 if not rec.cached:  # replayed answers cost no tokens in this run
                     bucket.prompt_tokens += rec.tokens.prompt_tokens
+                    bucket.cached_prompt_tokens += rec.tokens.cached_tokens
                     bucket.completion_tokens += rec.tokens.completion_tokens
                     bucket.reasoning_tokens += rec.tokens.reasoning_tokens
                     bucket.latencies.append(rec.latency_s)

@@ -184,3 +184,19 @@ def _decontamination(records: list[dict]) -> dict | None:
         "rewritten": sum(1 for w in rewrites if w["ok"]),
         "kept_original": sum(1 for w in rewrites if not w["ok"]),
     }
+
+
+def incomplete_summary(missing: list[str], failed: dict[str, dict], stopped: str | None) -> dict:
+    """The batches metrics.json leaves out, and why: how many, their ids, and a count per reason.
+
+    ``missing``: the batch ids with no finished record; ``failed``: batch id → the call that
+    brought no answer (``kind``: a FailureKind value), from incomplete.json; a missing batch
+    that no call failed was not reached because the run stopped (``stopped`` says why) or
+    was interrupted.
+    """
+    reasons: dict[str, int] = {}
+    for batch_id in missing:
+        entry = failed.get(batch_id)
+        reason = f"{entry['kind']} ({entry['model']}, {entry['stage']})" if entry else ("not run: the run stopped" if stopped else "not run")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    return {"n_batches": len(missing), "batch_ids": list(missing), "reasons": dict(sorted(reasons.items()))}

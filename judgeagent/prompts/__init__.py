@@ -2,9 +2,12 @@
 
 Templates are plain-text files beside this module, filled with :class:`string.Template`
 (``$name``), so JSON braces in them need no escaping. A whole message has one template
-(``gate_answer_mc``, ``answer_batch_phrase``, …); a rule or block that several prompts share,
-or that a stage picks per question type or difficulty, has its own (``type_kmc``,
-``level_hard``, ``shape_mc``, ``answer_context``) and is rendered into the message.
+(``gate_answer_mc``, ``feedback``, …); a rule or block that several prompts share, or that a
+stage picks per question type or difficulty, has its own (``type_kmc``, ``level_hard``,
+``shape_mc``, ``answer_context``) and is rendered into the message. The target's answer
+prompt is put together from blocks (``answer_context``, ``answer_batch_mc``,
+``answer_passages``, ``answer_advice``, ``answer_questions``), the repeated ones first; see
+``stages.grading.answer_messages``.
 
 Every reply we ask for in JSON has its schema in :mod:`judgeagent.prompts.schemas`, named
 by its ``title``. Stages hold no prompt text and no schema of their own.

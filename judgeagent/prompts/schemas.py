@@ -22,21 +22,16 @@ def _answer_object(answer: dict) -> dict:
     return {"type": "object", "properties": {"answer": answer}, "required": ["answer"]}
 
 
-def answer_batch(n: int, letters: list[str] | None) -> dict:
-    """``{"response": [{"answer": …}] * n}``; with ``letters`` the answer is one of them."""
+def answer_batch(n: int | None, letters: list[str] | None) -> dict:
+    """``{"response": [{"answer": …}] * n}``; with ``letters`` the answer is one of them.
+    ``n`` None: any number of answers (one schema for every request about an article)."""
     answer: dict = {"type": "string"}
     if letters:
         answer = {"type": "string", "enum": list(letters)}
-    return _named(
-        "answer_batch",
-        {
-            "type": "object",
-            "properties": {
-                "response": {"type": "array", "items": _answer_object(answer), "minItems": n, "maxItems": n}
-            },
-            "required": ["response"],
-        },
-    )
+    response: dict = {"type": "array", "items": _answer_object(answer)}
+    if n is not None:
+        response.update(minItems=n, maxItems=n)
+    return _named("answer_batch", {"type": "object", "properties": {"response": response}, "required": ["response"]})
 
 
 # The gate's reader (stages/gate.py): an option letter or a phrase, or the way out.
@@ -167,4 +162,63 @@ LEAK_CHECK = _named(
         },
         "required": ["verdict", "evidence"],
     },
+)
+
+# ----------------------------------------------------------------------------- protocols
+# The roles of the kin systems' protocols (judgeagent/protocols/).
+
+KIEVAL_ASPECTS = ("accuracy", "logic", "relevance", "coherence", "conciseness")
+SCORES_1_4 = ("1", "2", "3", "4")
+_SCORED = {
+    "type": "object",
+    "properties": {"score": {"type": "string", "enum": list(SCORES_1_4)}, "comment": {"type": "string"}},
+    "required": ["score", "comment"],
+}
+
+# KIEval's interactor: the next question of the dialogue.
+KIEVAL_QUESTION = _named("kieval_question", {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]})
+
+# The target's free-text turn in a dialogue (KIEval) or its answer to a follow-up (interviewer).
+DIALOGUE_REPLY = _named("dialogue_reply", {"type": "object", "properties": {"reply": {"type": "string"}}, "required": ["reply"]})
+
+# KIEval's evaluator: five aspects 1–4 with a one-line comment, an overall 1–4, and whether to stop.
+KIEVAL_SCORE = _named(
+    "kieval_score",
+    {
+        "type": "object",
+        "properties": {
+            **{a: _SCORED for a in KIEVAL_ASPECTS},
+            "overall": {"type": "string", "enum": list(SCORES_1_4)},
+            "stop": {"type": "string", "enum": ["continue", "stop"]},
+            "stop_reason": {"type": "string"},
+        },
+        "required": [*KIEVAL_ASPECTS, "overall", "stop", "stop_reason"],
+    },
+)
+
+# LLM-as-an-Interviewer: feedback on a wrong answer (never the answer itself).
+INTERVIEWER_FEEDBACK = _named(
+    "interviewer_feedback", {"type": "object", "properties": {"feedback": {"type": "string"}}, "required": ["feedback"]}
+)
+
+FOLLOWUP_KINDS = ("rationale", "clarification")
+INTERVIEWER_FOLLOWUPS = _named(
+    "interviewer_followups",
+    {"type": "object", "properties": {k: {"type": "string"} for k in FOLLOWUP_KINDS}, "required": list(FOLLOWUP_KINDS)},
+)
+FOLLOWUP_VERDICTS = ("adequate", "inadequate")
+FOLLOWUP_GRADES = _named(
+    "followup_grades",
+    {
+        "type": "object",
+        "properties": {
+            **{k: {"type": "string", "enum": list(FOLLOWUP_VERDICTS)} for k in FOLLOWUP_KINDS},
+            "comment": {"type": "string"},
+        },
+        "required": [*FOLLOWUP_KINDS, "comment"],
+    },
+)
+INTERVIEW_REPORT = _named(
+    "interview_report",
+    {"type": "object", "properties": {"strengths": _STATEMENTS, "weaknesses": _STATEMENTS}, "required": ["strengths", "weaknesses"]},
 )

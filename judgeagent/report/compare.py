@@ -4,6 +4,10 @@ Table 2: targets as rows, datasets as column groups of ACC1, ACC2, CR, CtE (``--
 swaps the two). Table 3: the settings of one ``ablate`` run with ACC2, CR, CtE and ΔACC.
 Figures are only comparable when the judge, the graph and the settings match, so every
 difference among those is named in a warning.
+
+Runs of different protocols (``--protocol``) each bring their own columns, side by side:
+a run has figures only in its protocol's columns, and a warning names the columns that
+cannot be compared across protocols.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ FORMATS = ("table", "md", "csv", "latex")
 # Settings that do not change the figures (where outputs go, speed, retries), or that are
 # the very thing a comparison varies (target, data, the graph folder named after the data).
 IGNORED_SETTINGS = {
-    "target", "judge", "data", "graph", "out", "resume", "concurrency", "settings",
+    "target", "judge", "data", "graph", "out", "resume", "concurrency", "settings", "protocol",
     "graph_build.workers", "graph_build.embed_batch_size", "graph_build.force", "graph_build.out", "graph_build.judge",
 }
 IGNORED_PREFIXES = ("llm.",)
@@ -59,19 +63,45 @@ class Grid:
 
 # ----------------------------------------------------------------------------- building
 def table2(runs: list[Run], by: str = "target") -> Grid:
+    """The paper's Table 2; with runs of several protocols, each protocol's own columns."""
     if by not in ("target", "data"):
         raise JudgeAgentError(f"--by must be target or data (got {by!r})")
+    protocols = list(dict.fromkeys(protocol_of(r) for r in runs))
+    mixed = protocols != ["judgeagent"]
     cells: dict[tuple[str, str], dict] = {}
     rows: list[str] = []
     groups: list[str] = []
     for run in runs:
         row, group = (run.target, run.data_name) if by == "target" else (run.data_name, run.target)
+        if mixed:
+            row = f"{row} [{protocol_of(run)}]"
         if (row, group) in cells:  # the same pair twice: keep both, told apart by folder
             row = f"{row} ({run.path.name})"
-        cells[(row, group)] = run.metrics
+        cells[(row, group)] = _protocol(protocol_of(run)).compare_values(run.metrics) if mixed else run.metrics
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
-    return Grid("target" if by == "target" else "data", rows, groups, TABLE2, cells)
+    columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else TABLE2
+    return Grid("target" if by == "target" else "data", rows, groups, columns, cells)
+
+
+def protocol_of(run: Run) -> str:
+    return str(run.config.get("protocol") or run.metrics.get("protocol") or "judgeagent")
+
+
+def _protocol(name: str):
+    from judgeagent.protocols import get_protocol
+
+    return get_protocol(name)
+
+
+def protocol_notes(runs: list[Run]) -> list[str]:
+    """Which columns cannot be compared: those of different protocols measure different things."""
+    protocols = list(dict.fromkeys(protocol_of(r) for r in runs))
+    if len(protocols) < 2:
+        return []
+    per = "; ".join(f"{p}: {', '.join(label for label, _ in _protocol(p).compare_columns)}" for p in protocols)
+    return [f"the runs follow different protocols, whose columns are not comparable with each other ({per}); "
+            "compare a column only between runs of its own protocol"]
 
 
 def table3(abl: AblationRun) -> Grid:
@@ -131,7 +161,7 @@ def mismatches(runs: list[Run]) -> list[str]:
             diffs.append(d)
     if diffs:
         out.append("the runs were made with different settings: " + ", ".join(diffs))
-    return out
+    return protocol_notes(runs) + out
 
 
 def _run_names(runs: list[Run]) -> list[str]:

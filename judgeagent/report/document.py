@@ -222,7 +222,12 @@ def examples_section(run: Run) -> Section:
 
 
 def build_document(run: Run) -> Document:
+    from judgeagent.report.protocols import protocol_document, protocol_sections
+
+    if (doc := protocol_document(run)) is not None:  # another protocol's run: its own sections
+        return doc
     parts = [summary_section(run), trust_section(run), interview_summary_section(run), boundary_section(run), plots_section(run), examples_section(run)]
+    parts += protocol_sections(run)  # the Appendix E.2 experiments, when the run has them
     title = f"JudgeAgent report: {run.target} on {run.data_name}"
     subtitle = f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}"
     return Document(title, subtitle, [p for p in parts if p is not None])

@@ -109,6 +109,11 @@ def warnings(run: Run) -> list[str]:
     out = []
     if m.get("complete") is False:
         out.append("The run is incomplete (stopped early, e.g. by a budget): the figures cover the finished batches only.")
+    if (n := (m.get("incomplete") or {}).get("n_batches")):
+        why = "; ".join(f"{reason}: {k}" for reason, k in m["incomplete"]["reasons"].items())
+        out.append(f"{n} batch(es) got no answer from a model and are left out of the figures ({why}); rerun the command to retry them.")
+    if (note := model_note(run.config.get("models") or {})) is not None:
+        out.append(note)
     if m.get("evaluation_failures"):
         out.append(f"{m['evaluation_failures']} batch(es) got no usable evaluation from the judge; they keep their first answers.")
     if m.get("answer_errors"):
@@ -118,6 +123,19 @@ def warnings(run: Run) -> list[str]:
         reasons = "; ".join(ext.get("skip_reasons") or [])
         out.append(f"{ext['skipped']} of {ext.get('rounds', '?')} follow-up rounds were skipped" + (f" ({reasons})." if reasons else "."))
     return out
+
+
+def model_note(models: dict) -> str | None:
+    """One line on how the models answered: samples (temperature above 0, asked for or forced
+    to 1 by the server: a rerun may differ) and thinking before answering (config.json)."""
+    parts = []
+    for role in ("target", "judge"):
+        m = models.get(role) or {}
+        how = [w for w, on in (("samples its answers (temperature above 0: a rerun may differ)", m.get("sampled")),
+                               ("reasons before answering", m.get("reasoning"))) if on]  # fmt: skip
+        if how:
+            parts.append(f"the {role} " + " and ".join(how))
+    return ("Models: " + "; ".join(parts) + ".") if parts else None
 
 
 # ----------------------------------------------------------------------------- figures
@@ -274,7 +292,8 @@ def gate(metrics: dict) -> Table | None:
 
 # ----------------------------------------------------------------------------- usage
 def usage(metrics: dict) -> Table | None:
-    """Requests, tokens, cost and latency per stage, then the total."""
+    """Requests, tokens, cost and latency per stage, then the total. "prompt cached %" is the
+    share of prompt tokens the provider read from its prompt cache (a repeated prefix)."""
     u = metrics.get("llm_usage") or {}
     stages = u.get("stages") or {}
     if not stages and not u.get("total"):
@@ -287,6 +306,7 @@ def usage(metrics: dict) -> Table | None:
             num(b.get("cached", 0)),
             num(b.get("http_requests", 0)),
             num(b.get("prompt_tokens", 0)),
+            pct(None if b.get("cached_share") is None else 100.0 * b["cached_share"]),
             num(b.get("completion_tokens", 0)),
             f"{b.get('cost_usd', 0.0):.4f}",
             DASH if b.get("latency_p50_s") is None else f"{b['latency_p50_s']:.2f}",
@@ -296,8 +316,9 @@ def usage(metrics: dict) -> Table | None:
     rows = [row(name, stages[name]) for name in stages]
     if u.get("total"):
         rows.append(row("total", u["total"]))
-    cols = ["stage", "requests", "cached", "HTTP requests", "prompt tokens", "completion tokens", "cost $", "p50 s", "p95 s"]
-    return Table(cols, rows, numeric=set(range(1, 9)))
+    cols = ["stage", "requests", "cached", "HTTP requests", "prompt tokens", "prompt cached %", "completion tokens", "cost $",
+            "p50 s", "p95 s"]  # fmt: skip
+    return Table(cols, rows, numeric=set(range(1, 10)))
 
 
 TIMING_NAMES = {"preflight_s": "endpoint checks", "plan_s": "graph and path planning", "interview_s": "interview (all model calls)"}

@@ -1,7 +1,10 @@
 """Stage 1 (and the re-asks of stage 3): ask the target a batch of questions in one prompt,
 read its JSON reply and grade each answer (method.md §2).
 
-A missing or unreadable answer counts as wrong and says why in ``Answer.error``.
+An answer the model gave but that cannot be read counts as wrong and says why in
+``Answer.error``. A call that brought no answer back at all (endpoint down, timeout, quota,
+cut off at the output limit) is not the model's answer: ``Models`` raises CallFailed for it
+before anything here is graded, and the run writes the batch as incomplete.
 """
 
 from __future__ import annotations
@@ -51,25 +54,52 @@ def format_question(i: int, q: Question) -> str:
 
 
 def answer_messages(
-    qtype: QuestionType, questions: list[Question], *, context: str | None = None, suggestions: str | None = None
+    qtype: QuestionType,
+    questions: list[Question],
+    *,
+    context: str | None = None,
+    passages: str | None = None,
+    suggestions: str | None = None,
 ) -> list[dict]:
-    context_block = render("answer_context", context=context.strip()) + "\n\n" if context else ""
-    suggestions_block = render("answer_advice", suggestions=suggestions.strip()) + "\n\n" if suggestions else ""
-    user = render(
-        "answer_batch_mc" if qtype.is_multiple_choice else "answer_batch_phrase",
-        context_block=context_block,
-        suggestions_block=suggestions_block,
-        n=len(questions),
-        questions="\n\n".join(format_question(i + 1, q) for i, q in enumerate(questions)),
-    )
-    return messages(render("answer_system"), user)
+    """The target's prompt: what repeats first, what varies last.
+
+    Every request about one article (seed batch, follow-up, re-ask, controls) begins with
+    the same bytes: the system message (with the reply schema's description, see
+    :func:`answer_schema`), the article, the fixed instructions. Providers bill such a
+    repeated prefix at their cached rate and llama.cpp reuses its KV cache for it. What
+    differs between them (a follow-up's passages, the examiner's advice, the questions and
+    their count) comes after, so it never breaks the shared prefix.
+    """
+    shared = [render("answer_context", context=context.strip())] if context else []
+    shared.append(render("answer_batch_mc" if qtype.is_multiple_choice else "answer_batch_phrase"))
+    varying = [render("answer_passages", passages=passages.strip())] if passages else []
+    if suggestions:
+        varying.append(render("answer_advice", suggestions=suggestions.strip()))
+    questions_text = "\n\n".join(format_question(i + 1, q) for i, q in enumerate(questions))
+    varying.append(render("answer_questions", n=len(questions), questions=questions_text))
+    return messages(render("answer_system"), "\n\n".join(shared + varying))
 
 
-def answer_schema(qtype: QuestionType, questions: list[Question]) -> dict:
+def answer_schema(qtype: QuestionType, questions: list[Question], *, shared: bool = False) -> dict:
+    """The reply schema. ``shared`` (a request about an article): the same schema for every
+    request about it, because its description sits in the system message, ahead of the
+    article (and OpenAI puts a ``json_schema`` ahead of the prompt): no answer count, and the
+    four letters of a generated question along with the seeds' own. The prompt still asks for
+    exactly n answers; a reply with fewer leaves the rest unanswered (graded wrong)."""
     letters = None
     if qtype.is_multiple_choice:
-        letters = sorted({k for q in questions for k in (q.options or {})})
-    return schemas.answer_batch(len(questions), letters)
+        letters = sorted({k for q in questions for k in (q.options or {})} | (set(schemas.MC_LETTERS) if shared else set()))
+    return schemas.answer_batch(None if shared else len(questions), letters)
+
+
+def passages_outside(article: str | None, texts: list[str], source: str) -> str | None:
+    """A follow-up's ``source`` (its numbered passages, as the judge wrote from them) when
+    one of its passage ``texts`` is not part of ``article``; None when the article holds
+    them all, so the follow-up is asked with the article alone, like the seeds."""
+    flat = " ".join((article or "").split())
+    if all(" ".join(t.split()) in flat for t in texts):
+        return None
+    return source
 
 
 async def ask_batch(
@@ -79,17 +109,19 @@ async def ask_batch(
     *,
     stage: str,
     context: str | None = None,
+    passages: str | None = None,
     suggestions: str | None = None,
     variant: str | None = None,
 ) -> list[Answer]:
     """Ask ``questions`` in one prompt and grade every answer.
 
-    ``variant`` asks again a prompt that was already asked, as a fresh request.
+    ``context`` is the text every request about it shares (an RMC article); ``passages``
+    what only this request adds to it. ``variant`` asks again a prompt that was already
+    asked, as a fresh request.
     """
-    msgs = answer_messages(qtype, questions, context=context, suggestions=suggestions)
-    result = await models.ask_target(
-        msgs, schema=answer_schema(qtype, questions), stage=stage, max_tokens=40 + 40 * len(questions), variant=variant
-    )
+    msgs = answer_messages(qtype, questions, context=context, passages=passages, suggestions=suggestions)
+    schema = answer_schema(qtype, questions, shared=context is not None)
+    result = await models.ask_target(msgs, schema=schema, stage=stage, max_tokens=40 + 40 * len(questions), variant=variant)
     replies: list[str | None] = [None] * len(questions)
     error = None
     if result.ok and isinstance(result.data, dict):
@@ -97,7 +129,9 @@ async def ask_batch(
         for i, item in enumerate(items[: len(questions)]):
             if isinstance(item, dict) and item.get("answer") is not None:
                 replies[i] = str(item["answer"])
-    else:
+        if len(items) < len(questions):
+            error = f"the reply has {len(items)} answers for {len(questions)} questions"
+    else:  # the model's own unusable reply (parse / empty): failed calls never reach here
         error = result.error or "no reply"
     answers = []
     for q, reply in zip(questions, replies):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from judgeagent.errors import CallFailed
+
 
 @dataclass
 class Models:
@@ -17,15 +19,20 @@ class Models:
     # one only to sample again on purpose (a regeneration after an unusable reply).
     # ``max_tokens`` is the budget of the visible answer; a thinking model gets its allowance on top.
 
+    # A call that came back with no answer (``result.incomplete``: endpoint, timeout, quota,
+    # output limit) raises CallFailed: no stage may grade it wrong or write around it. The run
+    # writes the batch as incomplete and a rerun retries it. An unusable reply the model did
+    # give (parse / empty) comes back as ``ok=False``: that is the model's answer.
+
     async def ask_target(self, messages, *, schema, stage, max_tokens, variant=None):
-        return await self.client.chat(
+        return answered(await self.client.chat(
             self.target, messages, schema=schema, stage=stage, max_tokens=max_tokens, seed=self.seed, variant=variant
-        )
+        ), stage)
 
     async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=None):
-        return await self.client.chat(
+        return answered(await self.client.chat(
             self.judge, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=self.seed
-        )
+        ), stage)
 
     def recall(self, key: str):
         """A decision kept in the run's journal (see LLMClient.recall), or None."""
@@ -33,3 +40,10 @@ class Models:
 
     def remember(self, key: str, value) -> None:
         self.client.remember(key, value)
+
+
+def answered(result, stage: str):
+    """``result``, unless no answer came back: then CallFailed, naming the model and why."""
+    if getattr(result, "incomplete", False):
+        raise CallFailed(result.model, stage, str(result.failure.kind), result.error or "")
+    return result

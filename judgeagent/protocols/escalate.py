@@ -1,0 +1,121 @@
+"""``--protocol escalate``: MACEval's escalation until failure.
+
+Per seed question, follow-ups are written from the seed's own knowledge path, one window
+after another (the same writer and quality gate as the JudgeAgent interview): first at Easy;
+a right answer moves up one level (Easy → Medium → Hard), a wrong one is retried at the same
+level with the next window. It ends when the target fails twice at a level, holds Hard, or
+the path runs out. Reported: the highest level held per seed and ACC-AUC
+(:mod:`judgeagent.metrics.escalation`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from judgeagent.batches import Batch
+from judgeagent.config import EvalConfig
+from judgeagent.data.benchmark import Question
+from judgeagent.metrics.escalation import LEVELS, EscalationFigures, escalation_metrics
+from judgeagent.protocols import register
+from judgeagent.protocols.base import Parts, Protocol
+from judgeagent.stages.grading import Answer, ask_batch
+
+FAILS_PER_LEVEL = 2
+
+
+@dataclass
+class Escalation:
+    question_id: str
+    rounds: list[dict] = field(default_factory=list)  # each asked (or skipped) follow-up, in order
+    held: str | None = None  # the highest level answered right
+    end: str = ""  # why it ended
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Ladder:
+    """Where a seed's escalation stands: the level, failures at it, the next path window."""
+
+    level: int = 0
+    fails: int = 0
+    window: int = 0
+
+    def step(self, right: bool) -> str | None:
+        """Move by one answer; returns why the escalation ends, if it does."""
+        if right:
+            self.level, self.fails = self.level + 1, 0
+            return "held every level" if self.level == len(LEVELS) else None
+        self.fails += 1
+        return f"failed twice at {LEVELS[self.level]}" if self.fails >= FAILS_PER_LEVEL else None
+
+
+@register
+class Escalate(Protocol):
+    name = "escalate"
+    title = "MACEval (escalation until failure, ACC-AUC)"
+    unit = "seed"
+    compare_columns = (("ACC-AUC (norm.)", "escalate_auc"), ("held Hard", "escalate_hard"))
+
+    def path_windows(self, cfg: EvalConfig) -> int:
+        return len(LEVELS) * FAILS_PER_LEVEL  # the most questions one seed can be asked
+
+    async def run(self, unit: Batch, parts: Parts) -> Escalation:
+        out = Escalation(unit.questions[0].id)
+        ladder, writer = Ladder(), parts.writer
+        while not out.end:
+            if writer.path is None or ladder.window + parts.cfg.hops > len(writer.path.steps):
+                out.end = "the path ran out"
+                break
+            level = LEVELS[ladder.level]
+            followup = await writer.write(ladder.window, level, qid=f"{unit.id}-e{ladder.window + 1}")
+            ladder.window += 1
+            rec: dict = {"round": ladder.window, "level": level, "path": followup.path, **followup.generation()}
+            out.rounds.append(rec)
+            if followup.question is None:
+                rec.update(skipped=followup.skipped, question=None, answer=None)
+                continue  # no question: neither held nor failed; the next window is tried
+            answer = await ask(parts, followup.question, followup.source)
+            rec.update(skipped=None, question=asdict(followup.question), answer=answer.to_dict())
+            if answer.correct:
+                out.held = level
+            out.end = ladder.step(answer.correct) or ""
+        return out
+
+    def metrics(self, records: list[dict], cfg: EvalConfig) -> EscalationFigures:
+        return replace(
+            escalation_metrics([r["held"] for r in records]),
+            asked=sum(1 for r in records for rd in r["rounds"] if rd.get("answer")),
+            skipped=sum(1 for r in records for rd in r["rounds"] if not rd.get("answer")),
+            ends=_counts(r["end"] for r in records),
+        )
+
+    def headline(self, m: dict) -> list[str]:
+        e = m["escalate"]
+        by_level = ", ".join(f"{k} {v:.1f}%" for k, v in e["acc_by_level"].items())
+        return [f"ACC-AUC {e['acc_auc']:.3f} level units, {e['acc_auc_normalised']:.3f} normalised; highest level held: {e['highest_level_held'] or 'none'}",
+                f"held by level: {by_level}; {e['asked']} follow-ups asked, {e['skipped']} skipped"]
+
+    def compare_values(self, m: dict) -> dict:
+        e = m.get("escalate") or {}
+        auc = e.get("acc_auc_normalised")
+        return {"escalate_auc": None if auc is None else 100.0 * auc, "escalate_hard": (e.get("acc_by_level") or {}).get("hard")}
+
+    def report_sections(self, run) -> list:
+        from judgeagent.report.protocols import escalate_sections
+
+        return escalate_sections(run)
+
+
+async def ask(parts: Parts, question: Question, source: str | None) -> Answer:
+    context = source if parts.bench.qtype.shows_context else None
+    (answer,) = await ask_batch(parts.models, parts.bench.qtype, [question], stage="escalate", context=context)
+    return answer
+
+
+def _counts(items) -> dict:
+    out: dict = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out

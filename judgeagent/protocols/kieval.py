@@ -1,0 +1,188 @@
+"""``--protocol kieval``: KIEval's knowledge-grounded interactive evaluation.
+
+Per seed question, an *interactor* (the judge role) holds a dialogue of up to
+``--kieval-turns`` turns with the target, grounded in the seed and its knowledge-path
+chunks: turn 0 puts the seed itself, later turns probe understanding beyond the answer. A
+separate *evaluator* (``--evaluator``, default the judge) scores every reply on five aspects
+(1–4, each with a one-line comment) and overall. The dialogue stops early, with its reason
+recorded, when a reply is unusable: none, empty, a repeat of an earlier one, or judged so by
+the evaluator. Scores: :mod:`judgeagent.metrics.kieval`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from judgeagent.batches import Batch
+from judgeagent.config import EvalConfig
+from judgeagent.data.benchmark import Question
+from judgeagent.graph import KnowledgePath
+from judgeagent.metrics import kieval as score
+from judgeagent.prompts import messages, render, schemas
+from judgeagent.protocols import register
+from judgeagent.protocols.base import Parts, Protocol
+from judgeagent.protocols.dialogue import question_text, target_reply, transcript
+from judgeagent.stages.extension import path_text
+
+ASPECTS = schemas.KIEVAL_ASPECTS
+
+
+@dataclass
+class TurnScore:
+    aspects: dict[str, int]
+    comments: dict[str, str]
+    overall: int
+    stop: bool
+    stop_reason: str
+
+
+@dataclass
+class Turn:
+    index: int
+    question: str
+    reply: str | None
+    score: TurnScore | None = None
+    held: bool = False  # the reply was usable and scored
+
+
+@dataclass
+class Dialogue:
+    question_id: str
+    passages: str
+    turns: list[Turn] = field(default_factory=list)
+    stop_reason: str | None = None  # why it ended before the last turn, when it did
+
+    @property
+    def turns_held(self) -> int:
+        return sum(t.held for t in self.turns)
+
+    def to_dict(self) -> dict:
+        return {"dialogue": asdict(self) | {"turns_held": self.turns_held}}
+
+
+def interactor_messages(seed: Question, passages: str, history: list[tuple[str, str | None]], turn: int) -> list[dict]:
+    user = render("kieval_interactor", question=question_text(seed), passages=passages, dialogue=transcript(history), turn=turn)
+    return messages(render("kieval_interactor_system"), user)
+
+
+def evaluator_messages(seed: Question, passages: str, history: list[tuple[str, str | None]], question: str, reply: str) -> list[dict]:
+    user = render(
+        "kieval_evaluator", question=question_text(seed), reference=f"{seed.answer}. {seed.answer_text}" if seed.options else seed.answer, passages=passages,
+        dialogue=transcript(history), turn_question=question, reply=reply,
+    )
+    return messages(render("kieval_evaluator_system"), user)
+
+
+def read_score(data: dict) -> TurnScore | None:
+    """The evaluator's reply as numbers; None when any score is missing."""
+    try:
+        aspects = {a: int(data[a]["score"]) for a in ASPECTS}
+        overall = int(data["overall"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    comments = {a: str(data[a].get("comment", "")).strip() for a in ASPECTS}
+    return TurnScore(aspects, comments, overall, data.get("stop") == "stop", str(data.get("stop_reason", "")).strip())
+
+
+def unusable(reply: str | None, error: str | None, earlier: list[str | None]) -> str | None:
+    """Why a reply cannot carry the dialogue on (checked before the evaluator is asked), or None."""
+    if reply is None:
+        return f"no usable reply ({error})" if error else "no usable reply"
+    if any(reply.strip().lower() == (e or "").strip().lower() for e in earlier):
+        return "repeats an earlier reply"
+    return None
+
+
+@register
+class KIEval(Protocol):
+    name = "kieval"
+    title = "KIEval (knowledge-grounded interactive evaluation)"
+    unit = "seed"
+    compare_columns = (("KIEval overall", "kieval_overall"), ("KIEval accuracy", "kieval_accuracy"), ("completeness", "kieval_completeness"))
+
+    def path_windows(self, cfg: EvalConfig) -> int:
+        return 1  # the seed's path chunks ground the whole dialogue
+
+    async def run(self, unit: Batch, parts: Parts) -> Dialogue:
+        seed = unit.questions[0]
+        dialogue = Dialogue(seed.id, passages(parts.plan, parts.cfg.hops))
+        history: list[tuple[str, str | None]] = []
+        for t in range(parts.cfg.kieval_turns):
+            question = question_text(seed) if t == 0 else await self.next_question(parts, seed, dialogue.passages, history, t)
+            if question is None:
+                dialogue.stop_reason = "the interactor wrote no question"
+                break
+            reply, error = await target_reply(parts.models, history, question, stage="kieval-target")
+            turn = Turn(t, question, reply)
+            dialogue.turns.append(turn)
+            dialogue.stop_reason = unusable(reply, error, [r for _, r in history]) or await self.score_turn(parts, seed, dialogue.passages, history, turn)
+            history.append((question, reply))
+            if dialogue.stop_reason:
+                break
+        return dialogue
+
+    async def next_question(self, parts: Parts, seed: Question, passages: str, history, turn: int) -> str | None:
+        """The interactor's question for ``turn``, from the seed, the passages and the replies so far."""
+        msgs = interactor_messages(seed, passages, history, turn)
+        res = await parts.models.ask_judge(msgs, schema=schemas.KIEVAL_QUESTION, stage="kieval-interactor", max_tokens=150)
+        text = str(res.data.get("question", "")).strip() if res.ok and isinstance(res.data, dict) else ""
+        return text or None
+
+    async def score_turn(self, parts: Parts, seed: Question, passages: str, history, turn: Turn) -> str | None:
+        """The evaluator's scores of one reply; returns the stop reason when it ends the dialogue."""
+        assert turn.reply is not None
+        msgs = evaluator_messages(seed, passages, history, turn.question, turn.reply)
+        models = parts.models
+        res = await models.client.chat(parts.evaluator or models.judge, msgs, schema=schemas.KIEVAL_SCORE, stage="kieval-evaluator",
+                                       max_tokens=500, seed=models.seed)
+        turn.score = read_score(res.data) if res.ok and isinstance(res.data, dict) else None
+        if turn.score is None:
+            return f"the evaluator gave no score ({res.error or 'incomplete reply'})"
+        if turn.score.stop:
+            return turn.score.stop_reason or "the evaluator found the reply unusable"
+        turn.held = True
+        return None
+
+    def metrics(self, records: list[dict], cfg: EvalConfig) -> score.KIEvalFigures:
+        return kieval_metrics([r["dialogue"] for r in records], cfg.kieval_turns)
+
+    def headline(self, m: dict) -> list[str]:
+        k = m["kieval"]
+        aspects = ", ".join(f"{a} {_num(k['aspects'][a])}" for a in ASPECTS)
+        return [f"KIEval score {_num(k['overall'])} (0–100); {aspects}",
+                f"completeness {_num(k['completeness'])} of {k['max_turns']} turns; early stops {_num(k['early_stop']['rate'])}% "
+                f"({', '.join(f'{r}: {n}' for r, n in k['early_stop']['reasons'].items()) or 'none'})"]
+
+    def compare_values(self, m: dict) -> dict:
+        k = m.get("kieval") or {}
+        return {"kieval_overall": k.get("overall"), "kieval_accuracy": (k.get("aspects") or {}).get("accuracy"), "kieval_completeness": k.get("completeness")}
+
+    def report_sections(self, run) -> list:
+        from judgeagent.report.protocols import kieval_sections
+
+        return kieval_sections(run)
+
+
+def passages(plan: dict, hops: int) -> str:
+    """The seed's knowledge-path chunks, numbered, as the interactor and evaluator read them."""
+    if not plan.get("path"):
+        return "(no passages)"
+    window = KnowledgePath.from_dict(plan["path"]).window(0, hops)
+    return path_text(window.texts, window.entities) if window.steps else "(no passages)"
+
+
+def kieval_metrics(dialogues: list[dict], max_turns: int) -> score.KIEvalFigures:
+    """Per-aspect and overall KIEval scores over the held turns, completeness, early stops."""
+    held = [[t for t in d["turns"] if t["held"]] for d in dialogues]
+    return score.kieval_figures(
+        overall=[[t["score"]["overall"] for t in ts] for ts in held],
+        aspects={a: [[t["score"]["aspects"][a] for t in ts] for ts in held] for a in ASPECTS},
+        turns_held=[d["turns_held"] for d in dialogues],
+        # A dialogue that held every turn ended by design, whatever its last reply.
+        stop_reasons=[d["stop_reason"] if d["turns_held"] < max_turns else None for d in dialogues],
+        max_turns=max_turns,
+    )
+
+
+def _num(v) -> str:
+    return "–" if v is None else f"{v:.2f}"

@@ -1,0 +1,80 @@
+"""Each protocol end to end with the bundled model (SmolLM2-135M via llama.cpp) as target,
+judge and evaluator. Its scores mean nothing: these check that every role ran, the files are
+written and the figures hang together. Each prints its wall time and requests per seed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from judgeagent.cli.app import app
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory) -> Path:
+    """One graph for the four runs: the first builds it, the others load it."""
+    return tmp_path_factory.mktemp("e2e") / "graph"
+
+
+def run(tmp_path: Path, graph: Path, *args: str, limit: int = 3) -> tuple[dict, list[dict], Path]:
+    out = tmp_path / "run"
+    started = time.perf_counter()
+    res = CliRunner().invoke(app, ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), "--limit", str(limit),
+                                   "--graph", str(graph), "--out", str(out), *args])
+    wall = time.perf_counter() - started
+    assert res.exit_code == 0, res.output
+    m = json.loads((out / "metrics.json").read_text())
+    requests = m["llm_usage"]["total"]["requests"] + (m["llm_usage"].get("appendix_e2") or {}).get("total", {}).get("requests", 0)
+    print(f"\n[{args[1] if args[:1] == ('--protocol',) else 'judgeagent'}] wall {wall:.0f} s, {requests} requests, {requests / limit:.1f} per seed question")
+    assert (out / "report.html").exists() and (out / "report.md").exists()
+    return m, [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()], out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_kieval_with_the_bundled_model(tmp_path, graph):
+    m, recs, _ = run(tmp_path, graph, "--protocol", "kieval")
+    k = m["kieval"]
+    assert k["n_dialogues"] == len(recs) == 3
+    assert k["completeness"] == pytest.approx(sum(r["dialogue"]["turns_held"] for r in recs) / 3, abs=1e-4)
+    for r in recs:
+        d = r["dialogue"]
+        assert d["turns_held"] == 5 or d["stop_reason"]  # a full dialogue, or why it stopped
+        assert all(t["score"] is not None for t in d["turns"] if t["held"])  # a held turn was scored
+    assert k["overall"] is None or 10.0 <= k["overall"] <= 100.0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_interviewer_with_the_bundled_model(tmp_path, graph):
+    m, recs, out = run(tmp_path, graph, "--protocol", "interviewer")
+    i = m["interviewer"]
+    acc = [i["accuracy_at"][f"@{k}"] for k in (1, 2, 3)]
+    assert acc == sorted(acc)  # a question right @k is right @k+1
+    assert [r["interview"]["score"] for r in recs] and all(0 <= r["interview"]["score"] <= 5 for r in recs)
+    assert (out / "interview_report.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_escalate_with_the_bundled_model(tmp_path, graph):
+    m, recs, _ = run(tmp_path, graph, "--protocol", "escalate")
+    e = m["escalate"]
+    assert e["n_seeds"] == len(recs) == 3
+    assert 0.0 <= e["acc_auc_normalised"] <= 1.0
+    assert all(r["end"] for r in recs)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_appendix_e2_with_the_bundled_model(tmp_path, graph):
+    m, recs, _ = run(tmp_path, graph, "--reask-extended", "--transfer", limit=6)
+    assert m["transfer"]["held_out"] and m["transfer"]["n_batches"] == 1
+    assert m["transfer"]["delta_acc"] == pytest.approx(m["transfer"]["acc2"] - m["transfer"]["acc1"], abs=1e-3)
+    assert m["reask_extended"]["seeds"]["acc1"] == m["acc1"]
