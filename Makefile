@@ -1,7 +1,7 @@
 # The two commands of the README quick start:
 #   make demo   set up .venv (first time: ~15 min, mostly compiling llama.cpp), build the demo
 #               graph and run a small offline interview with the bundled model
-#   make test   run the whole test suite (what CI runs)
+#   make test   lint (ruff), type-check (mypy), then the whole test suite (what CI runs)
 PY := .venv/bin/python
 JA := .venv/bin/judgeagent
 
@@ -15,8 +15,12 @@ demo: setup
 	$(JA) evaluate --target local --judge local --limit 6
 
 # Headless Chromium (Debian package) is only needed by the HTML report tests.
+# The optional extras have tests of their own, so the test command installs them.
 test: setup
 	bash scripts/install_chromium.sh
+	$(PY) -m pip install --quiet -e '.[dev,ray,bank,inspect]'
+	$(PY) -m ruff check judgeagent cli tests bench
+	$(PY) -m mypy
 	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 clean:

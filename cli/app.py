@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
 
 # Air-gapped by design: models load from installed packages, never from a hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -43,7 +45,7 @@ def _register() -> None:
     # written yet is simply absent from the CLI.
     import importlib
 
-    for mod in ("graph", "models", "evaluate", "report", "contamination"):
+    for mod in ("graph", "models", "evaluate", "report", "contamination", "bank"):
         try:
             importlib.import_module(f"judgeagent.cli.{mod}")
         except ModuleNotFoundError as e:
@@ -55,7 +57,20 @@ _register()
 
 
 def main() -> None:
-    app()
+    # A process started with SIGINT ignored (a script's background job, some launchers)
+    # keeps it ignored, and asyncio then never hears Ctrl-C: only SIGTERM stopped a run.
+    # For this command Ctrl-C always means stop (the run is resumable).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        app()
+    except SystemExit as e:
+        if e.code == 130:  # Ctrl-C: the run is saved and the message printed (cli/common.py)
+            # Skip the interpreter's teardown: collecting torch, spaCy and FAISS objects takes
+            # a second or more, and the user asked to stop now.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        raise
 
 
 if __name__ == "__main__":

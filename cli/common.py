@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from judgeagent.errors import JudgeAgentError
 
 if TYPE_CHECKING:
     from judgeagent.cli.options import ConfigFlag
-
     from judgeagent.config import EvalConfig
 
 console = Console()
@@ -28,9 +28,11 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def user_errors(func):
-    """Turn JudgeAgentError into a one-line message and exit 2, never a traceback.
+    """Turn JudgeAgentError into a one-line message and its exit code, never a traceback.
 
-    Ctrl-C exits 130 after whatever the command saved on the way out.
+    Exit codes: 2 for anything the user must fix or decide (bad input, a missing key, a
+    budget reached, a model that stopped answering: the circuit breaker); 130 for Ctrl-C.
+    Every stop leaves the run folder resumable; the message says how to go on.
     """
 
     @functools.wraps(func)
@@ -38,7 +40,9 @@ def user_errors(func):
         try:
             return func(*args, **kwargs)
         except JudgeAgentError as e:
-            raise fail(str(e), e.exit_code) from None
+            folder = getattr(e, "run_folder", None)
+            # Escaped: the message is plain text ("pip install 'judgeagent[ray]'"), not rich markup.
+            raise fail(escape(str(e)) + (f" (run folder: {folder})" if folder else ""), e.exit_code) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; work done so far is saved (rerun the same command to resume)")
             raise typer.Exit(130) from None
@@ -49,7 +53,6 @@ def user_errors(func):
 def eval_config(flags: Sequence[ConfigFlag], given: dict, config: Path | None, command: str) -> EvalConfig:
     """The EvalConfig of a run command: the flags given, over a saved config.json if one is named."""
     from judgeagent.cli.options import build_config
-
     from judgeagent.config import EvalConfig, saved_config
 
     if config is None:

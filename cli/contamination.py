@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
+
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, eval_config, user_errors
 from judgeagent.cli.options import config_flags, with_config_flags
-from rich.table import Table
-
 from judgeagent.config import EvalConfig
 
 
@@ -42,7 +42,7 @@ def contamination_table(result: dict, title: str) -> Table:
 # The probe's flags: the EvalConfig fields it reads. Earlier spellings still accepted.
 FLAGS = config_flags(
     EvalConfig,
-    {None: ("target", "judge", "data", "graph", "batch_size", "hops", "limit", "seed", "concurrency", "generation_tries",
+    {None: ("target", "judge", "data", "graph", "rebuild_graph", "batch_size", "hops", "limit", "seed", "concurrency", "generation_tries",
             "out", "resume", "llm.models_file")},
     {"llm.models_file": ("--models",)},
 )

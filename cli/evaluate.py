@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
+
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, eval_config, user_errors
 from judgeagent.cli.options import config_flags, with_config_flags
-from rich.table import Table
-
 from judgeagent.config import EvalConfig
 
 _RUN = "Run"
@@ -18,17 +18,21 @@ _ABL = "Ablation"
 _LLM = "Models and budget"
 _DIF = "Difficulty controller"
 _TRUST = "Trust: quality gate, leakage, controls, statistics"
+_BANK = "Question bank (no generation)"
+_PROTO = "Protocols and Appendix E.2"
 
 # The flags, by help panel, in the order --help lists them.
 PANELS = {
     _RUN: (
-        "target", "judge", "data", "graph", "batch_size", "rounds", "hops", "limit", "seed", "concurrency",
+        "target", "judge", "data", "graph", "rebuild_graph", "batch_size", "rounds", "hops", "limit", "seed", "concurrency",
         "eval_every_round", "reask_correct", "out", "resume", "report", "summary", "graph_build.workers",
     ),
     _ABL: ("no_graph", "fixed_difficulty", "no_extension"),
+    _PROTO: ("protocol", "evaluator", "kieval_turns", "revisions", "reask_extended", "transfer"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
            "llm.breaker_window", "llm.breaker_failure_share"),
     _DIF: ("difficulty.gain_easy", "difficulty.gain_medium", "difficulty.gain_hard", "difficulty.t1", "difficulty.t2", "difficulty.hard_wrong_penalty"),
+    _BANK: ("bank", "bank_size", "bank_seed", "adaptive", "target_se"),
     _TRUST: ("gate", "check_hops", "gate_overlap", "seed_similarity", "generation_tries", "leak_threshold", "leak_check", "controls", "bootstrap", "decontaminate"),
 }
 # Earlier spellings of renamed flags, still accepted.
@@ -111,6 +115,15 @@ def gate_line(m: dict) -> str | None:
     return f"quality gate: {rates}"
 
 
+def incomplete_line(m: dict) -> str | None:
+    """The batches left out of the figures because a model call brought no answer, and why."""
+    inc = m.get("incomplete") or {}
+    if not inc.get("n_batches"):
+        return None
+    why = ", ".join(f"{reason}: {n}" for reason, n in inc["reasons"].items())
+    return f"[yellow]incomplete: {inc['n_batches']} batch(es) left out of the figures ({why}); rerun the same command to retry them[/]"
+
+
 def ablation_table(metrics: dict) -> Table:
     t = Table(title="Ablation (same seed answers)")
     for col in ("setting", "ACC1", "ACC2", "CR", "CtE", "ΔACC"):
@@ -126,6 +139,8 @@ def print_outcome(cfg: EvalConfig, m: dict) -> None:
         console.print(bt)
     ext = m["extension"]
     console.print(f"follow-up questions: {ext['asked']} asked, {ext['skipped']} skipped")
+    if (il := incomplete_line(m)) is not None:
+        console.print(il)
     if (tt := trust_table(m)) is not None:
         console.print(tt)
     if (gl := gate_line(m)) is not None:
@@ -143,13 +158,25 @@ def _make_command(ablation: bool):
         config: Annotated[Path | None, typer.Option(help=CONFIG_HELP, rich_help_panel=_RUN)] = None,
     ) -> None:
         cfg = eval_config(FLAGS, given, config, "ablate" if ablation else "evaluate")
+        if cfg.bank is not None:
+            from judgeagent.cli.bank import run_bank_command
+
+            return run_bank_command(cfg, ablation)
+        from judgeagent import evaluate
+        from judgeagent.protocols import get_protocol
         from judgeagent.run import run_evaluation
 
-        outcome = run_evaluation(cfg, ablation=ablation)
+        # evaluate: the Python API's own call, for any --protocol.
+        outcome = run_evaluation(cfg, ablation=True) if ablation else evaluate(cfg, progress=True).outcome
         if ablation:
             console.print(ablation_table(outcome.metrics))
+            if (il := incomplete_line(outcome.metrics["full"])) is not None:
+                console.print(il)
         else:
-            print_outcome(cfg, outcome.metrics["full"])
+            if "acc1" in outcome.metrics["full"]:  # the JudgeAgent interview's figures
+                print_outcome(cfg, outcome.metrics["full"])
+            for line in get_protocol(cfg.protocol).headline(outcome.metrics["full"]):
+                console.print(line, highlight=False)
         if cfg.report:
             console.print(f"report: {outcome.folder.path / 'report.html'} (and report.md)")
         console.print(f"run folder: {outcome.folder.path}")

@@ -10,18 +10,27 @@ import json
 from pathlib import Path
 
 import typer
+
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
-
 from judgeagent.config import GraphConfig
 
 # build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
 BUILD_FLAGS = config_flags(
     GraphConfig,
-    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size")},
+    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "engine", "ray_address")},
     {"stop_entity_share": ("--stop-share",)},
 )
+
+
+def reuse_line(build: dict) -> str:
+    """What the per-chunk cache saved, and where the work ran."""
+    r = build["reused"]
+    where = f"; engine {build['engine']} on {len(build['nodes'])} node(s)" if build["engine"] != "local" else ""
+    return (f"reused {r['extraction_reused']} of {r['chunks']} chunk extractions, "
+            f"{r['chunks'] - r['chunk_vectors_embedded']} of {r['chunks']} chunk vectors, "
+            f"{r['entity_vectors'] - r['entity_vectors_embedded']} of {r['entity_vectors']} entity vectors{where}")
 
 
 def _say(text: str) -> None:
@@ -50,6 +59,7 @@ def build_graph_cmd(
         _say(f"reused graph at {out_dir} (input unchanged; --force rebuilds it)")
     else:
         _say(f"built graph at {out_dir} in {m['timings_s']['total']:.1f} s")
+        _say(reuse_line(m["build"]))
     _say(
         f"{c['entities']} entities ({c['stop_entities']} stop), "
         f"{c['edges_strong'] + c['edges_weak']} edges ({c['edges_strong']} strong, {c['edges_weak']} weak), "

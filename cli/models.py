@@ -54,8 +54,7 @@ async def _check_all(specs, strict: bool) -> list[dict]:
                 [{"role": "user", "content": CHECK_PROMPT}],
                 stage="check",
                 max_tokens=CHECK_MAX_TOKENS,
-                temperature=0.0,
-            )
+            )  # at the model's own temperature: a model that only takes 1 is checked as it will run
             if not r.ok:
                 row.update(status="FAIL", detail=r.error or "")
                 continue

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typer
-from judgeagent.cli.common import fail
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 from rich.markup import escape
+
+from judgeagent.cli.common import fail
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import webbrowser
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -23,7 +23,7 @@ def report(
     html: Annotated[bool, typer.Option("--html", help="Write report.html (one self-contained file).")] = False,
     md: Annotated[bool, typer.Option("--md", help="Write report.md with its figures in report_files/.")] = False,
     open_: Annotated[bool, typer.Option("--open", help="Open the HTML report in the default browser.")] = False,
-    setting: Annotated[Optional[str], typer.Option(help="For an ablation run: the setting to report (default: full).")] = None,
+    setting: Annotated[str | None, typer.Option(help="For an ablation run: the setting to report (default: full).")] = None,
 ) -> None:
     """Write the run's report from its folder alone (no model calls). Without --html/--md, writes both."""
     from judgeagent.report import write_reports

@@ -22,8 +22,11 @@ RUNS_DIR = Path("runs")
 
 Level = Literal["easy", "medium", "hard"]
 Extractor = Literal["spacy", "llm"]
+EmbedBackend = Literal["torch", "onnx", "onnx-int8", "openvino"]  # judgeagent/graph/embed_backends.py registers each
 DecontaminationMode = Literal["paraphrase", "modify", "unclarify"]
 DECONTAMINATION_MODES: tuple[str, ...] = get_args(DecontaminationMode)
+# The interview protocols (judgeagent/protocols/): each name is one registered module.
+ProtocolName = Literal["judgeagent", "kieval", "interviewer", "escalate"]
 
 
 def default_workers() -> int:
@@ -41,13 +44,16 @@ class GraphConfig(_Config):
 
     extractor: Extractor = Field(default="spacy", description="Entity extractor: spaCy (named entities and noun chunks) or the judge model.")
     workers: int = Field(default_factory=default_workers, ge=1, description="spaCy worker processes (default: one per core, up to 4).")
-    chunk_tokens: int = Field(default=200, ge=16, description="Token budget of one chunk (whitespace tokens).")
+    chunk_tokens: int = Field(default=200, ge=16, description="Token budget of one chunk, in MiniLM word-pieces (at most 254: what the model reads).")
     section_chunks: int = Field(default=6, ge=1, description="MedQA textbooks: chunks per section document.")
-    stop_entity_share: float = Field(default=0.2, ge=0.0, le=1.0, description="Entities in more than this share of documents get no edges.")
+    stop_entity_share: float = Field(default=0.2, ge=0.0, le=1.0, description="Entities in more than this share of documents (or of chunks), and in at least 5, get no edges.")
     embed_batch_size: int = Field(default=64, ge=1, description="MiniLM batch size for chunk texts.")
+    embed_backend: EmbedBackend = Field(default="torch", description="How MiniLM runs: torch (bf16 where the CPU has it), an ONNX Runtime export in fp32 or int8 (needs the onnx extra of judgeagent), or OpenVINO (the openvino extra).")
     force: bool = Field(default=False, description="Rebuild even when the input is unchanged.")
     out: Path | None = Field(default=None, description="Output folder (default: graphs/<data folder name>).")
     judge: str = Field(default="local", description="Model that extracts entities with --extractor llm.")
+    engine: Literal["local", "ray"] = Field(default="local", description="Where extraction and embedding run: this process, or Ray actor pools (needs the ray extra of judgeagent).")
+    ray_address: str | None = Field(default=None, description="Ray cluster to join with --engine ray: auto, a head node's host:port or ray:// address (default: start Ray inside this process).")
 
     def out_dir(self, data_dir: Path) -> Path:
         return self.out if self.out is not None else GRAPHS_DIR / Path(data_dir).resolve().name
@@ -92,6 +98,7 @@ class EvalConfig(_Config):
     judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as --target).")
     data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
     graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built when missing).")
+    rebuild_graph: bool = Field(default=False, description="Rebuild the context graph when it was built from other data than --data (else the run is refused).")
     batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt). RMC batches never mix articles.")
     rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
     hops: int = Field(default=2, ge=1, description="Knowledge-path hops per generated question.")
@@ -123,8 +130,19 @@ class EvalConfig(_Config):
     controls: bool = Field(default=True, description="Also re-ask with no suggestions and with a placebo suggestion.")
     bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples for the 95% confidence intervals.")
     decontaminate: DecontaminationMode | None = Field(default=None, description="Rewrite the seed questions first, with this method.")
+    protocol: ProtocolName = Field(default="judgeagent", description="Interview protocol: JudgeAgent's, KIEval's dialogue, LLM-as-an-Interviewer's revision loop, or MACEval's escalation.")
+    evaluator: str | None = Field(default=None, description="kieval: the model that scores each turn (default: the judge).")
+    kieval_turns: int = Field(default=5, ge=1, description="kieval: dialogue turns per seed question.")
+    revisions: int = Field(default=3, ge=1, description="interviewer: answers per question, the first and each revision after feedback (gives acc@1..@N).")
+    reask_extended: bool = Field(default=False, description="judgeagent: also re-ask the follow-up questions with the suggestions (Appendix E.2).")
+    transfer: bool = Field(default=False, description="judgeagent: apply source batches' suggestions to held-out seed questions (Appendix E.2).")
     out: Path | None = Field(default=None, description="Run folder (default: runs/<date>-<target>-<data>).")
     resume: Path | None = Field(default=None, description="Continue the run in this folder (rerunning the same command does too).")
+    bank: Path | None = Field(default=None, description="Ask fixed items from this graph folder's question bank instead of interviewing (no generation).")
+    bank_size: int | None = Field(default=None, ge=1, description="With --bank: how many items (default: every unflagged one; with --adaptive, the most to ask).")
+    bank_seed: int = Field(default=0, description="With --bank: the seed that draws the items.")
+    adaptive: bool = Field(default=False, description="With --bank: pick each item by Fisher information at the current ability (needs `judgeagent calibrate`).")
+    target_se: float = Field(default=0.3, gt=0.0, description="With --adaptive: stop once the ability's standard error is at most this.")
     difficulty: DifficultyConfig = Field(default_factory=lambda: DifficultyConfig(), description="The difficulty controller.")
     llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget.")
     graph_build: GraphConfig = Field(default_factory=lambda: GraphConfig(), description="How the graph is built when it is missing.")
@@ -140,6 +158,12 @@ class EvalConfig(_Config):
             elif isinstance(gb, dict) and "judge" not in gb:
                 data = {**data, "graph_build": {**gb, "judge": data["judge"]}}
         return data
+
+    @model_validator(mode="after")
+    def _adaptive_needs_bank(self) -> EvalConfig:
+        if self.adaptive and self.bank is None:
+            raise ValueError("adaptive needs bank (a graph folder whose bank is calibrated)")
+        return self
 
     def graph_dir(self) -> Path:
         return self.graph if self.graph is not None else GRAPHS_DIR / Path(self.data).resolve().name

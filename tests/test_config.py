@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import typer
 from interview_double import Script
-from judgeagent.cli.app import app
-from judgeagent.cli.contamination import FLAGS as CONTAMINATION_FLAGS
-from judgeagent.cli.evaluate import FLAGS as EVALUATE_FLAGS
-from judgeagent.cli.graph import BUILD_FLAGS
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 import judgeagent.run
+from judgeagent.cli.app import app
+from judgeagent.cli.contamination import FLAGS as CONTAMINATION_FLAGS
+from judgeagent.cli.evaluate import FLAGS as EVALUATE_FLAGS
+from judgeagent.cli.graph import BUILD_FLAGS
 from judgeagent.config import DifficultyConfig, EvalConfig, GraphConfig, LLMConfig
 from judgeagent.errors import ConfigError
 
@@ -167,6 +167,11 @@ BAD_EVALUATE = [
     (("--hard-wrong-penalty", "-0.2"), "--hard-wrong-penalty must be a number ≥ 0 (got -0.2)"),
     (("--t1", "1.2"), "--t2 (1) must be greater than --t1 (1.2)"),
     (("--workers", "0"), "--workers must be an integer ≥ 1 (got 0)"),
+    (("--protocol", "mmlu"), "--protocol must be one of judgeagent, kieval, interviewer, escalate (got mmlu)"),
+    (("--kieval-turns", "0"), "--kieval-turns must be an integer ≥ 1 (got 0)"),
+    (("--revisions", "0"), "--revisions must be an integer ≥ 1 (got 0)"),
+    (("--bank-size", "0"), "--bank-size must be an integer ≥ 1 (got 0)"),
+    (("--target-se", "0"), "--target-se must be a number > 0 (got 0)"),
 ]
 BAD_BUILD = [
     (("--workers", "0"), "--workers must be an integer ≥ 1 (got 0)"),

@@ -8,12 +8,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from interview_double import Script, schema_name
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
 from judgeagent.contamination import contamination_metrics
-from interview_double import Script, schema_name
-from scripted_server import ScriptedServer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 

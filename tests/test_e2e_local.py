@@ -32,7 +32,7 @@ def test_evaluate_with_the_bundled_model(tmp_path):
     for name in ("config.json", "records.jsonl", "metrics.json", "journal.sqlite", "summary.json", "report.html", "report.md"):
         assert (run / name).exists(), name
 
-    records = [json.loads(l) for l in (run / "records.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
     assert len(records) == 2  # 6 questions in batches of 3
     for rec in records:
         assert len(rec["seed_answers"]) == 3  # stage 1

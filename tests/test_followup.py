@@ -9,10 +9,10 @@ from collections import Counter
 from pathlib import Path
 
 from interview_double import RIGHT, Script
-from judgeagent.cli.app import app
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
+from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig
 from judgeagent.run import run_evaluation
 

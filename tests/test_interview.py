@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
+from interview_double import Script, paraphrase
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig
 from judgeagent.graph import KnowledgePath
 from judgeagent.run import run_evaluation
-from scripted_server import ScriptedServer
-from interview_double import Script, paraphrase
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
@@ -41,7 +41,7 @@ def config(srv, demo_graph, out, **kw) -> EvalConfig:
 
 
 def records(run: Path) -> list[dict]:
-    return [json.loads(l) for l in (run / "records.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
 
 
 def test_paper_metrics_on_controlled_answers(tmp_path, demo_graph, demo_seeds):

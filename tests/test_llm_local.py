@@ -10,9 +10,9 @@ import time
 
 import psutil
 import pytest
-from judgeagent.cli.app import app
 from typer.testing import CliRunner
 
+from judgeagent.cli.app import app
 from judgeagent.errors import ConfigError
 from judgeagent.llm import LLMClient, load_registry
 

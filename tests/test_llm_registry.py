@@ -1,10 +1,10 @@
 """Model registry (presets, judgeagent.toml, command-line forms) and `judgeagent models`."""
 
 import pytest
-from judgeagent.cli.app import app
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
+from judgeagent.cli.app import app
 from judgeagent.errors import ConfigError
 from judgeagent.llm import load_registry
 from judgeagent.llm.registry import bundled_gguf

@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
+from interview_double import Script, schema_name
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
-from interview_double import Script, schema_name
-from scripted_server import ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[1] / "data"
 T, F = True, False

@@ -15,8 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.report import boundary as kb
 from judgeagent.report import build_document, load_run, write_reports
-from judgeagent.report import boundary as kb, sections as sec
+from judgeagent.report import sections as sec
 from judgeagent.report.document import Excerpt
 from judgeagent.report.html import to_html
 from judgeagent.report.markdown import to_markdown

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from interview_double import RIGHT, TOPICS, Script, schema_name
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
-from interview_double import RIGHT, TOPICS, Script, schema_name
-from scripted_server import ScriptedServer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 

@@ -227,7 +227,8 @@ def _best_grouping(sizes: list[int], budget: int) -> list[tuple[int, int]]:
             # An over-long sentence cannot share a chunk, so it is not a "lone" fault.
             lone = 1 if single and sizes[i] <= budget else 0
             cost = (prev[0] + lone, prev[1] + 1, prev[2] + total * total)
-            if best[j] is None or cost < best[j]:
+            current = best[j]
+            if current is None or cost < current:
                 best[j], back[j] = cost, i
     groups: list[tuple[int, int]] = []
     j = n

@@ -8,8 +8,8 @@ CtE = right→wrong / N, and ΔACC = ACC2 − ACC1 = CR − CtE. The conditional
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
 
 
 @dataclass(frozen=True)

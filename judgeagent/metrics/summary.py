@@ -137,7 +137,7 @@ def _control_answers(record: dict, name: str) -> list[dict]:
 def _controls(records: list[dict], before: list[bool], after: list[bool]) -> dict:
     if not any(_last(r).get("controls") for r in records):
         return {}
-    out = {}
+    out: dict[str, object] = {}
     acc2 = paper_metrics(before, after).acc2
     for name in ("plain", "placebo"):
         flags = [f for r in records for f in _flags(_control_answers(r, name))]

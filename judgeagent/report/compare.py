@@ -202,9 +202,9 @@ def to_latex(grid: Grid) -> str:
     spec = "l" + "r" * k * len(grid.groups)
     lines = [r"\begin{tabular}{" + spec + "}", r"\toprule"]
     if grouped:
-        heads = [r"\multicolumn{%d}{c}{%s}" % (k, latex_escape(g)) for g in grid.groups]
+        heads = [rf"\multicolumn{{{k}}}{{c}}{{{latex_escape(g)}}}" for g in grid.groups]
         lines.append(" & " + " & ".join(heads) + r" \\")
-        lines.append(" ".join(r"\cmidrule(lr){%d-%d}" % (2 + i * k, 1 + (i + 1) * k) for i in range(len(grid.groups))))
+        lines.append(" ".join(rf"\cmidrule(lr){{{2 + i * k}-{1 + (i + 1) * k}}}" for i in range(len(grid.groups))))
     labels = [latex_escape(label) for label, _ in grid.metrics] * len(grid.groups)
     lines.append(latex_escape(grid.row_title.capitalize()) + " & " + " & ".join(labels) + r" \\")
     lines.append(r"\midrule")

@@ -11,6 +11,7 @@ invalid one, with the gate's reasons fed back.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
@@ -55,7 +56,7 @@ def generation_messages(qtype: QuestionType, level: str, source: str, *, domain:
     return messages(render("generate_system"), user)
 
 
-def validate(data: object, qtype: QuestionType, avoid: list[str] = ()) -> str | None:
+def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> str | None:
     """Why a generated question is unusable, or None when it is fine.
 
     ``avoid`` holds the batch's seed questions and earlier follow-ups: a copy of one is
