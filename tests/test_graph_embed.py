@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgeagent.graph import Embedder, SpacyExtractor
+from judgeagent.graph.embed_backends import TorchRunner
 
 
 def test_encode_is_normalised_float32_and_dedups(embedder):
@@ -25,9 +26,10 @@ def test_progress_counts_every_input_text(embedder):
 def test_bf16_and_fp32_agree(embedder):
     # Share the loaded weights; only the precision differs.
     fp32 = Embedder(bf16=False)
-    fp32._model = embedder.model
+    fp32._model = TorchRunner(embedder.model.model, bf16=False)
     bf16 = Embedder(bf16=True)
-    bf16._model = embedder.model
+    bf16._model = TorchRunner(embedder.model.model, bf16=True)
+    assert (fp32.precision, bf16.precision) == ("fp32", "bf16-autocast")
     texts = ["Warfarin blocks vitamin K recycling in the liver.", "asthma", "the royal society"]
     cos = (fp32.encode(texts) * bf16.encode(texts)).sum(axis=1)
     assert cos.min() > 0.999

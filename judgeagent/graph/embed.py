@@ -2,12 +2,14 @@
 
 Loading torch + the model takes seconds, so nothing here imports torch until
 :meth:`Embedder.encode` is called; a graph query that can be answered from the stored
-vectors never pays for it.
+vectors never pays for it. How the model runs (torch, ONNX Runtime fp32 or int8) is the
+embedder's ``backend``; the runners live in :mod:`judgeagent.graph.embed_backends`.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from judgeagent.errors import ConfigError
+from judgeagent.graph.embed_backends import check_backend, load_runner, precision_of
 
 # torch's OpenMP threads spin while they wait for work. On a 2-core machine whose cores are
 # shared (spaCy workers, other jobs) the spinning starves the thread doing the work: MiniLM
@@ -24,6 +27,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIM = 384
+# torch stays the default: it needs nothing beyond the base install. openvino also passes the
+# agreement bars and was about 1.2x faster per CPU second in bench/embed_backends.py (a noisy,
+# shared machine); onnx-int8 passes them narrowly and gains least. See the bench before changing.
+DEFAULT_BACKEND = "torch"
 
 
 def model_path() -> str:
@@ -66,22 +73,29 @@ def model_version() -> str:
 
 
 class Embedder:
-    """``encode(texts)`` → float32 array (n, 384), each row L2-normalised."""
+    """``encode(texts)`` → float32 array (n, 384), each row L2-normalised.
+
+    ``backend`` names how the model runs (``torch``, ``onnx``, ``onnx-int8``, ``openvino``);
+    ``bf16`` applies to torch and OpenVINO (None: where the CPU multiplies bf16 natively).
+    """
 
     name = MODEL_NAME
     dim = DIM
 
-    def __init__(self, batch_size: int = 64, device: str = "cpu", bf16: bool | None = None):
+    def __init__(self, batch_size: int = 64, device: str = "cpu", bf16: bool | None = None, backend: str = DEFAULT_BACKEND):
+        check_backend(backend)
         self.batch_size = batch_size
         self.device = device
-        self.bf16 = bf16_supported() if bf16 is None else bf16
+        self.backend = backend
+        # ONNX Runtime has no bf16 kernels for this model on CPU; torch and OpenVINO have.
+        self.bf16 = (bf16_supported() if bf16 is None else bf16) and backend in ("torch", "openvino")
         self._model = None
         # Interview batches run concurrently; the first ones must not each load the model.
         self._lock = threading.Lock()
 
     @property
     def precision(self) -> str:
-        return "bf16-autocast" if self.bf16 else "fp32"
+        return precision_of(self.backend, self.bf16)
 
     @property
     def loaded(self) -> bool:
@@ -89,6 +103,7 @@ class Embedder:
 
     @property
     def model(self):
+        """The loaded runner (``encode(texts, batch_size)`` → unnormalised float32 rows)."""
         with self._lock:
             if self._model is None:
                 self._model = self._load()
@@ -101,11 +116,7 @@ class Embedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         # Our own progress bars are the only ones a user should see.
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        return SentenceTransformer(model_path(), device=self.device)
+        return load_runner(self.backend, model_path(), device=self.device, bf16=self.bf16)
 
     def encode(
         self,
@@ -129,19 +140,11 @@ class Embedder:
         # Count progress in input texts, so duplicates are credited when their first copy is.
         per_unique = np.bincount(inverse, minlength=len(unique))
         step = bs * 8
-        import torch  # already imported by the model; here only for autocast
-
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
-            for lo in range(0, len(order), step):
-                idx = order[lo : lo + step]
-                vecs[idx] = self.model.encode(
-                    [unique[i] for i in idx],
-                    batch_size=bs,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32, copy=False)
-                if progress is not None:
-                    progress(int(per_unique[idx].sum()))
+        for lo in range(0, len(order), step):
+            idx = order[lo : lo + step]
+            vecs[idx] = self.model.encode([unique[i] for i in idx], bs)
+            if progress is not None:
+                progress(int(per_unique[idx].sum()))
         # Normalise in float32 ourselves: inner product must be a true cosine.
         vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
         return vecs[inverse]
@@ -151,9 +154,11 @@ class Embedder:
 def torch_threads(n: int | None) -> Iterator[None]:
     """Let torch use ``n`` intra-op threads inside the block (None: leave it as it is).
 
-    The setting is process-wide, so this is for a block that is the only torch user.
+    The setting is process-wide, so this is for a block that is the only torch user. With
+    torch not imported (an ONNX backend) there is nothing to limit, and importing it would
+    only cost a second.
     """
-    if n is None:
+    if n is None or "torch" not in sys.modules:
         yield
         return
     import torch
@@ -166,12 +171,15 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-_shared: Embedder | None = None
+_shared: dict[str, Embedder] = {}
+_shared_lock = threading.Lock()
 
 
-def shared_embedder() -> Embedder:
-    """The process-wide embedder, so the model is loaded at most once."""
-    global _shared
-    if _shared is None:
-        _shared = Embedder()
-    return _shared
+def shared_embedder(backend: str | None = None) -> Embedder:
+    """The process-wide embedder of ``backend`` (default :data:`DEFAULT_BACKEND`), so each
+    model is loaded at most once."""
+    backend = backend or DEFAULT_BACKEND
+    with _shared_lock:
+        if backend not in _shared:
+            _shared[backend] = Embedder(backend=backend)
+        return _shared[backend]
