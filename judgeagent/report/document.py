@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judgeagent.report import boundary as kb, plots, sections as sec
+from judgeagent.report import boundary as kb
+from judgeagent.report import plots
+from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
 

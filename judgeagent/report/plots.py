@@ -9,8 +9,8 @@ from __future__ import annotations
 import io
 from statistics import mean
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from judgeagent.report.sections import Trajectory, level_order
