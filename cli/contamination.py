@@ -11,6 +11,7 @@ from rich.table import Table
 
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, eval_config, user_errors
+from judgeagent.cli.evaluate import incomplete_line
 from judgeagent.cli.options import config_flags, with_config_flags
 from judgeagent.config import EvalConfig
 
@@ -62,4 +63,6 @@ def contamination(
     result = run_contamination(cfg, console=console)
     console.print(contamination_table(result, f"{cfg.target} on {Path(cfg.data).name}: contamination probe (judge: {cfg.judge})"))
     console.print(f"generated questions: {result['generated']} asked, {result['skipped']} skipped")
+    if (il := incomplete_line(result)) is not None:
+        console.print(il)
     console.print(f"run folder: {result['folder']}")

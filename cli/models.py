@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import typer
@@ -26,44 +27,56 @@ async def _check_all(specs, strict: bool) -> list[dict]:
     """One tiny request per model. ``strict`` (--only): a model that cannot be used is an error."""
     from judgeagent.llm import LLMClient
 
-    rows = []
     async with LLMClient(None, no_cache=True, max_attempts=2, timeout_s=60.0, backoff_base=0.5) as client:
-        for spec in specs:
-            row = {"status": "", "latency": "", "tps": "", "detail": ""}
-            rows.append(row)
-            if spec.api_key() is None and not strict:
-                row.update(status="SKIP", detail=f"{spec.api_key_env} not set")
-                continue
-            try:
-                server_start = None
-                if spec.is_local:
-                    import time
+        return [await _check_one(client, spec, strict) for spec in specs]
 
-                    t0 = time.monotonic()
-                    await client.preflight(spec)
-                    server_start = time.monotonic() - t0
-                else:
-                    await client.preflight(spec)
-            except ConfigError as e:
-                if strict:
-                    raise
-                row.update(status="FAIL", detail=str(e))
-                continue
-            r = await client.chat(
-                spec,
-                [{"role": "user", "content": CHECK_PROMPT}],
-                stage="check",
-                max_tokens=CHECK_MAX_TOKENS,
-            )  # at the model's own temperature: a model that only takes 1 is checked as it will run
-            if not r.ok:
-                row.update(status="FAIL", detail=r.error or "")
-                continue
-            tps = r.usage.completion_tokens / r.latency_s if r.latency_s > 0 else 0.0
-            detail = f"{r.usage.completion_tokens} tokens"
-            if server_start is not None:
-                detail += f"; server started in {server_start:.1f} s"
-            row.update(status="OK", latency=f"{r.latency_s:.2f} s", tps=f"{tps:.1f}", detail=detail)
-    return rows
+
+async def _check_one(client, spec, strict: bool) -> dict:
+    """The check row for one model: SKIP without its key, FAIL if it cannot start or answer.
+
+    Without --only, one unusable model must not hide the others, so its failure is a row;
+    with --only the user named it, so a configuration error is raised instead.
+    """
+    row = {"status": "", "latency": "", "tps": "", "detail": ""}
+    if spec.api_key() is None and not strict:
+        row.update(status="SKIP", detail=f"{spec.api_key_env} not set")
+        return row
+    try:
+        server_start = await _timed_preflight(client, spec)
+    except ConfigError as e:
+        if strict:
+            raise
+        row.update(status="FAIL", detail=str(e))
+        return row
+    r = await client.chat(
+        spec,
+        [{"role": "user", "content": CHECK_PROMPT}],
+        stage="check",
+        max_tokens=CHECK_MAX_TOKENS,
+    )  # at the model's own temperature: a model that only takes 1 is checked as it will run
+    if not r.ok:
+        row.update(status="FAIL", detail=r.error or "")
+        return row
+    tps = r.usage.completion_tokens / r.latency_s if r.latency_s > 0 else 0.0
+    detail = f"{r.usage.completion_tokens} tokens"
+    if server_start is not None:
+        detail += f"; server started in {server_start:.1f} s"
+    row.update(status="OK", latency=f"{r.latency_s:.2f} s", tps=f"{tps:.1f}", detail=detail)
+    return row
+
+
+async def _timed_preflight(client, spec) -> float | None:
+    """Preflight the model; for a local one, the seconds its server took to start.
+
+    Starting a bundled llama.cpp server takes far longer than the request itself, so the
+    check reports it apart rather than letting it inflate the latency.
+    """
+    if not spec.is_local:
+        await client.preflight(spec)
+        return None
+    t0 = time.monotonic()
+    await client.preflight(spec)
+    return time.monotonic() - t0
 
 
 @app.command("models")
@@ -93,7 +106,17 @@ def models(
             spec.require_key()
     results = asyncio.run(_check_all(specs, strict=bool(only))) if check else None
 
-    title = "Models" + (f" (presets + {registry.source})" if registry.source else " (presets)")
+    console.print(_models_table(specs, registry.source))
+    if results is not None:
+        console.print(_checks_table(specs, results))
+        _echo_check_lines(specs, results)
+        if any(r["status"] == "FAIL" for r in results):
+            raise typer.Exit(1)
+
+
+def _models_table(specs, source: Path | None) -> Table:
+    """What each model resolves to: where it is served, under which name, key and price."""
+    title = "Models" + (f" (presets + {source})" if source else " (presets)")
     table = Table(title=title, title_justify="left")
     table.add_column("name", no_wrap=True)
     table.add_column("base_url", overflow="fold")
@@ -110,26 +133,29 @@ def models(
             _key_status(spec),
             f"{spec.price_in_per_1k:g}/{spec.price_out_per_1k:g}",
         )
-    console.print(table)
-    if results is not None:
-        checks = Table(title="Check: one tiny request each", title_justify="left")
-        checks.add_column("name", no_wrap=True)
-        checks.add_column("result", no_wrap=True)
-        checks.add_column("latency", no_wrap=True)
-        checks.add_column("tokens/s", no_wrap=True)
-        checks.add_column("detail", overflow="fold")
-        for spec, row in zip(specs, results):
-            colour = {"OK": "green", "FAIL": "red", "SKIP": "yellow"}.get(row["status"], "white")
-            checks.add_row(spec.name, f"[{colour}]{row['status']}[/]", row["latency"], row["tps"], row["detail"])
-        console.print(checks)
-    if results is not None:
-        for spec, row in zip(specs, results):
-            # Plain lines too, for logs and scripts: "local: OK 0.52 s 38.1 tokens/s".
-            line = f"{spec.name}: {row['status']}"
-            if row["status"] == "OK":
-                line += f" {row['latency']} {row['tps']} tokens/s"
-            elif row["detail"]:
-                line += f" ({row['detail']})"
-            typer.echo(line)
-        if any(r["status"] == "FAIL" for r in results):
-            raise typer.Exit(1)
+    return table
+
+
+def _checks_table(specs, results: list[dict]) -> Table:
+    """The --check results, coloured for a person reading the terminal."""
+    checks = Table(title="Check: one tiny request each", title_justify="left")
+    checks.add_column("name", no_wrap=True)
+    checks.add_column("result", no_wrap=True)
+    checks.add_column("latency", no_wrap=True)
+    checks.add_column("tokens/s", no_wrap=True)
+    checks.add_column("detail", overflow="fold")
+    for spec, row in zip(specs, results):
+        colour = {"OK": "green", "FAIL": "red", "SKIP": "yellow"}.get(row["status"], "white")
+        checks.add_row(spec.name, f"[{colour}]{row['status']}[/]", row["latency"], row["tps"], row["detail"])
+    return checks
+
+
+def _echo_check_lines(specs, results: list[dict]) -> None:
+    """Plain lines too, for logs and scripts: "local: OK 0.52 s 38.1 tokens/s"."""
+    for spec, row in zip(specs, results):
+        line = f"{spec.name}: {row['status']}"
+        if row["status"] == "OK":
+            line += f" {row['latency']} {row['tps']} tokens/s"
+        elif row["detail"]:
+            line += f" ({row['detail']})"
+        typer.echo(line)

@@ -18,11 +18,12 @@ small gap is the meaningful null, not exactly zero.
 
 Everything lands in a run folder like an interview's: config.json, records.jsonl (one line per
 probed batch), journal.sqlite (so rerunning the command resumes it) and contamination.json.
+A batch one of whose calls brought no answer is left out of the figures and listed, with the
+reason, under "incomplete" (as in metrics.json); Ctrl-C stops the probe as it stops evaluate.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -33,6 +34,7 @@ from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.followup import FollowUp, FollowUpWriter
 from judgeagent.interview import Setting, grade_seeds, record_head
 from judgeagent.metrics.stats import unpaired_gap_ci
+from judgeagent.metrics.summary import incomplete_summary
 from judgeagent.run import run_config
 from judgeagent.runfolder import data_name, settings_json
 from judgeagent.scaffold import RunScaffold
@@ -145,17 +147,20 @@ def summarize(records: list[dict], *, seed: int) -> dict:
 
 def run_contamination(cfg: EvalConfig, *, console=None) -> dict:
     """Run the probe and write contamination.json into the run folder; returns its content
-    (with "folder" set). ``console``: a rich Console for progress, or None for a quiet run."""
-    return asyncio.run(_run(cfg, console))
+    (with "folder" set). ``console``: a rich Console for progress, or None for a quiet run.
 
-
-async def _run(cfg: EvalConfig, console) -> dict:
+    Ctrl-C raises RunInterrupted (the folder stays resumable), as for evaluate; see RunScaffold.drive."""
     # One generated question per seed, from successive path windows: a path as long as an
     # interview with batch_size rounds.
     cfg = cfg.model_copy(update={"rounds": cfg.batch_size})
     identity = settings_json(cfg, (PROBE,)) | {"probe": "contamination"}
     run = RunScaffold.open(cfg, (PROBE,), identity, name=f"contamination-{cfg.target}", label="contamination probe",
-                           progress=console is not None, console=console)
+                           progress=console is not None, console=console, command="contamination")
+    return run.drive(lambda: _run(run, identity))
+
+
+async def _run(run: RunScaffold, identity: dict) -> dict:
+    cfg = run.cfg
     done = {r["batch_id"]: r for r in run.folder.read_records()}
     async with run.connected() as models:
         graph, plans = run.graph_and_plans([(PROBE, b) for b in run.batches if b.id not in done])
@@ -171,15 +176,25 @@ async def _run(cfg: EvalConfig, console) -> dict:
         usage = run.llm_usage()
 
     records = sorted(run.folder.read_records(), key=lambda r: r["batch_index"])
-    result = {
+    result = contamination_json(run, records, usage)
+    run.folder.write_json("contamination.json", result)
+    run.raise_if_stopped(len(records))
+    return result | {"folder": str(run.folder.path)}
+
+
+def contamination_json(run: RunScaffold, records: list[dict], usage: dict) -> dict:
+    """contamination.json: the figures over the finished batches alone, and which batches are
+    missing and why, as metrics.json says it: a call that brought no answer must not read as
+    a gap, and the reader must see that the figures cover part of the seeds."""
+    cfg = run.cfg
+    finished = {r["batch_id"] for r in records}
+    return {
         "target": cfg.target,
         "judge": cfg.judge,
         "data": data_name(cfg),
         **summarize(records, seed=cfg.seed),
         "n_batches": len(records),
         "complete": run.complete and len(records) == len(run.batches),
+        "incomplete": incomplete_summary([b.id for b in run.batches if b.id not in finished], run.incomplete, run.stopped),
         "llm_usage": usage,
     }
-    run.folder.write_json("contamination.json", result)
-    run.raise_if_stopped(len(records))
-    return result | {"folder": str(run.folder.path)}

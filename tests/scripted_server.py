@@ -295,6 +295,22 @@ class ScriptedServer:
         self.stop()
 
 
+class Endpoint:
+    """A responder behind a switch: while ``down(body, n)`` says so (``n``: requests seen so
+    far), the server answers ``fault`` (by default a 503, as a provider's overloaded upstream
+    does). Tests flip ``down`` to kill an endpoint and bring it back."""
+
+    def __init__(self, responder, down=lambda body, n: False, fault: Fault | None = None):
+        self.responder, self.down, self.seen = responder, down, 0
+        self.fault = fault or Fault.status(503, message="upstream unavailable")
+
+    def __call__(self, body: dict):
+        self.seen += 1
+        if self.down(body, self.seen):
+            return self.fault
+        return self.responder(body)
+
+
 # --------------------------------------------------------------------------- provider emulations
 #
 # Each emulation makes the scripted server behave as one kind of real endpoint does, as

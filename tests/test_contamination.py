@@ -3,13 +3,17 @@ the scripted target and judge (no network, real demo graph)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
+import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from interview_double import Script, schema_name
-from scripted_server import ScriptedServer
+from scripted_server import Endpoint, Fault, ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
@@ -129,3 +133,95 @@ def test_bad_setup_is_one_line(tmp_path):
     assert "Traceback" not in res.output
     res = CliRunner().invoke(app, ["contamination", "--batch-size", "0", "--out", str(tmp_path / "r")])
     assert res.exit_code == 2 and "--batch-size" in res.output
+
+
+def asks(body: dict, question: str) -> bool:
+    """The target is asked ``question`` (a seed's grading)."""
+    return schema_name(body) == "answer_batch" and question[:60] in json.dumps(body["messages"], ensure_ascii=False)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+SEED_RIGHT = [True, False, True, True, False, True]
+# The figures of test_cli_writes_contamination_json: 4 of 6 seeds right, all 6 new questions right.
+FIGURES = {"n_seed": 6, "n_generated": 6, "acc_seed": 66.6667, "acc_generated": 100.0, "gap": -33.3333}
+
+
+def test_a_call_that_fails_leaves_a_probe_batch_incomplete_with_its_reason(tmp_path, demo_graph, demo_seeds):
+    second = demo_seeds[3].question.strip()
+    # Retry-After 0: the probe takes no --max-attempts, and its six attempts should cost no time.
+    endpoint = Endpoint(script_for(demo_seeds, SEED_RIGHT, followups_right=True), down=lambda body, n: asks(body, second),
+                        fault=Fault.status(503, retry_after=0, message="upstream unavailable"))
+    run = tmp_path / "run"
+    with ScriptedServer(endpoint) as srv:
+        model = f"{srv.base_url}@scripted"
+        res = invoke(srv, demo_graph, run)
+        assert res.exit_code == 0, res.output
+        result = json.loads((run / "contamination.json").read_text())
+        reason = f"server_error ({model}, grading)"
+        assert (result["complete"], result["n_batches"]) == (False, 1)
+        assert result["incomplete"] == {"n_batches": 1, "batch_ids": ["b0001"], "reasons": {reason: 1}}
+        # Only b0000's seeds are in the figures (2 of its 3 right): b0001's are not counted wrong, nor at all.
+        assert (result["n_seed"], result["acc_seed"], result["n_generated"], result["acc_generated"]) == (3, 66.6667, 3, 100.0)
+        assert f"incomplete: 1 batch(es) left out of the figures ({reason}: 1); rerun the same command to retry them" in one_line(res.output)
+
+        endpoint.down = lambda body, n: False
+        again = invoke(srv, demo_graph, run)
+    assert again.exit_code == 0, again.output
+    result = json.loads((run / "contamination.json").read_text())
+    assert (result["complete"], result["n_batches"]) == (True, 2)
+    assert result["incomplete"] == {"n_batches": 0, "batch_ids": [], "reasons": {}}
+    assert {k: result[k] for k in FIGURES} == FIGURES
+
+
+class HoldingServer(ScriptedServer):
+    """The scripted server, holding open every request ``hold(body)`` picks until ``release``
+    is set (60 s at most); ``arrived`` is set when the first of them comes in."""
+
+    def __init__(self, responder, hold):
+        super().__init__(responder)
+        self.hold = hold
+        self.arrived, self.release = threading.Event(), threading.Event()
+
+    async def _chat(self, request):
+        body = await request.json()
+        if self.hold(body):
+            self.arrived.set()
+            await asyncio.to_thread(self.release.wait, 60.0)
+        return await super()._chat(request)
+
+
+def test_ctrl_c_during_the_probe_stops_it_as_evaluate_does_and_the_hint_resumes_it(tmp_path, demo_graph, demo_seeds):
+    second = demo_seeds[3].question.strip()
+    run = tmp_path / "run"
+    # Ctrl-C as the `judgeagent` command takes it (cli/app.py main), whatever this process inherited.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with HoldingServer(script_for(demo_seeds, SEED_RIGHT, followups_right=True), hold=lambda body: asks(body, second)) as srv:
+            # One Ctrl-C once the second batch's grading is being held (an event, not a sleep).
+            ctrl_c = threading.Thread(target=lambda: srv.arrived.wait(180) and os.kill(os.getpid(), signal.SIGINT), daemon=True)
+            ctrl_c.start()
+            res = invoke(srv, demo_graph, run, "--concurrency", "1")
+            ctrl_c.join()
+            srv.hold = lambda body: False
+            srv.release.set()
+            first = len(srv.requests)
+            assert res.exit_code == 130, res.output
+            assert one_line(res.output).endswith(
+                f"error: interrupted: requests in flight cancelled, 1 batch records kept in {run}; "
+                f"to continue: judgeagent contamination --config {run / 'config.json'} (or rerun the same command)"
+            )
+            assert [json.loads(line)["batch_id"] for line in (run / "records.jsonl").read_text().splitlines()] == ["b0000"]
+            assert not (run / "contamination.json").exists()
+            # The hint's command finishes the probe without asking for b0000 again.
+            again = CliRunner().invoke(app, ["contamination", "--config", str(run / "config.json")])
+            rerun = srv.requests[first:]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert again.exit_code == 0, again.output
+    assert asks(rerun[0], second) and not any(asks(b, demo_seeds[0].question.strip()) for b in rerun)
+    result = json.loads((run / "contamination.json").read_text())
+    assert (result["complete"], result["n_batches"], result["incomplete"]["n_batches"]) == (True, 2, 0)
+    assert {k: result[k] for k in FIGURES} == FIGURES

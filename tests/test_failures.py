@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 
 from interview_double import Script, schema_name
-from scripted_server import Fault, ScriptedServer
+from scripted_server import Endpoint, ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
@@ -33,20 +33,6 @@ SESSION_ONLY = ("llm_usage", "timings")
 
 def script(seeds) -> Script:
     return Script(seed_plan={q.question.strip(): p for q, p in zip(seeds, PLAN)}, answers={q.question.strip(): q.answer for q in seeds})
-
-
-class Endpoint:
-    """The double behind a switch: while ``down(body, n)`` says so (``n``: requests seen so
-    far), the server answers 503, as a provider's overloaded upstream does."""
-
-    def __init__(self, responder, down=lambda body, n: False):
-        self.responder, self.down, self.seen = responder, down, 0
-
-    def __call__(self, body: dict):
-        self.seen += 1
-        if self.down(body, self.seen):
-            return Fault.status(503, message="upstream unavailable")
-        return self.responder(body)
 
 
 def evaluate(srv, graph, out: Path, *extra: str):

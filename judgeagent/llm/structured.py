@@ -106,82 +106,114 @@ def _normalise(text: str) -> str:
     while i < n:
         c = text[i]
         if c in "\"'":
-            # A string in either quote style, emitted double-quoted.
-            j, buf = i + 1, []
-            while j < n and text[j] != c:
-                if text[j] == "\\" and j + 1 < n:
-                    nxt = text[j + 1]
-                    # \' is not a JSON escape; inside a double-quoted result it is just '.
-                    buf.append("'" if nxt == "'" else "\\" + nxt)
-                    j += 2
-                    continue
-                buf.append('\\"' if text[j] == '"' else ("\\n" if text[j] == "\n" else text[j]))
-                j += 1
-            if j >= n:
-                raise ParseError("reply ends inside a string (truncated output)")
-            out.append('"' + "".join(buf) + '"')
-            i = j + 1
-            started = True
-            if not stack:
-                break
-            continue
-        if c in "{[":
-            stack.append("}" if c == "{" else "]")
-            out.append(c)
-            started = True
-        elif c in "}]":
-            if not stack:
-                break
-            # Drop a trailing comma before the closer.
-            while out and out[-1].strip() == "":
-                out.pop()
-            if out and out[-1] == ",":
-                out.pop()
-            expected = stack.pop()
-            out.append(expected if c != expected else c)
-            if not stack:
-                break
+            token, i = _read_string(text, i)
         elif c.isalpha() or c == "_":
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "_-"):
-                j += 1
-            word = text[i:j]
-            k = j
-            while k < n and text[k] in " \t\r\n":
-                k += 1
-            if k < n and text[k] == ":" and stack and stack[-1] == "}":
-                out.append(json.dumps(word))  # bare key
-            else:
-                out.append(_BARE.get(word, word))
-            i = j
-            started = True
-            if not stack:
-                break
-            continue
+            token, i = _read_word(text, i, in_object=bool(stack) and stack[-1] == "}")
         elif c in "-0123456789" and not stack:
-            # A bare top-level number.
-            m = re.match(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text[i:])
-            if m:
-                out.append(m.group(0))
+            out.extend(_bare_number(text, i))
             break
         else:
-            out.append(c)
-        i += 1
+            if c in "}]" and not stack:
+                break
+            _copy_char(c, out, stack)
+            i += 1
+            if c in "{[":
+                started = True
+            elif c in "}]" and not stack:
+                break
+            continue
+        out.append(token)
+        started = True
+        if not stack:
+            break
     if not started:
         raise ParseError("no JSON value found in the reply")
     if stack:
-        # Truncated: close what is open, but only after a complete value.
-        tail = "".join(out).rstrip()
-        if tail.endswith(","):
-            tail = tail[:-1].rstrip()
-        # Safe only after a complete value: a closing quote (of a value, not a key), a
-        # closing bracket or a literal. A trailing number may itself be cut short.
-        if stack[-1] == "}" and _ends_with_bare_key(tail):
-            raise ParseError("reply ends after a key without its value (truncated output)")
-        if not (tail.endswith(('"', "}", "]", "true", "false", "null")) or tail.endswith(("{", "["))):
-            raise ParseError("reply stops in the middle of a value (truncated output)")
-        return tail + "".join(reversed(stack))
+        return _close_truncated("".join(out), stack)
     return "".join(out)
+
+
+def _read_string(text: str, i: int) -> tuple[str, int]:
+    """The string opening at ``text[i]`` in either quote style, re-emitted double-quoted.
+
+    Small models often answer with Python's single quotes; JSON accepts only double ones.
+    Returns the JSON string and the index just after the closing quote.
+    """
+    quote, n = text[i], len(text)
+    j, buf = i + 1, []
+    while j < n and text[j] != quote:
+        if text[j] == "\\" and j + 1 < n:
+            nxt = text[j + 1]
+            # \' is not a JSON escape; inside a double-quoted result it is just '.
+            buf.append("'" if nxt == "'" else "\\" + nxt)
+            j += 2
+            continue
+        buf.append('\\"' if text[j] == '"' else ("\\n" if text[j] == "\n" else text[j]))
+        j += 1
+    if j >= n:
+        raise ParseError("reply ends inside a string (truncated output)")
+    return '"' + "".join(buf) + '"', j + 1
+
+
+def _read_word(text: str, i: int, in_object: bool) -> tuple[str, int]:
+    """A bare word at ``text[i]``: a key to quote, or a Python/JSON literal to map.
+
+    Models write ``{answer: "A"}`` and ``True``/``None``; inside an object a word followed by
+    ``:`` is a key. Returns the JSON token and the index just after the word.
+    """
+    n = len(text)
+    j = i
+    while j < n and (text[j].isalnum() or text[j] in "_-"):
+        j += 1
+    word = text[i:j]
+    k = j
+    while k < n and text[k] in " \t\r\n":
+        k += 1
+    if k < n and text[k] == ":" and in_object:
+        return json.dumps(word), j  # bare key
+    return _BARE.get(word, word), j
+
+
+def _bare_number(text: str, i: int) -> list[str]:
+    """The number at ``text[i]`` outside any bracket, as a token list (empty if none)."""
+    m = re.match(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", text[i:])
+    return [m.group(0)] if m else []
+
+
+def _copy_char(c: str, out: list[str], stack: list[str]) -> None:
+    """Copy a bracket or other character, keeping ``stack`` of the closers still owed.
+
+    A closer drops a trailing comma before it (Python allows one, JSON does not) and is
+    replaced by the closer the opener expects, so ``[1, 2}`` still parses.
+    """
+    if c in "{[":
+        stack.append("}" if c == "{" else "]")
+        out.append(c)
+    elif c in "}]":
+        while out and out[-1].strip() == "":
+            out.pop()
+        if out and out[-1] == ",":
+            out.pop()
+        out.append(stack.pop())
+    else:
+        out.append(c)
+
+
+def _close_truncated(text: str, stack: list[str]) -> str:
+    """Close the brackets a reply stopped before, only where the last value is complete.
+
+    Replies cut by the output limit often lack only their closers; adding them recovers the
+    answer. After a bare key, or mid-value (a trailing number may itself be cut short),
+    guessing would invent data, so those raise.
+    """
+    tail = text.rstrip()
+    if tail.endswith(","):
+        tail = tail[:-1].rstrip()
+    if stack[-1] == "}" and _ends_with_bare_key(tail):
+        raise ParseError("reply ends after a key without its value (truncated output)")
+    if not (tail.endswith(('"', "}", "]", "true", "false", "null")) or tail.endswith(("{", "["))):
+        raise ParseError("reply stops in the middle of a value (truncated output)")
+    return tail + "".join(reversed(stack))
 
 
 def _ends_with_bare_key(tail: str) -> bool:

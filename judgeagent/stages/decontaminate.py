@@ -21,10 +21,10 @@ Question ids never change, so records of a decontaminated run line up with plain
 
 from __future__ import annotations
 
-import asyncio
 import random
 from dataclasses import asdict, dataclass, replace
 
+from judgeagent.batches import together
 from judgeagent.config import DECONTAMINATION_MODES
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import ConfigError
@@ -71,9 +71,9 @@ async def decontaminate(
     if mode not in MODES:
         raise ConfigError(f"--decontaminate must be {', '.join(MODES[:-1])} or {MODES[-1]} (got {mode!r})")
     contexts = contexts or {}
-    return list(
-        await asyncio.gather(*(_rewrite_one(models, q, qtype, mode, seed, contexts.get(q.doc_id or "")) for q in questions))
-    )
+    # together(), not gather: a rewrite that brings no answer sets the batch aside, and its
+    # siblings must stop asking for it.
+    return list(await together(*(_rewrite_one(models, q, qtype, mode, seed, contexts.get(q.doc_id or "")) for q in questions)))
 
 
 async def _rewrite_one(models: Models, q: Question, qtype: QuestionType, mode: str, seed: int, context: str | None) -> Rewrite:

@@ -24,10 +24,10 @@ failure, so an unreachable judge never blocks the re-ask.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from judgeagent.batches import together
 from judgeagent.data.benchmark import Question
 from judgeagent.llm.usage import cost_usd
 from judgeagent.prompts import messages, render, schemas
@@ -87,9 +87,10 @@ def leak_check_messages(suggestions: str, question: Question, number: int, total
 
 
 async def judge_leak_check(models: Any, suggestions: str, questions: list[Question]) -> list[JudgeVerdict]:
-    """One judge call per seed question, all at once."""
+    """One judge call per seed question, all at once; if one brings no answer (CallFailed), the
+    others are cancelled with it (together), not left asking for a batch already set aside."""
     calls = [_check_one(models, suggestions, q, i, len(questions)) for i, q in enumerate(questions, 1)]
-    return list(await asyncio.gather(*calls))
+    return list(await together(*calls))
 
 
 async def _check_one(models: Any, suggestions: str, question: Question, number: int, total: int) -> JudgeVerdict:
