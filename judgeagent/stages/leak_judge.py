@@ -18,8 +18,9 @@ Which layer runs (``--leak-check``):
   batch would sit on every batch's critical path. A remote judge is capable, takes parallel
   requests, and one short prompt per seed costs little next to the feedback call.
 
-A failed judge call counts as no finding (the rules still stand) and is reported as a
-failure, so an unreachable judge never blocks the re-ask.
+A reply the judge gave but that cannot be read counts as no finding (the rules still
+stand) and is reported as a failure. A call that brings no reply at all leaves the batch
+incomplete, as every failed call does: re-asking with unchecked advice would risk a leak.
 """
 
 from __future__ import annotations
