@@ -136,11 +136,10 @@ def sample_path_cmd(
     if match is None:
         raise JudgeAgentError(f"{graph_dir}: the graph has no entities")
     if match.exact:
-        _say(
-            f"{entity!r} is the graph entity {match.entity!r} (exact name match, similarity "
-            f"{match.similarity:.3f}; its vector was read back from the FAISS entity index, the encoder "
-            "was not loaded)"
-        )
+        how = ("its vector was read back from the FAISS entity index, the encoder was not loaded"
+               if graph.has_vector(match.entity) else "a stop entity has no stored vector: its name was embedded")
+        _say(f"{entity!r} is the graph entity {match.entity!r} (exact name match, similarity "
+             f"{match.similarity:.3f}; {how})")
         path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k)
     else:
         _say(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from judgeagent.config import GraphConfig
 from judgeagent.errors import JudgeAgentError
-from judgeagent.graph import build_graph, load_graph
+from judgeagent.graph import EntityMatch, build_graph, load_graph, store
 from judgeagent.graph import build as build_mod
-from judgeagent.graph import store
+from judgeagent.graph.chunk_cache import CACHE_FILE
 
 TABLE = {"Aspirin inhibits platelets.": ["aspirin", "platelet"],
          "Heparin potentiates antithrombin.": ["heparin", "antithrombin"],
@@ -30,7 +31,7 @@ def test_layout_and_manifest(bench, scripted_extractor, embedder, tmp_path):
     g = _build(bench, tmp_path / "g", scripted_extractor(TABLE), embedder)
     assert g.reused is False
     files = {p.name for p in (tmp_path / "g").iterdir()}
-    assert files == {store.MANIFEST, *store.DATA_FILES}
+    assert files == {store.MANIFEST, *store.DATA_FILES, CACHE_FILE}
     m = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert m["input_hash"] and m["extractor"] == "scripted:v1"
     assert m["embedding_model"]["name"].endswith("all-MiniLM-L6-v2")
@@ -130,3 +131,54 @@ def test_missing_data_file_is_refused(bench, scripted_extractor, embedder, tmp_p
 def test_empty_benchmark_is_an_error(make_benchmark, scripted_extractor, embedder, tmp_path):
     with pytest.raises(JudgeAgentError, match="no reference texts"):
         _build(make_benchmark({}), tmp_path / "g", scripted_extractor({}), embedder)
+
+
+# --- format 2: mapped arrays and indexes, stop entities without vectors --------------------
+
+STOP_TABLE = {f"Common finding {i} with marker {i}.": ["common finding", f"marker {i}"] for i in range(6)}
+
+
+def test_opening_maps_arrays_and_vectors_instead_of_reading_them(bench, scripted_extractor, embedder, tmp_path):
+    _build(bench, tmp_path / "g", scripted_extractor(TABLE), embedder)
+    g = load_graph(tmp_path / "g", embedder=embedder)
+    t = g.tables
+    mapped = [t.node_chunk_ptr, t.node_chunk_idx, t.chunk_ent_ptr, t.chunk_ent_idx, t.adj_ptr, t.adj_idx, t.adj_weight,
+              t.adj_kind, t.stop]
+    assert all(isinstance(a, np.memmap) for a in mapped)
+    assert isinstance(g.chunk_vectors, np.memmap)
+    assert sorted(p.name for p in (tmp_path / "g" / store.ARRAYS).iterdir()) == sorted(
+        f"{n}.npy" for n in [*t.arrays(), "chunk_doc", "text_offsets", "entity_vec_node"])
+    # The mapped entity index answers like the one built in memory.
+    assert g.resolve_entities(["aspirin"])[0].entity == "aspirin"
+    assert g.search_chunks("Heparin potentiates antithrombin.", k=1)[0][0] == "d1-1"
+
+
+def test_a_format_1_graph_is_rebuilt_not_loaded(bench, scripted_extractor, embedder, tmp_path):
+    out = tmp_path / "g"
+    first = _build(bench, out, scripted_extractor(TABLE), embedder)
+    manifest = json.loads((out / store.MANIFEST).read_text())
+    manifest["format_version"] = 1
+    (out / store.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(JudgeAgentError, match="graph format 1, this version reads 2; rebuild it with --force"):
+        load_graph(out)
+    again = _build(bench, out, scripted_extractor(TABLE), embedder)
+    assert again.reused is False and again.manifest["input_hash"] == first.manifest["input_hash"]
+
+
+def test_stop_entities_get_no_vector(make_benchmark, scripted_extractor, embedder, tmp_path):
+    bench = make_benchmark({f"d{i}": [text] for i, text in enumerate(STOP_TABLE)})
+    g = _build(bench, tmp_path / "g", scripted_extractor(STOP_TABLE), embedder)
+    assert g.manifest["counts"]["stop_entities"] == 1 and g.node("common finding")["stop"] is True
+    assert g.entity_index.ntotal == g.manifest["counts"]["entities"] - 1 == 6
+    assert g.manifest["build"]["reused"]["entity_vectors"] == 6
+    assert not g.has_vector("common finding") and g.has_vector("marker 3")
+    # A query naming it is matched by name; its vector, when asked for, is embedded then.
+    assert g.resolve_entities(["Common finding"])[0] == EntityMatch("Common finding", "common finding", 1.0, True)
+    assert float(g.entity_vector("common finding") @ embedder.encode(["common finding"])[0]) > 0.9999
+    # A free-text query can only land on entities that have vectors.
+    markers = [f"marker {i}" for i in range(6)]
+    sims = embedder.encode(markers) @ embedder.encode(["common findings"])[0]
+    got = g.resolve_entities(["common findings"])[0]
+    assert (got.entity, got.exact) == (markers[int(np.argmax(sims))], False)
+    assert abs(got.similarity - float(sims.max())) < 1e-3
+    assert float(g.entity_vector("marker 3") @ embedder.encode(["marker 3"])[0]) > 0.9999

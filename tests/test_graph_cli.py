@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.graph.store import read_arrays
 
 DOCS = [
     ("heart", "Myocardial infarction follows rupture of an atherosclerotic plaque.\n\n"
@@ -76,7 +77,7 @@ def expected_info(graph_dir: Path, min_count: int, window: int, top: int = 15) -
     names = json.loads((graph_dir / "nodes.json").read_text())["names"]
     n_docs = len(json.loads((graph_dir / "chunks.json").read_text())["docs"])
     share = json.loads((graph_dir / "manifest.json").read_text())["settings"]["stop_entity_share"]
-    arrays = np.load(graph_dir / "graph.npz")
+    arrays = read_arrays(graph_dir / "arrays")
     ptr, idx, chunk_doc = arrays["chunk_ent_ptr"], arrays["chunk_ent_idx"], arrays["chunk_doc"]
     chunk_ents = [{names[i] for i in idx[ptr[c] : ptr[c + 1]]} for c in range(len(ptr) - 1)]
     docs_of, chunks_of = defaultdict(set), defaultdict(set)
@@ -154,7 +155,7 @@ def test_graph_info_json(runner, data_dir, tmp_path):
 
 
 def _chunk_entity_lists(graph_dir: Path) -> list[list[int]]:
-    arrays = np.load(graph_dir / "graph.npz")
+    arrays = read_arrays(graph_dir / "arrays")
     ptr, idx = arrays["chunk_ent_ptr"], arrays["chunk_ent_idx"]
     return [list(idx[ptr[c] : ptr[c + 1]]) for c in range(len(ptr) - 1)]
 

@@ -13,6 +13,7 @@ from judgeagent.cli.app import app
 from judgeagent.data import load_benchmark
 from judgeagent.data.chunking import count_model_tokens
 from judgeagent.graph.generic import generic_names
+from judgeagent.graph.store import read_arrays
 
 MEDQA_DEMO = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
@@ -48,7 +49,7 @@ def test_largest_chunk_in_model_tokens(demo_graph):
 
 def test_stop_rule_and_largest_component(demo_graph):
     got = info(demo_graph)
-    arrays = np.load(demo_graph / "graph.npz")
+    arrays = read_arrays(demo_graph / "arrays")
     docs = np.diff(arrays["node_doc_ptr"])
     chunks = np.diff(arrays["node_chunk_ptr"])
     n_docs, n_chunks = got["documents"], got["chunks"]

@@ -2,10 +2,11 @@
 
 import json
 
+from scripted_server import ScriptedServer
+
 from judgeagent.config import GraphConfig
 from judgeagent.data.benchmark import Benchmark, Chunk, Document, Question, QuestionType
 from judgeagent.graph import build_graph
-from scripted_server import ScriptedServer
 
 TEXTS = {
     "c1": "Warfarin inhibits vitamin K epoxide reductase. Vitamin K reverses warfarin.",

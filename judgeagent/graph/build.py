@@ -1,9 +1,13 @@
 """Build a context graph from a loaded benchmark (method.md §1), or reuse the one on disk.
 
 Stages, each with its own progress bar and timing: extract → graph → embed → index →
-write. Everything is written into a staging folder beside the target and renamed into
-place at the end, manifest last, so an interrupted build leaves nothing half-written
-where a later command would load it.
+write. Extraction streams chunk by chunk into the co-occurrence tables, so no parsed
+document or per-chunk entity list is held; an engine (:mod:`judgeagent.graph.engines`:
+this process, or Ray) runs the models, and a per-chunk cache in the graph folder
+(:mod:`judgeagent.graph.chunk_cache`) means a rebuild extracts and embeds only the chunks
+and names it has not seen. Everything is written into a staging folder beside the target
+and renamed into place at the end, manifest last, so an interrupted build leaves nothing
+half-written where a later command would load it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +29,17 @@ import numpy as np
 from judgeagent.config import GraphConfig
 from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import JudgeAgentError
-from judgeagent.graph import store
+from judgeagent.graph import chunk_cache, store
+from judgeagent.graph.chunk_cache import ChunkCache, open_cache
 from judgeagent.graph.context_graph import ContextGraph, load_graph
-from judgeagent.graph.cooccur import GraphTables, build_tables
+from judgeagent.graph.cooccur import GraphTables, TableBuilder
 from judgeagent.graph.embed import Embedder, model_version, shared_embedder
+from judgeagent.graph.engines import Engine, check_engine, make_engine
 from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
 
 # Bump when a change to the build would give a different graph from the same input.
-BUILD_VERSION = 2  # 2: generic entities dropped, weak edges local, stop entities need evidence
+BUILD_VERSION = 3  # 2: generic entities dropped, weak edges local, stop entities need evidence; 3: stop entities get no vector
 ENTITY_BATCH_SIZE = 256  # entity names are a few tokens: big batches pad little
 STAGES = ("extract", "graph", "embed", "index", "write")
 
@@ -45,6 +51,7 @@ def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
         "format_version": store.FORMAT_VERSION,
         "extractor": extractor.name,
         "embedding_model": f"{Embedder.name}@{model_version()}",
+        "embed_backend": config.embed_backend,  # another backend's vectors differ slightly: rebuild, never mix
         "chunk_tokens": config.chunk_tokens,
         "section_chunks": config.section_chunks,
         "stop_entity_share": config.stop_entity_share,
@@ -80,16 +87,22 @@ def build_graph(
     embedder: Embedder | None = None,
     flat_max: int = FLAT_MAX,
     on_stage: Callable[[str, str], None] | None = None,
+    engine: Engine | None = None,
 ) -> ContextGraph:
     """Build the graph of ``benchmark`` into ``out_dir``, or load it when already built.
 
-    The returned graph's ``reused`` attribute says which happened. ``config.force``
-    rebuilds even when the input hash matches. ``on_stage(stage, "start"|"end")`` lets a
-    benchmark attribute memory peaks to stages.
+    The returned graph's ``reused`` attribute says which happened; a built one's manifest
+    says under ``build.reused`` which chunks' extractions and which vectors came from the
+    per-chunk cache (:mod:`judgeagent.graph.chunk_cache`). ``config.force`` rebuilds even
+    when the input hash matches (the cache still serves unchanged chunks).
+    ``on_stage(stage, "start"|"end")`` lets a benchmark attribute memory peaks to stages.
+    ``engine`` overrides the one ``config.engine`` names (tests pass a configured one).
     """
     out_dir = Path(out_dir)
     extractor = extractor or make_extractor(config)
-    embedder = embedder or shared_embedder()
+    embedder = embedder or shared_embedder(config.embed_backend)
+    if engine is None:
+        check_engine(config)  # a missing Ray says so before any work
     settings = build_settings(config, extractor)
     digest = input_hash(benchmark, settings)
     if not config.force:
@@ -99,32 +112,56 @@ def build_graph(
     if not benchmark.chunks:
         raise JudgeAgentError(f"benchmark {benchmark.name!r} has no reference texts to build a graph from")
 
+    engine = engine or make_engine(config, extractor, embedder)  # may connect to a cluster: before any folder
     store.clean_stale(out_dir)
+    tmp = store.staging_dir(out_dir)
+    cache = open_cache(out_dir, tmp)
     clock = _Clock(on_stage)
-    with _progress(progress) as bar:
-        parts = _build_in_memory(benchmark, config, extractor, embedder, flat_max, bar, clock)
-        manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, parts.tables,
-                             len(parts.docs), parts.index_choices)
-        _write_artefact(out_dir, parts, manifest, bar, clock)
+    try:
+        with _progress(progress) as bar:
+            ids = _Identities(extractor.name, embed_identity(embedder))
+            parts = _build_in_memory(benchmark, config, engine, cache, ids, flat_max, bar, clock)
+            manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, parts.tables,
+                                 len(parts.docs), parts.index_choices)
+            manifest["build"].update(engine=engine.name, reused=parts.reuse, nodes=dict(engine.node_items))
+            _write_artefact(out_dir, tmp, parts, manifest, bar, clock, cache)
+    except BaseException:
+        _abandon(cache, tmp)
+        raise
+    finally:
+        engine.close()
 
     graph = load_graph(out_dir, embedder=embedder)
     graph.reused = False
     return graph
 
 
+def embed_identity(embedder: Embedder) -> str:
+    """What an embedding depends on besides its text: model, version, backend, precision."""
+    return f"{Embedder.name}@{model_version()}/{getattr(embedder, 'backend', 'torch')}/{embedder.precision}"
+
+
+@dataclass(frozen=True)
+class _Identities:
+    extractor: str
+    embedder: str
+
+
 @dataclass
 class _Parts:
-    """Everything a build writes, held in memory until the write stage."""
+    """Everything a build writes, held until the write stage (vectors only where needed)."""
 
     tables: GraphTables
     chunk_ids: list[str]
     docs: list[dict]
-    chunk_doc: list[int]
+    chunk_doc: np.ndarray
     texts: list[str]
     chunk_vecs: np.ndarray
+    entity_vec_node: np.ndarray  # node index of each entity-index row (stop entities have none)
     entity_index: Any
     chunk_index: Any
     index_choices: dict  # which FAISS index type each got, for the manifest
+    reuse: dict  # what came from the per-chunk cache, for the manifest and the CLI
 
 
 class _Clock:
@@ -139,32 +176,99 @@ class _Clock:
         return _stage(self.timings, name, self.hook)
 
 
-def _build_in_memory(benchmark, config, extractor, embedder, flat_max, bar, clock: _Clock) -> _Parts:
-    """The stages before the write: extract → graph → embed → index, each timed, each with
-    its own progress bar. Nothing touches the disk, so a failure here leaves nothing behind."""
+def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: _Identities, flat_max, bar,
+                     clock: _Clock) -> _Parts:
+    """The stages before the write: extract+graph (streamed together) → embed → index, each
+    timed, each with its own progress bar. Only the cache is written to."""
     chunk_ids = _unique_chunk_ids(benchmark)
     docs, chunk_doc = _documents(benchmark)
     texts = [c.text for c in benchmark.chunks]
     with clock.stage("extract"):
-        task = bar.add_task("extract entities", total=len(texts))
-        chunk_entities = extractor.extract(texts, progress=lambda n: bar.advance(task, n))
-        labels = dict(getattr(extractor, "labels", {}) or {})
+        builder, extracted = _extract_into_tables(texts, chunk_doc, engine, cache, ids.extractor, bar)
     with clock.stage("graph"):
         task = bar.add_task("co-occurrence graph", total=1)
-        tables = build_tables(chunk_entities, chunk_doc, len(docs), config.stop_entity_share, labels,
-                              chunk_words=[len(t.split()) for t in texts],
-                              dropped=getattr(extractor, "dropped", None))
+        tables = builder.finish(len(docs), config.stop_entity_share)
+        del builder
         bar.advance(task)
     with clock.stage("embed"):
-        chunk_vecs, entity_vecs = _embed(embedder, texts, tables.names, config.embed_batch_size, bar)
+        # Stop entities get no vector: the sampler never starts at or pivots to one by
+        # similarity, and a query naming one exactly is matched by name (context_graph).
+        entity_vec_node = np.flatnonzero(~tables.stop).astype(np.int32)
+        names = [tables.names[i] for i in entity_vec_node]
+        task = bar.add_task("embed chunks + entities", total=len(texts) + len(names))
+        adv = lambda n: bar.advance(task, n)  # noqa: E731
+        chunk_vecs, chunk_new = _embed_cached(engine, cache, ids.embedder, texts, config.embed_batch_size, adv)
+        entity_vecs, entity_new = _embed_cached(engine, cache, ids.embedder, names, ENTITY_BATCH_SIZE, adv)
     with clock.stage("index"):
         task = bar.add_task("FAISS indexes", total=2)
         entity_index, entity_choice = build_index(entity_vecs, flat_max)
+        del entity_vecs
         bar.advance(task)
         chunk_index, chunk_choice = build_index(chunk_vecs, flat_max)
         bar.advance(task)
     choices = {"entity": entity_choice.to_dict(), "chunk": chunk_choice.to_dict()}
-    return _Parts(tables, chunk_ids, docs, chunk_doc, texts, chunk_vecs, entity_index, chunk_index, choices)
+    reuse = {"chunks": len(texts), "extracted": extracted, "extraction_reused": len(texts) - extracted,
+             "chunk_vectors_embedded": chunk_new, "entity_vectors": len(names), "entity_vectors_embedded": entity_new}
+    return _Parts(tables, chunk_ids, docs, chunk_doc, texts, chunk_vecs, entity_vec_node, entity_index, chunk_index,
+                  choices, reuse)
+
+
+CACHE_WINDOW = 512  # chunks whose cached extractions are read (and fresh ones written) at a time
+
+
+def _extract_into_tables(texts: list[str], chunk_doc: np.ndarray, engine: Engine, cache: ChunkCache,
+                         identity: str, bar) -> tuple[TableBuilder, int]:
+    """Stream every chunk's extraction, cached or fresh, in corpus order into the tables.
+
+    The engine gets only the chunks the cache lacks, as one stream (so its worker pool
+    starts once); cached ones are read a window at a time. Nothing per chunk outlives its
+    window except what the tables keep. Returns the builder and how many were extracted.
+    """
+    task = bar.add_task("extract entities", total=len(texts))
+    keys = [chunk_cache.key(identity, t) for t in texts]
+    have = cache.has_extractions(keys)
+    missing = [i for i, k in enumerate(keys) if k not in have]
+    fresh = engine.extract([texts[i] for i in missing], progress=lambda n: bar.advance(task, n))
+    builder = TableBuilder()
+    for lo in range(0, len(texts), CACHE_WINDOW):
+        window = range(lo, min(len(texts), lo + CACHE_WINDOW))
+        cached = cache.get_extractions([keys[i] for i in window if keys[i] in have])
+        new = []
+        for i in window:
+            got = cached.get(keys[i])
+            if got is None:
+                got = next(fresh)
+                new.append((keys[i], got))
+            builder.add(got, int(chunk_doc[i]), len(texts[i].split()))
+        cache.put_extractions(new)
+        bar.advance(task, len(window) - len(new))
+    return builder, len(missing)
+
+
+def _embed_cached(engine: Engine, cache: ChunkCache, identity: str, texts: list[str], batch_size: int,
+                  progress) -> tuple[np.ndarray, int]:
+    """Embeddings of ``texts``, each distinct string embedded once and only when the cache
+    lacks it. Returns the vectors and how many strings were embedded."""
+    out = np.empty((len(texts), Embedder.dim), dtype=np.float32)
+    keys = [chunk_cache.key(identity, t) for t in texts]
+    cached = cache.get_vectors(keys, Embedder.dim)
+    todo: dict[bytes, list[int]] = {}
+    for i, k in enumerate(keys):
+        v = cached.get(k)
+        if v is None:
+            todo.setdefault(k, []).append(i)
+        else:
+            out[i] = v
+    progress(len(texts) - sum(len(rows) for rows in todo.values()))
+    if todo:
+        first = [rows[0] for rows in todo.values()]
+        per_text = {rows[0]: len(rows) for rows in todo.values()}
+        vecs = engine.embed([texts[i] for i in first], batch_size, progress=None)
+        for i, v in zip(first, vecs):
+            out[todo[keys[i]]] = v
+        progress(sum(per_text.values()))
+        cache.put_vectors([keys[i] for i in first], vecs)
+    return out, len(todo)
 
 
 def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:
@@ -175,39 +279,37 @@ def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:
     return chunk_ids
 
 
-def _embed(embedder: Embedder, texts: list[str], names: list[str], batch_size: int, bar) -> tuple[np.ndarray, np.ndarray]:
-    """Chunk and entity-name embeddings, under one progress bar; names are short, so they go
-    in bigger batches than chunk texts."""
-    task = bar.add_task("embed chunks + entities", total=len(texts) + len(names))
-    adv = lambda n: bar.advance(task, n)  # noqa: E731
-    chunk_vecs = embedder.encode(texts, batch_size=batch_size, progress=adv)
-    entity_vecs = embedder.encode(names, batch_size=ENTITY_BATCH_SIZE, progress=adv)
-    return chunk_vecs, entity_vecs
-
-
-def _write_artefact(out_dir: Path, parts: _Parts, manifest: dict, bar, clock: _Clock) -> None:
-    """Write everything into a staging folder and rename it into place, manifest last, so an
-    interrupted build leaves nothing a later command would load. Timed by hand: the write's
-    own time goes into the manifest it writes."""
+def _write_artefact(out_dir: Path, tmp: Path, parts: _Parts, manifest: dict, bar, clock: _Clock,
+                    cache: ChunkCache) -> None:
+    """Write everything into the staging folder and rename it into place, manifest last, so
+    an interrupted build leaves nothing a later command would load. The cache moves into
+    the staging folder just before the rename, so it survives ``--force``. Timed by hand:
+    the write's own time goes into the manifest it writes."""
     write_started = time.perf_counter()
     if clock.hook:
         clock.hook("write", "start")
     task = bar.add_task("write artefact", total=len(store.DATA_FILES) + 1)
-    tmp = store.staging_dir(out_dir)
+    _write_data(tmp, parts, lambda: bar.advance(task))
+    clock.timings["write"] = time.perf_counter() - write_started
+    clock.timings["total"] = time.perf_counter() - clock.started
+    manifest["timings_s"] = {k: round(v, 3) for k, v in clock.timings.items()}
+    manifest["build"]["cache_pruned"] = cache.prune()
+    store.write_manifest(tmp, manifest)
+    bar.advance(task)
+    chunk_cache.carry_over(cache, tmp)
+    store.publish(tmp, out_dir)
+    if clock.hook:
+        clock.hook("write", "end")
+
+
+def _abandon(cache: ChunkCache, tmp: Path) -> None:
+    """After a failed build: drop the staging folder. A cache opened in the previous graph's
+    folder stays there, with whatever this build added to it."""
     try:
-        _write_data(tmp, parts.tables, parts.chunk_ids, parts.chunk_doc, parts.docs, parts.texts, parts.chunk_vecs,
-                    parts.entity_index, parts.chunk_index, lambda: bar.advance(task))
-        clock.timings["write"] = time.perf_counter() - write_started
-        clock.timings["total"] = time.perf_counter() - clock.started
-        manifest["timings_s"] = {k: round(v, 3) for k, v in clock.timings.items()}
-        store.write_manifest(tmp, manifest)
-        bar.advance(task)
-        store.publish(tmp, out_dir)
-        if clock.hook:
-            clock.hook("write", "end")
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        cache.close()
+    except Exception:  # noqa: BLE001 - already closed, or its folder is gone
+        pass
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, tables, n_docs, indexes) -> dict:
@@ -216,7 +318,7 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
     return {
         "format_version": store.FORMAT_VERSION,
         "name": out_dir.name,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_hash": digest,
         "benchmark": {"name": benchmark.name, "format": benchmark.format,
                       "qtype": getattr(benchmark.qtype, "value", str(benchmark.qtype))},
@@ -224,7 +326,8 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "settings": settings,
         "extractor": extractor.name,
         "embedding_model": {"name": Embedder.name, "version": model_version(), "dim": Embedder.dim,
-                            "normalized": True, "metric": "inner_product", "precision": embedder.precision},
+                            "normalized": True, "metric": "inner_product", "precision": embedder.precision,
+                            "backend": getattr(embedder, "backend", None)},
         "indexes": indexes,
         "counts": {
             "entities": tables.n_nodes,
@@ -254,7 +357,7 @@ def _try_reuse(out_dir: Path, digest: str, embedder: Embedder) -> ContextGraph |
     return graph
 
 
-def _documents(benchmark: Benchmark) -> tuple[list[dict], list[int]]:
+def _documents(benchmark: Benchmark) -> tuple[list[dict], np.ndarray]:
     """Document table and each chunk's document index (documents only chunks name are added)."""
     docs = [{"id": d.id, "title": d.title} for d in benchmark.documents]
     pos = {d["id"]: i for i, d in enumerate(docs)}
@@ -264,27 +367,28 @@ def _documents(benchmark: Benchmark) -> tuple[list[dict], list[int]]:
             pos[c.doc_id] = len(docs)
             docs.append({"id": c.doc_id, "title": ""})
         chunk_doc.append(pos[c.doc_id])
-    return docs, chunk_doc
+    return docs, np.asarray(chunk_doc, dtype=np.int32)
 
 
-def _write_data(tmp, tables, chunk_ids, chunk_doc, docs, texts, chunk_vecs, entity_index, chunk_index, tick):
+def _write_data(tmp: Path, parts: _Parts, tick) -> None:
+    tables = parts.tables
     store.write_json(tmp / store.NODES, {"names": tables.names, "labels": tables.labels, "kinds": tables.kinds})
     tick()
-    offsets = store.write_texts(tmp / store.TEXT, texts)
+    offsets = store.write_texts(tmp / store.TEXT, parts.texts)
     tick()
     arrays = tables.arrays()
-    arrays["chunk_doc"] = np.asarray(chunk_doc, dtype=np.int32)
+    arrays["chunk_doc"] = parts.chunk_doc
     arrays["text_offsets"] = offsets
-    with open(tmp / store.ARRAYS, "wb") as f:
-        np.savez(f, **arrays)
+    arrays["entity_vec_node"] = parts.entity_vec_node
+    store.write_arrays(tmp / store.ARRAYS, arrays)
     tick()
-    store.write_json(tmp / store.CHUNKS, {"ids": chunk_ids, "docs": docs})
+    store.write_json(tmp / store.CHUNKS, {"ids": parts.chunk_ids, "docs": parts.docs})
     tick()
-    np.save(tmp / store.CHUNK_EMB, np.ascontiguousarray(chunk_vecs, dtype=np.float32))
+    np.save(tmp / store.CHUNK_EMB, np.ascontiguousarray(parts.chunk_vecs, dtype=np.float32))
     tick()
-    save_index(entity_index, tmp / store.ENTITY_INDEX)
+    save_index(parts.entity_index, tmp / store.ENTITY_INDEX)
     tick()
-    save_index(chunk_index, tmp / store.CHUNK_INDEX)
+    save_index(parts.chunk_index, tmp / store.CHUNK_INDEX)
     tick()
 
 

@@ -1,8 +1,9 @@
 """The loaded graph: what the interview pipeline and the graph commands query.
 
-Loading is cheap on purpose (a JSON node table, CSR arrays, memory-mapped texts and
-vectors; FAISS indexes only when first searched), and the MiniLM encoder is loaded only
-when a query is free text that does not already name a node.
+Loading is cheap on purpose (a JSON node table; CSR arrays, texts, vectors and FAISS
+indexes memory-mapped, the indexes only when first searched), and the MiniLM encoder is
+loaded only when a query is free text that does not already name a node, or names a stop
+entity (which has no stored vector).
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ class ContextGraph:
         self.manifest = manifest
         self._embedder = embedder
         nodes = json.loads((self.path / store.NODES).read_text(encoding="utf-8"))
-        with np.load(self.path / store.ARRAYS) as arrays:
-            a = {k: arrays[k] for k in arrays.files}
+        a = store.read_arrays(self.path / store.ARRAYS)  # memory-mapped: pages load as queries touch them
         self._chunk_doc = a.pop("chunk_doc")
         self._text_offsets = a.pop("text_offsets")
+        self._vec_node = a.pop("entity_vec_node")  # node of each entity-index row, ascending
         self.tables = GraphTables(names=nodes["names"], labels=nodes["labels"], kinds=nodes["kinds"], **a)
         chunks = json.loads((self.path / store.CHUNKS).read_text(encoding="utf-8"))
         self.chunk_ids: list[str] = chunks["ids"]
@@ -56,7 +57,7 @@ class ContextGraph:
         self._name_pos = {n: i for i, n in enumerate(self.tables.names)}
         self._chunk_pos = {c: i for i, c in enumerate(self.chunk_ids)}
         self._text = _map_bytes(self.path / store.TEXT)
-        self._chunk_vectors = None
+        self._chunk_vectors: np.ndarray | None = None
         self._entity_index = None
         self._chunk_index = None
         self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
@@ -116,17 +117,19 @@ class ContextGraph:
     @property
     def chunk_vectors(self) -> np.ndarray:
         with self._lock:
-            if self._chunk_vectors is None:
+            vectors = self._chunk_vectors
+            if vectors is None:
                 path = self.path / store.CHUNK_EMB
-                self._chunk_vectors = np.load(path, mmap_mode="r" if self.chunk_ids else None)
-        return self._chunk_vectors
+                vectors = self._chunk_vectors = np.load(path, mmap_mode="r" if self.chunk_ids else None)
+        return vectors
 
     # --- embeddings and search ------------------------------------------------------
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = shared_embedder()
+            # Queries are embedded by the backend the graph's vectors came from.
+            self._embedder = shared_embedder(self.manifest.get("embedding_model", {}).get("backend"))
         return self._embedder
 
     @property
@@ -150,8 +153,22 @@ class ContextGraph:
                 self._chunk_index = load_index(self.path / store.CHUNK_INDEX)
         return self._chunk_index
 
+    def has_vector(self, name: str) -> bool:
+        """Whether the node's name vector is stored (stop entities have none)."""
+        return self._vector_row(self._index(name)) is not None
+
     def entity_vector(self, name: str) -> np.ndarray:
-        return reconstruct(self.entity_index, self._index(name))
+        """The node's name vector: read back from the entity index, or, for a stop entity,
+        which has none stored, embedded now."""
+        i = self._index(name)
+        r = self._vector_row(i)
+        if r is None:
+            return self.embed([self.tables.names[i]])[0]
+        return reconstruct(self.entity_index, r)
+
+    def _vector_row(self, node: int) -> int | None:
+        r = int(np.searchsorted(self._vec_node, node))
+        return r if r < len(self._vec_node) and int(self._vec_node[r]) == node else None
 
     def resolve_entities(self, texts: list[str]) -> list[EntityMatch | None]:
         """Nearest node for each text (None when the graph has no entities).
@@ -171,7 +188,7 @@ class ContextGraph:
             scores, ids = search(self.entity_index, self.embed([texts[i] for i in free]), 1)
             for i, s, j in zip(free, scores[:, 0], ids[:, 0]):
                 if j >= 0:
-                    out[i] = EntityMatch(texts[i], self.tables.names[int(j)], float(s), False)
+                    out[i] = EntityMatch(texts[i], self.tables.names[int(self._vec_node[int(j)])], float(s), False)
         return out
 
     def match_entities(self, texts: list[str], min_sim: float = 0.5) -> list[tuple[str, str, float]]:

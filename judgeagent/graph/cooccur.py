@@ -3,7 +3,9 @@
 Co-occurrence is counted with sparse matrix products (entity × chunk incidence times its
 transpose), which stays fast and small where building millions of edges one by one in
 networkx would not. :func:`to_networkx` gives the same graph as a networkx object for
-anyone who wants one.
+anyone who wants one. The builder feeds :class:`TableBuilder` one chunk's extraction at a
+time, so what it holds grows with distinct names and mentions (int32 ids), never with a
+list of parsed documents; :func:`build_tables` is the same for a list in hand.
 
 Two rules keep the graph useful at every corpus size:
 
@@ -19,12 +21,13 @@ Two rules keep the graph useful at every corpus size:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgeagent.graph.generic import generic_names
+from judgeagent.graph.generic import MIN_CHUNKS, ZIPF_MIN, is_domain_word, zipf
 
 STRONG, WEAK = 1, 2  # edge kinds as stored
 KIND_NAMES = {STRONG: "strong", WEAK: "weak"}
@@ -84,6 +87,143 @@ def row(ptr: np.ndarray, idx: np.ndarray, i: int) -> np.ndarray:
     return idx[ptr[i] : ptr[i + 1]]
 
 
+Mention = tuple[str, str, str]  # (name, display label, kind)
+
+
+@dataclass(frozen=True)
+class ChunkExtraction:
+    """What the extractor found in one chunk: its mentions in order, and the spans it refused.
+
+    This is what the per-chunk cache keeps, so a rebuild can aggregate display labels and
+    drop counts exactly as a from-scratch build would.
+    """
+
+    mentions: tuple[Mention, ...]
+    drops: tuple[tuple[str, str], ...] = ()  # (reason, span text)
+
+    @property
+    def names(self) -> list[str]:
+        """Unique names in order of first mention."""
+        return list(dict.fromkeys(m[0] for m in self.mentions))
+
+    def to_json(self) -> list:
+        return [[list(m) for m in self.mentions], [list(d) for d in self.drops]]
+
+    @classmethod
+    def from_json(cls, obj: list) -> ChunkExtraction:
+        return cls(tuple(tuple(m) for m in obj[0]), tuple(tuple(d) for d in obj[1]))
+
+
+class TableBuilder:
+    """Co-occurrence tables fed one chunk at a time, in corpus order.
+
+    It keeps only what the tables need: each name once, each chunk's name ids as int32,
+    per-name label counts, and the word counts the generic-word rule reads. Nothing per
+    chunk is kept as Python objects, so memory grows with distinct names and mentions,
+    not with parsed documents.
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}  # name -> provisional id, in order of first sight
+        self._mentions = array("i")  # provisional ids, chunk after chunk
+        self._lengths = array("i")  # names per chunk
+        self._docs = array("i")
+        self._words: dict[int, int] = {}  # chunk length in words -> chunks of that length
+        self._word_chunks: dict[str, int] = {}  # word of some name -> chunks holding it
+        self._display: list[dict[str, int]] = []
+        self._kinds: list[dict[str, int]] = []
+        self._dropped: dict[str, set[str]] = {}
+        self._lengths_known = True  # every chunk came with its length in words
+
+    def add(self, extraction: ChunkExtraction, doc: int, words: int | None = None) -> None:
+        """One chunk: its extraction, its document index and its length in words (None: no
+        generic-word rule, as when a caller knows no lengths)."""
+        names = extraction.names
+        for name, display, kind in extraction.mentions:
+            i = self._intern(name)
+            self._display[i][display] = self._display[i].get(display, 0) + 1
+            self._kinds[i][kind] = self._kinds[i].get(kind, 0) + 1
+        self._mentions.extend(self._ids[n] for n in names)
+        self._lengths.append(len(names))
+        self._docs.append(doc)
+        if words is not None:
+            self._words[words] = self._words.get(words, 0) + 1
+            for w in {w for n in names for w in n.split(" ")}:
+                self._word_chunks[w] = self._word_chunks.get(w, 0) + 1
+        else:
+            self._lengths_known = False
+        for reason, text in extraction.drops:
+            self._dropped.setdefault(reason, set()).add(text.casefold())
+
+    def _intern(self, name: str) -> int:
+        i = self._ids.get(name)
+        if i is None:
+            i = self._ids[name] = len(self._ids)
+            self._display.append({})
+            self._kinds.append({})
+        return i
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self._lengths)
+
+    def generic(self) -> set[str]:
+        """The generic names (:mod:`judgeagent.graph.generic`), from the streamed counts."""
+        if not self._lengths_known or not self._words:
+            return set()
+        lengths = np.fromiter(self._words, dtype=np.float64, count=len(self._words))
+        counts = np.fromiter(self._words.values(), dtype=np.float64, count=len(self._words))
+        out = set()
+        for name in self._ids:
+            if not name.isalpha():  # one plain word, no digits or hyphens
+                continue
+            z = zipf(name)
+            if z < ZIPF_MIN:
+                continue
+            observed = self._word_chunks.get(name, 0)
+            rate = 10.0 ** (z - 9.0)  # Zipf frequency is log10 of occurrences per billion words
+            # Only a word seen in MIN_CHUNKS chunks can be a domain word; skip the sum otherwise.
+            expected = float(np.sum(counts * -np.expm1(-rate * lengths))) if observed >= MIN_CHUNKS else 0.0
+            if not is_domain_word(observed, expected):
+                out.add(name)
+        return out
+
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """Most frequent surface form and kind of each name, as the spaCy extractor names them:
+        the most frequent NER label, or CONCEPT when the name was only ever a noun chunk.
+        Ties go to the form seen first, so the order chunks are fed in matters (corpus order)."""
+        out = {}
+        for name, i in self._ids.items():
+            display = max(self._display[i].items(), key=lambda kv: kv[1])[0] if self._display[i] else name
+            named = [(k, c) for k, c in self._kinds[i].items() if k != "CONCEPT"]
+            kind = max(named, key=lambda kv: kv[1])[0] if named else "CONCEPT"
+            out[name] = (display, kind)
+        return out
+
+    def finish(self, n_docs: int, stop_share: float, weak_window: int = WEAK_WINDOW,
+               dropped: Mapping[str, int] | None = None) -> GraphTables:
+        """The graph tables; ``dropped`` overrides the streamed drop counts (an extractor
+        that reports them only in aggregate)."""
+        generic = self.generic()
+        names = sorted(n for n in self._ids if n not in generic)
+        final = {n: j for j, n in enumerate(names)}
+        remap = np.full(len(self._ids), -1, dtype=np.int32)
+        for n, i in self._ids.items():
+            remap[i] = final.get(n, -1)
+        mentions = remap[np.frombuffer(self._mentions, dtype=np.int32)] if len(self._mentions) else np.zeros(0, np.int32)
+        chunk_of = np.repeat(np.arange(self.n_chunks, dtype=np.int32), np.frombuffer(self._lengths, dtype=np.int32))
+        keep = mentions >= 0
+        chunk_ent_idx, chunk_of = mentions[keep], chunk_of[keep]
+        chunk_ent_ptr = np.zeros(self.n_chunks + 1, dtype=np.int64)
+        chunk_ent_ptr[1:] = np.cumsum(np.bincount(chunk_of, minlength=self.n_chunks))
+        all_labels = self.labels()
+        display = [all_labels[n] for n in names]
+        drops = dict(dropped) if dropped is not None else {r: len(v) for r, v in self._dropped.items()}
+        drops["generic"] = len(generic)
+        return _tables(names, display, chunk_ent_ptr, chunk_ent_idx, chunk_of,
+                       np.frombuffer(self._docs, dtype=np.int32).copy(), n_docs, stop_share, weak_window, drops)
+
+
 def build_tables(
     chunk_entities: Sequence[Sequence[str]],
     chunk_doc: Sequence[int],
@@ -107,24 +247,23 @@ def build_tables(
     - stop entity (see the module docstring): no edges.
 
     ``dropped`` is the extractor's count of refused spans by reason, kept for graph-info.
+    A list-in form of :class:`TableBuilder`, which the graph builder streams into.
     """
+    labels = labels or {}
+    builder = TableBuilder()
+    for i, ents in enumerate(chunk_entities):
+        mentions = tuple((n, *labels.get(n, (n, "CONCEPT"))) for n in dict.fromkeys(ents))
+        builder.add(ChunkExtraction(mentions), int(chunk_doc[i]),
+                    None if chunk_words is None else int(chunk_words[i]))
+    return builder.finish(n_docs, stop_share, weak_window, dropped=dropped or {})
+
+
+def _tables(names, display, chunk_ent_ptr, chunk_ent_idx, chunk_of_pair, chunk_doc, n_docs, stop_share,
+            weak_window, drops) -> GraphTables:
+    """Incidence, stop flags and both edge kinds, by sparse products (module docstring)."""
     from scipy import sparse
 
-    labels = labels or {}
-    generic = generic_names(chunk_entities, chunk_words) if chunk_words is not None else set()
-    if generic:
-        chunk_entities = [[n for n in ents if n not in generic] for ents in chunk_entities]
-    names = sorted({n for ents in chunk_entities for n in ents})
-    pos = {n: i for i, n in enumerate(names)}
-    n_nodes, n_chunks = len(names), len(chunk_entities)
-
-    chunk_ent_ptr = np.zeros(n_chunks + 1, dtype=np.int64)
-    chunk_ent_ptr[1:] = np.cumsum([len(e) for e in chunk_entities])
-    chunk_ent_idx = np.fromiter((pos[n] for ents in chunk_entities for n in ents), dtype=np.int32,
-                                count=int(chunk_ent_ptr[-1]))
-    chunk_of_pair = np.repeat(np.arange(n_chunks, dtype=np.int32), np.diff(chunk_ent_ptr))
-    chunk_doc = np.asarray(chunk_doc, dtype=np.int32)
-
+    n_nodes, n_chunks = len(names), len(chunk_ent_ptr) - 1
     # Entity × chunk incidence; CSR over entities gives each node's chunk list directly.
     inc = _incidence(chunk_ent_idx, chunk_of_pair, (n_nodes, n_chunks))
     ent_doc = _incidence(chunk_ent_idx, chunk_doc[chunk_of_pair], (n_nodes, max(n_docs, 1)))
@@ -141,9 +280,6 @@ def build_tables(
     weak = near - near.multiply(strong > 0)  # a shared chunk makes the edge strong
     weak.eliminate_zeros()
     adj_ptr, adj_idx, adj_weight, adj_kind = _adjacency(strong, weak, n_nodes)
-
-    display = [labels.get(n, (n, "CONCEPT")) for n in names]
-    counts = {**(dropped or {}), "generic": len(generic)}
     return GraphTables(
         names=names,
         labels=[d[0] for d in display],
@@ -154,12 +290,12 @@ def build_tables(
         node_doc_ptr=ent_doc.indptr.astype(np.int64),
         node_doc_idx=ent_doc.indices.astype(np.int32),
         chunk_ent_ptr=chunk_ent_ptr,
-        chunk_ent_idx=chunk_ent_idx,
+        chunk_ent_idx=chunk_ent_idx.astype(np.int32),
         adj_ptr=adj_ptr,
         adj_idx=adj_idx,
         adj_weight=adj_weight,
         adj_kind=adj_kind,
-        dropped_counts=np.array([int(counts.get(r, 0)) for r in DROP_REASONS], dtype=np.int64),
+        dropped_counts=np.array([int(drops.get(r, 0)) for r in DROP_REASONS], dtype=np.int64),
     )
 
 

@@ -36,7 +36,8 @@ class EntityExtractor(Protocol):
     count]``, the distinct spans it refused and why (``graph-info`` reports them).
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def extract(self, texts: Sequence[str], progress: Progress | None = None) -> list[list[str]]:
         """One list of unique entity names per text, in order of first mention.
@@ -109,6 +110,11 @@ class SpacyExtractor:
             out.append(list(names))
         return out
 
+    def mentions(self, texts: Sequence[str], progress: Progress | None = None):
+        """(mentions, drops) per text, in text order, as a stream: what :meth:`extract`
+        aggregates, for a builder that aggregates (and caches) per chunk itself."""
+        yield from self._mentions(list(texts), progress)
+
     def _mentions(self, texts: list[str], progress: Progress | None):
         """(mentions, drops) per text, in text order (see :func:`doc_mentions`)."""
         batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
@@ -123,7 +129,7 @@ class SpacyExtractor:
         # Our own pool rather than nlp.pipe(n_process=...): spaCy's sends every parsed Doc
         # back to this process, whose deserialising competes with the workers for the same
         # cores; here the workers normalise too and send back only the small mention lists.
-        self.nlp  # loaded before forking, so the workers share it instead of each loading it
+        _ = self.nlp  # loaded before forking, so the workers share it instead of each loading it
         with _pool_context().Pool(self.workers, initializer=load_pipeline, initargs=(self.model,)) as pool:
             for batch, mentions in zip(batches, pool.imap(_batch_mentions, [(self.model, b) for b in batches])):
                 yield from mentions

@@ -56,9 +56,11 @@ def save_index(index, path: Path) -> None:
 
 
 def load_index(path: Path):
+    """The index, memory-mapped (IO_FLAG_MMAP): opening it reads no vectors, a search
+    reads the pages it touches."""
     import faiss
 
-    index = faiss.read_index(str(path))
+    index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP)
     if hasattr(index, "hnsw"):
         index.hnsw.efSearch = max(index.hnsw.efSearch, HNSW_EF_SEARCH)
     return index

@@ -14,6 +14,7 @@ the path.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,10 +98,10 @@ def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: n
             chunk = _nearest_unused_chunk(graph, query, used)
             if chunk is None:
                 break  # every chunk of the corpus is on the path already
-            cur = _next_entity(graph, chunk, visited, used, query, rng)
-            if cur is None:
-                cur = prev
+            found = _next_entity(graph, chunk, visited, used, query, rng)
+            cur = prev if found is None else found
             visited.add(cur)
+        assert cur is not None  # one of the two branches above has chosen it
         steps.append(PathStep(t.names[cur], graph.chunk_ids[chunk], graph.chunk_text(graph.chunk_ids[chunk])))
         used.append(chunk)
         prev = cur
@@ -114,7 +115,7 @@ def random_path(graph, hops: int, rng: np.random.Generator) -> KnowledgePath:
     """Chunks drawn uniformly from the corpus, not along edges (the --no-graph ablation)."""
     t = graph.tables
     n = len(graph.chunk_ids)
-    picks = rng.choice(n, size=min(hops, n), replace=False) if n else []
+    picks: Sequence[int] | np.ndarray = rng.choice(n, size=min(hops, n), replace=False) if n else []
     steps = []
     for c in picks:
         ents = row(t.chunk_ent_ptr, t.chunk_ent_idx, int(c))

@@ -4,13 +4,21 @@ Layout of ``graphs/<name>/``::
 
     manifest.json     written last: a folder without it is not a graph
     nodes.json        node names, display labels, kinds
-    graph.npz         CSR arrays: node→chunks, node→documents, chunk→entities, adjacency
-                      (neighbour, weight, kind), stop flags, chunk→document, text offsets
+    arrays/*.npy      CSR arrays, one uncompressed .npy each, memory-mapped on load:
+                      node→chunks, node→documents, chunk→entities, adjacency (neighbour,
+                      weight, kind), stop flags, chunk→document, text offsets, and the
+                      node of each entity-index row (stop entities have no vector)
     chunks.json       chunk IDs and the documents (ID, title)
     chunk_text.bin    all chunk texts, UTF-8, back to back (offsets in graph.npz)
     chunk_emb.npy     chunk embeddings, float32 (n, 384), memory-mapped on load
-    entity.faiss      FAISS index over entity-name embeddings
-    chunk.faiss       FAISS index over chunk embeddings
+    entity.faiss      FAISS index over entity-name embeddings, memory-mapped on load
+    chunk.faiss       FAISS index over chunk embeddings, memory-mapped on load
+    cache.sqlite      per-chunk extraction and embedding cache (not read by a loader;
+                      see judgeagent.graph.chunk_cache)
+
+Opening a graph therefore reads the JSON tables and maps the rest: the pages a query
+touches are read, nothing else. Format 2 replaced format 1's ``graph.npz`` (which numpy
+can only read whole) with ``arrays/``.
 
 A build writes into a hidden sibling folder and renames it into place at the end, so an
 interrupted build never leaves something at ``graphs/<name>/`` that loads.
@@ -28,10 +36,10 @@ import numpy as np
 
 from judgeagent.errors import JudgeAgentError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 NODES = "nodes.json"
-ARRAYS = "graph.npz"
+ARRAYS = "arrays"  # a folder of .npy files
 CHUNKS = "chunks.json"
 TEXT = "chunk_text.bin"
 CHUNK_EMB = "chunk_emb.npy"
@@ -55,6 +63,25 @@ def write_texts(path: Path, texts: list[str]) -> np.ndarray:
     with open(path, "wb") as f:
         f.write(b"".join(encoded))
     return offsets
+
+
+def write_arrays(folder: Path, arrays: dict[str, np.ndarray]) -> None:
+    """One uncompressed ``.npy`` per array, so a reader can map each instead of reading it."""
+    folder.mkdir()
+    for name, a in arrays.items():
+        np.save(folder / f"{name}.npy", np.ascontiguousarray(a))
+
+
+def read_arrays(folder: Path) -> dict[str, np.ndarray]:
+    """Every array of :func:`write_arrays`, memory-mapped read-only (an empty one is read:
+    there is nothing to map)."""
+    out = {}
+    for path in sorted(Path(folder).glob("*.npy")):
+        try:
+            out[path.stem] = np.load(path, mmap_mode="r")
+        except ValueError:  # numpy refuses to map a zero-length array
+            out[path.stem] = np.load(path)
+    return out
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
@@ -140,7 +167,7 @@ def read_manifest(folder: Path) -> dict:
             f"{path}: graph format {manifest.get('format_version')!r}, this version reads "
             f"{FORMAT_VERSION}; rebuild it with --force"
         )
-    missing = [f for f in DATA_FILES if not (folder / f).is_file()]
+    missing = [f for f in DATA_FILES if not (folder / f).exists()]
     if missing:
         raise JudgeAgentError(f"{folder}: incomplete graph, missing {', '.join(missing)}; rebuild it with --force")
     return manifest
