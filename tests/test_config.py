@@ -181,6 +181,8 @@ BAD_BUILD = [
     (("--stop-entity-share", "-0.1"), "--stop-entity-share must be a number in [0, 1] (got -0.1)"),
     (("--extractor", "bert"), "--extractor must be one of spacy, llm (got bert)"),
     (("--embed-batch-size", "0"), "--embed-batch-size must be an integer ≥ 1 (got 0)"),
+    (("--engine", "spark"), "--engine must be one of local, ray (got spark)"),
+    (("--embed-backend", "tpu"), "--embed-backend must be one of torch, onnx, onnx-int8, openvino (got tpu)"),
 ]
 
 

@@ -48,7 +48,8 @@ def test_evaluate_with_the_bundled_model(tmp_path):
     m = json.loads((run / "metrics.json").read_text())
     assert m["n_questions"] == 6
     assert m["delta_acc"] == pytest.approx(m["cr"] - m["cte"], abs=1e-6)
-    assert m["acc2"] - m["acc1"] == pytest.approx(m["delta_acc"], abs=1e-6)
+    # Each figure is rounded to 4 decimals on its own, so their difference may be 1e-4 off.
+    assert m["acc2"] - m["acc1"] == pytest.approx(m["delta_acc"], abs=2e-4)
     usage = m["llm_usage"]
     assert usage["total"]["requests"] > 0
     assert {"grading", "feedback"} <= set(usage["stages"])
