@@ -58,7 +58,9 @@ def _export_bank(graph_dir: Path, fmt: str | None, out: Path | None) -> None:
 
 
 def print_summary(s: dict) -> None:
-    t = Table(title=f"{s['n_items']} items in {s['bank']}")
+    # A line of its own: as a table title the path would wrap inside the narrow table.
+    console.print(f"{s['n_items']} item(s) in {s['bank']}", highlight=False)
+    t = Table()
     t.add_column("type")
     order = {"easy": 0, "medium": 1, "hard": 2}
     levels = sorted({lv for c in s["by_type_and_level"].values() for lv in c}, key=lambda lv: (order.get(lv, 3), lv))
@@ -139,6 +141,8 @@ def run_bank_command(cfg, ablation: bool) -> None:
     m = outcome.metrics
     if m.get("excluded_note"):
         console.print(f"note: {m['excluded_note']}", highlight=False)
+    if m.get("size_note"):
+        console.print(f"note: {m['size_note']}", highlight=False)
     if m["items_from_older_graph"]:
         console.print(f"note: {m['items_from_older_graph']} of the items come from an older build of the graph", highlight=False)
     if m["mode"] == "adaptive":

@@ -240,6 +240,15 @@ def test_calibrate_flags_a_wrong_key_and_bank_runs_leave_it_out(tmp_path, demo_s
     assert asked == {i.item_id for i in items} - set(cal["flagged"])
     metrics = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert (metrics["n_items"], metrics["accuracy"], metrics["excluded_flagged"]) == (len(asked), 100.0, len(cal["flagged"]))
+    assert "size_note" not in metrics  # no --bank-size: every usable item, as asked
+
+    with ScriptedServer(script_for(demo_seeds)) as srv:
+        model = f"{srv.base_url}@scripted"
+        res = CliRunner().invoke(app, ["evaluate", "--bank", str(graph), "--bank-size", "1000", "--target", model, "--judge", model,
+                                       "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert f"--bank-size 1000 asked for more items than the bank has usable ({len(asked)}): all were asked" in " ".join(res.output.split())
+    assert len(records(tmp_path / "c")) == len(asked)
 
 
 def test_bank_runs_ask_two_targets_the_same_items(tmp_path, demo_seeds):

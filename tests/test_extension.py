@@ -23,3 +23,9 @@ def test_unusable_questions_say_why():
     assert validate(GOOD, QuestionType.KMC, avoid=["which ion rises"]) == "copies an existing question"
     assert validate({"question": "Who won?", "answer": ""}, QuestionType.KQA) == "no answer"
     assert validate("text", QuestionType.KQA) == "not a JSON object"
+    # Small judges copy the prompt's filled-in example: that is no question about the path.
+    copied = {"question": "Which metal forms the filament of a classic incandescent light bulb?", "answer": "Tungsten"}
+    assert validate(copied, QuestionType.KQA) == "copies the example instead of asking about the excerpts"
+    assert validate({**copied, "correct_option": "Tungsten", "distractors": ["Copper", "Tin", "Zinc"]}, QuestionType.KMC) == (
+        "copies the example instead of asking about the excerpts"
+    )

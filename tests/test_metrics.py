@@ -101,6 +101,23 @@ def test_no_batches_no_interval():
     assert m["permutation"]["suggestions_vs_none"]["p_value"] == 1.0
 
 
+def test_no_questions_no_rates_and_a_dash_in_every_table():
+    # Every batch incomplete: nothing was measured, which is not an accuracy of 0.
+    from rich.console import Console
+
+    from cli.evaluate import metrics_table
+    from judgeagent.report import sections
+
+    m = compute_metrics([])
+    assert {k: m[k] for k in ("n_questions", "acc1", "acc2", "cr", "cte", "delta_acc")} == {
+        "n_questions": 0, "acc1": None, "acc2": None, "cr": None, "cte": None, "delta_acc": None
+    }  # fmt: skip
+    console = Console(width=120, record=True)
+    console.print(metrics_table(m, "seeds"))
+    assert console.export_text().split("\n")[4].split() == ["│", "0", "│", *["–", "│"] * 7]
+    assert sections.headline(m).rows == [["0", *["–"] * 7]]
+
+
 def test_report_and_terminal_label_the_batch_test_and_mcnemar():
     from rich.console import Console
 

@@ -156,6 +156,8 @@ async def _run(cfg: EvalConfig) -> BankRunOutcome:
         else:
             records = await fixed_test(models, draw_items(pool.items, cfg.bank_size, cfg.bank_seed), cfg.concurrency)
             metrics = {"mode": mode, **fixed_metrics(records, pool)}
+            if cfg.bank_size and cfg.bank_size > len(pool.items):
+                metrics["size_note"] = f"--bank-size {cfg.bank_size} asked for more items than the bank has usable ({len(pool.items)}): all were asked"
     metrics |= pool_notes(pool, graph_dir, len(bank.items()))
     write_run(folder, cfg, identity, records, metrics, target, judge)
     bank.write([], [BankAnswer(r["item_id"], target.identity, target.name, str(folder.path.resolve()), mode, r["target_answer"]["reply"],

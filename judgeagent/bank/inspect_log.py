@@ -24,51 +24,47 @@ def _grade(correct: bool | None) -> str:
     return "C" if correct else "I"
 
 
-def seed_samples(rec: dict, model: str) -> list:
-    """The batch's seed questions: the first answer, and the re-answer after the feedback."""
+def _sample(rec: dict, q: dict, reply: str, model: str, scores: dict, metadata: dict):
+    """One asked question as an Inspect sample: the question, the target's reply and its scores."""
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
+
+    return EvalSample(
+        id=f"{rec.get('setting', 'full')}:{q['id']}", epoch=1, input=_text(q), target=q["answer"],
+        choices=list((q.get("options") or {}).values()) or None,
+        messages=[ChatMessageUser(content=_text(q)), ChatMessageAssistant(content=reply)],
+        output=ModelOutput.from_content(model, reply),
+        scores=scores, metadata={"batch_id": rec["batch_id"], **metadata},
+    )
+
+
+def seed_samples(rec: dict, model: str) -> list:
+    """The batch's seed questions: the first answer, and the re-answer after the feedback."""
     from inspect_ai.scorer import Score
 
     last = (rec.get("validations") or [{}])[-1]
     reanswers = last.get("reanswers") or rec["seed_answers"]
-    out = []
-    for q, a, re in zip(rec["seed"], rec["seed_answers"], reanswers):
-        reply = a.get("reply") or ""
-        out.append(EvalSample(
-            id=f"{rec.get('setting', 'full')}:{q['id']}", epoch=1, input=_text(q), target=q["answer"],
-            choices=list((q.get("options") or {}).values()) or None,
-            messages=[ChatMessageUser(content=_text(q)), ChatMessageAssistant(content=reply)],
-            output=ModelOutput.from_content(model, reply),
-            scores={"acc1": Score(value=_grade(a["correct"]), answer=a.get("chosen")),
-                    "acc2": Score(value=_grade(re["correct"]), answer=re.get("chosen"),
-                                  explanation=(last.get("evaluation") or {}).get("suggestions"))},
-            metadata={"kind": "seed", "batch_id": rec["batch_id"], "difficulty": q.get("difficulty")},
-        ))
-    return out
+    suggestions = (last.get("evaluation") or {}).get("suggestions")
+    return [
+        _sample(rec, q, a.get("reply") or "", model,
+                {"acc1": Score(value=_grade(a["correct"]), answer=a.get("chosen")),
+                 "acc2": Score(value=_grade(re["correct"]), answer=re.get("chosen"), explanation=suggestions)},
+                {"kind": "seed", "difficulty": q.get("difficulty")})
+        for q, a, re in zip(rec["seed"], rec["seed_answers"], reanswers)
+    ]
 
 
 def followup_samples(rec: dict, model: str) -> list:
-    from inspect_ai.log import EvalSample
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    out = []
-    for rd in rec.get("rounds") or []:
-        q, a = rd.get("question"), rd.get("answer")
-        if not q or not a:
-            continue
-        reply = a.get("reply") or ""
-        out.append(EvalSample(
-            id=f"{rec.get('setting', 'full')}:{q['id']}", epoch=1, input=_text(q), target=q["answer"],
-            choices=list((q.get("options") or {}).values()) or None,
-            messages=[ChatMessageUser(content=_text(q)), ChatMessageAssistant(content=reply)],
-            output=ModelOutput.from_content(model, reply),
-            scores={"extension": Score(value=_grade(a["correct"]), answer=a.get("chosen"))},
-            metadata={"kind": "follow-up", "batch_id": rec["batch_id"], "round": rd["round"], "level": rd["level"],
-                      "chunk_ids": [s["chunk_id"] for s in (rd.get("path") or {}).get("steps", [])]},
-        ))
-    return out
+    asked = [rd for rd in rec.get("rounds") or [] if rd.get("question") and rd.get("answer")]
+    return [
+        _sample(rec, rd["question"], rd["answer"].get("reply") or "", model,
+                {"extension": Score(value=_grade(rd["answer"]["correct"]), answer=rd["answer"].get("chosen"))},
+                {"kind": "follow-up", "round": rd["round"], "level": rd["level"],
+                 "chunk_ids": [s["chunk_id"] for s in (rd.get("path") or {}).get("steps", [])]})
+        for rd in asked
+    ]
 
 
 def results(metrics: dict, samples: list):

@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class PaperMetrics:
+    # Every rate is None over no questions (all batches incomplete): a table shows "–", not 0.00.
     n_questions: int
-    acc1: float
-    acc2: float
-    cr: float
-    cte: float
-    delta_acc: float
+    acc1: float | None
+    acc2: float | None
+    cr: float | None
+    cte: float | None
+    delta_acc: float | None
     cr_given_wrong: float | None  # None when nothing was wrong before
     cte_given_right: float | None  # None when nothing was right before
 
@@ -27,8 +28,13 @@ class PaperMetrics:
         return asdict(self)
 
 
-def _pct(count: int, total: int) -> float:
-    return round(100.0 * count / total, 4) if total else 0.0
+def _pct(count: int, total: int) -> float | None:
+    return round(100.0 * count / total, 4) if total else None
+
+
+def difference(a: float | None, b: float | None) -> float | None:
+    """``a − b`` in points, or None when either rate is undefined."""
+    return None if a is None or b is None else round(a - b, 4)
 
 
 def paper_metrics(before: Sequence[bool], after: Sequence[bool]) -> PaperMetrics:
@@ -49,8 +55,8 @@ def paper_metrics(before: Sequence[bool], after: Sequence[bool]) -> PaperMetrics
         cte=_pct(broken, n),
         # From counts, so that ΔACC equals CR − CtE and ACC2 − ACC1 exactly up to rounding.
         delta_acc=_pct(right2 - right1, n),
-        cr_given_wrong=_pct(fixed, wrong1) if wrong1 else None,
-        cte_given_right=_pct(broken, right1) if right1 else None,
+        cr_given_wrong=_pct(fixed, wrong1),
+        cte_given_right=_pct(broken, right1),
     )
 
 

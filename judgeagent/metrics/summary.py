@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgeagent.metrics.scores import accuracy_by_level, metrics_by_label, paper_metrics
+from judgeagent.metrics.scores import accuracy_by_level, difference, metrics_by_label, paper_metrics
 from judgeagent.metrics.stats import (
     NAIVE,
     BatchFlags,
@@ -144,7 +144,7 @@ def _controls(records: list[dict], before: list[bool], after: list[bool]) -> dic
         m = paper_metrics(before, flags)
         out[name] = {"acc": m.acc2, "delta_acc": m.delta_acc, "cr": m.cr, "cte": m.cte}
         # The suggestions' own effect: ACC2 above what the control reached.
-        out[f"suggestions_minus_{name}"] = round(acc2 - m.acc2, 4)
+        out[f"suggestions_minus_{name}"] = difference(acc2, m.acc2)
     return out
 
 

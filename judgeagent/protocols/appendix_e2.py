@@ -27,7 +27,7 @@ from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.errors import CallFailed, RunInterrupted
 from judgeagent.graph import KnowledgePath
-from judgeagent.metrics.scores import paper_metrics
+from judgeagent.metrics.scores import difference, paper_metrics
 from judgeagent.metrics.stats import clustered_bootstrap_ci
 from judgeagent.protocols.base import LeakGuard
 from judgeagent.stages.controls import placebo_suggestion
@@ -234,8 +234,8 @@ def transfer_metrics(details: dict, *, bootstrap: int, seed: int) -> dict:
         "source": details["source"],
         "held_out": details["held_out"],
         "ci_delta_acc": ci(before, after),
-        "placebo": {"acc": acc_placebo, "delta_acc": round(acc_placebo - m["acc1"], 4), "ci_delta_acc": ci(before, placebo)},
-        "suggestions_minus_placebo": {"delta": round(m["acc2"] - acc_placebo, 4), "ci": ci(placebo, after)},
+        "placebo": {"acc": acc_placebo, "delta_acc": difference(acc_placebo, m["acc1"]), "ci_delta_acc": ci(before, placebo)},
+        "suggestions_minus_placebo": {"delta": difference(m["acc2"], acc_placebo), "ci": ci(placebo, after)},
         "ci_method": "batch_bootstrap",
         "incomplete_batches": incomplete,
     }

@@ -10,6 +10,7 @@ invalid one, with the gate's reasons fed back.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,11 @@ TYPE_RULES = {qtype: render(f"type_{qtype.value}") for qtype in QuestionType}
 MAX_GENERATION_TRIES = 3  # the first try plus 2 regenerations
 
 
+def _example(qtype: QuestionType) -> str:
+    """The filled reply the generation prompt shows (judgeagent/prompts/generate_example_*.txt)."""
+    return render("generate_example_mc" if qtype.is_multiple_choice else "generate_example_phrase")
+
+
 @dataclass
 class Generated:
     question: Question | None
@@ -42,8 +48,9 @@ def path_text(texts: list[str], entities: list[str]) -> str:
 
 
 def generation_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict]:
-    # The reply's fields are described in words, not as a template with placeholders: small
-    # models copy those verbatim.
+    # The reply's fields are described in words and shown filled in on an unrelated subject,
+    # never as a template with placeholders: small models copy those verbatim. The source comes
+    # last, so the reply starts right after the facts it is to be about.
     user = render(
         "generate_question",
         level=level.upper(),
@@ -52,6 +59,7 @@ def generation_messages(qtype: QuestionType, level: str, source: str, *, domain:
         level_rule=LEVEL_RULES[level],
         type_rule=TYPE_RULES[qtype],
         json_shape=render("shape_mc" if qtype.is_multiple_choice else "shape_phrase"),
+        example=_example(qtype),
     )
     return messages(render("generate_system"), user)
 
@@ -68,6 +76,8 @@ def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> st
         return "empty question text"
     if normalize_phrase(data["question"]) in {normalize_phrase(a) for a in avoid}:
         return "copies an existing question"
+    if normalize_phrase(data["question"]) == normalize_phrase(json.loads(_example(qtype))["question"]):
+        return "copies the example instead of asking about the excerpts"
     if qtype.is_multiple_choice:
         correct = str(data.get("correct_option", "")).strip()
         if not correct:
