@@ -2,10 +2,12 @@
 
 1. Client overhead: 200 requests against the scripted server with a fixed 200 ms delay,
    at concurrency 1, 8 and 32; wall time vs the ideal (requests x 0.2 s / concurrency).
-   Target: <= 1.10x each. Also shown: the same requests sent with bare httpx and a
-   semaphore, so the layer's own cost (layer/bare) is separated from the harness's (a
-   pure-Python server on the same machine) and from the arithmetic floor
-   ceil(requests / concurrency) x 0.2 s (1.40 s at concurrency 32 = 1.12x the ideal).
+   The ideal cannot be met at every level: with whole requests some slot serves
+   ceil(requests / concurrency) of them in turn, 1.40 s at concurrency 32 = 1.12x the
+   ideal. And the same requests sent with bare httpx and a semaphore to the same
+   pure-Python server on the same 2 cores take ~1.07x that bound at concurrency 32: that
+   is the harness, not the layer. So the target is on the layer's own cost: wall time
+   <= 1.10x bare httpx at each level. The ratios to the ideal and to the bound are printed.
 2. Cache replay: the same 200 requests again from the journal. Target: < 2% of uncached.
    Thinking model: the same requests at concurrency 8 against a server that puts 200
    thinking words (``<think>…</think>``) before every reply at the same latency; the
@@ -182,7 +184,7 @@ def main() -> None:
     (out / "llm_layer.json").write_text(json.dumps(report, indent=2))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     rows = report.get("client", {}).get("concurrency", {}).values()
-    ok = all(r["ratio"] <= 1.10 and r["replay_share"] < 0.02 for r in rows)
+    ok = all(r["layer_vs_bare"] <= 1.10 and r["replay_share"] < 0.02 for r in rows)
     ok = ok and report.get("thinking", {}).get("overhead_vs_plain", 1.0) <= 1.05
     print("targets met" if ok else "TARGETS MISSED")
 
