@@ -23,6 +23,8 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from threadpoolctl import threadpool_limits
+
 from judgeagent.batches import Batch, make_batches, run_batches
 from judgeagent.config import EvalConfig
 from judgeagent.data import load_benchmark
@@ -245,8 +247,12 @@ class RunScaffold:
         is kept, ``stopped`` says why. incomplete.json is written either way.
         """
         self.incomplete = {}
+        # The batches' numpy work is small (one question against a few thousand vectors), but
+        # each call woke OpenBLAS's second thread, which then spun on a core for the whole
+        # interview: a full core taken from the event loop and from a local endpoint.
         try:
-            await self._with_progress(self._set_aside_failures(work))
+            with threadpool_limits(1, user_api="blas"):
+                await self._with_progress(self._set_aside_failures(work))
         except (BudgetExceeded, CircuitOpen) as e:
             self.stopped, self.stop_error = str(e), e
         finally:

@@ -9,6 +9,7 @@ LLM judge (:func:`score_phrase`).
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections import Counter
@@ -47,10 +48,12 @@ _PUNCT = str.maketrans("", "", string.punctuation + "\u2018\u2019\u201c\u201d\u2
 
 def normalize_phrase(text: str | None) -> str:
     """Lower-case, drop punctuation and articles (a, an, the), fold white space (SQuAD-style)."""
-    if text is None:
-        return ""
-    text = str(text).lower().translate(_PUNCT)
-    text = _ARTICLES.sub(" ", text)
+    return "" if text is None else _normalized(str(text))
+
+
+@functools.lru_cache(maxsize=65_536)  # the gate compares each new question with every earlier one
+def _normalized(text: str) -> str:
+    text = _ARTICLES.sub(" ", text.lower().translate(_PUNCT))
     return " ".join(text.split())
 
 

@@ -197,7 +197,9 @@ class QualityGate:
         self.config = config or GateConfig()
         self._seed_vecs: np.ndarray | None = None
         self._accepted: list[str] = []
-        self._accepted_vecs: list[np.ndarray] = []
+        # Accepted questions' vectors, rows [:len(_accepted)] of a buffer grown by doubling: a
+        # check reads them all, and stacking a list again at every check grew with the run squared.
+        self._accepted_vecs = np.zeros((0, 0), dtype=np.float32)
         self._vec_cache: dict[str, np.ndarray] = {}  # check() embeds, accept() reuses
 
     def _embed(self, text: str) -> np.ndarray:
@@ -214,9 +216,9 @@ class QualityGate:
         return self._seed_vecs
 
     def _duplicate_check(self, vec: np.ndarray) -> CheckResult:
-        if not self._accepted_vecs:
+        if not self._accepted:
             return CheckResult("not_duplicate", True)
-        sims = np.stack(self._accepted_vecs) @ vec
+        sims = self._accepted_vecs[: len(self._accepted)] @ vec
         best = int(np.argmax(sims))
         if sims[best] >= self.config.duplicate_similarity:
             reason = f"repeats an earlier question ({sims[best]:.2f} similar to: {self._accepted[best][:80]})"
@@ -342,9 +344,16 @@ class QualityGate:
 
     def accept(self, question: Question) -> None:
         """Register a question the target will be asked: later ones must not repeat it."""
-        self._accepted.append(question.question)
         vec = self._vec_cache.pop(question.question, None)
-        self._accepted_vecs.append(vec if vec is not None else self._embed(question.question))
+        vec = vec if vec is not None else self._embed(question.question)
+        n = len(self._accepted)
+        if n == len(self._accepted_vecs):
+            grown = np.zeros((max(16, 2 * n), len(vec)), dtype=np.float32)
+            if n:
+                grown[:n] = self._accepted_vecs[:n]
+            self._accepted_vecs = grown
+        self._accepted_vecs[n] = vec
+        self._accepted.append(question.question)
 
 
 def gate_summary(rounds: list[dict]) -> dict:

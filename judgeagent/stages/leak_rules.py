@@ -36,6 +36,7 @@ antagonist monitored by INR") is left to the embedding check and the judge's lea
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -289,6 +290,7 @@ def identifying(text: str) -> bool:
     return len(norm.replace(" ", "")) >= _MIN_ANSWER_CHARS and norm not in _GENERIC_ANSWERS
 
 
+@functools.lru_cache(maxsize=16_384)  # re's own cache holds 512: a large run names thousands of options
 def mention(text: str) -> re.Pattern:
     """Case-folded whole-word occurrences of ``text``, with any white space between its words."""
     words = [re.escape(w) for w in text.casefold().split()]
