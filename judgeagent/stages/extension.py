@@ -74,9 +74,10 @@ def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> st
         return "not a JSON object"
     if not str(data.get("question", "")).strip():
         return "empty question text"
-    if normalize_phrase(data["question"]) in {normalize_phrase(a) for a in avoid}:
+    asked = normalize_phrase(data["question"])
+    if asked in {normalize_phrase(a) for a in avoid}:
         return "copies an existing question"
-    if normalize_phrase(data["question"]) == normalize_phrase(json.loads(_example(qtype))["question"]):
+    if asked == normalize_phrase(json.loads(_example(qtype))["question"]):
         return "copies the example instead of asking about the excerpts"
     if qtype.is_multiple_choice:
         correct = str(data.get("correct_option", "")).strip()
