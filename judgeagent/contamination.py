@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
 
 from judgeagent.batches import Batch
 from judgeagent.config import EvalConfig
@@ -111,7 +110,7 @@ async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict
 
 
 def _generated_item(seed_q: Question, level: str, followup: FollowUp) -> dict:
-    question = asdict(followup.question) if followup.question is not None else None
+    question = followup.question.to_dict() if followup.question is not None else None
     return {"seed_id": seed_q.id, "seed_difficulty": seed_q.difficulty, "level": level, "path": followup.path,
             "question": question, "answer": None, "skipped": followup.skipped, **followup.generation()}
 

@@ -12,7 +12,7 @@ writes the run folder.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from judgeagent.batches import Batch, batch_seed, batch_text, together
 from judgeagent.config import EvalConfig
@@ -164,7 +164,7 @@ class BatchInterview:
         self.items.append(_item("follow-up", followup.question, answer))
         rec.update(
             skipped=None,
-            question=asdict(followup.question),
+            question=followup.question.to_dict(),
             answer=answer.to_dict(),
             score_after=round(self.controller.score, 4),
             counted_as=counted_level(level, followup),
@@ -243,7 +243,7 @@ def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
     return {
         "batch_id": batch.id,
         "batch_index": batch.index,
-        "seed": [asdict(q) for q in batch.questions],
+        "seed": [q.to_dict() for q in batch.questions],
         "seed_answers": [a.to_dict() for a in seed_answers],
         "matched_entities": plan.get("matched", []),
         "start_entity": plan.get("start_entity"),

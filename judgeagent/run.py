@@ -125,6 +125,13 @@ class InterviewWork:
     embedder: object
     folder: RunFolder
 
+    def __post_init__(self) -> None:
+        # Each batch's first finished record, by batch id: looked up once per batch, where
+        # a scan of ``done`` made a resumed or ablated run's bookkeeping grow with its square.
+        self._first: dict[str, dict] = {}
+        for (_, bid), rec in self.done.items():
+            self._first.setdefault(bid, rec)
+
     async def __call__(self, b: Batch) -> None:
         todo = [s for s in self.settings if (s.name, b.id) not in self.done]
         if not todo:
@@ -140,6 +147,7 @@ class InterviewWork:
                 rec["decontamination"] = [w.to_dict() for w in rewrites]
             self.folder.append_record(rec)
             self.done[(s.name, b.id)] = rec
+            self._first.setdefault(b.id, rec)
 
     async def decontaminated(self, b: Batch) -> tuple[Batch, list[Rewrite] | None]:
         """With ``--decontaminate``, the batch with its seeds rewritten, and the rewrites (kept
@@ -156,7 +164,7 @@ class InterviewWork:
     async def seed_answers(self, b: Batch) -> list[Answer]:
         """Stage 1, asked once per batch: every setting of an ablation (and a resumed one)
         starts from the same seed answers."""
-        prior = next((r for (_, bid), r in self.done.items() if bid == b.id), None)
+        prior = self._first.get(b.id)
         return answers_from(prior) if prior else await grade_seeds(self.models, self.bench, b)
 
 

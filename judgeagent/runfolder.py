@@ -17,6 +17,7 @@ import json
 import os
 import re
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -49,6 +50,7 @@ class RunFolder:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._synced = 0.0  # monotonic time of the last fsync of records.jsonl
 
     config_path = property(lambda self: self.path / "config.json")
     records_path = property(lambda self: self.path / "records.jsonl")
@@ -83,13 +85,22 @@ class RunFolder:
         return target
 
     def append_record(self, record: dict) -> None:
+        """Append one line, written through at once: a killed process loses no record.
+
+        It reaches the disk itself (fsync) at most once a second. The journal, which holds
+        every answer a record is made from, is no more durable than that on power loss
+        (SQLite WAL with synchronous=NORMAL), and a lost record is rebuilt from it without a
+        request; an fsync per record cost a replay from the journal 10% of its time.
+        """
         line = json.dumps(record, ensure_ascii=False, default=str)
         with self._lock:
             self.path.mkdir(parents=True, exist_ok=True)
             with open(self.records_path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
                 f.flush()
-                os.fsync(f.fileno())
+                if time.monotonic() - self._synced >= 1.0:
+                    os.fsync(f.fileno())
+                    self._synced = time.monotonic()
 
     def read_records(self) -> list[dict]:
         """Finished records; a torn last line from a killed run is ignored (it will be redone)."""

@@ -70,6 +70,17 @@ def test_request_key_is_the_journal_key_of_the_chosen_identity():
     assert other.journal_record()["extra_body"] == {"enable_thinking": False}
 
 
+def test_request_keys_are_the_ones_older_journals_were_written_with():
+    # Pinned hashes of the canonical JSON (sorted keys, no spaces, UTF-8) of every field: a
+    # faster way to make the key must not make a journal's answers unreachable.
+    msgs = [{"role": "user", "content": 'Qué é "q"\n中'}]
+    key = request_key("m@http://h/v1#model-x", msgs, temperature=0.0, max_tokens=40, schema=SCHEMA, seed=1)
+    assert key == "927c51e62842b040f41a41a65edee0812d58d3300713b256cee920f8565f6573"
+    full = request_key("m@http://h/v1#model-x", msgs, temperature=0.0, max_tokens=40, schema=SCHEMA, seed=1,
+                       variant="plain re-ask", extra_body={"enable_thinking": False, "top_k": 20})  # fmt: skip
+    assert full == "8e1d72d7214a01537b471f3787663e15295049a870a7170330d1cf8877e14b9e"
+
+
 def test_body_says_the_request_the_way_the_wire_wants():
     spec = ModelSpec("m", "http://h/v1", "model-x", extra_body={"enable_thinking": False, "top_k": 20})
     req = ChatRequest.build(spec, MSGS, schema=SCHEMA, temperature=0.0, max_tokens=40, seed=3)
@@ -298,6 +309,24 @@ def test_store_reads_the_journal_then_the_cache_and_writes_both(tmp_path):
     assert AnswerStore(tmp_path / "j2.sqlite", tmp_path / "c.sqlite").lookup(req.key).reasoning_tokens == 5
     assert AnswerStore(tmp_path / "j.sqlite", no_cache=True).lookup(req.key) is None
     assert store.journal.totals() == [("m", "misc", 1, 3, 7, 5)]
+
+
+def test_a_journal_read_ahead_answers_as_the_file_does_including_what_was_written_since(tmp_path):
+    path = tmp_path / "j.sqlite"
+    writer = Journal(path)
+    writer.put(entry("a"), identity="i", stage="s", request={})
+    writer.record_decision("d1", {"passed": True})
+    ahead = Journal(path, read_ahead=True)
+    assert ahead.get("a") == entry("a")  # the one pass reads everything
+    writer.put(entry("b", served_model="x"), identity="i", stage="s", request={})  # another writer, after the pass
+    writer.record_decision("d2", [1])
+    assert ahead.get("b") == entry("b", served_model="x")
+    assert ahead.get("a") == entry("a")  # asked again: handed out from the file
+    assert (ahead.get("c"), ahead.decision("d1"), ahead.decision("d2"), ahead.decision("d3")) == (None, {"passed": True}, [1], None)
+    ahead.put(entry("a", reasoning_tokens=9), identity="i", stage="s", request={})  # replaced in this process
+    ahead.record_decision("d1", {"passed": False})
+    assert (ahead.get("a").reasoning_tokens, ahead.decision("d1")) == (9, {"passed": False})
+    assert (writer.get("a").reasoning_tokens, writer.decision("d1")) == (9, {"passed": False})
 
 
 def test_a_journal_of_the_first_layout_gains_the_new_columns(tmp_path):

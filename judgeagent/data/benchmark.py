@@ -61,6 +61,13 @@ class Question:
     doc_id: str | None = None
     meta: dict = field(default_factory=dict)
 
+    def to_dict(self) -> dict:
+        # By hand: dataclasses.asdict deep-copies field by field, a replay's largest cost.
+        d = dict(self.__dict__)
+        d["options"] = dict(self.options) if self.options is not None else None
+        d["meta"] = dict(self.meta)
+        return d
+
     @property
     def answer_text(self) -> str:
         """The answer as words: the correct option's text for MC, the phrase for KQA."""

@@ -49,8 +49,12 @@ CREATE TABLE IF NOT EXISTS decisions (
 """
 
 
+# One encoder for every call: json.dumps with options builds a new one each time.
+_encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
 def canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _encode(obj)
 
 
 def request_key(
@@ -77,14 +81,37 @@ def request_key(
         "messages": messages,
         "temperature": temperature,
         "max_tokens": max_tokens,
-        "schema": schema,
+        "schema": None,
         "seed": seed,
     }
     if variant is not None:
         payload["variant"] = variant
     if extra_body:
         payload["extra_body"] = extra_body
-    return hashlib.sha256(canonical(payload).encode("utf-8")).hexdigest()
+    text = _encode(payload)
+    if schema is not None:
+        # canonical(payload with the schema), byte for byte, but with the schema's text made
+        # once: sorting a nested schema's keys took as long as writing out a whole prompt, at
+        # every request. The top-level "schema" is the last such key-value pair in the text:
+        # only numbers and strings (whose quotes are escaped) follow it.
+        at = text.rindex(_NO_SCHEMA + ',"seed":')
+        text = f'{text[:at]},"schema":{_schema_text(schema)}{text[at + len(_NO_SCHEMA):]}'
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_NO_SCHEMA = ',"schema":null'
+_schema_texts: dict[int, tuple[Any, str]] = {}  # id -> (the schema, kept alive so the id stays its own; its text)
+
+
+def _schema_text(schema: dict | None) -> str:
+    """canonical(schema), remembered per schema object (reply schemas are module constants)."""
+    hit = _schema_texts.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    text = canonical(schema)
+    if len(_schema_texts) < 256:  # a schema built per call is not remembered without bound
+        _schema_texts[id(schema)] = (schema, text)
+    return text
 
 
 @dataclass
@@ -108,13 +135,25 @@ _ADDED_COLUMNS = {
 }
 
 
-class Journal:
-    """A small key -> answer store. Safe across threads (one lock) and processes (WAL)."""
+_ANSWER_COLUMNS = "key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts, reasoning_tokens, served_model"
 
-    def __init__(self, path: Path):
+
+class Journal:
+    """A small key -> answer store. Safe across threads (one lock) and processes (WAL).
+
+    With ``read_ahead`` (a run's own journal), the first lookup reads every answer and
+    decision in one pass, and each answer is handed out once from memory; a key not read
+    ahead (written since, or asked again) is looked up in the file. A rerun asks for nearly
+    every answer its journal holds, and one query per answer was a tenth of a replay.
+    """
+
+    def __init__(self, path: Path, *, read_ahead: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._read_ahead = read_ahead
+        self._ahead: dict[str, tuple] | None = None  # key -> answer row, until handed out
+        self._decisions: dict[str, str] | None = None  # key -> value JSON
         try:
             self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -129,14 +168,22 @@ class Journal:
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
+    def _read_all(self) -> None:
+        """Under the lock: the one pass of ``read_ahead``."""
+        if self._ahead is None:
+            self._ahead = {row[0]: row for row in self._db.execute(f"SELECT {_ANSWER_COLUMNS} FROM responses")}
+            self._decisions = dict(self._db.execute("SELECT key, value FROM decisions").fetchall())
+
     def get(self, key: str) -> Entry | None:
         try:
             with self._lock:
-                row = self._db.execute(
-                    "SELECT key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts, "
-                    "reasoning_tokens, served_model FROM responses WHERE key = ?",
-                    (key,),
-                ).fetchone()
+                row = None
+                if self._read_ahead:
+                    self._read_all()
+                    assert self._ahead is not None
+                    row = self._ahead.pop(key, None)
+                if row is None:
+                    row = self._db.execute(f"SELECT {_ANSWER_COLUMNS} FROM responses WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
         if row is None:
@@ -155,6 +202,8 @@ class Journal:
         data = canonical(entry.data) if entry.data is not None else None
         try:
             with self._lock:
+                if self._ahead is not None:
+                    self._ahead.pop(entry.key, None)  # replaced: the file has the answer now
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses "
                     "(key, model, identity, stage, request, text, data, prompt_tokens, completion_tokens, "
@@ -183,6 +232,12 @@ class Journal:
         """A decision recorded by :meth:`record_decision`, or None."""
         try:
             with self._lock:
+                if self._read_ahead:
+                    self._read_all()
+                    assert self._decisions is not None
+                    value = self._decisions.get(key)
+                    if value is not None:
+                        return json.loads(value)
                 row = self._db.execute("SELECT value FROM decisions WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
@@ -193,9 +248,10 @@ class Journal:
         first), so a rerun takes the same one and replays the same requests."""
         try:
             with self._lock:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO decisions (key, value, created) VALUES (?,?,?)", (key, canonical(value), time.time())
-                )
+                text = canonical(value)
+                self._db.execute("INSERT OR REPLACE INTO decisions (key, value, created) VALUES (?,?,?)", (key, text, time.time()))
+                if self._decisions is not None:
+                    self._decisions[key] = text
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
 

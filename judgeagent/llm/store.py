@@ -16,7 +16,9 @@ from judgeagent.llm.request import ChatRequest
 
 class AnswerStore:
     def __init__(self, journal_path: Path | None, cache_path: Path | None = None, no_cache: bool = False):
-        self.journal = Journal(journal_path) if journal_path is not None else None
+        # A run's own journal is read ahead: a rerun asks for nearly all of it. The shared
+        # cache may hold many runs' answers, so it is looked up one answer at a time.
+        self.journal = Journal(journal_path, read_ahead=True) if journal_path is not None else None
         self.cache = Journal(cache_path) if cache_path is not None else None
         self.no_cache = no_cache  # send every request; answers are still written
 

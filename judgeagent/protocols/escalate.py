@@ -77,7 +77,7 @@ class Escalate(Protocol):
                 rec.update(skipped=followup.skipped, question=None, answer=None)
                 continue  # no question: neither held nor failed; the next window is tried
             answer = await ask(parts, followup.question, followup.source)
-            rec.update(skipped=None, question=asdict(followup.question), answer=answer.to_dict())
+            rec.update(skipped=None, question=followup.question.to_dict(), answer=answer.to_dict())
             if answer.correct:
                 out.held = level
             out.end = ladder.step(answer.correct) or ""

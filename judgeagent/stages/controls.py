@@ -47,7 +47,7 @@ NONE = len(PLACEBO_SENTENCES)
 _TAILS = np.array(
     [c + (NONE,) * (3 - k) for k in (1, 2, 3) for c in combinations_with_replacement(range(NONE), k)], dtype=np.intp
 )
-_EMPTY_TAIL = np.full((1, 3), NONE, dtype=np.intp)
+_TAILS_OR_NONE = np.vstack([_TAILS, np.full((1, 3), NONE, dtype=np.intp)])  # no tail: when sentences are placed already
 
 
 def placebo_suggestion(length_chars: int, seed: int) -> str:
@@ -72,7 +72,7 @@ def placebo_suggestion(length_chars: int, seed: int) -> str:
     # ...then finish with one to three sentences: among those landing well inside the
     # tolerance, the first in seeded order that repeats the fewest sentences; else the closest.
     pool = rng.sample(PLACEBO_SENTENCES, len(PLACEBO_SENTENCES))
-    tails = np.vstack([_TAILS, _EMPTY_TAIL]) if parts else _TAILS
+    tails = _TAILS_OR_NONE if parts else _TAILS
     used = set(parts)
     cost = np.array([len(s) + _SEP for s in pool] + [0])[tails].sum(axis=1)
     error = np.abs(size + cost - _SEP - length_chars)

@@ -22,7 +22,7 @@ Question ids never change, so records of a decontaminated run line up with plain
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
 from judgeagent.batches import together
 from judgeagent.config import DECONTAMINATION_MODES
@@ -46,7 +46,7 @@ class Rewrite:
     error: str | None = None
 
     def to_dict(self) -> dict:
-        return {"mode": self.mode, "ok": self.ok, "error": self.error, "original": asdict(self.original), "question": asdict(self.question)}
+        return {"mode": self.mode, "ok": self.ok, "error": self.error, "original": self.original.to_dict(), "question": self.question.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict) -> Rewrite:

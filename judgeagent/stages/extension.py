@@ -14,6 +14,7 @@ import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
@@ -31,6 +32,12 @@ MAX_GENERATION_TRIES = 3  # the first try plus 2 regenerations
 def _example(qtype: QuestionType) -> str:
     """The filled reply the generation prompt shows (judgeagent/prompts/generate_example_*.txt)."""
     return render("generate_example_mc" if qtype.is_multiple_choice else "generate_example_phrase")
+
+
+@cache
+def _example_question(qtype: QuestionType) -> str:
+    """The example's question, normalised: what a copy of it is recognised by."""
+    return normalize_phrase(json.loads(_example(qtype))["question"])
 
 
 @dataclass
@@ -77,7 +84,7 @@ def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> st
     asked = normalize_phrase(data["question"])
     if asked in {normalize_phrase(a) for a in avoid}:
         return "copies an existing question"
-    if asked == normalize_phrase(json.loads(_example(qtype))["question"]):
+    if asked == _example_question(qtype):
         return "copies the example instead of asking about the excerpts"
     if qtype.is_multiple_choice:
         correct = str(data.get("correct_option", "")).strip()

@@ -249,13 +249,14 @@ class QualityGate:
             speculate = self.config.overlap and (remembered is None or all(c["passed"] for c in remembered))
             answering = asyncio.create_task(self._answerable(question, qtype, path_texts)) if speculate else None
             try:
-                similar, vec = await self._similarity(question)
+                vec = await self._vector(question)
             except BaseException:
                 await _withdraw(answering)
                 raise
-            if remembered is not None:
-                similar = [CheckResult(**c) for c in remembered]
-            results += similar
+            if remembered is not None:  # the verdicts of the first run, not recomputed
+                results += [CheckResult(**c) for c in remembered]
+            else:
+                results += self._similarity(vec)
             if results[-1].passed:
                 results.append(await answering if answering is not None else await self._answerable(question, qtype, path_texts))
             else:
@@ -272,17 +273,21 @@ class QualityGate:
         run = {r.name: r for r in results}
         return GateVerdict([run.get(name, CheckResult(name, None)) for name in CHECKS], single_hop)
 
-    async def _similarity(self, question: Question) -> tuple[list[CheckResult], np.ndarray]:
-        """``not_seed_copy``, then (if it passed) ``not_duplicate``; and the stem's vector."""
+    async def _vector(self, question: Question) -> np.ndarray:
+        """The stem's vector, kept for :meth:`accept`."""
         # Other batches go on while the model runs; the shared state is read after it.
         vec = (await embed(self.embedder, [question.question]))[0]
         self._vec_cache[question.question] = vec
+        return vec
+
+    def _similarity(self, vec: np.ndarray) -> list[CheckResult]:
+        """``not_seed_copy``, then (if it passed) ``not_duplicate``."""
         sim = max_cosine(vec, self._seeds())
         ok = sim < self.config.seed_similarity
         results = [CheckResult("not_seed_copy", ok, "" if ok else f"copies a benchmark question ({sim:.2f} similar)")]
         if ok:
             results.append(self._duplicate_check(vec))
-        return results, vec
+        return results
 
     async def _judge_answers(self, question: Question, qtype: QuestionType, texts: list[str]) -> tuple[bool | None, str]:
         """Whether the judge, reading only ``texts``, gets the marked answer (None: no reply),

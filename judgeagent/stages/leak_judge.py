@@ -25,7 +25,7 @@ incomplete, as every failed call does: re-asking with unchecked advice would ris
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from judgeagent.batches import together
@@ -70,7 +70,7 @@ class JudgeVerdict:
         return {"question_id": self.question_id, "kind": "judge", "evidence": f"{self.verdict}{letters}: {self.evidence}"}
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return dict(self.__dict__) | {"options": list(self.options)}  # asdict's deep copy is slow
 
 
 def leak_check_messages(suggestions: str, question: Question, number: int, total: int) -> list[dict]:

@@ -33,7 +33,7 @@ Choices, each made to keep false alarms low without letting plain give-aways thr
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -238,7 +238,9 @@ class LeakCheck:
     judge_after: list[dict] = field(default_factory=list)  # the same, on the rewrite
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # Shallow on purpose: the lists hold plain dicts, never changed once made, and
+        # dataclasses.asdict's deep copy was a tenth of a replay from the journal.
+        return {k: list(v) if isinstance(v, list) else v for k, v in self.__dict__.items()}
 
 
 def _describe(leaks: list[dict]) -> str:
