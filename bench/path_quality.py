@@ -206,13 +206,15 @@ def is_generic(entity: str) -> bool:
 
 def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool) -> dict:
     """The three figures over ``batches`` for one sampler."""
-    from judgeagent.interview import Setting, plan_batch
+    from judgeagent.interview import Setting
+    from judgeagent.planning import plan_batches
 
     cfg = SimpleNamespace(hops=HOPS, rounds=ROUNDS, seed=0)
     setting = Setting("no graph", no_graph=True) if no_graph else Setting("full")
+    plans = plan_batches(graph, extractor, batches, [(setting, b) for b in batches], cfg)
     hits = judged = starts = generic_starts = pivots = generic_pivots = 0
     for batch in batches:
-        plan = plan_batch(graph, extractor, batch, cfg, setting)
+        plan = plans[(setting.name, batch.id)]
         steps = (plan.get("path") or {}).get("steps", [])
         if not steps:
             continue

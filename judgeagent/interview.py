@@ -1,10 +1,8 @@
 """One batch's interview, from seed questions to validated feedback (method.md §2–§4).
 
-Reading order:
-1. ``plan_batch``      graph work, done up front: seed entities → graph nodes → one knowledge
-                       path per batch, long enough for every round's window;
-2. ``interview_batch`` the stages for one batch, given its graded seeds: extend round by round
-                       at the controller's difficulty, then feedback and the re-ask.
+``interview_batch`` runs the stages for one batch, given its graded seeds and its plan
+(:mod:`judgeagent.planning`, made up front): extend round by round at the controller's
+difficulty, then feedback and the re-ask.
 
 Batches are cut and scheduled by :mod:`judgeagent.batches`; ``judgeagent.run`` runs them and
 writes the run folder.
@@ -14,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judgeagent.batches import Batch, batch_seed, batch_text, together
+from judgeagent.batches import Batch, batch_seed, together
 from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.followup import FollowUp, FollowUpWriter
-from judgeagent.graph.seeds import choose_start
 from judgeagent.metrics.difficulty import DifficultyController
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
@@ -26,9 +23,6 @@ from judgeagent.stages.grading import Answer, ask_batch, passages_outside
 from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
-
-MIN_ENTITY_SIMILARITY = 0.5
-NO_PLAN: dict = {"matched": [], "start_entity": None, "path": None}
 
 
 @dataclass(frozen=True)
@@ -51,27 +45,6 @@ ABLATIONS = (
     Setting("no adaptive difficulty", fixed_difficulty="medium"),
     Setting("no extension", no_extension=True),
 )
-
-
-def plan_batch(graph, extractor, batch: Batch, cfg: EvalConfig, setting: Setting) -> dict:
-    """Seed entities, their graph matches and the batch's knowledge path (JSON-ready)."""
-    steps = cfg.hops + cfg.rounds - 1
-    seed = batch_seed(cfg.seed, batch.id, "path")
-    if setting.no_extension or graph is None:
-        return dict(NO_PLAN)
-    if setting.no_graph:
-        return {"matched": [], "start_entity": None, "path": graph.random_path(steps, seed=seed).to_dict()}
-    texts = [q.question + " " + " ".join((q.options or {}).values()) for q in batch.questions]
-    query = graph.embed([batch_text(batch)])[0]
-    # Ranked by questions mentioning a node, then specificity, then similarity (graph.seeds).
-    matches, start = choose_start(graph, texts, extractor.extract(texts), query, MIN_ENTITY_SIMILARITY)
-    path = graph.sample_path(start, steps, seed=seed, query_vector=query) if start else graph.random_path(steps, seed=seed)
-    named = sorted({(m.query, m.entity, m.similarity) for m in matches})
-    return {
-        "matched": [{"query": q, "entity": e, "similarity": round(float(s), 4)} for q, e, s in named],
-        "start_entity": start,
-        "path": path.to_dict(),
-    }
 
 
 def _item(kind: str, q: Question, a: Answer) -> RecordItem:

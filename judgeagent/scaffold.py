@@ -32,9 +32,10 @@ from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.errors import BudgetExceeded, CallFailed, ConfigError, JudgeAgentError, RunInterrupted
 from judgeagent.graph.embed import shared_embedder
 from judgeagent.graph.embed_queue import EmbeddingQueue
-from judgeagent.interview import Setting, plan_batch
+from judgeagent.interview import Setting
 from judgeagent.llm.breaker import CircuitOpen
 from judgeagent.llm.usage import journal_usage
+from judgeagent.planning import plan_batches
 from judgeagent.runfolder import RunFolder, data_name
 from judgeagent.stages.models import Models
 
@@ -225,7 +226,7 @@ class RunScaffold:
                 from judgeagent.graph import SpacyExtractor
 
                 extractor = SpacyExtractor()
-            plans = {(s.name, b.id): plan_batch(graph, extractor, b, self.cfg, s) for s, b in todo}
+            plans = plan_batches(graph, extractor, self.batches, todo, self.cfg)
         return graph, plans
 
     def embedding_queue(self, graph) -> EmbeddingQueue:

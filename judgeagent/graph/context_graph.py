@@ -61,6 +61,7 @@ class ContextGraph:
         self._entity_index = None
         self._chunk_index = None
         self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
+        self._stop_vectors: dict[int, np.ndarray] = {}  # stop entities' name vectors, embedded once each
 
     # --- nodes and edges ------------------------------------------------------------
 
@@ -163,7 +164,11 @@ class ContextGraph:
         i = self._index(name)
         r = self._vector_row(i)
         if r is None:
-            return self.embed([self.tables.names[i]])[0]
+            # Alone, so the vector is the same whichever batch asks first; planning asks
+            # for the same few stop entities again and again.
+            if i not in self._stop_vectors:
+                self._stop_vectors[i] = self.embed([self.tables.names[i]])[0]
+            return self._stop_vectors[i]
         return reconstruct(self.entity_index, r)
 
     def _vector_row(self, node: int) -> int | None:

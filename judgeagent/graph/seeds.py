@@ -26,7 +26,7 @@ the pure ranking; :func:`choose_start` gathers its inputs from a loaded graph.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,12 +83,18 @@ def question_counts(matches: Sequence[SeedMatch], question_texts: Sequence[str],
     return {e: len(qs) for e, qs in seen.items()}
 
 
-def match_questions(graph, question_names: Sequence[Sequence[str]], min_sim: float) -> list[SeedMatch]:
-    """Every extracted name of every question mapped to its nearest node (one search for all)."""
+def match_questions(graph, question_names: Sequence[Sequence[str]], min_sim: float,
+                    best: Mapping[str, tuple[str, float]] | None = None) -> list[SeedMatch]:
+    """Every extracted name of every question mapped to its nearest node (one search for all).
+
+    ``best`` (name → (node, cosine), for names reaching ``min_sim``) may come resolved
+    already, for many batches at once; names it lacks match nothing.
+    """
     names = sorted({n for names in question_names for n in names})
     if not names:
         return []
-    best = {q: (e, s) for q, e, s in graph.match_entities(names, min_sim=min_sim)}
+    if best is None:
+        best = {q: (e, s) for q, e, s in graph.match_entities(names, min_sim=min_sim)}
     return [
         SeedMatch(i, n, *best[n])
         for i, names in enumerate(question_names)
@@ -110,16 +116,18 @@ def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query
 
 
 def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[Sequence[str]],
-                 query: np.ndarray, min_sim: float) -> tuple[list[SeedMatch], str | None]:
+                 query: np.ndarray, min_sim: float,
+                 best: Mapping[str, tuple[str, float]] | None = None) -> tuple[list[SeedMatch], str | None]:
     """The batch's matches and its start entity.
 
     ``question_names`` are the names extracted from each of ``question_texts``; ``query``
-    is the batch text's vector; names matching no node above ``min_sim`` are left out.
+    is the batch text's vector; names matching no node above ``min_sim`` are left out
+    (``best``: the names resolved already, see :func:`match_questions`).
 
     When no question names a usable node, the entities of the chunk nearest the batch text
     are ranked instead (they all count zero questions).
     """
-    matches = match_questions(graph, question_names, min_sim)
+    matches = match_questions(graph, question_names, min_sim, best)
     counts = question_counts(matches, question_texts)
     ranked = rank_start_entities(candidates_for(graph, [m.entity for m in matches], counts, query))
     if not ranked:

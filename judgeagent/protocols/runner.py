@@ -15,8 +15,9 @@ from judgeagent.batches import Batch
 from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark
 from judgeagent.followup import FollowUpWriter
-from judgeagent.interview import NO_PLAN, Setting, plan_batch, record_head
+from judgeagent.interview import Setting, record_head
 from judgeagent.metrics.summary import incomplete_summary
+from judgeagent.planning import NO_PLAN, plan_batches
 from judgeagent.protocols.base import LeakGuard, Parts, Protocol, split_seeds
 from judgeagent.run import RunOutcome, model_info, run_config
 from judgeagent.runfolder import RunFolder, settings_json
@@ -91,7 +92,8 @@ def plan_units(protocol: Protocol, cfg: EvalConfig, run: RunScaffold, todo: list
 
         extractor = SpacyExtractor()
         planning = cfg.model_copy(update={"rounds": windows})
-        return graph, {b.id: plan_batch(graph, extractor, b, planning, SETTING) for b in todo}
+        plans = plan_batches(graph, extractor, run.batches, [(SETTING, b) for b in todo], planning)
+        return graph, {bid: plan for (_, bid), plan in plans.items()}
 
 
 @dataclass

@@ -1,0 +1,99 @@
+"""Each batch's plan, made before any model is asked: seed entities → graph nodes → one
+knowledge path, long enough for every round's window (method.md §2).
+
+Reading order:
+1. ``seed_block``   the model work for a block of consecutive batches, in one pass each:
+                    spaCy over the block's questions, MiniLM over its batch texts and over the
+                    names that no node matches by its text; then each batch's start entity.
+2. ``plan_batches`` the blocks the batches to do fall in, and a plan per (setting, batch).
+
+Why blocks: asked one batch at a time, the models' per-call costs took 40 s to plan
+MedQA's 1,273 questions, a third of the whole command. Why fixed blocks
+(``Batch.index // PLAN_BLOCK``), not "the batches still to do": a model's output differs in
+the last digits with what it is batched with, so a resumed run must plan each batch in the
+same company as an uninterrupted one to take the same paths. A resumed run plans at most a
+block's worth of finished batches again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judgeagent.batches import Batch, batch_seed, batch_text
+from judgeagent.data.benchmark import Question
+from judgeagent.graph.seeds import SeedMatch, choose_start
+from judgeagent.interview import Setting
+
+MIN_ENTITY_SIMILARITY = 0.5
+PLAN_BLOCK = 16  # batches whose model work is done together
+NO_PLAN: dict = {"matched": [], "start_entity": None, "path": None}
+
+
+@dataclass
+class SeedPlan:
+    """What the seeds of one batch point to in the graph."""
+
+    matches: list[SeedMatch]
+    start: str | None  # the entity the path starts from (None: a random path)
+    query: np.ndarray  # the batch text's vector: paths stay close to it
+
+
+def seed_text(q: Question) -> str:
+    return q.question + " " + " ".join((q.options or {}).values())
+
+
+def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
+    """Each batch's :class:`SeedPlan`, by batch id, with one pass of each model for the block."""
+    texts = [[seed_text(q) for q in b.questions] for b in block]
+    flat_names = extractor.extract([t for ts in texts for t in ts])
+    queries = graph.embed([batch_text(b) for b in block])
+    # Every name of the block resolved at once; each batch then keeps those of its own seeds.
+    names = sorted({n for ns in flat_names for n in ns})
+    best = {q: (e, s) for q, e, s in graph.match_entities(names, min_sim=MIN_ENTITY_SIMILARITY)} if names else {}
+    out, at = {}, 0
+    for b, ts, query in zip(block, texts, queries):
+        question_names, at = flat_names[at : at + len(ts)], at + len(ts)
+        matches, start = choose_start(graph, ts, question_names, query, MIN_ENTITY_SIMILARITY, best=best)
+        out[b.id] = SeedPlan(matches, start, query)
+    return out
+
+
+def plan_batch(graph, batch: Batch, cfg, setting: Setting, seeds: SeedPlan | None) -> dict:
+    """The batch's plan under ``setting`` (JSON-ready); ``seeds`` from :func:`seed_block`,
+    needed unless the setting has no graph or no extension."""
+    steps = cfg.hops + cfg.rounds - 1
+    seed = batch_seed(cfg.seed, batch.id, "path")
+    if setting.no_extension or graph is None:
+        return dict(NO_PLAN)
+    if setting.no_graph:
+        return {"matched": [], "start_entity": None, "path": graph.random_path(steps, seed=seed).to_dict()}
+    assert seeds is not None, "a graph setting needs the batch's seed plan"
+    start = seeds.start
+    path = graph.sample_path(start, steps, seed=seed, query_vector=seeds.query) if start else graph.random_path(steps, seed=seed)
+    named = sorted({(m.query, m.entity, m.similarity) for m in seeds.matches})
+    return {
+        "matched": [{"query": q, "entity": e, "similarity": round(float(s), 4)} for q, e, s in named],
+        "start_entity": start,
+        "path": path.to_dict(),
+    }
+
+
+def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tuple[Setting, Batch]], cfg) -> dict[tuple[str, str], dict]:
+    """The plan of each (setting, batch) in ``todo``, keyed by (setting name, batch id).
+
+    ``batches`` are all the run's batches: they fix the blocks. ``extractor`` may be None
+    when no setting of ``todo`` follows the graph from the seeds.
+    """
+    todo = list(todo)
+    seeded = {b.id for s, b in todo if graph is not None and not (s.no_extension or s.no_graph)}
+    blocks: dict[int, list[Batch]] = {}
+    for b in batches:
+        blocks.setdefault(b.index // PLAN_BLOCK, []).append(b)
+    seeds: dict[str, SeedPlan] = {}
+    for block in blocks.values():
+        if any(b.id in seeded for b in block):
+            seeds.update(seed_block(graph, extractor, block))
+    return {(s.name, b.id): plan_batch(graph, b, cfg, s, seeds.get(b.id)) for s, b in todo}
