@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
+
 import numpy as np
 
 from judgeagent.graph import Embedder, SpacyExtractor
@@ -41,3 +45,41 @@ def test_worker_processes_give_the_same_entities(spacy_extractor):
     multi = SpacyExtractor(workers=2, batch_size=2)  # small batches so 10 texts use 2 processes
     assert multi.extract(texts) == spacy_extractor.extract(texts)
     assert multi.labels["robert hooke"] == ("Robert Hooke", "PERSON")
+
+
+def _idle(ready) -> None:
+    ready.set()
+    while True:
+        signal.pause()
+
+
+def test_forked_processes_leave_the_parents_servers_and_end_on_sigterm(spacy_extractor, monkeypatch, tmp_path):
+    from judgeagent.llm import local_server
+
+    marker = tmp_path / "stopped"
+
+    class ParentsServer:  # stands for a llama server this process started
+        def stop(self) -> None:
+            marker.write_text(str(os.getpid()))
+
+    monkeypatch.setattr(local_server, "_running", {ParentsServer()})
+    monkeypatch.setattr(local_server, "_owner_pid", os.getpid())
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        local_server.install_exit_hooks()  # as a run with the bundled model does
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        # The pool ends its forked workers with SIGTERM once the texts are done.
+        texts = ["Robert Hooke joined the Royal Society in London."] * 6
+        assert SpacyExtractor(workers=2, batch_size=2).extract(texts) == spacy_extractor.extract(texts)
+        # Any other forked child keeps the handler, and ends as SIGTERM ends it by default.
+        ctx = multiprocessing.get_context("fork")
+        ready = ctx.Event()
+        child = ctx.Process(target=_idle, args=(ready,))
+        child.start()
+        assert ready.wait(60)
+        os.kill(child.pid, signal.SIGTERM)
+        child.join(60)
+        assert child.exitcode == -signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert not marker.exists()  # no child stopped its parent's server

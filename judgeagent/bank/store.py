@@ -21,6 +21,7 @@ from pathlib import Path
 
 from judgeagent.data.benchmark import Question
 from judgeagent.errors import JudgeAgentError
+from judgeagent.wal import use_wal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
@@ -139,7 +140,7 @@ class Bank:
         try:
             db.row_factory = sqlite3.Row
             db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            db.execute("PRAGMA journal_mode=WAL")
+            use_wal(db, BUSY_TIMEOUT_MS / 1000)
             db.execute("PRAGMA synchronous=NORMAL")
             yield db
         except sqlite3.DatabaseError as e:

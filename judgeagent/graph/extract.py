@@ -6,6 +6,7 @@ LLM one plugs in through :func:`register_extractor` without the builder changing
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
@@ -130,7 +131,7 @@ class SpacyExtractor:
         # back to this process, whose deserialising competes with the workers for the same
         # cores; here the workers normalise too and send back only the small mention lists.
         _ = self.nlp  # loaded before forking, so the workers share it instead of each loading it
-        with _pool_context().Pool(self.workers, initializer=load_pipeline, initargs=(self.model,)) as pool:
+        with _pool_context().Pool(self.workers, initializer=_start_worker, initargs=(self.model,)) as pool:
             for batch, mentions in zip(batches, pool.imap(_batch_mentions, [(self.model, b) for b in batches])):
                 yield from mentions
                 if progress is not None:
@@ -171,6 +172,14 @@ def _pool_context():
 
 
 _PIPELINES: dict[str, object] = {}
+
+
+def _start_worker(model: str) -> None:
+    """A pool worker: the default SIGTERM, which the pool stops it with (a forked worker would
+    otherwise keep a handler its parent installed), Ctrl-C left to the parent; then the model."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    load_pipeline(model)
 
 
 def load_pipeline(model: str = SPACY_MODEL):

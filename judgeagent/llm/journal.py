@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeagent.errors import ConfigError
+from judgeagent.wal import use_wal
 
 # Bump when the way a request is built from (messages, schema) changes, so old answers
 # are not replayed for prompts that would now be sent differently.
@@ -156,7 +157,7 @@ class Journal:
         self._decisions: dict[str, str] | None = None  # key -> value JSON
         try:
             self._db = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            use_wal(self._db)
             # NORMAL in WAL mode loses nothing on a process crash (only on power loss).
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")

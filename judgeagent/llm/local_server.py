@@ -248,11 +248,16 @@ _lock = threading.RLock()  # re-entrant: the SIGTERM handler may run while it is
 _running: set[LocalServer] = set()
 _pool: dict[str, tuple[LocalServer, int]] = {}  # gguf path -> (server, users)
 _hooks_installed = False
+# The process that started the servers. A process forked from it (spaCy's extraction
+# workers) inherits the set above and the SIGTERM handler below, and must touch neither:
+# the servers are its parent's.
+_owner_pid = os.getpid()
 
 
 def _register(server: LocalServer) -> None:
-    global _hooks_installed
+    global _hooks_installed, _owner_pid
     with _lock:
+        _owner_pid = os.getpid()
         _running.add(server)
         if not _hooks_installed:
             _hooks_installed = True
@@ -277,6 +282,10 @@ def install_exit_hooks() -> None:
         return
 
     def _on_sigterm(signum, frame):
+        if os.getpid() != _owner_pid:  # a forked child: end as SIGTERM ends it by default
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         stop_all()
         raise SystemExit(128 + signum)
 
@@ -284,6 +293,8 @@ def install_exit_hooks() -> None:
 
 
 def stop_all() -> None:
+    if os.getpid() != _owner_pid:
+        return
     with _lock:
         servers = list(_running)
         _pool.clear()
