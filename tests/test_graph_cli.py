@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
@@ -50,6 +51,7 @@ def test_build_then_reuse_then_force(runner, data_dir, tmp_path):
     assert first.exit_code == 0, first.output
     assert "built graph at" in first.stdout
     assert "entities" in first.stdout and "3 chunks, 3 documents" in first.stdout
+    assert re.search(r"extract entities\W+3/3 ", first.output), first.output  # the bar reaches its total
     again = _build(runner, data_dir, out)
     assert again.exit_code == 0 and "reused graph" in again.stdout
     forced = _build(runner, data_dir, out, "--force")

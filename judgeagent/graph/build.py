@@ -242,6 +242,10 @@ def _extract_into_tables(texts: list[str], chunk_doc: np.ndarray, engine: Engine
             builder.add(got, int(chunk_doc[i]), len(texts[i].split()))
         cache.put_extractions(new)
         bar.advance(task, len(window) - len(new))
+    # Resumed once past its last chunk, the stream reports its last batch to the bar (which
+    # stayed short of the total) and ends.
+    if next(fresh, None) is not None:
+        raise RuntimeError("the engine returned more extractions than it was given chunks")
     return builder, len(missing)
 
 
