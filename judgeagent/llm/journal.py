@@ -104,7 +104,7 @@ _NO_SCHEMA = ',"schema":null'
 _schema_texts: dict[int, tuple[Any, str]] = {}  # id -> (the schema, kept alive so the id stays its own; its text)
 
 
-def _schema_text(schema: dict | None) -> str:
+def _schema_text(schema: dict) -> str:
     """canonical(schema), remembered per schema object (reply schemas are module constants)."""
     hit = _schema_texts.get(id(schema))
     if hit is not None and hit[0] is schema:
@@ -169,20 +169,21 @@ class Journal:
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
-    def _read_all(self) -> None:
-        """Under the lock: the one pass of ``read_ahead``."""
-        if self._ahead is None:
+    def _read_all(self) -> tuple[dict[str, tuple], dict[str, str]] | None:
+        """Under the lock: the answers and decisions read ahead (in one pass, at the first
+        call), or None without ``read_ahead``."""
+        if not self._read_ahead:
+            return None
+        if self._ahead is None or self._decisions is None:
             self._ahead = {row[0]: row for row in self._db.execute(f"SELECT {_ANSWER_COLUMNS} FROM responses")}
             self._decisions = dict(self._db.execute("SELECT key, value FROM decisions").fetchall())
+        return self._ahead, self._decisions
 
     def get(self, key: str) -> Entry | None:
         try:
             with self._lock:
-                row = None
-                if self._read_ahead:
-                    self._read_all()
-                    assert self._ahead is not None
-                    row = self._ahead.pop(key, None)
+                ahead = self._read_all()
+                row = ahead[0].pop(key, None) if ahead is not None else None
                 if row is None:
                     row = self._db.execute(f"SELECT {_ANSWER_COLUMNS} FROM responses WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as e:
@@ -233,12 +234,10 @@ class Journal:
         """A decision recorded by :meth:`record_decision`, or None."""
         try:
             with self._lock:
-                if self._read_ahead:
-                    self._read_all()
-                    assert self._decisions is not None
-                    value = self._decisions.get(key)
-                    if value is not None:
-                        return json.loads(value)
+                ahead = self._read_all()
+                value = ahead[1].get(key) if ahead is not None else None
+                if value is not None:
+                    return json.loads(value)
                 row = self._db.execute("SELECT value FROM decisions WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
