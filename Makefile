@@ -21,6 +21,7 @@ test: setup
 	$(PY) -m pip install --quiet -e '.[dev,ray,bank,inspect]'
 	$(PY) -m ruff check judgeagent cli tests bench
 	$(PY) -m mypy
+	$(PY) scripts/check_imports.py
 	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 clean:

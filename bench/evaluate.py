@@ -50,10 +50,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server and the determini
 
 from scripted_server import ScriptedServerProcess  # noqa: E402
 
+from judgeagent import evaluate  # noqa: E402
 from judgeagent.config import EvalConfig, GraphConfig, LLMConfig  # noqa: E402
 from judgeagent.data import load_benchmark  # noqa: E402
 from judgeagent.graph import build_graph  # noqa: E402
-from judgeagent.run import run_evaluation  # noqa: E402
 
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zen", "pra", "dul", "sor", "gim", "bex", "thal", "quin", "mor", "fel", "dra"]
 SEXES = ["man", "woman"]
@@ -190,7 +190,7 @@ def main() -> None:
                              out=tmp / "run", concurrency=args.concurrency, llm=LLMConfig(models_file=models_file))
             reset_peak_rss()
             t = time.perf_counter()
-            outcome = run_evaluation(cfg, progress=False)
+            outcome = evaluate(cfg, progress=False)
             wall = time.perf_counter() - t
             live_rss = peak_rss_mb()
             n_requests = srv.stats()["requests"]
@@ -207,13 +207,13 @@ def main() -> None:
             (tmp / "replay").mkdir()
             shutil.copy(tmp / "run" / "journal.sqlite", tmp / "replay" / "journal.sqlite")
             reset_peak_rss()
-            replayed = run_evaluation(cfg.model_copy(update={"out": tmp / "replay"}), progress=False)
+            replayed = evaluate(cfg.model_copy(update={"out": tmp / "replay"}), progress=False)
             replay_rss = peak_rss_mb()
             replay = replayed.timings["interview_s"]
             replay_requests = srv.stats()["requests"] - n_requests
-            same = replayed.metrics["full"]["acc2"] == outcome.metrics["full"]["acc2"]
+            same = replayed.metrics["acc2"] == outcome.metrics["acc2"]
 
-        usage = outcome.metrics["full"]["llm_usage"]["total"]
+        usage = outcome.metrics["llm_usage"]["total"]
         n = len(qs)
         print(f"seed questions: {n} (synthetic, MedQA format), batches: {len(records)}, concurrency: {args.concurrency} batches "
               f"({endpoint_limit} requests at the endpoint), delay: {args.delay * 1000:.0f} ms; load average {load()}")

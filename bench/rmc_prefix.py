@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server and the determini
 from interview_double import Script, schema_name  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
 
+from judgeagent import evaluate  # noqa: E402
 from judgeagent.config import EvalConfig, GraphConfig  # noqa: E402
 from judgeagent.data import load_benchmark  # noqa: E402
 from judgeagent.graph import build_graph  # noqa: E402
 from judgeagent.llm import local_server  # noqa: E402
-from judgeagent.run import run_evaluation  # noqa: E402
 
 DATA = ROOT / "data" / "quality-demo"
 PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit")
@@ -73,7 +73,7 @@ def scripted_row(graph: Path, tmp: Path, rounds: int) -> None:
     with ScriptedServer(script) as srv:
         cfg = EvalConfig(target=f"{srv.base_url}@scripted", judge=f"{srv.base_url}@scripted", data=DATA, graph=graph,
                          out=tmp / "scripted-run", rounds=rounds, concurrency=2, leak_check="rules", summary=False, report=False)
-        run_evaluation(cfg, progress=False)
+        evaluate(cfg, progress=False)
         bodies = [b for b in srv.requests if schema_name(b) == "answer_batch"]
     articles = {q.doc_id: bench.document_text(q.doc_id) for q in seeds}
     total = repeated = 0
@@ -98,9 +98,9 @@ def local_run(graph: Path, tmp: Path, name: str, limit: int, rounds: int, cache_
                      leak_check="rules", summary=False, report=False)  # fmt: skip
     before = load()
     t = time.perf_counter()
-    outcome = run_evaluation(cfg, progress=False)
+    outcome = evaluate(cfg, progress=False)
     wall = time.perf_counter() - t
-    usage = outcome.metrics["full"]["llm_usage"]["total"]
+    usage = outcome.metrics["llm_usage"]["total"]
     reused = sum(int(m.group(1)) for f in logs.iterdir() for m in PREFIX_HIT.finditer(f.read_text(errors="replace")))
     return {"name": name, "wall": wall, "interview": outcome.timings.get("interview_s", wall), "prompt": usage["prompt_tokens"],
             "reused": reused, "requests": usage["http_requests"], "load": f"{before} → {load()}"}  # fmt: skip

@@ -129,33 +129,3 @@ def export_run(
 
     for path in export.export_run(run_dir, format, out or Path("exports")):
         console.print(f"wrote {path}", highlight=False)
-
-
-def run_bank_command(cfg, ablation: bool) -> None:
-    """``evaluate --bank``: fixed bank items (or an adaptive test), no generation."""
-    if ablation:
-        raise JudgeAgentError("--bank is for `judgeagent evaluate`; an ablation needs generated follow-ups")
-    from judgeagent.bank.bankrun import run_bank_evaluation
-
-    outcome = run_bank_evaluation(cfg)
-    m = outcome.metrics
-    if m.get("excluded_note"):
-        console.print(f"note: {m['excluded_note']}", highlight=False)
-    if m.get("size_note"):
-        console.print(f"note: {m['size_note']}", highlight=False)
-    if m["items_from_older_graph"]:
-        console.print(f"note: {m['items_from_older_graph']} of the items come from an older build of the graph", highlight=False)
-    if m["mode"] == "adaptive":
-        console.print(f"{cfg.target}: θ {m['theta']:.2f} (SE {m['se']:.2f}) after {m['items_used']} of {m['items_available']} items "
-                      f"({m['stop_reason']})", highlight=False)
-    else:
-        t = Table(title=f"{cfg.target} on {m['n_items']} bank items")
-        for col in ("level", "items", "accuracy"):
-            t.add_column(col, justify="right")
-        for level, x in m["by_level"].items():
-            t.add_row(level, str(x["n_items"]), f"{x['accuracy']:.1f}%")
-        t.add_row("all", str(m["n_items"]), f"{m['accuracy']:.1f}%")
-        console.print(t)
-        if m["ability"]:
-            console.print(f"θ {m['ability']['theta']:.2f} (SE {m['ability']['se']:.2f}) on {m['ability']['n_items']} calibrated items", highlight=False)
-    console.print(f"run folder: {outcome.folder.path}")

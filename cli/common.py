@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from judgeagent.errors import JudgeAgentError
-
-if TYPE_CHECKING:
-    from judgeagent.cli.options import ConfigFlag
-    from judgeagent.config import EvalConfig
 
 console = Console()
 err_console = Console(stderr=True)
@@ -48,13 +41,3 @@ def user_errors(func):
             raise typer.Exit(130) from None
 
     return wrapper
-
-
-def eval_config(flags: Sequence[ConfigFlag], given: dict, config: Path | None, command: str) -> EvalConfig:
-    """The EvalConfig of a run command: the flags given, over a saved config.json if one is named."""
-    from judgeagent.cli.options import build_config
-    from judgeagent.config import EvalConfig, saved_config
-
-    if config is None:
-        return build_config(EvalConfig, flags, given)
-    return build_config(EvalConfig, flags, given, base=saved_config(config, command, given), source=config)

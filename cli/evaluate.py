@@ -1,122 +1,141 @@
-"""``judgeagent evaluate`` and ``judgeagent ablate``. Every flag is one EvalConfig field."""
+"""``judgeagent evaluate``, ``ablate``, ``contamination`` and ``protocols``.
+
+Every flag is one field: of the shared EvalConfig, or of a protocol's options model (its
+help panel names the protocols it belongs to). A command builds the EvalConfig, calls
+``judgeagent.evaluate`` and prints what the protocol says about the result. ``ablate`` is
+``evaluate --ablation``; ``contamination`` is ``evaluate --protocol contamination``.
+"""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
 from judgeagent.cli.app import app
-from judgeagent.cli.common import console, eval_config, user_errors
-from judgeagent.cli.options import config_flags, with_config_flags
+from judgeagent.cli.common import console, user_errors
+from judgeagent.cli.options import ConfigFlag, build_config, describe_error, field_info, help_text, with_config_flags
 from judgeagent.config import EvalConfig
+from judgeagent.registry import protocols
 
 _RUN = "Run"
-_ABL = "Ablation"
 _LLM = "Models and budget"
-_DIF = "Difficulty controller"
-_TRUST = "Trust: quality gate, leakage, controls, statistics"
-_BANK = "Question bank (no generation)"
-_PROTO = "Protocols and Appendix E.2"
-
-# The flags, by help panel, in the order --help lists them.
-PANELS = {
-    _RUN: (
-        "target", "judge", "data", "graph", "rebuild_graph", "batch_size", "rounds", "hops", "limit", "seed", "concurrency",
-        "eval_every_round", "reask_correct", "out", "resume", "report", "summary", "graph_build.workers",
-    ),
-    _ABL: ("no_graph", "fixed_difficulty", "no_extension"),
-    _PROTO: ("protocol", "evaluator", "kieval_turns", "revisions", "reask_extended", "transfer"),
+SHARED_PANELS = {
+    _RUN: ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol", "graph_build.workers"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
            "llm.breaker_window", "llm.breaker_failure_share"),
-    _DIF: ("difficulty.gain_easy", "difficulty.gain_medium", "difficulty.gain_hard", "difficulty.t1", "difficulty.t2", "difficulty.hard_wrong_penalty"),
-    _BANK: ("bank", "bank_size", "bank_seed", "adaptive", "target_se"),
-    _TRUST: ("gate", "check_hops", "gate_overlap", "seed_similarity", "generation_tries", "leak_threshold", "leak_check", "controls", "bootstrap", "decontaminate"),
 }
 # Earlier spellings of renamed flags, still accepted.
 ALIASES = {"llm.models_file": ("--models",), "llm.timeout_s": ("--timeout",)}
-FLAGS = config_flags(EvalConfig, PANELS, ALIASES)
 CONFIG_HELP = (
-    "Re-create a run from its config.json and continue it in that folder (a finished run replays with zero "
+    "Re-create any run from its config.json and continue it in that folder (a finished run replays with zero "
     "requests); flags given beside it override the saved settings."
 )
 
 
-def _fmt(v) -> str:
-    return "–" if v is None else f"{v:.2f}"
+def option_fields() -> dict[tuple[str, ...], tuple[Any, list[str]]]:
+    """Every protocol option as a flag path → (field info, the protocols it belongs to), in
+    --help order; a nested model (the difficulty controller) gives one flag per field."""
+    out: dict[tuple[str, ...], tuple[Any, list[str]]] = {}
+    for name, cls in protocols().items():
+        for field, info in cls.options.model_fields.items():
+            sub = info.annotation
+            paths = [(field, s) for s in sub.model_fields] if isinstance(sub, type) and issubclass(sub, BaseModel) else [(field,)]
+            for path in paths:
+                if path not in out:
+                    out[path] = (field_info(cls.options, path), [])
+                out[path][1].append(name)
+    return out
 
 
-def metrics_table(m: dict, title: str) -> Table:
-    t = Table(title=title, show_lines=False)
-    for col in ("N", "ACC1", "ACC2", "CR", "CtE", "ΔACC", "CR|wrong", "CtE|right"):
-        t.add_column(col, justify="right")
-    t.add_row(
-        str(m["n_questions"]), _fmt(m["acc1"]), _fmt(m["acc2"]), _fmt(m["cr"]), _fmt(m["cte"]),
-        _fmt(m["delta_acc"]), _fmt(m["cr_given_wrong"]), _fmt(m["cte_given_right"]),
-    )
-    return t
+def panel_name(owners: list[str]) -> str:
+    """The help panel of the options a set of protocols shares."""
+    known = protocols()
+    if len(owners) == len(known) - 1 and "bank" not in owners:
+        return "Seed questions (every protocol but bank)"
+    if len(owners) == 1:
+        return f"{known[owners[0]].title} (--protocol {owners[0]})"
+    return f"Shared by --protocol {', '.join(owners)}"
 
 
-def breakdown_table(m: dict) -> Table | None:
-    if not m.get("by_difficulty"):
-        return None
-    t = Table(title="By difficulty label")
-    for col in ("label", "N", "ACC1", "ACC2", "CR", "CtE"):
-        t.add_column(col, justify="right")
-    for label, x in m["by_difficulty"].items():
-        t.add_row(label, str(x["n_questions"]), _fmt(x["acc1"]), _fmt(x["acc2"]), _fmt(x["cr"]), _fmt(x["cte"]))
-    return t
+def all_flags() -> list[ConfigFlag]:
+    flags = [ConfigFlag(tuple(p.split(".")), field_info(EvalConfig, tuple(p.split("."))), tuple(ALIASES.get(p, ())), panel)
+             for panel, paths in SHARED_PANELS.items() for p in paths]
+    for path, (info, owners) in option_fields().items():
+        flags.append(ConfigFlag(path, info, (), panel_name(owners)))
+    names = [f.flag for f in flags]
+    assert len(names) == len(set(names)), f"two fields give the same flag: {names}"
+    return flags
 
 
-def _ci(m: dict, key: str) -> str:
-    ci = (m.get("ci") or {}).get(key)
-    return "–" if not ci else f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+def _with_protocol_names(flags: list[ConfigFlag]) -> list[ConfigFlag]:
+    """--protocol's help names the registered protocols, which the config model cannot know."""
+    out = []
+    for f in flags:
+        if f.path == ("protocol",):
+            info = copy.copy(f.info)
+            info.description = f"How the target is interviewed: {', '.join(protocols())} (`judgeagent protocols NAME` lists each one's options)."
+            f = ConfigFlag(f.path, info, f.aliases, f.panel)
+        out.append(f)
+    return out
 
 
-def trust_table(m: dict) -> Table | None:
-    """ΔACC against the controls, with its interval and two tests: the batch permutation test and
-    McNemar's (which treats the questions as independent), plus the leak-free ACC2."""
-    if "mcnemar" not in m:
-        return None
-    unit = "batches" if (m.get("ci") or {}).get("ci_method") == "batch_bootstrap" else "questions"
-    deff = (m.get("design_effect") or {}).get("delta_acc")
-    caption = "p batches: sign-flip permutation over batch ΔACC; McNemar assumes independent questions"
-    t = Table(title=f"Does the feedback help? (95% bootstrap CI over {unit})",
-              caption=caption if deff is None else f"{caption}; design effect on ΔACC {deff:.2f}")
-    for col in ("comparison", "ACC", "ΔACC from it", "p batches", "p McNemar"):
-        t.add_column(col, justify="right")
-    tests, perm = m["mcnemar"], m.get("permutation") or {}
-
-    def p(name: str) -> list[str]:
-        batch = perm.get(f"suggestions_vs_{name}")
-        return ["–" if batch is None else f"{batch['p_value']:.3g}", f"{tests[f'suggestions_vs_{name}']['p_value']:.3g}"]
-
-    t.add_row("ACC1 (no suggestions, first ask)", f"{_fmt(m['acc1'])} {_ci(m, 'acc1')}", f"{_fmt(m['delta_acc'])} {_ci(m, 'delta_acc')}", *p("none"))
-    for name, label in (("plain", "plain re-ask"), ("placebo", "placebo suggestion")):
-        c = (m.get("controls") or {}).get(name)
-        if c:
-            t.add_row(label, _fmt(c["acc"]), _fmt(m["controls"][f"suggestions_minus_{name}"]), *p(name))
-    t.add_row("ACC2 (with suggestions)", f"{_fmt(m['acc2'])} {_ci(m, 'acc2')}", "", "", "")
-    leak = m.get("leakage") or {}
-    if leak.get("batches_checked"):
-        lf = leak["leak_free"]
-        t.add_row(f"ACC2, leak-free batches ({lf['n_batches']})", _fmt(lf["acc2"]), _fmt(lf["delta_acc"]), "", "")
-    return t
+FLAGS = _with_protocol_names(all_flags())
 
 
-def gate_line(m: dict) -> str | None:
-    g = m.get("gate") or {}
-    checks = {k: v for k, v in (g.get("checks") or {}).items() if v.get("run")}
-    if not checks:
-        return None
-    rates = ", ".join(f"{k} {v['passed']}/{v['run']}" for k, v in checks.items())
-    return f"quality gate: {rates}"
+def run_config(given: dict, config: Path | None, forced: dict | None = None) -> EvalConfig:
+    """The EvalConfig of a run command: the flags given, over a saved config.json if one is
+    named, with what the command itself implies (``forced``); the protocol's options checked
+    here, so a bad or foreign flag is one line before anything runs."""
+    from judgeagent.cli.common import fail
+    from judgeagent.engine.options import foreign_settings, resolve
+    from judgeagent.engine.replay import saved_config
+    from judgeagent.registry import protocol_class
+
+    forced = forced or {}
+    for key, value in forced.items():
+        if key in given and str(given[key]).lower() != str(value).lower():
+            raise fail(f"--{key.replace('_', '-')} {given[key]} does not go with this command, which runs --{key.replace('_', '-')} {value}")
+    given = given | forced
+    base = saved_config(config, given) if config is not None else None
+    cfg = build_config(EvalConfig, FLAGS, given, base=base, source=config)
+    protocol_class(cfg.protocol)  # an unknown protocol: one line listing the known ones
+
+    def named(key: str) -> str:
+        return f"--{key.replace('_', '-')}" if key in given or config is None else f"{config}: {key}"
+
+    if (why := foreign_settings(cfg.protocol, cfg.options, named=named)) is not None:
+        raise fail(why)
+    try:
+        _, options = resolve(cfg)
+    except ValidationError as e:
+        model = protocols()[cfg.protocol].options
+        by_path = {f.path: f for f in FLAGS}
+        raise fail("; ".join(describe_error(model, err, by_path, given, config) for err in e.errors())) from None
+    return cfg.model_copy(update={"options": options.model_dump(mode="json")})
+
+
+def run_and_print(cfg: EvalConfig) -> None:
+    """Run ``cfg`` through the Python API and print what its protocol says of the result."""
+    from judgeagent import evaluate
+    from judgeagent.registry import get_protocol
+
+    result = evaluate(cfg, progress=True, console=console)
+    for line in get_protocol(result.protocol).headline(result.outcome, cfg):
+        console.print(line, highlight=False)
+    if (il := incomplete_line(result.metrics)) is not None:
+        console.print(il)
+    if cfg.report and get_protocol(result.protocol).writes_report:
+        console.print(f"report: {result.run_dir / 'report.html'} (and report.md)")
+    console.print(f"run folder: {result.run_dir}")
 
 
 def incomplete_line(m: dict) -> str | None:
-    """The batches left out of the figures because a model call brought no answer, and why."""
+    """The units left out of the figures because a model call brought no answer, and why."""
     inc = m.get("incomplete") or {}
     if not inc.get("n_batches"):
         return None
@@ -124,70 +143,47 @@ def incomplete_line(m: dict) -> str | None:
     return f"[yellow]incomplete: {inc['n_batches']} batch(es) left out of the figures ({why}); rerun the same command to retry them[/]"
 
 
-def ablation_table(metrics: dict) -> Table:
-    t = Table(title="Ablation (same seed answers)")
-    for col in ("setting", "ACC1", "ACC2", "CR", "CtE", "ΔACC"):
-        t.add_column(col, justify="right")
-    for name, m in metrics.items():
-        t.add_row(name, _fmt(m["acc1"]), _fmt(m["acc2"]), _fmt(m["cr"]), _fmt(m["cte"]), _fmt(m["delta_acc"]))
-    return t
-
-
-def print_outcome(cfg: EvalConfig, m: dict) -> None:
-    console.print(metrics_table(m, f"{cfg.target} on {Path(cfg.data).name} (judge: {cfg.judge})"))
-    if (bt := breakdown_table(m)) is not None:
-        console.print(bt)
-    ext = m["extension"]
-    console.print(f"follow-up questions: {ext['asked']} asked, {ext['skipped']} skipped")
-    if (il := incomplete_line(m)) is not None:
-        console.print(il)
-    if (tt := trust_table(m)) is not None:
-        console.print(tt)
-    if (gl := gate_line(m)) is not None:
-        console.print(gl)
-    leak = m.get("leakage") or {}
-    if leak.get("batches_checked"):
-        console.print(f"suggestion leaks: {leak['batches_leaking']} of {leak['batches_checked']} batches, "
-                      f"{leak['batches_rewritten']} rewritten, {leak['batches_flagged']} still leaking (flagged)")
-
-
-def _make_command(ablation: bool):
+def _make_command(forced: dict, doc: str):
     @with_config_flags(FLAGS)
-    def command(
-        given: dict,
-        config: Annotated[Path | None, typer.Option(help=CONFIG_HELP, rich_help_panel=_RUN)] = None,
-    ) -> None:
-        cfg = eval_config(FLAGS, given, config, "ablate" if ablation else "evaluate")
-        if cfg.bank is not None:
-            from judgeagent.cli.bank import run_bank_command
+    def command(given: dict, config: Annotated[Path | None, typer.Option(help=CONFIG_HELP, rich_help_panel=_RUN)] = None) -> None:
+        run_and_print(run_config(given, config, forced))
 
-            return run_bank_command(cfg, ablation)
-        from judgeagent import evaluate
-        from judgeagent.protocols import get_protocol
-        from judgeagent.run import run_evaluation
-
-        # evaluate: the Python API's own call, for any --protocol.
-        outcome = run_evaluation(cfg, ablation=True) if ablation else evaluate(cfg, progress=True).outcome
-        if ablation:
-            console.print(ablation_table(outcome.metrics))
-            if (il := incomplete_line(outcome.metrics["full"])) is not None:
-                console.print(il)
-        else:
-            if "acc1" in outcome.metrics["full"]:  # the JudgeAgent interview's figures
-                print_outcome(cfg, outcome.metrics["full"])
-            for line in get_protocol(cfg.protocol).headline(outcome.metrics["full"]):
-                console.print(line, highlight=False)
-        if cfg.report:
-            console.print(f"report: {outcome.folder.path / 'report.html'} (and report.md)")
-        console.print(f"run folder: {outcome.folder.path}")
-
-    command.__doc__ = (
-        "Run the four ablation settings (full, no graph, fixed medium difficulty, no extension) on the same seed answers."
-        if ablation
-        else "Interview a target model: grade the seed questions, extend with graph-based follow-ups at an adaptive difficulty, then validate the judge's feedback (ACC1 → ACC2)."
-    )
+    command.__doc__ = doc
     return user_errors(command)
 
 
-app.command("evaluate")(_make_command(False))
-app.command("ablate")(_make_command(True))
+app.command("evaluate")(_make_command({}, (
+    "Interview a target model with a protocol (default judgeagent: grade the seed questions, extend with graph-based "
+    "follow-ups at an adaptive difficulty, then validate the judge's feedback, ACC1 → ACC2). A flag of another "
+    "protocol than --protocol is refused.")))
+app.command("ablate")(_make_command({"ablation": True}, (
+    "Run the four ablation arms of the judgeagent protocol (full, no graph, fixed medium difficulty, no extension) "
+    "on the same seed answers: `evaluate --ablation`.")))
+app.command("contamination")(_make_command({"protocol": "contamination"}, (
+    "Contamination probe: grade the seed questions, then new questions about the same entities at matched "
+    "difficulty; a large positive gap (seed − generated accuracy) suggests the seeds leaked into training "
+    "(`evaluate --protocol contamination`).")))
+
+
+@app.command("protocols")
+@user_errors
+def list_protocols(name: Annotated[str | None, typer.Argument(help="A protocol: list its options.")] = None) -> None:
+    """The protocols `evaluate --protocol` runs, or one protocol's options with their defaults."""
+    from judgeagent.registry import protocol_class
+
+    if name is None:
+        t = Table(title="protocols (judgeagent evaluate --protocol NAME)")
+        t.add_column("name")
+        t.add_column("what it runs")
+        for key, cls in protocols().items():
+            t.add_row(key, cls.title)
+        console.print(t)
+        return
+    cls = protocol_class(name)
+    t = Table(title=f"--protocol {name}: {cls.title}")
+    t.add_column("flag", no_wrap=True)
+    t.add_column("what it sets")
+    for f in FLAGS:
+        if f.path[0] in cls.options.model_fields:
+            t.add_row(f.decls()[0], help_text(f.info))
+    console.print(t)

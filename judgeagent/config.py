@@ -25,8 +25,6 @@ Extractor = Literal["spacy", "llm"]
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "openvino"]  # judgeagent/graph/embed_backends.py registers each
 DecontaminationMode = Literal["paraphrase", "modify", "unclarify"]
 DECONTAMINATION_MODES: tuple[str, ...] = get_args(DecontaminationMode)
-# The interview protocols (judgeagent/protocols/): each name is one registered module.
-ProtocolName = Literal["judgeagent", "kieval", "interviewer", "escalate"]
 
 
 def default_workers() -> int:
@@ -91,27 +89,32 @@ class LLMConfig(_Config):
     breaker_failure_share: float = Field(default=0.2, ge=0.0, lt=1.0, description="Circuit breaker: stop the run when more than this share of them failed after retries.")
 
 
-class EvalConfig(_Config):
-    """One interview (or ablation, or contamination probe): what to ask, how, and what to check."""
+class ProtocolOptions(_Config):
+    """Base of every protocol's options model: the settings only that protocol reads.
 
-    target: str = Field(default="local", description="Model under evaluation: a name from `judgeagent models`, provider:model, URL@model or local:/path.gguf.")
-    judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as --target).")
-    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
-    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built when missing).")
-    rebuild_graph: bool = Field(default=False, description="Rebuild the context graph when it was built from other data than --data (else the run is refused).")
+    A protocol declares its model as its ``options`` class attribute (see
+    :mod:`judgeagent.engine.protocol`); the run's :class:`EvalConfig` holds an instance of it.
+    The building blocks below are shared by the protocols that ask the same kind of thing.
+    """
+
+
+class SeedOptions(ProtocolOptions):
+    """A protocol that asks the benchmark's seed questions."""
+
     batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt). RMC batches never mix articles.")
-    rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
-    hops: int = Field(default=2, ge=1, description="Knowledge-path hops per generated question.")
     limit: int | None = Field(default=None, ge=1, description="Use only the first N seed questions.")
-    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstrap.")
-    concurrency: int = Field(default=8, ge=1, description="Batches interviewed at once.")
-    no_graph: bool = Field(default=False, description="Ablation: path chunks drawn at random from the corpus.")
-    fixed_difficulty: Level | None = Field(default=None, description="Ablation: this difficulty for every generated question.")
-    no_extension: bool = Field(default=False, description="Ablation: feedback from the seed answers only.")
-    eval_every_round: bool = Field(default=False, description="Feedback and validation after round 0..R (gives by_round).")
-    reask_correct: bool = Field(default=False, description="Also re-ask batches the target got fully right.")
-    report: bool = Field(default=True, description="Write report.html and report.md.")
-    summary: bool = Field(default=True, description="Ask the judge for the end-of-run interview summary (summary.json).")
+
+
+class PathOptions(SeedOptions):
+    """... along knowledge paths of the context graph."""
+
+    hops: int = Field(default=2, ge=1, description="Knowledge-path hops per generated question.")
+
+
+class GenerationOptions(PathOptions):
+    """... and has the judge write new questions from them, through the quality gate."""
+
+    generation_tries: int = Field(default=3, ge=1, description="Tries per follow-up question before the round is skipped.")
     gate: bool = Field(default=True, description="Check generated questions: well-formed, answerable from the path, not a copy or duplicate.")
     check_hops: bool = Field(default=True, description="Hard questions must fail when any one path chunk is removed; else they count as single-hop.")
     gate_overlap: bool = Field(
@@ -120,32 +123,60 @@ class EvalConfig(_Config):
         "(only when the judge takes parallel requests; saves a wait, may spend a call).",
     )
     seed_similarity: float = Field(default=0.9, gt=0.0, le=1.0, description="Cosine to a seed question at or above which a generated one is a copy.")
-    generation_tries: int = Field(default=3, ge=1, description="Tries per follow-up question before the round is skipped.")
+
+
+class GuardOptions(ProtocolOptions):
+    """A protocol that shows the target the judge's advice, through the leakage guard."""
+
     leak_threshold: float = Field(default=0.85, gt=0.0, le=1.0, description="Cosine of a suggestion sentence to an answer at or above which it leaks.")
     leak_check: Literal["auto", "rules", "judge", "off"] = Field(
         default="auto",
         description="Leak check of the suggestions: rules only; rules, then one judge call per seed question; or off. "
         "auto: judge for remote judges, rules for the bundled local model.",
     )
-    controls: bool = Field(default=True, description="Also re-ask with no suggestions and with a placebo suggestion.")
-    bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples for the 95% confidence intervals.")
-    decontaminate: DecontaminationMode | None = Field(default=None, description="Rewrite the seed questions first, with this method.")
-    protocol: ProtocolName = Field(default="judgeagent", description="Interview protocol: JudgeAgent's, KIEval's dialogue, LLM-as-an-Interviewer's revision loop, or MACEval's escalation.")
-    evaluator: str | None = Field(default=None, description="kieval: the model that scores each turn (default: the judge).")
-    kieval_turns: int = Field(default=5, ge=1, description="kieval: dialogue turns per seed question.")
-    revisions: int = Field(default=3, ge=1, description="interviewer: answers per question, the first and each revision after feedback (gives acc@1..@N).")
-    reask_extended: bool = Field(default=False, description="judgeagent: also re-ask the follow-up questions with the suggestions (Appendix E.2).")
-    transfer: bool = Field(default=False, description="judgeagent: apply source batches' suggestions to held-out seed questions (Appendix E.2).")
+
+
+# What every run has, whatever its protocol. Anything else is the protocol's option.
+SHARED_FIELDS = ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol",
+                 "options", "llm", "graph_build")
+
+
+class EvalConfig(_Config):
+    """One run: what every run has (models, data, graph, budget, concurrency, seed, output),
+    the protocol, and that protocol's options.
+
+    The options may be given flat (``EvalConfig(protocol="kieval", kieval_turns=3)``, which is
+    what the command line does) or as ``options={...}``. They stay a plain dict here; the
+    engine validates them with the protocol's own options model, so a setting that belongs to
+    another protocol is refused, naming it (:func:`judgeagent.engine.options.resolve`).
+    """
+
+    target: str = Field(default="local", description="Model under evaluation: a name from `judgeagent models`, provider:model, URL@model or local:/path.gguf.")
+    judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as --target).")
+    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
+    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built when missing).")
+    rebuild_graph: bool = Field(default=False, description="Rebuild the context graph when it was built from other data than --data (else the run is refused).")
+    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstrap.")
+    concurrency: int = Field(default=8, ge=1, description="Units (batches, seeds or items) asked at once.")
     out: Path | None = Field(default=None, description="Run folder (default: runs/<date>-<target>-<data>).")
     resume: Path | None = Field(default=None, description="Continue the run in this folder (rerunning the same command does too).")
-    bank: Path | None = Field(default=None, description="Ask fixed items from this graph folder's question bank instead of interviewing (no generation).")
-    bank_size: int | None = Field(default=None, ge=1, description="With --bank: how many items (default: every unflagged one; with --adaptive, the most to ask).")
-    bank_seed: int = Field(default=0, description="With --bank: the seed that draws the items.")
-    adaptive: bool = Field(default=False, description="With --bank: pick each item by Fisher information at the current ability (needs `judgeagent calibrate`).")
-    target_se: float = Field(default=0.3, gt=0.0, description="With --adaptive: stop once the ability's standard error is at most this.")
-    difficulty: DifficultyConfig = Field(default_factory=lambda: DifficultyConfig(), description="The difficulty controller.")
+    report: bool = Field(default=True, description="Write report.html and report.md.")
+    protocol: str = Field(default="judgeagent", description="How the target is interviewed: `judgeagent protocols` lists them and their options.")
+    options: dict[str, Any] = Field(default_factory=dict, description="The protocol's options (flat keyword arguments land here).")
     llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget.")
     graph_build: GraphConfig = Field(default_factory=lambda: GraphConfig(), description="How the graph is built when it is missing.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_options(cls, data: Any) -> Any:
+        """Flat keyword arguments that are no shared setting are the protocol's options."""
+        if not isinstance(data, dict):
+            return data
+        extra = {k: v for k, v in data.items() if k not in SHARED_FIELDS}
+        if not extra:
+            return data
+        options = _merged(dict(data.get("options") or {}), extra)
+        return {k: v for k, v in data.items() if k in SHARED_FIELDS} | {"options": options}
 
     @model_validator(mode="before")
     @classmethod
@@ -158,12 +189,6 @@ class EvalConfig(_Config):
             elif isinstance(gb, dict) and "judge" not in gb:
                 data = {**data, "graph_build": {**gb, "judge": data["judge"]}}
         return data
-
-    @model_validator(mode="after")
-    def _adaptive_needs_bank(self) -> EvalConfig:
-        if self.adaptive and self.bank is None:
-            raise ValueError("adaptive needs bank (a graph folder whose bank is calibrated)")
-        return self
 
     def graph_dir(self) -> Path:
         return self.graph if self.graph is not None else GRAPHS_DIR / Path(self.data).resolve().name
@@ -190,39 +215,13 @@ class EvalConfig(_Config):
         return fixed.model_dump(mode="json")
 
 
+def _merged(base: dict, top: dict) -> dict:
+    """``top`` over ``base``, nested dicts merged key by key (``--t2`` over a saved controller)."""
+    out = dict(base)
+    for k, v in top.items():
+        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
 def _absolute(path: Path | None) -> Path | None:
     return None if path is None else Path(path).resolve()
-
-
-def saved_config(path: Path, command: str, overrides: dict | None = None) -> dict:
-    """The EvalConfig fields of a run's ``config.json``, set to resume that run's folder unless
-    the ``overrides`` the caller will lay on top say where the run goes (``out`` or ``resume``).
-
-    Not yet validated, so that a bad value can be named as a flag or as the file's. ``command``
-    (evaluate, ablate, contamination) must be the one that made the run, or the records
-    in the folder would be of another kind.
-    """
-    import json
-
-    from judgeagent.errors import ConfigError
-
-    path = Path(path)
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the run config ({e})") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("eval_config") or saved.get("settings"), dict):
-        raise ConfigError(f"{path}: not a run's config.json (no eval_config)")
-    settings = saved.get("settings") or {}
-    made_by = "contamination" if settings.get("probe") else ("ablate" if len(settings.get("settings") or []) > 1 else "evaluate")
-    if made_by != command:
-        raise ConfigError(f"{path}: written by `judgeagent {made_by}`; rerun it with `judgeagent {made_by} --config {path}`")
-    # Runs written before config.json held eval_config: their settings are the same fields,
-    # less the output paths and most of llm.
-    fields = dict(saved.get("eval_config") or {k: v for k, v in settings.items() if k not in ("settings", "probe")})
-    overrides = overrides or {}
-    if "out" not in overrides and "resume" not in overrides:
-        fields["resume"] = str(path.resolve().parent)
-    else:
-        fields.pop("resume", None)
-    return fields

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judgeagent.batches import Batch, batch_seed
-from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.graph import KnowledgePath
 from judgeagent.stages.extension import generate_question, path_text
@@ -61,11 +60,11 @@ class FollowUpWriter:
     gate: QualityGate | None = None
 
     @classmethod
-    def for_batch(cls, models: Models, bench: Benchmark, batch: Batch, plan: dict, cfg: EvalConfig, gate=None) -> FollowUpWriter:
+    def for_batch(cls, models: Models, bench: Benchmark, batch: Batch, plan: dict, *, hops: int, tries: int, seed: int, gate=None) -> FollowUpWriter:
         """The writer for one batch: its planned path, and the balanced answer letters seeded by the batch."""
         path = KnowledgePath.from_dict(plan["path"]) if plan.get("path") else None
-        letters_seed = batch_seed(cfg.seed, batch.id, "letters")
-        return cls(models, bench, path, cfg.hops, cfg.generation_tries, letters_seed, [q.question for q in batch.questions], gate)
+        letters_seed = batch_seed(seed, batch.id, "letters")
+        return cls(models, bench, path, hops, tries, letters_seed, [q.question for q in batch.questions], gate)
 
     async def write(self, index: int, level: str, *, qid: str) -> FollowUp:
         """The ``index``-th follow-up at ``level``; ``qid`` also names its gate verdicts in the journal."""

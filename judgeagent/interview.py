@@ -4,19 +4,20 @@
 (:mod:`judgeagent.planning`, made up front): extend round by round at the controller's
 difficulty, then feedback and the re-ask.
 
-Batches are cut and scheduled by :mod:`judgeagent.batches`; ``judgeagent.run`` runs them and
-writes the run folder.
+Batches are cut and scheduled by :mod:`judgeagent.batches`; the ``judgeagent`` protocol
+(:mod:`judgeagent.protocols.judgeagent`) runs them through the engine.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from judgeagent.batches import Batch, batch_seed, together
-from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.followup import FollowUp, FollowUpWriter
 from judgeagent.metrics.difficulty import DifficultyController
+from judgeagent.records import InterviewRecord, RoundRecord, UnitHead, ValidationRecord
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
 from judgeagent.stages.grading import Answer, ask_batch, passages_outside
@@ -35,8 +36,9 @@ class Setting:
     no_extension: bool = False
 
     @classmethod
-    def from_config(cls, cfg: EvalConfig) -> Setting:
-        return cls("full", cfg.no_graph, cfg.fixed_difficulty, cfg.no_extension)
+    def from_options(cls, opts: Any) -> Setting:
+        """The one arm a run of ``judgeagent`` options asks for (``--no-graph`` and the like)."""
+        return cls("full", opts.no_graph, opts.fixed_difficulty, opts.no_extension)
 
 
 ABLATIONS = (
@@ -60,27 +62,30 @@ async def interview_batch(
     bench: Benchmark,
     batch: Batch,
     plan: dict,
-    cfg: EvalConfig,
+    opts: Any,
+    seed: int,
     setting: Setting,
     seed_answers: list[Answer],
     *,
     gate=None,
     embedder=None,
-) -> dict:
+) -> InterviewRecord:
     """Stages 2 and 3 for one batch, given its stage-1 answers. Returns the record.
+
+    ``opts`` are the judgeagent protocol's options; ``seed`` the run's.
 
     ``gate`` (a run-wide QualityGate) checks every generated question; ``embedder`` lets
     the leakage guard compare suggestions with the answers by meaning, not only by text.
     """
-    interview = BatchInterview.start(models, bench, batch, plan, cfg, setting, seed_answers, gate=gate, embedder=embedder)
-    n_rounds = 0 if setting.no_extension else cfg.rounds
-    if cfg.eval_every_round:
+    interview = BatchInterview.start(models, bench, batch, plan, opts, seed, setting, seed_answers, gate=gate, embedder=embedder)
+    n_rounds = 0 if setting.no_extension else opts.rounds
+    if opts.eval_every_round:
         await interview.validate(after_round=0)
     for r in range(n_rounds):
         asked = await interview.extend(r)
-        if asked and cfg.eval_every_round:
+        if asked and opts.eval_every_round:
             await interview.validate(after_round=r + 1)
-    if not cfg.eval_every_round:
+    if not opts.eval_every_round:
         await interview.validate(after_round=n_rounds)
     return interview.record()
 
@@ -102,25 +107,26 @@ class BatchInterview:
     bench: Benchmark
     batch: Batch
     plan: dict
-    cfg: EvalConfig
+    opts: Any  # the judgeagent protocol's options
+    seed: int
     setting: Setting
     seed_answers: list[Answer]
     writer: FollowUpWriter
     controller: DifficultyController
     items: list[RecordItem]  # the seeds and every asked follow-up, as the judge's evaluation reads them
     embedder: object = None
-    rounds: list[dict] = field(default_factory=list)
-    validations: list[dict] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    validations: list[ValidationRecord] = field(default_factory=list)
 
     @classmethod
-    def start(cls, models, bench, batch, plan, cfg, setting, seed_answers, *, gate=None, embedder=None) -> BatchInterview:
+    def start(cls, models, bench, batch, plan, opts, seed, setting, seed_answers, *, gate=None, embedder=None) -> BatchInterview:
         """Begin from the graded seeds: they set the level the first follow-up is written at."""
-        controller = DifficultyController(cfg.difficulty)
+        controller = DifficultyController(opts.difficulty)
         for q, a in zip(batch.questions, seed_answers):
             controller.update(q.difficulty, a.correct)
         items = [_item("seed", q, a) for q, a in zip(batch.questions, seed_answers)]
-        writer = FollowUpWriter.for_batch(models, bench, batch, plan, cfg, gate)
-        return cls(models, bench, batch, plan, cfg, setting, seed_answers, writer, controller, items, embedder)
+        writer = FollowUpWriter.for_batch(models, bench, batch, plan, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
+        return cls(models, bench, batch, plan, opts, seed, setting, seed_answers, writer, controller, items, embedder)
 
     async def extend(self, r: int) -> bool:
         """Round ``r`` of stage 2: a follow-up at the current level, asked and graded, and the
@@ -128,7 +134,7 @@ class BatchInterview:
         level = self.setting.fixed_difficulty or self.controller.level
         followup = await self.writer.write(r, level, qid=f"{self.batch.id}-r{r + 1}")
         rec: dict = {"round": r + 1, "level": level, "path": followup.path, **followup.generation()}
-        self.rounds.append(rec)
+        self.rounds.append(cast(RoundRecord, rec))  # filled in below, in place
         if followup.question is None:
             rec.update(skipped=followup.skipped, question=None, answer=None, score_after=None)
             return False
@@ -166,7 +172,7 @@ class BatchInterview:
         all_right = all(a.correct for a in self.seed_answers)
         leak = controls = None
         reanswers, reasked = self.seed_answers, False
-        if evaluation and (not all_right or self.cfg.reask_correct):
+        if evaluation and (not all_right or self.opts.reask_correct):
             leak, reanswers, controls = await self.reask(evaluation["suggestions"], after_round)
             reasked = True
         self.validations.append(
@@ -186,20 +192,20 @@ class BatchInterview:
         need be rewritten) them; with the controls beside them when they are on.
         Returns (leak check, re-answers, controls)."""
         check = await guard_suggestions(
-            self.models, suggestions, self.batch.questions, embedder=self.embedder, threshold=self.cfg.leak_threshold,
-            mode=resolve_leak_check(self.cfg.leak_check, self.models.judge),
+            self.models, suggestions, self.batch.questions, embedder=self.embedder, threshold=self.opts.leak_threshold,
+            mode=resolve_leak_check(self.opts.leak_check, self.models.judge),
         )
         reask = ask_batch(
             self.models, self.bench.qtype, self.batch.questions, stage="validation", context=self.batch.context, suggestions=check.suggestions
         )
-        if not self.cfg.controls:
+        if not self.opts.controls:
             return check.to_dict(), await reask, None
         # Independent of each other: asked at once, so the controls add no wait to the batch.
-        control_seed = batch_seed(self.cfg.seed, self.batch.id, "placebo", after_round)
+        control_seed = batch_seed(self.seed, self.batch.id, "placebo", after_round)
         reanswers, controls = await together(reask, ask_controls(self.models, self.bench, self.batch, check.suggestions, seed=control_seed))
         return check.to_dict(), reanswers, controls
 
-    def record(self) -> dict:
+    def record(self) -> InterviewRecord:
         """The batch's line of records.jsonl."""
         return {
             "setting": self.setting.name,
@@ -211,7 +217,7 @@ class BatchInterview:
         }
 
 
-def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> dict:
+def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> UnitHead:
     """What every batch record starts with: the seeds, their first answers, their graph match."""
     return {
         "batch_id": batch.id,

@@ -32,6 +32,16 @@ PLAN_BLOCK = 16  # batches whose model work is done together
 NO_PLAN: dict = {"matched": [], "start_entity": None, "path": None}
 
 
+@dataclass(frozen=True)
+class PathLength:
+    """How long each batch's knowledge path is: enough for ``rounds`` windows of ``hops``
+    steps (window r starts one hop after window r−1), drawn with the run's ``seed``."""
+
+    hops: int
+    rounds: int
+    seed: int
+
+
 @dataclass
 class SeedPlan:
     """What the seeds of one batch point to in the graph."""
@@ -61,11 +71,11 @@ def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
     return out
 
 
-def plan_batch(graph, batch: Batch, cfg, setting: Setting, seeds: SeedPlan | None) -> dict:
+def plan_batch(graph, batch: Batch, length: PathLength, setting: Setting, seeds: SeedPlan | None) -> dict:
     """The batch's plan under ``setting`` (JSON-ready); ``seeds`` from :func:`seed_block`,
     needed unless the setting has no graph or no extension."""
-    steps = cfg.hops + cfg.rounds - 1
-    seed = batch_seed(cfg.seed, batch.id, "path")
+    steps = length.hops + length.rounds - 1
+    seed = batch_seed(length.seed, batch.id, "path")
     if setting.no_extension or graph is None:
         return dict(NO_PLAN)
     if setting.no_graph:
@@ -81,7 +91,7 @@ def plan_batch(graph, batch: Batch, cfg, setting: Setting, seeds: SeedPlan | Non
     }
 
 
-def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tuple[Setting, Batch]], cfg) -> dict[tuple[str, str], dict]:
+def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tuple[Setting, Batch]], length: PathLength) -> dict[tuple[str, str], dict]:
     """The plan of each (setting, batch) in ``todo``, keyed by (setting name, batch id).
 
     ``batches`` are all the run's batches: they fix the blocks. ``extractor`` may be None
@@ -96,4 +106,4 @@ def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tupl
     for block in blocks.values():
         if any(b.id in seeded for b in block):
             seeds.update(seed_block(graph, extractor, block))
-    return {(s.name, b.id): plan_batch(graph, b, cfg, s, seeds.get(b.id)) for s, b in todo}
+    return {(s.name, b.id): plan_batch(graph, b, length, s, seeds.get(b.id)) for s, b in todo}

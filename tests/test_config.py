@@ -13,12 +13,12 @@ from interview_double import Script
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
-import judgeagent.run
+import judgeagent.api
 from judgeagent.cli.app import app
-from judgeagent.cli.contamination import FLAGS as CONTAMINATION_FLAGS
 from judgeagent.cli.evaluate import FLAGS as EVALUATE_FLAGS
 from judgeagent.cli.graph import BUILD_FLAGS
 from judgeagent.config import DifficultyConfig, EvalConfig, GraphConfig, LLMConfig
+from judgeagent.engine.options import resolved
 from judgeagent.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def captured(monkeypatch):
         seen.append(cfg)
         raise Captured("captured")
 
-    monkeypatch.setattr(judgeagent.run, "run_evaluation", fake_run)
+    monkeypatch.setattr(judgeagent.api, "evaluate", fake_run)
     return seen
 
 
@@ -66,16 +66,15 @@ def captured(monkeypatch):
 @pytest.mark.parametrize(
     "command,flags,model",
     [("evaluate", EVALUATE_FLAGS, EvalConfig), ("ablate", EVALUATE_FLAGS, EvalConfig),
-     ("contamination", CONTAMINATION_FLAGS, EvalConfig), ("build-graph", BUILD_FLAGS, GraphConfig)],
+     ("contamination", EVALUATE_FLAGS, EvalConfig), ("build-graph", BUILD_FLAGS, GraphConfig)],
 )
 def test_help_default_is_the_field_default(command, flags, model):
-    defaults = model()
     params = click_params(command)
     for f in flags:
         param = params[f.name]
         assert param.default is None  # "not given": the model's default applies
-        value = field_value(defaults, f.path)
-        if value is None:
+        value = f.info.get_default(call_default_factory=True)  # the field's own: shared or a protocol's option
+        if value is None or f.info.is_required():
             assert "[default:" not in param.help
         else:
             assert f"\\[default: {shown(value)}]" in param.help, (f.flag, param.help)
@@ -85,7 +84,7 @@ def test_help_default_is_the_field_default(command, flags, model):
 def test_help_page_shows_defaults_ranges_and_choices():
     out = invoke("evaluate", "--help").output
     line = next(row for row in out.splitlines() if "--batch-size" in row)
-    assert f"[default: {EvalConfig().batch_size}] [range: ≥ 1]" in line
+    assert "[default: 3] [range: ≥ 1]" in line
     line = next(row for row in out.splitlines() if "--fixed-difficulty" in row)
     assert "[easy|medium|hard]" in line
     line = next(row for row in invoke("build-graph", "--help").output.splitlines() if "--stop-entity-share" in row)
@@ -95,7 +94,7 @@ def test_help_page_shows_defaults_ranges_and_choices():
 def test_no_flags_give_the_model_defaults(captured):
     res = invoke("evaluate")
     assert res.exit_code == 2 and "captured" in res.output
-    assert captured == [EvalConfig()]
+    assert captured == [resolved(EvalConfig())]
 
 
 def test_every_flag_sets_its_field_old_spellings_included(captured, tmp_path):
@@ -112,7 +111,7 @@ def test_every_flag_sets_its_field_old_spellings_included(captured, tmp_path):
     ]
     res = invoke("evaluate", *args)
     assert res.exit_code == 2, res.output
-    assert captured == [EvalConfig(
+    assert captured == [resolved(EvalConfig(
         target="t", judge="j", data=Path("d"), graph=Path("g"), batch_size=5, rounds=0, hops=3, limit=9, seed=7, concurrency=2,
         no_graph=True, fixed_difficulty="hard", no_extension=True, eval_every_round=True, reask_correct=True,
         out=Path("o"), resume=Path("r"), report=False, summary=False, gate=False, check_hops=False, gate_overlap=False,
@@ -122,12 +121,12 @@ def test_every_flag_sets_its_field_old_spellings_included(captured, tmp_path):
                       max_attempts=2, timeout_s=30.0, breaker_window=5, breaker_failure_share=0.5),
         difficulty=DifficultyConfig(gain_easy=0.5, gain_medium=1.0, gain_hard=3.0, t1=0.2, t2=0.9, hard_wrong_penalty=0.2),
         graph_build=GraphConfig(workers=1, judge="j"),
-    )]
+    ))]
     # The new spellings of the renamed flags set the same fields.
     captured.clear()
     invoke("evaluate", "--models-file", "m.toml", "--timeout-s", "30", "--check-hops", "--report")
     assert captured[0].llm.models_file == Path("m.toml") and captured[0].llm.timeout_s == 30.0
-    assert captured[0].check_hops is True and captured[0].report is True
+    assert captured[0].options["check_hops"] is True and captured[0].report is True
 
 
 def test_the_graph_is_built_with_the_runs_judge_unless_told_otherwise():
@@ -167,11 +166,11 @@ BAD_EVALUATE = [
     (("--hard-wrong-penalty", "-0.2"), "--hard-wrong-penalty must be a number ≥ 0 (got -0.2)"),
     (("--t1", "1.2"), "--t2 (1) must be greater than --t1 (1.2)"),
     (("--workers", "0"), "--workers must be an integer ≥ 1 (got 0)"),
-    (("--protocol", "mmlu"), "--protocol must be one of judgeagent, kieval, interviewer, escalate (got mmlu)"),
-    (("--kieval-turns", "0"), "--kieval-turns must be an integer ≥ 1 (got 0)"),
-    (("--revisions", "0"), "--revisions must be an integer ≥ 1 (got 0)"),
-    (("--bank-size", "0"), "--bank-size must be an integer ≥ 1 (got 0)"),
-    (("--target-se", "0"), "--target-se must be a number > 0 (got 0)"),
+    (("--protocol", "mmlu"), "--protocol must be one of judgeagent, kieval, interviewer, escalate, contamination, bank (got mmlu)"),
+    (("--protocol", "kieval", "--kieval-turns", "0"), "--kieval-turns must be an integer ≥ 1 (got 0)"),
+    (("--protocol", "interviewer", "--revisions", "0"), "--revisions must be an integer ≥ 1 (got 0)"),
+    (("--protocol", "bank", "--bank", "g", "--bank-size", "0"), "--bank-size must be an integer ≥ 1 (got 0)"),
+    (("--protocol", "bank", "--bank", "g", "--target-se", "0"), "--target-se must be a number > 0 (got 0)"),
 ]
 BAD_BUILD = [
     (("--workers", "0"), "--workers must be an integer ≥ 1 (got 0)"),
@@ -189,6 +188,9 @@ BAD_BUILD = [
 @pytest.mark.parametrize("command", ["evaluate", "ablate"])
 @pytest.mark.parametrize("args,message", BAD_EVALUATE)
 def test_a_bad_value_is_one_line_naming_the_flag(command, args, message, captured):
+    if command == "ablate" and "--protocol" in args and args[1] != "mmlu":
+        # ablate runs the judgeagent protocol's arms: another protocol is refused first.
+        message = f"--ablation belongs to the judgeagent protocol, not to --protocol {args[1]}"
     res = invoke(command, *args)
     assert res.exit_code == 2
     assert res.output == f"error: {message}\n"
@@ -210,7 +212,8 @@ def test_the_contamination_probe_checks_its_flags_the_same_way(tmp_path):
 
 def test_every_constrained_field_has_a_bad_value_case():
     """A new range or mode on a field must come with its one-line message above."""
-    tried = {a[0] for a, _ in BAD_EVALUATE} | {"--timeout-s"}
+    # A case names the flag it tries last (after the --protocol and --bank it needs).
+    tried = {[x for x in a if x.startswith("--")][-1] for a, _ in BAD_EVALUATE} | {"--timeout-s"}
     for flags, cases in ((EVALUATE_FLAGS, tried), (BUILD_FLAGS, {a[0] for a, _ in BAD_BUILD} | {"--stop-entity-share"})):
         constrained = {f.flag for f in flags if f.info.metadata or "Literal" in str(f.info.annotation)}
         assert constrained <= cases, constrained - cases
@@ -234,6 +237,7 @@ def every_field_changed() -> EvalConfig:
 
 @pytest.mark.parametrize("cfg", [EvalConfig(), every_field_changed()], ids=["defaults", "every-field-changed"])
 def test_config_round_trips_through_json(cfg):
+    cfg = resolved(cfg)  # as config.json keeps it: every option of the protocol spelt out
     text = json.dumps(cfg.model_dump(mode="json"))
     assert EvalConfig.model_validate(json.loads(text)) == cfg
     assert cfg.to_json() == cfg.model_dump(mode="json")
@@ -247,13 +251,12 @@ def write_run_config(folder: Path, eval_config: dict, settings: list | None = No
 
 
 def test_config_flag_loads_the_saved_config_and_flags_override_it(captured, tmp_path):
-    saved = every_field_changed()
+    saved = resolved(every_field_changed())
     path = write_run_config(tmp_path / "run", saved.model_dump(mode="json"))
     res = invoke("evaluate", "--config", str(path), "--seed", "11", "--t2", "2")
     assert res.exit_code == 2 and "captured" in res.output
-    expected = saved.model_copy(update={
-        "seed": 11, "resume": (tmp_path / "run").resolve(), "difficulty": saved.difficulty.model_copy(update={"t2": 2.0}),
-    })
+    options = saved.options | {"difficulty": saved.options["difficulty"] | {"t2": 2.0}}
+    expected = saved.model_copy(update={"seed": 11, "resume": (tmp_path / "run").resolve(), "options": options})
     assert captured == [expected]
     # Naming where the run goes starts a new run with the saved settings.
     captured.clear()
@@ -264,13 +267,14 @@ def test_config_flag_loads_the_saved_config_and_flags_override_it(captured, tmp_
 def test_a_run_written_before_eval_config_is_read_from_its_settings(captured, tmp_path):
     path = tmp_path / "old" / "config.json"
     path.parent.mkdir()
-    settings = EvalConfig(batch_size=2, limit=4).to_json()
-    for k in ("out", "resume"):
+    # One flat list of every setting of every mode, as runs were saved before the engine.
+    settings = EvalConfig().to_json() | {"batch_size": 2, "limit": 4, "rounds": 3, "kieval_turns": 5, "bank": None}
+    for k in ("out", "resume", "options", "protocol"):
         settings.pop(k)
     settings["llm"] = {"max_attempts": 6}
     path.write_text(json.dumps({"settings": settings | {"settings": [{"name": "full"}]}}))
     invoke("evaluate", "--config", str(path))
-    assert captured == [EvalConfig(batch_size=2, limit=4, resume=path.parent.resolve())]
+    assert captured == [resolved(EvalConfig(batch_size=2, limit=4, resume=path.parent.resolve()))]
 
 
 @pytest.mark.parametrize(
@@ -281,6 +285,8 @@ def test_a_run_written_before_eval_config_is_read_from_its_settings(captured, tm
         ({"fixed_difficulty": "extreme"}, "{path}: fixed_difficulty must be one of easy, medium, hard (got extreme)"),
         ({"difficulty": {"t1": 2}}, "{path}: difficulty: t2 (1) must be greater than t1 (2)"),
         ({"batch_sise": 3}, "{path}: unknown setting batch_sise"),
+        ({"options": {"batch_sise": 3}}, "{path}: batch_sise: unknown setting"),
+        ({"options": {"kieval_turns": 3}}, "{path}: kieval_turns belongs to the kieval protocol, not to --protocol judgeagent"),
     ],
 )
 def test_a_bad_config_file_is_one_line_naming_the_file_and_field(eval_config, message, captured, tmp_path):
@@ -291,11 +297,13 @@ def test_a_bad_config_file_is_one_line_naming_the_file_and_field(eval_config, me
     assert captured == []
 
 
-def test_a_config_from_another_command_or_no_run_is_refused(captured, tmp_path):
+def test_any_run_replays_through_evaluate_and_a_config_of_another_kind_or_no_run_is_refused(captured, tmp_path):
     ablation = write_run_config(tmp_path / "abl", {}, settings=[{"name": "full"}, {"name": "no graph"}])
-    res = invoke("evaluate", "--config", str(ablation))
+    invoke("evaluate", "--config", str(ablation))
+    assert captured.pop().options["ablation"] is True  # `evaluate --config` re-creates any kind of run
+    res = invoke("contamination", "--config", str(ablation))
     assert res.exit_code == 2
-    assert res.output == f"error: {ablation}: written by `judgeagent ablate`; rerun it with `judgeagent ablate --config {ablation}`\n"
+    assert res.output == f"error: {ablation}: ablation belongs to the judgeagent protocol, not to --protocol contamination\n"
     (tmp_path / "junk.json").write_text("[1, 2]")
     res = invoke("evaluate", "--config", str(tmp_path / "junk.json"))
     assert res.exit_code == 2 and res.output == f"error: {tmp_path / 'junk.json'}: not a run's config.json (no eval_config)\n"
@@ -326,7 +334,7 @@ def test_config_json_replays_the_run_from_another_working_directory(tmp_path, de
         assert res.exit_code == 0, res.output
         assert len(srv.requests) == sent  # replayed from the journal: no request sent
     assert f"run folder: {(first / 'ev').resolve()}" in res.output.replace("\n", "")
-    assert saved["data"] == str((first / "data" / "medqa-demo").resolve()) and saved["bootstrap"] == 500
+    assert saved["data"] == str((first / "data" / "medqa-demo").resolve()) and saved["options"]["bootstrap"] == 500
     replay = json.loads((first / "ev" / "metrics.json").read_text())
     assert replay["llm_usage"]["run_total"] == ref["llm_usage"]["run_total"]
     assert replay["llm_usage"]["total"]["http_requests"] == 0
@@ -353,9 +361,11 @@ def test_config_json_replays_a_contamination_probe(tmp_path, demo_graph, demo_se
         res = invoke("contamination", "--config", "probe/config.json")
         assert res.exit_code == 0, res.output
         assert len(srv.requests) == sent
-        # The probe's config is not an interview's.
+        # Any run replays through `evaluate --config` as well; an ablation of a probe is refused.
         res = invoke("evaluate", "--config", "probe/config.json")
-        assert res.exit_code == 2 and "written by `judgeagent contamination`" in res.output
+        assert res.exit_code == 0 and len(srv.requests) == sent, res.output
+        res = invoke("ablate", "--config", "probe/config.json")
+        assert res.exit_code == 2 and "--ablation belongs to the judgeagent protocol, not to --protocol contamination" in res.output
     replay = json.loads((tmp_path / "probe" / "contamination.json").read_text())
     for d in (ref, replay):
         d.pop("llm_usage")

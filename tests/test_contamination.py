@@ -17,7 +17,7 @@ from scripted_server import Endpoint, Fault, ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
-from judgeagent.contamination import contamination_metrics
+from judgeagent.protocols.contamination import contamination_metrics
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
@@ -210,8 +210,8 @@ def test_ctrl_c_during_the_probe_stops_it_as_evaluate_does_and_the_hint_resumes_
             first = len(srv.requests)
             assert res.exit_code == 130, res.output
             assert one_line(res.output).endswith(
-                f"error: interrupted: requests in flight cancelled, 1 batch records kept in {run}; "
-                f"to continue: judgeagent contamination --config {run / 'config.json'} (or rerun the same command)"
+                f"error: interrupted: requests in flight cancelled, 1 records kept in {run}; "
+                f"to continue: judgeagent evaluate --config {run / 'config.json'} (or rerun the same command)"
             )
             assert [json.loads(line)["batch_id"] for line in (run / "records.jsonl").read_text().splitlines()] == ["b0000"]
             assert not (run / "contamination.json").exists()

@@ -12,9 +12,9 @@ from interview_double import RIGHT, Script
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
+from judgeagent import evaluate
 from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig
-from judgeagent.run import run_evaluation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 # right before / right after advice, for the first six demo questions
@@ -66,7 +66,7 @@ def test_a_single_hop_hard_question_moves_the_score_as_hard_and_is_reported_as_m
         model = f"{srv.base_url}@scripted"
         cfg = EvalConfig(target=model, judge=model, data=DATA, graph=demo_graph, limit=6, out=tmp_path / "run", concurrency=1,
                          summary=False, report=False, controls=False)
-        run_evaluation(cfg, progress=False)
+        evaluate(cfg, progress=False)
     first = records(tmp_path / "run")[0]
     rounds = first["rounds"]
     assert [r["level"] for r in rounds] == ["medium", "hard", "hard"]

@@ -115,7 +115,7 @@ def test_ctrl_c_during_a_held_request_exits_at_once_and_the_rerun_resumes(tmp_pa
 
         assert code == 130, err
         assert " ".join(err.split()) == (
-            f"error: interrupted: requests in flight cancelled, 1 batch records kept in {run}; "
+            f"error: interrupted: requests in flight cancelled, 1 records kept in {run}; "
             f"to continue: judgeagent evaluate --config {run / 'config.json'} (or rerun the same command)"
         )
         assert [r["batch_id"] for r in records(run)] == ["b0000"]
@@ -198,7 +198,7 @@ def test_ctrl_c_with_a_spawned_local_server_holding_a_request(tmp_path, demo_gra
         wait_for(got_request, proc)
         code, err = interrupt(proc)
     assert code == 130, err
-    assert "error: interrupted: requests in flight cancelled, 0 batch records kept in" in " ".join(err.split())
+    assert "error: interrupted: requests in flight cancelled, 0 records kept in" in " ".join(err.split())
     assert no_process_serves(gguf)
 
 

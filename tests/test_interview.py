@@ -16,10 +16,10 @@ from interview_double import Script, paraphrase
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
+from judgeagent import evaluate
 from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig
 from judgeagent.graph import KnowledgePath
-from judgeagent.run import run_evaluation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
@@ -47,8 +47,8 @@ def records(run: Path) -> list[dict]:
 def test_paper_metrics_on_controlled_answers(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
-    m = outcome.metrics["full"]
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run"), progress=False)
+    m = outcome.metrics
     assert m["n_questions"] == 6
     assert m["acc1"] == pytest.approx(50.0)
     assert m["acc2"] == pytest.approx(400 / 6, abs=1e-3)
@@ -78,7 +78,7 @@ def test_difficulty_follows_the_controller(tmp_path, demo_graph, demo_seeds, fol
     script = controlled_script(demo_seeds, PLAN)
     script.followups_right = followups_right
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
+        evaluate(config(srv, demo_graph, tmp_path / "run"), progress=False)
     for rec in records(tmp_path / "run"):
         assert [r["level"] for r in rec["rounds"]] == levels[rec["batch_id"]]
         assert len(rec["trajectory"]) == 3 + 3
@@ -87,7 +87,7 @@ def test_difficulty_follows_the_controller(tmp_path, demo_graph, demo_seeds, fol
 def test_generation_prompt_holds_the_path_chunks(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
+        evaluate(config(srv, demo_graph, tmp_path / "run"), progress=False)
     recs = records(tmp_path / "run")
     for rec in recs:
         assert rec["matched_entities"], "seed entities should map to graph nodes"
@@ -105,7 +105,7 @@ def test_no_graph_draws_other_chunks(tmp_path, demo_graph, demo_seeds):
     for no_graph in (False, True):
         script = controlled_script(demo_seeds, PLAN)
         with ScriptedServer(script) as srv:
-            run_evaluation(config(srv, demo_graph, tmp_path / f"run{no_graph}", no_graph=no_graph), progress=False)
+            evaluate(config(srv, demo_graph, tmp_path / f"run{no_graph}", no_graph=no_graph), progress=False)
         recs = records(tmp_path / f"run{no_graph}")
         paths[no_graph] = [tuple(KnowledgePath.from_dict(rd["path"]).chunk_ids) for r in recs for rd in r["rounds"]]
         if no_graph:
@@ -118,24 +118,24 @@ def test_no_graph_draws_other_chunks(tmp_path, demo_graph, demo_seeds):
 def test_fixed_difficulty_never_moves(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        run_evaluation(config(srv, demo_graph, tmp_path / "run", fixed_difficulty="hard"), progress=False)
+        evaluate(config(srv, demo_graph, tmp_path / "run", fixed_difficulty="hard"), progress=False)
     assert {r["level"] for rec in records(tmp_path / "run") for r in rec["rounds"]} == {"hard"}
 
 
 def test_no_extension_makes_no_generation_requests(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", no_extension=True), progress=False)
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run", no_extension=True), progress=False)
     assert script.generation_requests == 0
     assert all(rec["rounds"] == [] for rec in records(tmp_path / "run"))
-    assert outcome.metrics["full"]["acc2"] == pytest.approx(400 / 6, abs=1e-3)
+    assert outcome.metrics["acc2"] == pytest.approx(400 / 6, abs=1e-3)
 
 
 def test_eval_every_round_gives_r_plus_one_points(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", eval_every_round=True, rounds=2), progress=False)
-    by_round = outcome.metrics["full"]["by_round"]
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run", eval_every_round=True, rounds=2), progress=False)
+    by_round = outcome.metrics["by_round"]
     assert [p["after_round"] for p in by_round] == [0, 1, 2]
     for rec in records(tmp_path / "run"):
         assert [v["after_round"] for v in rec["validations"]] == [0, 1, 2]
@@ -145,8 +145,8 @@ def test_malformed_generation_is_retried_then_skipped(tmp_path, demo_graph, demo
     script = controlled_script(demo_seeds, PLAN)
     script.broken_generation = True
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run"), progress=False)
-    m = outcome.metrics["full"]
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run"), progress=False)
+    m = outcome.metrics
     assert m["extension"]["asked"] == 0 and m["extension"]["skipped"] == 6
     for rec in records(tmp_path / "run"):
         for rd in rec["rounds"]:
@@ -158,16 +158,16 @@ def test_malformed_generation_is_retried_then_skipped(tmp_path, demo_graph, demo
 def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script, delay=0.05) as srv:
-        ref = run_evaluation(config(srv, demo_graph, tmp_path / "ref"), progress=False).metrics["full"]
+        ref = evaluate(config(srv, demo_graph, tmp_path / "ref"), progress=False).metrics
         full_count = len(srv.requests)
         # The same command again replays from the journal: zero requests.
-        run_evaluation(config(srv, demo_graph, tmp_path / "ref"), progress=False)
+        evaluate(config(srv, demo_graph, tmp_path / "ref"), progress=False)
         assert len(srv.requests) == full_count
         # Every batch redone from a copy of the journal alone: the gate's timing-dependent
         # verdicts are in it too, so still zero requests and the same metrics.
         (tmp_path / "replay").mkdir()
         shutil.copy(tmp_path / "ref" / "journal.sqlite", tmp_path / "replay" / "journal.sqlite")
-        replay = run_evaluation(config(srv, demo_graph, tmp_path / "replay"), progress=False).metrics["full"]
+        replay = evaluate(config(srv, demo_graph, tmp_path / "replay"), progress=False).metrics
         assert len(srv.requests) == full_count
         assert {k: replay[k] for k in ("acc1", "acc2", "gate")} == {k: ref[k] for k in ("acc1", "acc2", "gate")}
 
@@ -186,7 +186,7 @@ def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, de
         assert 0 < sent_before_kill < full_count
 
         mid = len(srv.requests)
-        resumed = run_evaluation(config(srv, demo_graph, tmp_path / "killed"), progress=False).metrics["full"]
+        resumed = evaluate(config(srv, demo_graph, tmp_path / "killed"), progress=False).metrics
         resent = len(srv.requests) - mid
     assert resent < full_count  # finished requests were not sent again
     for key in ("acc1", "acc2", "cr", "cte", "n_questions"):
@@ -227,8 +227,8 @@ def test_bad_setup_is_one_line(tmp_path, monkeypatch):
 def test_controls_statistics_and_gate_appear_in_the_metrics(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", summary=False, report=False), progress=False)
-    m = outcome.metrics["full"]
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run", summary=False, report=False), progress=False)
+    m = outcome.metrics
     # The double answers as before without advice and as after with any advice, placebo included.
     assert m["controls"]["plain"]["acc"] == pytest.approx(m["acc1"])
     assert m["controls"]["placebo"]["acc"] == pytest.approx(m["acc2"])
@@ -255,7 +255,7 @@ def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, demo_graph
     first = demo_seeds[0]
     script.leak = first.options[first.answer]  # the correct option's text
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(config(srv, demo_graph, tmp_path / "run", summary=False, report=False, controls=False), progress=False)
+        outcome = evaluate(config(srv, demo_graph, tmp_path / "run", summary=False, report=False, controls=False), progress=False)
     leak = next(r for r in records(tmp_path / "run") if r["batch_id"] == "b0000")["validations"][-1]["leak"]
     assert leak["rewritten"] and not leak["flagged"]
     assert any(x["kind"] == "option_text" for x in leak["leaks_before"])
@@ -263,13 +263,13 @@ def test_a_leaking_suggestion_is_rewritten_before_the_reask(tmp_path, demo_graph
     advised = [p for p in script.answer_prompts if "Advice from your examiner" in p and first.question.strip()[:60] in p]
     advice = [p.split("Advice from your examiner")[1].split("\n\n")[0] for p in advised]
     assert advice and not any(script.leak in a for a in advice)
-    assert outcome.metrics["full"]["leakage"]["batches_rewritten"] >= 1
+    assert outcome.metrics["leakage"]["batches_rewritten"] >= 1
 
 
 def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
-        outcome = run_evaluation(
+        outcome = evaluate(
             config(srv, demo_graph, tmp_path / "run", summary=False, report=False, decontaminate="paraphrase", rounds=0), progress=False
         )
     recs = records(tmp_path / "run")
@@ -277,5 +277,5 @@ def test_decontaminate_keeps_the_original_beside_the_rewrite(tmp_path, demo_grap
     assert len(rewrites) == 6 and all(w["ok"] and w["mode"] == "paraphrase" for w in rewrites)
     assert all(w["question"]["question"] == paraphrase(w["original"]["question"].strip()) for w in rewrites)
     assert all(q["question"].startswith("In other words: ") for r in recs for q in r["seed"])
-    assert outcome.metrics["full"]["decontamination"] == {"mode": "paraphrase", "rewritten": 6, "kept_original": 0}
-    assert outcome.metrics["full"]["acc1"] == pytest.approx(50.0)  # the same target plan, on the reworded questions
+    assert outcome.metrics["decontamination"] == {"mode": "paraphrase", "rewritten": 6, "kept_original": 0}
+    assert outcome.metrics["acc1"] == pytest.approx(50.0)  # the same target plan, on the reworded questions

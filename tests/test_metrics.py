@@ -105,7 +105,7 @@ def test_no_questions_no_rates_and_a_dash_in_every_table():
     # Every batch incomplete: nothing was measured, which is not an accuracy of 0.
     from rich.console import Console
 
-    from cli.evaluate import metrics_table
+    from judgeagent.protocols.judgeagent.terminal import metrics_table
     from judgeagent.report import sections
 
     m = compute_metrics([])
@@ -121,7 +121,7 @@ def test_no_questions_no_rates_and_a_dash_in_every_table():
 def test_report_and_terminal_label_the_batch_test_and_mcnemar():
     from rich.console import Console
 
-    from cli.evaluate import trust_table
+    from judgeagent.protocols.judgeagent.terminal import trust_table
     from judgeagent.report import sections
 
     m = compute_metrics([_record(i, b, a, controls={"plain": b, "placebo": a}) for i, (b, a) in enumerate(BATCHES)], bootstrap=200)

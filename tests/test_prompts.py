@@ -9,7 +9,7 @@ import asyncio
 import json
 import random
 import re
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import numpy as np
 import pytest
@@ -18,15 +18,16 @@ from scripted_server import ScriptedServer
 
 from judgeagent import prompts
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
+from judgeagent.errors import CallFailed
 from judgeagent.graph.llm_extract import LLMExtractor
 from judgeagent.llm import LLMClient, LLMResult
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.structured import ParseError, parse_structured
 from judgeagent.prompts import schemas
-from judgeagent.report.summary import summary_prompt
 from judgeagent.stages import decontaminate, extension, feedback, gate, grading, leak_judge, leakage
 from judgeagent.stages.gate import QualityGate
 from judgeagent.stages.models import Models
+from judgeagent.stages.summary import summary_prompt
 
 KMC, KQA, RMC = QuestionType.KMC, QuestionType.KQA, QuestionType.RMC
 UNFILLED = re.compile(r"\$(?:\{[^}]*\}?|\w)")  # ${name}, a broken ${, or $name
@@ -117,7 +118,8 @@ def every_stage_prompt(judge: Capture) -> list[list[dict]]:
         for q, t in ((MC, KMC), (QA, KQA)):
             await decontaminate.verify(judge, q, t, CONTEXT)
             await decontaminate.ask_rewrite(judge, q, t, "paraphrase", None)
-        await grading.judge_phrase(judge, QA, "Initech")
+        with suppress(CallFailed):  # an unreadable verdict leaves the batch incomplete
+            await grading.judge_phrase(judge, QA, "Initech")
         item = feedback.RecordItem("seed", MC.question, MC.options, "B", "A", False, "easy")
         await feedback.evaluate_batch(judge, [item])
         await leakage.guard_suggestions(judge, "Remember that the answer is Potassium.", [MC])

@@ -30,7 +30,9 @@ def scripted(demo_seeds, **kw) -> Script:
 def cli(srv, demo_graph, out: Path, *args: str, limit: int = 3, report: bool = False):
     model = f"{srv.base_url}@scripted"
     argv = ["evaluate", "--target", model, "--judge", model, "--data", str(DATA), "--graph", str(demo_graph), "--limit", str(limit),
-            "--out", str(out), "--concurrency", "2", "--leak-check", "rules", "--report" if report else "--no-report", *args]
+            "--out", str(out), "--concurrency", "2", "--report" if report else "--no-report", *args]
+    if "--protocol" not in args or args[args.index("--protocol") + 1] in ("judgeagent", "interviewer"):
+        argv += ["--leak-check", "rules"]  # the protocols that show advice, through the leakage guard
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
     return res
@@ -189,12 +191,13 @@ def test_transfer_needs_two_batches(tmp_path, demo_graph, demo_seeds):
 def test_an_unknown_protocol_is_one_line_listing_the_known_ones(tmp_path):
     res = CliRunner().invoke(app, ["evaluate", "--protocol", "mmlu", "--out", str(tmp_path / "r")])
     assert res.exit_code == 2
-    assert res.output == "error: --protocol must be one of judgeagent, kieval, interviewer, escalate (got mmlu)\n"
+    known = "judgeagent, kieval, interviewer, escalate, contamination, bank"
+    assert res.output == f"error: --protocol must be one of {known} (got mmlu)\n"
     from judgeagent.errors import ConfigError
-    from judgeagent.protocols import get_protocol, names
+    from judgeagent.registry import get_protocol, names
 
-    assert names() == ["judgeagent", "kieval", "interviewer", "escalate"]
-    with pytest.raises(ConfigError, match=r"^--protocol must be one of judgeagent, kieval, interviewer, escalate \(got 'x'\)$"):
+    assert names() == known.split(", ")
+    with pytest.raises(ConfigError, match=rf"^--protocol must be one of {known} \(got x\)$"):
         get_protocol("x")
 
 

@@ -8,7 +8,7 @@ from math import exp
 import pytest
 
 from judgeagent.metrics import escalation, interviewer, kieval
-from judgeagent.protocols.appendix_e2 import nearest_source, split_batches
+from judgeagent.protocols.judgeagent.appendix_e2 import nearest_source, split_batches
 from judgeagent.protocols.kieval import unusable
 
 

@@ -51,9 +51,9 @@ import pytest
 from interview_double import Script
 from scripted_server import DashScopeQwen3, OpenAIReasoning, RefusesOptions, ScriptedServer, Thinking, ZhipuRateLimit
 
+from judgeagent import evaluate as run_evaluation
 from judgeagent.config import EvalConfig, LLMConfig
 from judgeagent.llm import CircuitOpen, FailureKind, LLMClient, ModelSpec
-from judgeagent.run import run_evaluation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string", "enum": ["A", "B", "C", "D"]}}, "required": ["answer"]}
@@ -245,7 +245,7 @@ def evaluate(srv, demo_graph, out: Path, **kw) -> dict:
     model = f"{srv.base_url}@scripted"
     kw.setdefault("target", model)
     cfg = EvalConfig(judge=model, data=DATA, graph=demo_graph, limit=6, out=out, concurrency=2, report=False, **kw)
-    return run_evaluation(cfg, progress=False).metrics["full"]
+    return run_evaluation(cfg, progress=False).metrics
 
 
 PAPER = ("acc1", "acc2", "cr", "cte")

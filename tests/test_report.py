@@ -21,7 +21,7 @@ from judgeagent.report import sections as sec
 from judgeagent.report.document import Excerpt
 from judgeagent.report.html import to_html
 from judgeagent.report.markdown import to_markdown
-from judgeagent.report.summary import FIELDS, batch_digest, clean_summary, summarize_interview, summary_prompt
+from judgeagent.stages.summary import FIELDS, batch_digest, clean_summary, summarize_interview, summary_prompt
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runs"
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from judgeagent.bank.export import _optional, run_exporter
-from judgeagent.runfolder import RunFolder
+from judgeagent.engine.folder import RunFolder
 
 
 def _text(q: dict) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from judgeagent.metrics.scores import accuracy_by_level, difference, metrics_by_label, paper_metrics
 from judgeagent.metrics.stats import (
     NAIVE,
@@ -13,6 +16,7 @@ from judgeagent.metrics.stats import (
     paired_bootstrap_ci,
     sign_flip_test,
 )
+from judgeagent.records import IncompleteSummary
 
 # Sign assignments drawn when a run has too many changed batches to enumerate them all.
 PERMUTATIONS = 10000
@@ -186,7 +190,7 @@ def _decontamination(records: list[dict]) -> dict | None:
     }
 
 
-def incomplete_summary(missing: list[str], failed: dict[str, dict], stopped: str | None) -> dict:
+def incomplete_summary(missing: list[str], failed: Mapping[str, Any], stopped: str | None) -> IncompleteSummary:
     """The batches metrics.json leaves out, and why: how many, their ids, and a count per reason.
 
     ``missing``: the batch ids with no finished record; ``failed``: batch id → the call that

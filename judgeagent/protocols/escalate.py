@@ -11,13 +11,16 @@ the path runs out. Reported: the highest level held per seed and ACC-AUC
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from judgeagent.batches import Batch
-from judgeagent.config import EvalConfig
+from judgeagent.blocks import DASH, Heading, Section, Table, TableBlock, pct
+from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.protocol import Parts
 from judgeagent.metrics.escalation import LEVELS, EscalationFigures, escalation_metrics
-from judgeagent.protocols import register
-from judgeagent.protocols.base import Parts, Protocol
+from judgeagent.protocols.seedwise import SeedProtocol
+from judgeagent.registry import register
 from judgeagent.stages.grading import Answer, ask_batch
 
 FAILS_PER_LEVEL = 2
@@ -51,21 +54,26 @@ class Ladder:
         return f"failed twice at {LEVELS[self.level]}" if self.fails >= FAILS_PER_LEVEL else None
 
 
+class EscalateOptions(GenerationOptions):
+    """MACEval's escalation: the seed questions, their paths and the question writer."""
+
+
 @register
-class Escalate(Protocol):
+class Escalate(SeedProtocol):
     name = "escalate"
     title = "MACEval (escalation until failure, ACC-AUC)"
-    unit = "seed"
+    order = 30
+    options = EscalateOptions
     compare_columns = (("ACC-AUC (norm.)", "escalate_auc"), ("held Hard", "escalate_hard"))
 
-    def path_windows(self, cfg: EvalConfig) -> int:
+    def path_windows(self, options: Any) -> int:
         return len(LEVELS) * FAILS_PER_LEVEL  # the most questions one seed can be asked
 
-    async def run(self, unit: Batch, parts: Parts) -> Escalation:
+    async def interview(self, unit: Batch, parts: Parts) -> Escalation:
         out = Escalation(unit.questions[0].id)
         ladder, writer = Ladder(), parts.writer
         while not out.end:
-            if writer.path is None or ladder.window + parts.cfg.hops > len(writer.path.steps):
+            if writer.path is None or ladder.window + parts.options.hops > len(writer.path.steps):
                 out.end = "the path ran out"
                 break
             level = LEVELS[ladder.level]
@@ -83,7 +91,7 @@ class Escalate(Protocol):
             out.end = ladder.step(answer.correct) or ""
         return out
 
-    def metrics(self, records: list[dict], cfg: EvalConfig) -> EscalationFigures:
+    def figures(self, records: list[dict], options: Any) -> EscalationFigures:
         return replace(
             escalation_metrics([r["held"] for r in records]),
             asked=sum(1 for r in records for rd in r["rounds"] if rd.get("answer")),
@@ -91,8 +99,8 @@ class Escalate(Protocol):
             ends=_counts(r["end"] for r in records),
         )
 
-    def headline(self, m: dict) -> list[str]:
-        e = m["escalate"]
+    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
+        e = outcome.metrics["escalate"]
         by_level = ", ".join(f"{k} {v:.1f}%" for k, v in e["acc_by_level"].items())
         return [f"ACC-AUC {e['acc_auc']:.3f} level units, {e['acc_auc_normalised']:.3f} normalised; highest level held: {e['highest_level_held'] or 'none'}",
                 f"held by level: {by_level}; {e['asked']} follow-ups asked, {e['skipped']} skipped"]
@@ -102,9 +110,7 @@ class Escalate(Protocol):
         auc = e.get("acc_auc_normalised")
         return {"escalate_auc": None if auc is None else 100.0 * auc, "escalate_hard": (e.get("acc_by_level") or {}).get("hard")}
 
-    def report_sections(self, run) -> list:
-        from judgeagent.report.protocols import escalate_sections
-
+    def report_sections(self, run: Any) -> list:
         return escalate_sections(run)
 
 
@@ -119,3 +125,19 @@ def _counts(items) -> dict:
     for x in items:
         out[x] = out.get(x, 0) + 1
     return out
+
+
+# ----------------------------------------------------------------------------- report
+def escalate_sections(run: Any) -> list[Section]:
+    e = run.metrics.get("escalate") or {}
+    by = e.get("acc_by_level") or {}
+    table = Table(["ACC-AUC (levels)", "ACC-AUC (normalised)", "highest level held", *(f"held {lv} %" for lv in by)],
+                  [[f"{e.get('acc_auc', 0):.3f}", f"{e.get('acc_auc_normalised') or 0:.3f}", str(e.get("highest_level_held") or "none"), *(pct(v) for v in by.values())]],
+                  numeric=set(range(3 + len(by))))
+    rows = [[r["batch_id"], str(r.get("held") or "none"), " → ".join(f"{rd['level']} {'✓' if (rd.get('answer') or {}).get('correct') else ('skipped' if not rd.get('answer') else '✗')}" for rd in r["rounds"]) or DASH, r["end"]] for r in run.records]
+    blocks = [TableBlock(table, "ACC(t): share of seeds that held level t (answered one of its questions right). ACC-AUC: trapezoids between levels up to the first level at 0, "
+                                "in level units and divided by the span of the levels."),
+              Heading("Highest level held per seed"), TableBlock(Table(["seed", "held", "ladder", "ended"], rows))]
+    return [Section("Escalation", "escalation", blocks)]
+
+

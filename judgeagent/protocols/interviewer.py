@@ -11,16 +11,24 @@ example transcripts per score range (:mod:`judgeagent.metrics.interviewer`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from pydantic import Field
 
 from judgeagent.batches import Batch
-from judgeagent.config import EvalConfig
+from judgeagent.blocks import DASH, Bullets, Heading, Para, QuestionBlock, Section, Table, TableBlock, answer_text, correct_text, pct, shorten
+from judgeagent.config import GuardOptions, SeedOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.protocol import Parts
+from judgeagent.engine.run import RunContext
 from judgeagent.metrics import interviewer as im
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols import register
-from judgeagent.protocols.base import Parts, Protocol
 from judgeagent.protocols.dialogue import question_text, target_reply, transcript
+from judgeagent.protocols.seedwise import SeedProtocol
+from judgeagent.records import AnswerRecord
+from judgeagent.registry import register
 from judgeagent.stages.grading import Answer, ask_batch
 from judgeagent.stages.models import Models
 
@@ -29,7 +37,7 @@ KINDS = schemas.FOLLOWUP_KINDS
 
 @dataclass
 class Attempt:
-    answer: dict  # grading.Answer.to_dict()
+    answer: AnswerRecord
     feedback: str | None = None  # the (guarded) feedback that followed it, when it was wrong
     leak: dict | None = None  # the leakage guard's check of that feedback
 
@@ -88,14 +96,21 @@ def report_messages(digest: str) -> list[dict]:
     return messages(render("interview_report_system"), render("interview_report", digest=digest))
 
 
+class InterviewerOptions(SeedOptions, GuardOptions):
+    """LLM-as-an-Interviewer's settings."""
+
+    revisions: int = Field(default=3, ge=1, description="Answers per question, the first and each revision after feedback (gives acc@1..@N).")
+
+
 @register
-class Interviewer(Protocol):
+class Interviewer(SeedProtocol):
     name = "interviewer"
     title = "LLM-as-an-Interviewer (feedback, revision, follow-ups)"
-    unit = "seed"
+    order = 20
+    options = InterviewerOptions
     compare_columns = (("acc@1", "interviewer_acc1"), ("acc@2", "interviewer_acc2"), ("acc@3", "interviewer_acc3"))
 
-    async def run(self, unit: Batch, parts: Parts) -> Interview:
+    async def interview(self, unit: Batch, parts: Parts) -> Interview:
         q = unit.questions[0]
         interview = Interview(q.id)
         await self.revise(unit, parts, interview)
@@ -106,16 +121,17 @@ class Interviewer(Protocol):
         """Answer, then feedback and a revision while wrong, up to ``--revisions`` answers."""
         q, models, qtype = unit.questions[0], parts.models, parts.bench.qtype
         advice = None
-        for k in range(parts.cfg.revisions):
+        for k in range(parts.options.revisions):
             stage = "interviewer-answer" if k == 0 else "interviewer-revision"
             (answer,) = await ask_batch(models, qtype, [q], stage=stage, context=unit.context, suggestions=advice)
             attempt = Attempt(answer.to_dict())
             interview.attempts.append(attempt)
-            if answer.correct or k == parts.cfg.revisions - 1:
+            if answer.correct or k == parts.options.revisions - 1:
                 return
             feedback = await write_feedback(models, q, answer, [a.feedback for a in interview.attempts if a.feedback])
             if feedback is None:
                 return  # no feedback, nothing to revise with: the later attempts stay unasked (wrong)
+            assert parts.guard is not None
             check = await parts.guard.check(feedback, [q])
             attempt.feedback, attempt.leak = check.suggestions, check.to_dict()
             previous = [a.answer.get("chosen") or a.answer.get("reply") or "(none)" for a in interview.attempts]
@@ -141,26 +157,37 @@ class Interviewer(Protocol):
                     turn.verdict = str(grades.data.get(turn.kind) or "") or None
                 interview.followup_comment = str(grades.data.get("comment", "")).strip()
 
-    async def finish(self, models: Models, folder, records: list[dict], cfg: EvalConfig) -> None:
-        """The Interview Report's strengths and weaknesses, from every question's digest."""
+    async def finish(self, ctx: RunContext) -> None:
+        """The Interview Report's strengths and weaknesses, from every question's digest,
+        once every question is in."""
+        if not ctx.complete:
+            return
+        assert ctx.models is not None
+        models, folder = ctx.models, ctx.folder
+        records = folder.read_records()
+        with ctx.timed("finish_s"):
+            await self.write_report(models, folder, records)
+
+    @staticmethod
+    async def write_report(models: Models, folder: Any, records: list[dict]) -> None:
         res = await models.ask_judge(report_messages(digest(records)), schema=schemas.INTERVIEW_REPORT, stage="interview-report", max_tokens=600)
         data = res.data if res.ok and isinstance(res.data, dict) else {}
         report = {k: [str(s).strip() for s in data.get(k) or [] if str(s).strip()] for k in ("strengths", "weaknesses")}
         folder.write_json("interview_report.json", report | ({"error": res.error} if not res.ok else {}))
 
-    def metrics(self, records: list[dict], cfg: EvalConfig) -> im.InterviewerFigures:
+    def figures(self, records: list[dict], options: Any) -> im.InterviewerFigures:
         interviews = [r["interview"] for r in records]
         kinds = {k: [f["verdict"] == "adequate" for i in interviews for f in i["followups"] if f["kind"] == k] for k in KINDS}
         leaks = [a["leak"] for i in interviews for a in i["attempts"] if a.get("leak")]
         return replace(
-            im.interviewer_metrics([i["right"] for i in interviews], [i["score"] for i in interviews], cfg.revisions),
+            im.interviewer_metrics([i["right"] for i in interviews], [i["score"] for i in interviews], options.revisions),
             followups={k: {"asked": len(v), "adequate": sum(v)} for k, v in kinds.items()},
             leakage={"feedback_checked": len(leaks), "leaking": sum(bool(x["leaks_before"]) for x in leaks),
                      "rewritten": sum(bool(x["rewritten"]) for x in leaks), "flagged": sum(bool(x["flagged"]) for x in leaks)},
         )
 
-    def headline(self, m: dict) -> list[str]:
-        i = m["interviewer"]
+    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
+        i = outcome.metrics["interviewer"]
         acc = ", ".join(f"acc{k} {_num(v)}" for k, v in i["accuracy_at"].items())
         ranges = ", ".join(f"{k} {v}" for k, v in i["score_ranges"].items())
         return [f"{acc} (% of {i['n_questions']} questions)", f"mean score {_num(i['mean_score'])} of 5; by range: {ranges}"]
@@ -169,9 +196,7 @@ class Interviewer(Protocol):
         acc = (m.get("interviewer") or {}).get("accuracy_at") or {}
         return {f"interviewer_acc{k}": acc.get(f"@{k}") for k in (1, 2, 3)}
 
-    def report_sections(self, run) -> list:
-        from judgeagent.report.protocols import interviewer_sections
-
+    def report_sections(self, run: Any) -> list:
         return interviewer_sections(run)
 
 
@@ -194,3 +219,51 @@ def digest(records: list[dict]) -> str:
 
 def _num(v) -> str:
     return "–" if v is None else f"{v:.2f}"
+
+
+# ----------------------------------------------------------------------------- report
+EXAMPLES_PER_RANGE = 2
+
+
+def interviewer_sections(run: Any) -> list[Section]:
+    from judgeagent.metrics.interviewer import SCORE_RANGES, score_range
+
+    m = run.metrics.get("interviewer") or {}
+    acc = m.get("accuracy_at") or {}
+    fu = m.get("followups") or {}
+    blocks: list = [TableBlock(Table([f"acc{k}" for k in acc], [[pct(v) for v in acc.values()]], numeric=set(range(len(acc)))),
+                               "Accuracy @k: right within the first k answers (the first, then a revision after each feedback), % of questions.")]
+    blocks.append(TableBlock(Table(["follow-up kind", "asked", "adequate"], [[k, str(v["asked"]), str(v["adequate"])] for k, v in fu.items()], numeric={1, 2}),
+                             "Follow-ups of two kinds: rationale (why the answer holds) and clarification (what a term or step means)."))
+    report = _read(run, "interview_report.json")
+    blocks += [Heading("Strengths"), Bullets(report.get("strengths") or ["(none given)"]), Heading("Weaknesses"), Bullets(report.get("weaknesses") or ["(none given)"])]
+    scores = Table(["question", "answers", "follow-ups", "score"], [[r["batch_id"], " → ".join("right" if x else "wrong" for x in r["interview"]["right"]),
+                   ", ".join(f"{f['kind']}: {f['verdict'] or 'ungraded'}" for f in r["interview"]["followups"]) or DASH, str(r["interview"]["score"])] for r in run.records], numeric={3})
+    blocks += [Heading("Score per question (0–5)"), TableBlock(scores)]
+    examples: list = []
+    for name, lo, hi in SCORE_RANGES:
+        chosen = [r for r in run.records if score_range(r["interview"]["score"]) == name][:EXAMPLES_PER_RANGE]
+        examples.append(Heading(f"Scores {lo}–{hi} ({name})"))
+        examples += [_interview_block(r) for r in chosen] or [Para("No question scored in this range.", "note")]
+    return [Section("Interview Report", "interview-report", blocks), Section("Example transcripts by score", "transcripts", examples)]
+
+
+def _interview_block(r: dict) -> QuestionBlock:
+    q, i = r["seed"][0], r["interview"]
+    facts = [("Correct answer", correct_text(q))]
+    for n, a in enumerate(i["attempts"], 1):
+        facts.append((f"Answer {n}", answer_text(q, a["answer"]) + (" ✓" if a["answer"]["correct"] else " ✗")))
+        if a.get("feedback"):
+            facts.append((f"Feedback {n}", shorten(a["feedback"], 400)))
+    for f in i["followups"]:
+        facts.append((f"{f['kind'].capitalize()} follow-up", f"{shorten(f['question'], 300)} → {shorten(f['reply'] or '(no reply)', 300)} [{f['verdict'] or 'ungraded'}]"))
+    return QuestionBlock(q["question"], q.get("options"), facts, f"{r['batch_id']}, score {i['score']}")
+
+
+def _read(run: Any, name: str) -> dict:
+    try:
+        return json.loads((run.path / name).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+

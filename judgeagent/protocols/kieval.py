@@ -12,16 +12,21 @@ the evaluator. Scores: :mod:`judgeagent.metrics.kieval`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pydantic import Field
 
 from judgeagent.batches import Batch
-from judgeagent.config import EvalConfig
+from judgeagent.blocks import Bullets, Facts, Heading, Para, Section, Table, TableBlock, shorten
+from judgeagent.config import PathOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.protocol import Parts
 from judgeagent.graph import KnowledgePath
 from judgeagent.metrics import kieval as score
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols import register
-from judgeagent.protocols.base import Parts, Protocol
 from judgeagent.protocols.dialogue import question_text, target_reply, transcript
+from judgeagent.protocols.seedwise import SeedProtocol
+from judgeagent.registry import register
 from judgeagent.stages.extension import path_text
 
 ASPECTS = schemas.KIEVAL_ASPECTS
@@ -93,21 +98,32 @@ def unusable(reply: str | None, error: str | None, earlier: list[str | None]) ->
     return None
 
 
+class KIEvalOptions(PathOptions):
+    """KIEval's settings."""
+
+    evaluator: str | None = Field(default=None, description="The model that scores each turn (default: the judge).")
+    kieval_turns: int = Field(default=5, ge=1, description="Dialogue turns per seed question.")
+
+
 @register
-class KIEval(Protocol):
+class KIEval(SeedProtocol):
     name = "kieval"
     title = "KIEval (knowledge-grounded interactive evaluation)"
-    unit = "seed"
+    order = 10
+    options = KIEvalOptions
     compare_columns = (("KIEval overall", "kieval_overall"), ("KIEval accuracy", "kieval_accuracy"), ("completeness", "kieval_completeness"))
 
-    def path_windows(self, cfg: EvalConfig) -> int:
+    def roles(self, options: Any) -> dict[str, str]:
+        return {"evaluator": options.evaluator} if options.evaluator else {}
+
+    def path_windows(self, options: Any) -> int:
         return 1  # the seed's path chunks ground the whole dialogue
 
-    async def run(self, unit: Batch, parts: Parts) -> Dialogue:
+    async def interview(self, unit: Batch, parts: Parts) -> Dialogue:
         seed = unit.questions[0]
-        dialogue = Dialogue(seed.id, passages(parts.plan, parts.cfg.hops))
+        dialogue = Dialogue(seed.id, passages(parts.plan, parts.options.hops))
         history: list[tuple[str, str | None]] = []
-        for t in range(parts.cfg.kieval_turns):
+        for t in range(parts.options.kieval_turns):
             question = question_text(seed) if t == 0 else await self.next_question(parts, seed, dialogue.passages, history, t)
             if question is None:
                 dialogue.stop_reason = "the interactor wrote no question"
@@ -143,11 +159,11 @@ class KIEval(Protocol):
         turn.held = True
         return None
 
-    def metrics(self, records: list[dict], cfg: EvalConfig) -> score.KIEvalFigures:
-        return kieval_metrics([r["dialogue"] for r in records], cfg.kieval_turns)
+    def figures(self, records: list[dict], options: Any) -> score.KIEvalFigures:
+        return kieval_metrics([r["dialogue"] for r in records], options.kieval_turns)
 
-    def headline(self, m: dict) -> list[str]:
-        k = m["kieval"]
+    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
+        k = outcome.metrics["kieval"]
         aspects = ", ".join(f"{a} {_num(k['aspects'][a])}" for a in ASPECTS)
         return [f"KIEval score {_num(k['overall'])} (0–100); {aspects}",
                 f"completeness {_num(k['completeness'])} of {k['max_turns']} turns; early stops {_num(k['early_stop']['rate'])}% "
@@ -157,9 +173,7 @@ class KIEval(Protocol):
         k = m.get("kieval") or {}
         return {"kieval_overall": k.get("overall"), "kieval_accuracy": (k.get("aspects") or {}).get("accuracy"), "kieval_completeness": k.get("completeness")}
 
-    def report_sections(self, run) -> list:
-        from judgeagent.report.protocols import kieval_sections
-
+    def report_sections(self, run: Any) -> list:
         return kieval_sections(run)
 
 
@@ -186,3 +200,27 @@ def kieval_metrics(dialogues: list[dict], max_turns: int) -> score.KIEvalFigures
 
 def _num(v) -> str:
     return "–" if v is None else f"{v:.2f}"
+
+
+# ----------------------------------------------------------------------------- report
+def kieval_sections(run: Any) -> list[Section]:
+    k = run.metrics.get("kieval") or {}
+    aspects = k.get("aspects") or {}
+    table = Table(["overall", *aspects, "completeness", "early stops %"],
+                  [[_num(k.get("overall")), *(_num(v) for v in aspects.values()), _num(k.get("completeness")), _num((k.get("early_stop") or {}).get("rate"))]],
+                  numeric=set(range(len(aspects) + 3)))
+    reasons = [f"{r}: {n}" for r, n in ((k.get("early_stop") or {}).get("reasons") or {}).items()]
+    blocks: list = [TableBlock(table, f"KIEval scores (0–100; 1–4 mapped 1→1, 2→3, 3→7, 4→10, turn t weighted exp(−0.2·t)) over "
+                                      f"{k.get('n_dialogues', 0)} dialogues; completeness is the mean number of turns held, of {k.get('max_turns')}.")]
+    blocks += [Heading("Early-stop reasons"), Bullets(reasons)] if reasons else [Para("No dialogue stopped early.", "note")]
+    transcripts: list = []
+    for r in run.records:
+        d = r["dialogue"]
+        transcripts.append(Heading(f"{r['batch_id']}: {d['turns_held']} turns held" + (f", stopped: {d['stop_reason']}" if d.get("stop_reason") else ""), 4))
+        for t in d["turns"]:
+            s = t.get("score")
+            scored = "unscored" if not s else f"overall {s['overall']}; " + "; ".join(f"{a} {s['aspects'][a]} ({s['comments'][a]})" for a in s["aspects"])
+            transcripts.append(Facts([(f"Turn {t['index']} examiner", shorten(t["question"], 400)), ("Candidate", shorten(t["reply"] or "(no reply)", 400)), ("Evaluator", shorten(scored, 500))]))
+    return [Section("KIEval", "kieval", blocks), Section("Dialogues", "dialogues", transcripts)]
+
+

@@ -18,10 +18,10 @@ import json
 from dataclasses import dataclass
 
 from judgeagent.errors import JudgeAgentError
+from judgeagent.registry import get_protocol
 from judgeagent.report.load import AblationRun, Run
 from judgeagent.report.sections import DASH, pct, signed
 
-TABLE2 = (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"))
 TABLE3 = (("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"), ("ΔACC", "delta_acc"))
 FORMATS = ("table", "md", "csv", "latex")
 
@@ -80,7 +80,7 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
         cells[(row, group)] = _protocol(protocol_of(run)).compare_values(run.metrics) if mixed else run.metrics
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
-    columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else TABLE2
+    columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol("judgeagent").compare_columns
     return Grid("target" if by == "target" else "data", rows, groups, columns, cells)
 
 
@@ -89,8 +89,7 @@ def protocol_of(run: Run) -> str:
 
 
 def _protocol(name: str):
-    from judgeagent.protocols import get_protocol
-
+    """The run's protocol, asked of the registry: the report imports no protocol."""
     return get_protocol(name)
 
 

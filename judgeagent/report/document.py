@@ -6,93 +6,27 @@ write each kind of block. So the two files always hold the same content.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from judgeagent.blocks import (  # noqa: F401  (the block types are still importable from here)
+    CHUNK_CHARS,
+    Block,
+    Bullets,
+    Document,
+    Excerpt,
+    Facts,
+    Figure,
+    Heading,
+    Para,
+    QuestionBlock,
+    Section,
+    TableBlock,
+)
+from judgeagent.blocks import (
+    shorten as _cut,
+)
 from judgeagent.report import boundary as kb
 from judgeagent.report import plots
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
-
-
-# ----------------------------------------------------------------------------- blocks
-@dataclass
-class Heading:
-    text: str
-    level: int = 3
-
-
-@dataclass
-class Para:
-    text: str
-    style: str = "p"  # "p" | "lead" (the headline) | "note" (small print) | "warn"
-
-
-@dataclass
-class Facts:
-    pairs: list[tuple[str, str]]
-
-
-@dataclass
-class TableBlock:
-    table: sec.Table
-    caption: str = ""
-
-
-@dataclass
-class Bullets:
-    items: list[str]
-
-
-@dataclass
-class Figure:
-    name: str  # file stem of the PNG beside the Markdown report
-    title: str  # alt text
-    caption: str
-    png: bytes
-
-
-@dataclass
-class Excerpt:
-    """A quoted text chunk of the graph, with where it comes from."""
-
-    label: str
-    text: str
-
-
-@dataclass
-class QuestionBlock:
-    text: str
-    options: dict[str, str] | None
-    facts: list[tuple[str, str]]  # correct answer, the target's answers, …
-    label: str = ""
-
-
-Block = Heading | Para | Facts | TableBlock | Bullets | Figure | Excerpt | QuestionBlock
-
-
-@dataclass
-class Section:
-    title: str
-    anchor: str
-    blocks: list = field(default_factory=list)
-
-
-@dataclass
-class Document:
-    title: str
-    subtitle: str
-    sections: list[Section]
-
-    def figures(self) -> list[Figure]:
-        return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]
-
-
-CHUNK_CHARS = 700  # a path chunk is quoted up to this length; the graph holds the rest
-
-
-def _cut(text: str, n: int = CHUNK_CHARS) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
 # ----------------------------------------------------------------------------- sections

@@ -9,11 +9,11 @@ Percentages are the paper's: of the N seed questions, two decimals.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from judgeagent.blocks import DASH, Table, answer_text, correct_text, num, pct, signed  # noqa: F401  (re-exported)
 from judgeagent.report.load import Run
 
-DASH = "–"
 OUTCOMES = (
     ("right→right", (True, True), "Right before the feedback and after it"),
     ("wrong→right", (False, True), "Corrected by the feedback"),
@@ -21,28 +21,6 @@ OUTCOMES = (
     ("wrong→wrong", (False, False), "Wrong before and after the feedback"),
 )
 LEVELS = ("easy", "medium", "hard")
-
-
-# ----------------------------------------------------------------------------- small helpers
-@dataclass
-class Table:
-    columns: list[str]
-    rows: list[list[str]]
-    numeric: set[int] = field(default_factory=set)  # column indexes to right-align
-
-
-def pct(v) -> str:
-    return DASH if v is None else f"{v:.2f}"
-
-
-def num(v) -> str:
-    if v is None:
-        return DASH
-    return f"{v:,}" if isinstance(v, int) else f"{v:,.2f}"
-
-
-def signed(v) -> str:
-    return DASH if v is None else f"{v:+.2f}"
 
 
 def level_order(label: str) -> tuple[int, str]:
@@ -420,29 +398,6 @@ def outcome_counts(records: list[dict]) -> dict[str, int]:
         for flags, _ in seed_outcomes(r):
             counts[next(k for k, f, _ in OUTCOMES if f == flags)] += 1
     return {k: counts.get(k, 0) for k, _, _ in OUTCOMES}
-
-
-def answer_text(question: dict, answer: dict | None) -> str:
-    """What the target answered: the option letter with its text for multiple choice,
-    its own words (not the normalised phrase used for grading) otherwise."""
-    if not answer:
-        return DASH
-    chosen = answer.get("chosen")
-    options = question.get("options") or {}
-    if chosen and chosen in options:
-        return f"{chosen}. {options[chosen]}"
-    if answer.get("reply"):
-        reply = " ".join(str(answer["reply"]).split())
-        return reply if len(reply) <= 300 else reply[:299] + "…"  # a rambling reply stays readable
-    if chosen:
-        return str(chosen)
-    return "(no answer" + (f": {answer['error']}" if answer.get("error") else "") + ")"
-
-
-def correct_text(question: dict) -> str:
-    options = question.get("options") or {}
-    ans = question.get("answer", "")
-    return f"{ans}. {options[ans]}" if ans in options else str(ans)
 
 
 # ----------------------------------------------------------------------------- plot data

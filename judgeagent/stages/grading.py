@@ -10,9 +10,12 @@ before anything here is graded, and the run writes the batch as incomplete.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.errors import CallFailed
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.records import AnswerRecord
 from judgeagent.stages.answers import (  # noqa: F401  (NULL_ANSWERS, is_null_answer: still importable from here)
     NULL_ANSWERS,
     PhraseScore,
@@ -38,8 +41,8 @@ class Answer:
     f1: float | None = None
     judge_verdict: str | None = None
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)  # every field is a plain value: asdict's deep copy costs a replay 5%
+    def to_dict(self) -> AnswerRecord:
+        return cast(AnswerRecord, dict(self.__dict__))  # every field is a plain value: asdict's deep copy costs a replay 5%
 
     @classmethod
     def from_dict(cls, d: dict) -> Answer:
@@ -160,6 +163,9 @@ async def judge_phrase(models: Models, q: Question, reply: str, score: PhraseSco
     )
     res = await models.ask_judge(msgs, schema=schemas.PHRASE_JUDGEMENT, stage="grading-judge", max_tokens=20)
     if not res.ok:
-        return Answer(q.id, reply, normalize_phrase(reply), False, "judge", f"judge failed: {res.error}", em=score.em, f1=score.f1)
+        # The judge's reply, not the target's, is unusable: grading the target wrong would
+        # count the judge's failure against it. The batch is left incomplete and, since an
+        # unusable reply is never journaled, a rerun asks the judge again.
+        raise CallFailed(models.judge.name, "grading-judge", "unreadable verdict", res.error or "no verdict")
     verdict = str(res.data.get("equivalent", "")).strip().lower()
     return Answer(q.id, reply, normalize_phrase(reply), verdict == "yes", "judge", em=score.em, f1=score.f1, judge_verdict=verdict or None)

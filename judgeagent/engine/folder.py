@@ -18,22 +18,25 @@ import os
 import re
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.errors import JudgeAgentError
 
 
-def settings_json(cfg: EvalConfig, settings: tuple) -> dict:
+def settings_json(cfg: EvalConfig, settings: tuple = ()) -> dict:
     """What must match for a rerun to resume a run folder (paths to the outputs excluded).
 
-    ``settings`` are the run's module settings (``interview.Setting`` dataclasses)."""
+    ``settings`` are the run's arms, when its protocol has several (``interview.Setting``)."""
     d = cfg.to_json()
     for k in ("out", "resume", "rebuild_graph"):
         d.pop(k, None)
     d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
-    d["settings"] = [asdict(s) for s in settings]
+    if settings:
+        d["settings"] = [asdict(s) for s in settings]
     return d
 
 
@@ -84,7 +87,7 @@ class RunFolder:
         os.replace(tmp, target)  # never a half-written file on disk
         return target
 
-    def append_record(self, record: dict) -> None:
+    def append_record(self, record: Mapping[str, Any]) -> None:
         """Append one line, written through at once: a killed process loses no record.
 
         It reaches the disk itself (fsync) at most once a second. The journal, which holds

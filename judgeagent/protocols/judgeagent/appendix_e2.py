@@ -11,41 +11,34 @@ questions, and is asked again with them and with a placebo of the same length. R
 the held-out ΔACC = ACC2 − ACC1 with its batch-clustered interval, the placebo's, and the
 difference of the two. The held-out batches' own interviews are untouched.
 
-Both ask through the run's journal, so a rerun replays them for free.
+Both ask through the run's journal, so a rerun replays them for free. They are the
+protocol's finishing steps: the engine runs them inside the run's client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from judgeagent.batches import batch_seed
-from judgeagent.config import EvalConfig
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.errors import CallFailed, RunInterrupted
+from judgeagent.engine.protocol import LeakGuard
+from judgeagent.engine.run import RunContext
+from judgeagent.errors import CallFailed
 from judgeagent.graph import KnowledgePath
 from judgeagent.metrics.scores import difference, paper_metrics
 from judgeagent.metrics.stats import clustered_bootstrap_ci
-from judgeagent.protocols.base import LeakGuard
+from judgeagent.records import AnswerRecord
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.extension import path_text
 from judgeagent.stages.grading import ask_batch
 from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.models import Models
-
-
-def run_appendix_e2(cfg: EvalConfig, outcome):
-    """Both experiments as asked; metrics.json and the reports rewritten with their figures."""
-    try:
-        return asyncio.run(_run(cfg, outcome))
-    except KeyboardInterrupt:
-        raise RunInterrupted(
-            f"interrupted during the Appendix E.2 experiments; the interview is saved in {outcome.folder.path} "
-            "and finished requests are journaled: rerun the same command to continue"
-        ) from None
 
 
 async def settled(work, batch_id: str):
@@ -57,38 +50,37 @@ async def settled(work, batch_id: str):
         return {"batch_id": batch_id, "incomplete": str(e)}
 
 
-async def _run(cfg: EvalConfig, outcome):
+async def run_experiments(ctx: RunContext) -> None:
+    """Both experiments as asked, over the interview's main-arm records; appendix_e2.json."""
     from judgeagent.graph.embed import shared_embedder
-    from judgeagent.llm import LLMClient
-    from judgeagent.scaffold import prepare
 
-    folder = outcome.folder
-    records = sorted((r for r in folder.read_records() if r.get("setting", "full") == "full"), key=lambda r: r["batch_index"])
-    target, judge, bench, _ = prepare(cfg)
+    opts, models, bench = ctx.options, ctx.models, ctx.bench
+    assert models is not None and bench is not None
+    records = sorted((r for r in ctx.folder.read_records() if r.get("setting", "full") == "full"), key=lambda r: r["batch_index"])
     details: dict = {}
-    async with LLMClient.from_config(cfg.llm, folder.journal_path) as client:
-        models = Models(client, target, judge, seed=cfg.seed)
-        embedder = shared_embedder()
-        guard = LeakGuard(models, embedder, cfg.leak_threshold, resolve_leak_check(cfg.leak_check, judge))
-        if cfg.reask_extended:
+    # The encoder the experiments were measured with (not the graph's backend): the same
+    # leak checks, so the same re-asks, as in runs made before they joined the engine.
+    embedder = shared_embedder()
+    guard = LeakGuard(models, embedder, opts.leak_threshold, resolve_leak_check(opts.leak_check, models.judge))
+    with ctx.timed("appendix_e2_s"):
+        if opts.reask_extended:
             done = await asyncio.gather(*(settled(reask_followups(models, bench, guard, r), r["batch_id"]) for r in records))
             details["reask_extended"] = [x if isinstance(x, dict) else asdict(x) for x in done]
-        if cfg.transfer:
-            details["transfer"] = await transfer(models, bench, guard, embedder, records, cfg)
-        usage = client.usage.summary()
-    folder.write_json("appendix_e2.json", details)
-    metrics = dict(outcome.metrics["full"])
-    if cfg.reask_extended:
-        metrics["reask_extended"] = reask_extended_metrics(details["reask_extended"], metrics)
-    if cfg.transfer:
-        metrics["transfer"] = transfer_metrics(details["transfer"], bootstrap=cfg.bootstrap, seed=cfg.seed)
-    metrics["llm_usage"] = {**metrics.get("llm_usage", {}), "appendix_e2": usage}
-    folder.write_json("metrics.json", metrics)
-    if cfg.report:
-        from judgeagent.report import write_reports
+        if opts.transfer:
+            details["transfer"] = await transfer(models, bench, guard, embedder, records, opts, ctx.cfg.seed)
+    ctx.folder.write_json("appendix_e2.json", details)
 
-        write_reports(folder.path)
-    return replace(outcome, metrics={**outcome.metrics, "full": metrics})
+
+def figures(ctx: RunContext, seed_metrics: dict) -> dict:
+    """The experiments' figures for metrics.json, from appendix_e2.json."""
+    path = ctx.folder.path / "appendix_e2.json"
+    details = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    out: dict = {}
+    if "reask_extended" in details:
+        out["reask_extended"] = reask_extended_metrics(details["reask_extended"], seed_metrics)
+    if "transfer" in details:
+        out["transfer"] = transfer_metrics(details["transfer"], bootstrap=ctx.options.bootstrap, seed=ctx.cfg.seed)
+    return out
 
 
 # ----------------------------------------------------------------------------- re-ask extended
@@ -98,7 +90,7 @@ class FollowUpReask:
     suggestions: str | None
     leak: dict | None
     before: list[bool]
-    after: list[dict]  # grading.Answer dicts, one per follow-up
+    after: list[AnswerRecord]  # one per follow-up
 
 
 def suggestions_of(record: dict) -> str | None:
@@ -183,17 +175,17 @@ def chunk_similarity(embedder, held: dict, sources: dict[str, dict]) -> dict[str
     return {sid: round(float(vecs[0] @ v), 4) for sid, v in zip(sources, vecs[1:])}
 
 
-async def transfer(models: Models, bench: Benchmark, guard: LeakGuard, embedder, records: list[dict], cfg: EvalConfig) -> dict:
+async def transfer(models: Models, bench: Benchmark, guard: LeakGuard, embedder, records: list[dict], opts: Any, seed: int) -> dict:
     by_id = {r["batch_id"]: r for r in records}
     if len(by_id) < 2:
         return {"error": "needs at least 2 batches (lower --batch-size or raise --limit)", "source": sorted(by_id), "held_out": [], "batches": []}
-    source, held_out = split_batches(list(by_id), cfg.seed)
+    source, held_out = split_batches(list(by_id), seed)
     with_advice = {sid: by_id[sid] for sid in source if suggestions_of(by_id[sid])}
-    batches = await asyncio.gather(*(settled(transfer_one(models, bench, guard, embedder, by_id[hid], with_advice, cfg), hid) for hid in held_out))
+    batches = await asyncio.gather(*(settled(transfer_one(models, bench, guard, embedder, by_id[hid], with_advice, seed), hid) for hid in held_out))
     return {"source": source, "held_out": held_out, "batches": [b for b in batches if b is not None]}
 
 
-async def transfer_one(models: Models, bench: Benchmark, guard: LeakGuard, embedder, held: dict, sources: dict[str, dict], cfg: EvalConfig) -> dict | None:
+async def transfer_one(models: Models, bench: Benchmark, guard: LeakGuard, embedder, held: dict, sources: dict[str, dict], seed: int) -> dict | None:
     """One held-out batch asked with its nearest source batch's suggestions and with a placebo."""
     if not sources:
         return None
@@ -203,7 +195,7 @@ async def transfer_one(models: Models, bench: Benchmark, guard: LeakGuard, embed
     questions = [Question(**q) for q in held["seed"]]
     check = await guard.check(suggestions_of(sources[sid]) or "", questions)
     context = bench.document_text(questions[0].doc_id) if bench.qtype.shows_context and questions[0].doc_id else None
-    placebo = placebo_suggestion(len(check.suggestions), batch_seed(cfg.seed, held["batch_id"], "transfer-placebo"))
+    placebo = placebo_suggestion(len(check.suggestions), batch_seed(seed, held["batch_id"], "transfer-placebo"))
     after, control = await asyncio.gather(
         ask_batch(models, bench.qtype, questions, stage="transfer", context=context, suggestions=check.suggestions),
         ask_batch(models, bench.qtype, questions, stage="transfer-placebo", context=context, suggestions=placebo),

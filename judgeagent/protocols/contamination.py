@@ -16,27 +16,33 @@ suggests the seeds, not the knowledge, were learned. Generated questions are als
 answer for reasons other than contamination (new wording, judge-written distractors), so a
 small gap is the meaningful null, not exactly zero.
 
-Everything lands in a run folder like an interview's: config.json, records.jsonl (one line per
-probed batch), journal.sqlite (so rerunning the command resumes it) and contamination.json.
-A batch one of whose calls brought no answer is left out of the figures and listed, with the
-reason, under "incomplete" (as in metrics.json); Ctrl-C stops the probe as it stops evaluate.
+``--protocol contamination`` (``judgeagent contamination``). Everything lands in a run folder
+like an interview's: config.json, records.jsonl (one line per probed batch), journal.sqlite
+(so rerunning the command resumes it), metrics.json and contamination.json (the same
+figures). A batch one of whose calls brought no answer is left out of the figures and
+listed, with the reason, under "incomplete"; Ctrl-C stops the probe as it stops evaluate.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
 
 from judgeagent.batches import Batch
-from judgeagent.config import EvalConfig
+from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.engine.protocol import Protocol
+from judgeagent.engine.run import RunContext
+from judgeagent.engine.setup import make_gates
 from judgeagent.followup import FollowUp, FollowUpWriter
 from judgeagent.interview import Setting, grade_seeds, record_head
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.metrics.summary import incomplete_summary
-from judgeagent.run import run_config
-from judgeagent.runfolder import data_name, settings_json
-from judgeagent.scaffold import RunScaffold
+from judgeagent.planning import PathLength, plan_batches
+from judgeagent.registry import register
 from judgeagent.stages.gate import gate_summary
 from judgeagent.stages.grading import Answer, ask_batch
 from judgeagent.stages.models import Models
@@ -91,10 +97,10 @@ def contamination_metrics(
     return out
 
 
-async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, cfg: EvalConfig, gate=None) -> dict:
+async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, opts: Any, seed: int, gate=None) -> dict:
     """Seed answers and one matched generated question per seed, graded. Returns the record."""
     seed_answers = await grade_seeds(models, bench, batch)
-    writer = FollowUpWriter.for_batch(models, bench, batch, plan, cfg, gate)
+    writer = FollowUpWriter.for_batch(models, bench, batch, plan, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
     items: list[dict] = []
     written: list[tuple[dict, Question, str | None]] = []  # (item, question, its passages)
     for i, seed_q in enumerate(batch.questions):
@@ -144,56 +150,84 @@ def summarize(records: list[dict], *, seed: int) -> dict:
     return m | {"generated": len(gen_flags), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped), "gate": gate}
 
 
-def run_contamination(cfg: EvalConfig, *, console=None) -> dict:
-    """Run the probe and write contamination.json into the run folder; returns its content
-    (with "folder" set). ``console``: a rich Console for progress, or None for a quiet run.
-
-    Ctrl-C raises RunInterrupted (the folder stays resumable), as for evaluate; see RunScaffold.drive."""
-    # One generated question per seed, from successive path windows: a path as long as an
-    # interview with batch_size rounds.
-    cfg = cfg.model_copy(update={"rounds": cfg.batch_size})
-    identity = settings_json(cfg, (PROBE,)) | {"probe": "contamination"}
-    run = RunScaffold.open(cfg, (PROBE,), identity, name=f"contamination-{cfg.target}", label="contamination probe",
-                           progress=console is not None, console=console, command="contamination")
-    return run.drive(lambda: _run(run, identity))
+class ContaminationOptions(GenerationOptions):
+    """The probe's settings: the seeds, their paths and the question writer."""
 
 
-async def _run(run: RunScaffold, identity: dict) -> dict:
-    cfg = run.cfg
-    done = {r["batch_id"]: r for r in run.folder.read_records()}
-    async with run.connected() as models:
-        graph, plans = run.graph_and_plans([(PROBE, b) for b in run.batches if b.id not in done])
-        run.folder.write_json("config.json", run_config(cfg, identity, run.bench, run.batches, graph, run.target, run.judge))
+@register
+class Contamination(Protocol):
+    name = "contamination"
+    title = "Contamination probe (Appendix E.1: seeds vs new questions on the same knowledge)"
+    order = 40
+    options = ContaminationOptions
+    label = "contamination probe"
+
+    def units(self, ctx: RunContext) -> list[Batch]:
+        return ctx.batches
+
+    def identity(self, ctx: RunContext) -> dict:
+        return ctx.default_identity((PROBE,)) | {"probe": "contamination"}
+
+    def folder_name(self, ctx: RunContext) -> tuple[str, str, str]:
+        return f"contamination-{ctx.cfg.target}", ctx.data_name, ""
+
+    async def plan(self, ctx: RunContext, todo: list[Batch]) -> None:
+        """One generated question per seed, from successive path windows: a path as long as
+        an interview with batch_size rounds."""
+        from judgeagent.graph import SpacyExtractor
+
+        opts = ctx.options
+        graph = ctx.ensure_graph()
+        length = PathLength(opts.hops, opts.batch_size, ctx.cfg.seed)
+        ctx.state["plans"] = plan_batches(graph, SpacyExtractor(), ctx.batches, [(PROBE, b) for b in todo], length)
+
+    def prime(self, ctx: RunContext, todo: list[Batch]) -> None:
         # The same quality gate as an interview: an unsound question would widen the gap by itself.
-        gate = run.gates(graph, run.embedding_queue(graph), done.values()).get(PROBE.name)
+        assert ctx.models is not None and ctx.bench is not None
+        gates = make_gates(ctx.options, [PROBE.name], ctx.bench, ctx.models, ctx.embedding_queue(), ctx.done)
+        ctx.state["gate"] = gates.get(PROBE.name)
 
-        async def work(b: Batch) -> None:
-            if b.id not in done:
-                run.folder.append_record(await probe_batch(models, run.bench, b, plans[(PROBE.name, b.id)], cfg, gate))
+    async def ask_unit(self, ctx: RunContext, unit: Batch) -> None:
+        assert ctx.models is not None and ctx.bench is not None
+        plan = ctx.state["plans"][(PROBE.name, unit.id)]
+        ctx.append(await probe_batch(ctx.models, ctx.bench, unit, plan, ctx.options, ctx.cfg.seed, ctx.state["gate"]))
 
-        await run.run_batches(work)
-        usage = run.llm_usage()
+    def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
+        """The figures over the finished batches alone, and which batches are missing and why:
+        a call that brought no answer must not read as a gap, and the reader must see that
+        the figures cover part of the seeds."""
+        cfg = ctx.cfg
+        figures = {"target": cfg.target, "judge": cfg.judge, "data": ctx.data_name, **summarize(records, seed=cfg.seed), "n_batches": len(records)}
+        return {"protocol": self.name, **figures, **ctx.bookkeeping({r["batch_id"] for r in records})}
 
-    records = sorted(run.folder.read_records(), key=lambda r: r["batch_index"])
-    result = contamination_json(run, records, usage)
-    run.folder.write_json("contamination.json", result)
-    run.raise_if_stopped(len(records))
-    return result | {"folder": str(run.folder.path)}
+    def outputs(self, ctx: RunContext, records: list[dict], metrics: dict) -> dict[str, dict]:
+        return {"contamination.json": {k: v for k, v in metrics.items() if k not in ("protocol", "timings")}}
+
+    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
+        m = outcome.metrics
+        return [contamination_table(m, f"{cfg.target} on {Path(cfg.data).name}: contamination probe (judge: {cfg.judge})"),
+                f"generated questions: {m['generated']} asked, {m['skipped']} skipped"]
 
 
-def contamination_json(run: RunScaffold, records: list[dict], usage: dict) -> dict:
-    """contamination.json: the figures over the finished batches alone, and which batches are
-    missing and why, as metrics.json says it: a call that brought no answer must not read as
-    a gap, and the reader must see that the figures cover part of the seeds."""
-    cfg = run.cfg
-    finished = {r["batch_id"] for r in records}
-    return {
-        "target": cfg.target,
-        "judge": cfg.judge,
-        "data": data_name(cfg),
-        **summarize(records, seed=cfg.seed),
-        "n_batches": len(records),
-        "complete": run.complete and len(records) == len(run.batches),
-        "incomplete": incomplete_summary([b.id for b in run.batches if b.id not in finished], run.incomplete, run.stopped),
-        "llm_usage": usage,
-    }
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{v:.1f}"
+
+
+def _gap(m: dict) -> str:
+    if m["gap"] is None:
+        return "–"
+    ci = m["gap_ci"]
+    return f"{m['gap']:+.1f} [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else f"{m['gap']:+.1f}"
+
+
+def contamination_table(result: dict, title: str) -> Table:
+    t = Table(title=title)
+    for col in ("", "N seed", "ACC seed", "N gen.", "ACC gen."):
+        t.add_column(col, justify="right")
+    t.add_column("gap [95% CI]", justify="right", no_wrap=True)
+    rows = [("all", result)]
+    if set(result["by_difficulty"]) != {"unlabeled"}:
+        rows += list(result["by_difficulty"].items())
+    for name, m in rows:
+        t.add_row(name, str(m["n_seed"]), _pct(m["acc_seed"]), str(m["n_generated"]), _pct(m["acc_generated"]), _gap(m))
+    return t

@@ -1,0 +1,126 @@
+"""What a run sets up before its first request: models, benchmark, batches, graph, gates.
+
+Everything here that can fail on bad setup (a model name, a key, the data, a graph built from
+other data) fails with a one-line error before any model is asked anything.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Iterable
+from importlib import metadata
+from typing import Any
+
+from judgeagent.batches import Batch, make_batches
+from judgeagent.config import EvalConfig
+from judgeagent.data import load_benchmark
+from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.errors import ConfigError
+
+VERSIONED = ("judgeagent", "spacy", "sentence-transformers", "faiss-cpu", "openai", "llama-cpp-python", "networkx", "numpy", "torch")
+
+
+def resolve_models(cfg: EvalConfig, roles: dict[str, str]) -> tuple[Any, Any, dict[str, Any]]:
+    """(target, judge, {role: spec}) from the model registry; an unknown name is one line."""
+    from judgeagent.llm import load_registry
+
+    registry = load_registry(cfg.llm.models_file)
+    return registry.resolve(cfg.target), registry.resolve(cfg.judge), {role: registry.resolve(name) for role, name in roles.items()}
+
+
+def load(cfg: EvalConfig) -> Benchmark:
+    return load_benchmark(cfg.data, chunk_tokens=cfg.graph_build.chunk_tokens, section_chunks=cfg.graph_build.section_chunks)
+
+
+def seed_batches(cfg: EvalConfig, bench: Benchmark, options: Any) -> list[Batch]:
+    """The seed questions in batches of the protocol's ``batch_size`` (the first ``limit``)."""
+    batches = make_batches(bench, getattr(options, "batch_size", 3), getattr(options, "limit", None))
+    if not batches:
+        raise ConfigError(f"{cfg.data}: no seed questions to ask")
+    return batches
+
+
+def ensure_graph(cfg: EvalConfig, bench: Benchmark, progress: bool) -> Any:
+    """The run's context graph: loaded when built from this data, built first when missing.
+
+    A graph built from other data (edited files, another folder of the same name) is refused,
+    or rebuilt with ``rebuild_graph``: it would silently plan paths over the wrong texts.
+    """
+    from judgeagent.graph import build_graph, load_graph
+
+    gdir = cfg.graph_dir()
+    if not (gdir / "manifest.json").exists():
+        return build_graph(bench, cfg.graph_build, gdir, progress=progress)
+    graph = load_graph(gdir)
+    if graph_matches(graph.manifest, bench):
+        return graph
+    if not cfg.rebuild_graph:
+        raise ConfigError(
+            f"the graph {gdir} was built from other data than {cfg.data} (input hash differs); "
+            "pass --rebuild-graph to rebuild it, or --graph to use the graph of this data"
+        )
+    return build_graph(bench, cfg.graph_build.model_copy(update={"force": True}), gdir, progress=progress)
+
+
+def graph_matches(manifest: dict, bench: Benchmark) -> bool:
+    """The manifest's input hash, computed again over ``bench`` with the build settings the
+    manifest records: equal only if the graph was built from these files and chunks."""
+    from judgeagent.graph.build import input_hash
+
+    settings = manifest.get("settings")
+    return isinstance(settings, dict) and input_hash(bench, settings) == manifest.get("input_hash")
+
+
+def make_gates(options: Any, scopes: list[str], bench: Benchmark, models: Any, embedder, done_records: Iterable[dict]) -> dict:
+    """One quality gate per scope (an arm of the run), primed with the questions a resumed
+    run already accepted. ``options`` are the protocol's GenerationOptions."""
+    if not options.gate:
+        return {}
+    from judgeagent.stages.gate import GateConfig, QualityGate
+
+    seeds = [q.question for q in bench.questions]
+    # Overlap only pays when the judge can answer the early call beside other units' calls.
+    overlap = options.gate_overlap and models.judge.concurrency > 1
+    gate_cfg = GateConfig(check_hops=options.check_hops, seed_similarity=options.seed_similarity, overlap=overlap)
+    gates = {name: QualityGate(models, embedder, seeds, gate_cfg, scope=name) for name in scopes}
+    for gate in gates.values():
+        gate.prime()
+    for rec in sorted(done_records, key=lambda r: r["batch_index"]):
+        # A probe's records hold one arm and do not name it.
+        scope = gates.get(rec.get("setting", scopes[0]))
+        if scope is None:
+            continue
+        for question in accepted_followups(rec):
+            scope.accept(question)
+    return gates
+
+
+def accepted_followups(record: dict) -> list[Question]:
+    """The follow-up questions a finished unit asked: an interview's rounds, a probe's questions."""
+    items = record.get("rounds") or record.get("generated") or []
+    return [Question(**it["question"]) for it in items if it.get("question")]
+
+
+def package_versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def model_info(spec, learned: dict | None = None, before: dict | None = None) -> dict:
+    """A model as config.json records it, with whether its answers are samples (a temperature
+    above 0, asked for or forced to 1 by the server) and whether it reasons before answering
+    (declared, or seen in its replies: think text or reasoning tokens). What an earlier
+    session of the run saw still holds: a resumed run may replay every answer."""
+    learned, before = learned or {}, before or {}
+    return {
+        "name": spec.name, "base_url": spec.base_url, "model": spec.model,
+        "temperature": learned.get("temperature_sent") or spec.temperature,
+        "sampled": bool(spec.temperature > 0 or learned.get("sampled") or before.get("sampled")),
+        "reasoning": bool(spec.reasoning or learned.get("reasoning") or before.get("reasoning")),
+        "served_models": sorted(set(learned.get("served_models") or []) | set(before.get("served_models") or [])),
+    }  # fmt: skip

@@ -1,0 +1,144 @@
+"""``--protocol bank`` (``judgeagent evaluate --bank GRAPH_DIR``): ask a target stored bank
+items, no generation.
+
+Several targets asked the same items (same ``--bank-size`` and ``--bank-seed``) are on one
+scale. Items that calibration flagged are left out, with a note. Fixed: one unit per item,
+each written as it is answered, so an interrupted run resumes. With ``--adaptive`` the items
+are chosen one at a time by Fisher information at the target's current θ until the SE
+reaches ``--target-se``: one unit, the whole test (each step depends on the one before).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from rich.table import Table
+
+from judgeagent.bank.bankrun import BankPool, adaptive_test, ask_item, bank_pool, draw_items, fixed_metrics, item_record, pool_notes
+from judgeagent.bank.store import Bank, BankAnswer
+from judgeagent.batches import Batch
+from judgeagent.config import ProtocolOptions
+from judgeagent.engine.protocol import Protocol
+from judgeagent.engine.run import RunContext
+from judgeagent.registry import register
+
+ADAPTIVE_UNIT = "adaptive"
+
+
+class BankOptions(ProtocolOptions):
+    """Which bank items a bank run asks, and how."""
+
+    bank: Path = Field(description="The graph folder whose question bank is asked (instead of interviewing: no generation).")
+    bank_size: int | None = Field(default=None, ge=1, description="How many items (default: every unflagged one; with --adaptive, the most to ask).")
+    bank_seed: int = Field(default=0, description="The seed that draws the items.")
+    adaptive: bool = Field(default=False, description="Pick each item by Fisher information at the current ability (needs `judgeagent calibrate`).")
+    target_se: float = Field(default=0.3, gt=0.0, description="With --adaptive: stop once the ability's standard error is at most this.")
+
+
+@register
+class BankRun(Protocol):
+    name = "bank"
+    title = "Bank run (fixed or adaptive test of stored items)"
+    order = 60
+    options = BankOptions
+    label = "bank items"
+    writes_report = False
+
+    def needs_benchmark(self, options: Any) -> bool:
+        return False
+
+    @staticmethod
+    def mode(options: BankOptions) -> str:
+        return "adaptive" if options.adaptive else "bank"
+
+    def units(self, ctx: RunContext) -> list[Batch]:
+        """Fixed: the drawn items, one unit each. Adaptive: one unit, the whole test."""
+        opts = ctx.options
+        bank = Bank.open(Path(opts.bank), create=False)
+        pool = bank_pool(Path(opts.bank), bank, adaptive=opts.adaptive)
+        ctx.state.update(bank=bank, pool=pool)
+        if opts.adaptive:
+            return [Batch(0, ADAPTIVE_UNIT, [])]
+        items = draw_items(pool.items, opts.bank_size, opts.bank_seed)
+        ctx.state["items"] = {i.item_id: i for i in items}
+        return [Batch(n, item.item_id, [item.to_question()]) for n, item in enumerate(items)]
+
+    def identity(self, ctx: RunContext) -> dict:
+        cfg, opts = ctx.cfg, ctx.options
+        return {"mode": self.mode(opts), "bank": str(Path(opts.bank).resolve()), "target": cfg.target, "judge": cfg.judge,
+                "bank_size": opts.bank_size, "bank_seed": opts.bank_seed, "target_se": opts.target_se if opts.adaptive else None,
+                "seed": cfg.seed}  # fmt: skip
+
+    def folder_name(self, ctx: RunContext) -> tuple[str, str, str]:
+        return ctx.cfg.target, Path(ctx.options.bank).name, f"-{self.mode(ctx.options)}"
+
+    def todo(self, ctx: RunContext) -> list[Batch]:
+        if ctx.options.adaptive:
+            return [] if ctx.done else ctx.units
+        done = {r["item_id"] for r in ctx.done}
+        return [u for u in ctx.units if u.id not in done]
+
+    async def ask_unit(self, ctx: RunContext, unit: Batch) -> None:
+        assert ctx.models is not None
+        if unit.id != ADAPTIVE_UNIT:
+            item = ctx.state["items"][unit.id]
+            ctx.append(item_record(item, await ask_item(ctx.models, item)) | {"batch_id": unit.id, "batch_index": unit.index})
+            return
+        opts = ctx.options
+        test, records = await adaptive_test(ctx.models, ctx.state["pool"], opts.target_se, opts.bank_size)
+        if records:  # the test's own end, which no single step knows, rides on its last step
+            records[-1]["final"] = {"theta": round(test.theta, 4), "se": round(test.se, 4), "stop_reason": test.stop_reason}
+        for n, rec in enumerate(records):
+            ctx.append(rec | {"batch_id": ADAPTIVE_UNIT, "batch_index": n})
+
+    def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
+        opts, pool = ctx.options, ctx.state["pool"]
+        mode = self.mode(opts)
+        if opts.adaptive:
+            # Runs made before the engine kept no "final": their last step's figures are the test's.
+            last = records[-1] if records else {}
+            final = last.get("final") or {"theta": last.get("theta"), "se": last.get("se"), "stop_reason": None}
+            metrics = {"mode": mode, "theta": final.get("theta"), "se": final.get("se"), "items_used": len(records),
+                       "items_available": len(pool.items), "target_se": opts.target_se, "stop_reason": final.get("stop_reason")}
+            finished = {ADAPTIVE_UNIT} if records else set()
+        else:
+            metrics = {"mode": mode, **fixed_metrics(records, pool)}
+            if opts.bank_size and opts.bank_size > len(pool.items):
+                metrics["size_note"] = f"--bank-size {opts.bank_size} asked for more items than the bank has usable ({len(pool.items)}): all were asked"
+            finished = {r["item_id"] for r in records}
+        return metrics | pool_notes(pool, Path(opts.bank), len(ctx.state["bank"].items())) | ctx.bookkeeping(finished)
+
+    def after(self, ctx: RunContext, records: list[dict]) -> None:
+        """The target's answers into the bank, for calibration."""
+        bank, mode, target = ctx.state["bank"], self.mode(ctx.options), ctx.target
+        bank.write([], [BankAnswer(r["item_id"], target.identity, target.name, str(ctx.folder.path.resolve()), mode, r["target_answer"]["reply"],
+                                   r["target_answer"]["chosen"], r["correct"]) for r in records])
+
+    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
+        return bank_lines(outcome.metrics, cfg.target)
+
+
+def bank_lines(m: dict, target: str) -> list[Any]:
+    """The notes, then θ for an adaptive test or the accuracy table by level."""
+    out: list[Any] = [f"note: {m[k]}" for k in ("excluded_note", "size_note") if m.get(k)]
+    if m["items_from_older_graph"]:
+        out.append(f"note: {m['items_from_older_graph']} of the items come from an older build of the graph")
+    if m["mode"] == "adaptive":
+        if m["theta"] is not None:
+            out.append(f"{target}: θ {m['theta']:.2f} (SE {m['se']:.2f}) after {m['items_used']} of {m['items_available']} items ({m['stop_reason']})")
+        return out
+    t = Table(title=f"{target} on {m['n_items']} bank items")
+    for col in ("level", "items", "accuracy"):
+        t.add_column(col, justify="right")
+    for level, x in m["by_level"].items():
+        t.add_row(level, str(x["n_items"]), f"{x['accuracy']:.1f}%")
+    t.add_row("all", str(m["n_items"]), "–" if m["accuracy"] is None else f"{m['accuracy']:.1f}%")
+    out.append(t)
+    if m["ability"]:
+        out.append(f"θ {m['ability']['theta']:.2f} (SE {m['ability']['se']:.2f}) on {m['ability']['n_items']} calibrated items")
+    return out
+
+
+__all__ = ["BankOptions", "BankPool", "BankRun"]
