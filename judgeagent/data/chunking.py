@@ -28,13 +28,11 @@ whitespace tokens, which the rule tests use because they are easy to count by ha
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
-from functools import lru_cache
-from pathlib import Path
 
+from judgeagent import minilm
 from judgeagent.data.benchmark import Chunk, Document
 
 TokenCounter = Callable[[str], int]
@@ -69,31 +67,19 @@ def count_tokens(text: str) -> int:
     return len(text.split())
 
 
-@lru_cache(maxsize=1)
-def _model_tokenizer():
-    from tokenizers import Tokenizer
-
-    from judgeagent.graph.embed import model_path
-
-    folder = Path(model_path())
-    tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    # The shipped tokenizer truncates at 128 and pads; a counter must do neither.
-    tok.no_truncation()
-    tok.no_padding()
-    config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-    return tok, int(config["max_seq_length"])
+# The tokenizer lives with the model package's other files (judgeagent.minilm), which the
+# embedder reads too: data must not import the graph layer for it.
+_model_tokenizer = minilm.tokenizer
 
 
 def count_model_tokens(text: str) -> int:
     """Word-pieces of ``text`` in the embedding model's tokenizer, special tokens excluded."""
-    return len(_model_tokenizer()[0].encode(text, add_special_tokens=False).ids)
+    return minilm.count_wordpieces(text)
 
 
 def count_model_tokens_batch(texts: list[str]) -> list[int]:
     """:func:`count_model_tokens` of many texts at once (the tokenizer runs them in parallel)."""
-    if not texts:
-        return []
-    return [len(e.ids) for e in _model_tokenizer()[0].encode_batch(texts, add_special_tokens=False)]
+    return minilm.count_wordpieces_batch(texts)
 
 
 def max_chunk_tokens() -> int:

