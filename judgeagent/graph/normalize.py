@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # NER labels that are numbers or dates: poor graph connectors and the issue drops numbers.
@@ -92,10 +93,12 @@ def is_fragment(name: str) -> bool:
     return not (last == "." and "." in name[:-1] and not any(c.isdigit() for c in name))
 
 
-def name_span(span, label: str | None = None) -> SpanName:
+def name_span(span, label: str | None = None, lemma: Callable | None = None) -> SpanName:
     """The node name of a spaCy span, or why it has none.
 
     ``label`` is the span's NER label when it is a named entity, None for a noun chunk.
+    ``lemma(token)`` gives a head noun's lemma (None: the token's own ``lemma_``, as a
+    pipeline with a lemmatizer sets it).
     """
     if label in NUMERIC_LABELS:
         return SpanName(None, span.text, NUMERIC)
@@ -116,7 +119,9 @@ def name_span(span, label: str | None = None) -> SpanName:
     for i, tok in enumerate(kept):
         last = i == len(kept) - 1
         # Only common nouns are lemmatised: proper names keep their spelling.
-        word = tok.lemma_ if last and tok.pos_ == "NOUN" and tok.lemma_ else tok.text
+        word = tok.text
+        if last and tok.pos_ == "NOUN":
+            word = (lemma(tok) if lemma is not None else tok.lemma_) or tok.text
         words.append(word + ("" if last else tok.whitespace_))
     name = clean("".join(words))
     display = _WS.sub(" ", "".join(t.text + ("" if i == len(kept) - 1 else t.whitespace_)
