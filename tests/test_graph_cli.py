@@ -68,14 +68,14 @@ def test_bad_data_is_a_one_line_error(runner, tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def expected_info(graph_dir: Path, min_count: int, window: int, top: int = 15) -> dict:
+def expected_info(graph_dir: Path, min_count: int, window: int, weak_min_chunks: int, top: int = 15) -> dict:
     """graph-info's figures, recomputed with networkx from what the build stored per chunk
     (its entity names and its document), not from the adjacency the build derived.
 
     The rules: a stop entity is in more than the stop share of the documents, or of the
     chunks, and in at least ``min_count`` of them; it gets no edges. Entities sharing a chunk
     have a strong edge; entities in chunks of one document at most ``window`` chunks apart
-    (and in no chunk together) have a weak one."""
+    (and in no chunk together), each in at least ``weak_min_chunks`` chunks, have a weak one."""
     names = json.loads((graph_dir / "nodes.json").read_text())["names"]
     n_docs = len(json.loads((graph_dir / "chunks.json").read_text())["docs"])
     share = json.loads((graph_dir / "manifest.json").read_text())["settings"]["stop_entity_share"]
@@ -99,10 +99,11 @@ def expected_info(graph_dir: Path, min_count: int, window: int, top: int = 15) -
     reading_order = defaultdict(list)  # a document's chunks, in the order they were stored
     for c, d in enumerate(chunk_doc):
         reading_order[int(d)].append(c)
+    spread = {e for e in names if len(chunks_of[e]) >= weak_min_chunks} - stop
     for chunks in reading_order.values():
         for i, a in enumerate(chunks):
             for b in chunks[i + 1 : i + 1 + window]:
-                near.add_edges_from((x, y) for x in chunk_ents[a] - stop for y in chunk_ents[b] - stop if x != y)
+                near.add_edges_from((x, y) for x in chunk_ents[a] & spread for y in chunk_ents[b] & spread if x != y)
     weak = nx.Graph(p for p in near.edges if not strong.has_edge(*p))
     g = nx.compose(strong, weak)
     g.add_nodes_from(names)
@@ -131,7 +132,8 @@ def info_json(runner, graph_dir) -> dict:
 
 
 def check_against_networkx(info: dict, graph_dir: Path) -> dict:
-    want = expected_info(graph_dir, info["stop_entity_min_count"], info["weak_edge_window"])
+    want = expected_info(graph_dir, info["stop_entity_min_count"], info["weak_edge_window"],
+                         info["weak_edge_min_chunks"])
     got = {k: info[k] for k in want if k in info}
     got["top"] = [(r["entity"], r["degree"], r["chunks"]) for r in info["top_entities_by_degree"]]
     got["stop"] = [(r["entity"], r["documents"], r["chunks"]) for r in info["stop_entities"]]

@@ -55,7 +55,7 @@ def test_stop_rule_and_largest_component(demo_graph):
     n_docs, n_chunks = got["documents"], got["chunks"]
     stop = ((docs > 0.2 * n_docs) & (docs >= 5)) | ((chunks > 0.2 * n_chunks) & (chunks >= 5))
     assert got["stop_entity_count"] == int(stop.sum())
-    assert (got["stop_entity_min_count"], got["weak_edge_window"]) == (5, 1)
+    assert (got["stop_entity_min_count"], got["weak_edge_window"], got["weak_edge_min_chunks"]) == (5, 1, 2)
     assert got["largest_component_share"] == round(got["largest_component_nodes"] / (got["nodes"] - stop.sum()), 4)
 
 

@@ -8,8 +8,9 @@ Corpus (chunk: entities)::
 
 Strong edges (shared chunks): alpha-beta 2, alpha-gamma 1, beta-gamma 1, alpha-digamma 1,
 beta-digamma 1, beta-epsilon 1, gamma-zeta 1.
-Weak edges (shared documents, no shared chunk): gamma-digamma 1 (d1), beta-zeta 1 (d2),
-epsilon-zeta 1 (d2), gamma-epsilon 2 (d2, d3).
+Weak edges (neighbouring chunks of one document, no shared chunk, both entities in two
+chunks or more): gamma-epsilon 2 (d2, d3). digamma and zeta are in one chunk each, so
+gamma-digamma (d1), beta-zeta and epsilon-zeta (d2) are not edges.
 Documents per entity: alpha 1, beta 2, gamma 3, digamma 1, epsilon 2, zeta 1.
 """
 
@@ -33,7 +34,7 @@ STRONG = {
     ("alpha", "beta"): 2, ("alpha", "gamma"): 1, ("beta", "gamma"): 1, ("alpha", "digamma"): 1,
     ("beta", "digamma"): 1, ("beta", "epsilon"): 1, ("gamma", "zeta"): 1,
 }
-WEAK = {("digamma", "gamma"): 1, ("beta", "zeta"): 1, ("epsilon", "zeta"): 1, ("epsilon", "gamma"): 2}
+WEAK = {("epsilon", "gamma"): 2}
 
 
 @pytest.fixture
@@ -65,12 +66,13 @@ def test_nodes_edges_and_weights(corpus, embedder, scripted_extractor, tmp_path)
     }
     # strong first, then by weight
     assert g.neighbors("gamma") == [("alpha", 1, "strong"), ("beta", 1, "strong"), ("zeta", 1, "strong"),
-                                    ("epsilon", 2, "weak"), ("digamma", 1, "weak")]
+                                    ("epsilon", 2, "weak")]
+    assert g.neighbors("zeta") == [("gamma", 1, "strong")]  # in one chunk: no weak edges
     assert g.chunk_entities("d1-1") == ["alpha", "beta", "digamma"]
     assert g.chunk_text("d2-1") == "d2-1"
     assert g.chunk_doc("d3-1") == "d3"
     m = g.manifest["counts"]
-    assert (m["entities"], m["edges_strong"], m["edges_weak"], m["chunks"], m["documents"]) == (6, 7, 4, 6, 3)
+    assert (m["entities"], m["edges_strong"], m["edges_weak"], m["chunks"], m["documents"]) == (6, 7, 1, 6, 3)
 
 
 def test_networkx_view_matches(corpus, embedder, scripted_extractor, tmp_path):
@@ -78,7 +80,7 @@ def test_networkx_view_matches(corpus, embedder, scripted_extractor, tmp_path):
                     extractor=scripted_extractor(ENTITIES), embedder=embedder)
     nxg = g.to_networkx()
     assert sorted(nxg.nodes) == g.entity_names
-    assert nxg.number_of_edges() == 11
+    assert nxg.number_of_edges() == 8
     assert nxg.edges["alpha", "beta"] == {"weight": 2, "kind": "strong"}
     assert nxg.edges["epsilon", "gamma"] == {"weight": 2, "kind": "weak"}
     assert nxg.nodes["beta"]["chunk_ids"] == ["d1-0", "d1-1", "d2-0"]
@@ -128,16 +130,20 @@ def test_stop_rule_is_sound_at_every_corpus_size(doc_count, chunk_count, n_docs,
 
 
 def test_weak_edges_join_neighbouring_chunks_only(make_benchmark, embedder, scripted_extractor, tmp_path):
-    # One document of 20 chunks, three entities of their own in each: document-wide weak
-    # edges would make a clique of 60 nodes (1,770 edges); neighbours give 3·3 per adjacent pair.
-    table = {f"c{k}": [f"e{k}a", f"e{k}b", f"e{k}c"] for k in range(20)}
-    bench = make_benchmark({"long": [f"c{k}" for k in range(20)]})
+    # One document of 20 chunks, three entities of their own in each (each found again in a
+    # one-chunk reference document) and one found nowhere else: document-wide weak edges
+    # would make a clique of 60 nodes (1,770 edges); neighbours give 3·3 per adjacent pair,
+    # and the entity of one chunk none.
+    table = {f"c{k}": [f"e{k}a", f"e{k}b", f"e{k}c", f"h{k}"] for k in range(20)}
+    table |= {f"r{k}": [f"e{k}a", f"e{k}b", f"e{k}c"] for k in range(20)}
+    bench = make_benchmark({"long": [f"c{k}" for k in range(20)]} | {f"ref{k}": [f"r{k}"] for k in range(20)})
     g = build_graph(bench, GraphConfig(), tmp_path / "g", progress=False,
                     extractor=scripted_extractor(table), embedder=embedder)
     counts = g.manifest["counts"]
-    assert (counts["edges_strong"], counts["edges_weak"]) == (20 * 3, 19 * 9)
+    assert (counts["edges_strong"], counts["edges_weak"]) == (20 * 6, 19 * 9)
     assert ("e1a", 1, "weak") in g.neighbors("e0a")
     assert not any(other.startswith("e2") for other, _, _ in g.neighbors("e0a"))
+    assert {kind for _, _, kind in g.neighbors("h0")} == {"strong"}
 
 
 def test_weak_edge_weight_counts_neighbouring_chunk_pairs():
@@ -145,12 +151,15 @@ def test_weak_edge_weight_counts_neighbouring_chunk_pairs():
 
     # x and y are never in one chunk; they meet across the chunk pairs (0,1) and (1,2).
     # At window 1 the edges are x–y, x–w, w–z; window 2 adds y–w and x–z (y–z: 3 apart).
-    chunks = [["x"], ["y"], ["x"], ["w"], ["z"]]
-    t = build_tables(chunks, [0] * 5, 1, 0.2)
+    # y, w and z are also in one-chunk documents of their own, so each is in two chunks;
+    # h is in one chunk only, so it has its strong edge to y and no weak one.
+    chunks = [["x"], ["y", "h"], ["x"], ["w"], ["z"], ["y"], ["w"], ["z"]]
+    docs = [0, 0, 0, 0, 0, 1, 2, 3]
+    t = build_tables(chunks, docs, 4, 0.2)
     edges = {(t.names[i], t.names[int(j)]): (int(w), int(k))
              for i in range(t.n_nodes) for j, w, k in zip(*(a[t.adj_ptr[i]:t.adj_ptr[i + 1]]
                                                            for a in (t.adj_idx, t.adj_weight, t.adj_kind)))}
     assert edges == {("x", "y"): (2, 2), ("y", "x"): (2, 2), ("x", "w"): (1, 2), ("w", "x"): (1, 2),
-                     ("w", "z"): (1, 2), ("z", "w"): (1, 2)}
-    t2 = build_tables(chunks, [0] * 5, 1, 0.2, weak_window=2)
-    assert t2.edge_counts() == {"strong": 0, "weak": 5}
+                     ("w", "z"): (1, 2), ("z", "w"): (1, 2), ("h", "y"): (1, 1), ("y", "h"): (1, 1)}
+    t2 = build_tables(chunks, docs, 4, 0.2, weak_window=2)
+    assert t2.edge_counts() == {"strong": 1, "weak": 5}

@@ -39,7 +39,9 @@ from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
 
 # Bump when a change to the build would give a different graph from the same input.
-BUILD_VERSION = 3  # 2: generic entities dropped, weak edges local, stop entities need evidence; 3: stop entities get no vector
+# 2: generic entities dropped, weak edges local, stop entities need evidence; 3: stop entities
+# get no vector; 4: weak edges only between entities in two chunks or more
+BUILD_VERSION = 4
 ENTITY_BATCH_SIZE = 256  # entity names are a few tokens: big batches pad little
 STAGES = ("extract", "graph", "embed", "index", "write")
 

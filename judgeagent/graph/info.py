@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgeagent.graph.cooccur import STOP_MIN_COUNT, WEAK_WINDOW
+from judgeagent.graph.cooccur import STOP_MIN_COUNT, WEAK_MIN_CHUNKS, WEAK_WINDOW
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 
@@ -64,6 +64,7 @@ def graph_info(graph, top: int = 15) -> dict:
         "stop_entity_share": graph.manifest.get("settings", {}).get("stop_entity_share"),
         "stop_entity_min_count": STOP_MIN_COUNT,
         "weak_edge_window": WEAK_WINDOW,
+        "weak_edge_min_chunks": WEAK_MIN_CHUNKS,
     }
 
 
