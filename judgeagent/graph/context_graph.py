@@ -61,7 +61,7 @@ class ContextGraph:
         self._entity_index = None
         self._chunk_index = None
         self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
-        self._stop_vectors: dict[int, np.ndarray] = {}  # stop entities' name vectors, embedded once each
+        self._late_vectors: dict[int, np.ndarray] = {}  # vectors the build did not store, embedded once each
 
     # --- nodes and edges ------------------------------------------------------------
 
@@ -160,16 +160,23 @@ class ContextGraph:
 
     def entity_vector(self, name: str) -> np.ndarray:
         """The node's name vector: read back from the entity index, or, for a stop entity,
-        which has none stored, embedded now."""
-        i = self._index(name)
-        r = self._vector_row(i)
-        if r is None:
-            # Alone, so the vector is the same whichever batch asks first; planning asks
-            # for the same few stop entities again and again.
-            if i not in self._stop_vectors:
-                self._stop_vectors[i] = self.embed([self.tables.names[i]])[0]
-            return self._stop_vectors[i]
-        return reconstruct(self.entity_index, r)
+        which has none stored, embedded now (once)."""
+        return self.entity_vectors([name])[0]
+
+    def entity_vectors(self, names: list[str]) -> np.ndarray:
+        """(len(names), dim) name vectors; those the build did not store (stop entities) are
+        embedded in one call and kept, so each is embedded once whichever batch asks first."""
+        nodes = [self._index(n) for n in names]
+        rows = [self._vector_row(i) for i in nodes]
+        missing = list(dict.fromkeys(i for i, r in zip(nodes, rows) if r is None and i not in self._late_vectors))
+        if missing:
+            # Batches of one: a vector must not depend on which names it was padded with.
+            vecs = self.embedder.encode([self.tables.names[i] for i in missing], batch_size=1)
+            self._late_vectors.update(zip(missing, vecs))
+        out = np.empty((len(names), Embedder.dim), dtype=np.float32)
+        for k, (i, r) in enumerate(zip(nodes, rows)):
+            out[k] = self._late_vectors[i] if r is None else reconstruct(self.entity_index, r)
+        return out
 
     def _vector_row(self, node: int) -> int | None:
         r = int(np.searchsorted(self._vec_node, node))

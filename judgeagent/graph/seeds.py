@@ -107,10 +107,12 @@ def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query
     """The ranking's inputs for ``entities``, read from the graph (vectors from the entity index)."""
     out = []
     n_chunks = len(graph.chunk_ids)
-    for e in dict.fromkeys(entities):
+    unique = list(dict.fromkeys(entities))
+    vectors = graph.entity_vectors(unique) if unique else np.zeros((0, len(query)), dtype=np.float32)
+    for e, vec in zip(unique, vectors):
         node = graph.node(e)
         chunks = len(node["chunk_ids"])
-        sim = float(np.dot(graph.entity_vector(e), query))
+        sim = float(np.dot(vec, query))
         out.append(StartCandidate(e, counts.get(e, 0), chunks, sim, node["stop"], is_broad(chunks, n_chunks)))
     return out
 
