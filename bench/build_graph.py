@@ -3,6 +3,7 @@
     .venv/bin/python bench/build_graph.py --chunks 2000
     .venv/bin/python bench/build_graph.py --chunks 20000 --incremental
     .venv/bin/python bench/build_graph.py --chunks 20000 --engine ray --ray-nodes 2
+    .venv/bin/python bench/build_graph.py --real-prose 1000000      # real documentation, 1M words
 
 Entity count and edge count, not chunk count, decide a build's speed and memory, so the
 corpus is generated to have real text's diversity rather than recombined from a few hundred
@@ -22,7 +23,12 @@ growth from a tenth of the corpus to all of it, and opening the graph (``sample-
 new process: seconds and peak RSS). ``--incremental`` then changes 1% of the documents and
 times the rebuild against the full build.
 
-Nothing is downloaded: the models come from installed packages. Run one at a time on a
+``--real-prose WORDS`` builds from real prose instead: Debian documentation packages with
+their reStructuredText stripped (``bench/real_prose.py``, which fetches them with ``apt-get
+download`` into ``bench/out/`` once), loaded and chunked by the generic loader as
+``build-graph`` would; loading and chunking are timed too, and "end to end" counts them.
+
+Nothing is downloaded but those packages: the models come from installed packages. Run one at a time on a
 quiet machine; every figure is printed with the load average beside it.
 """
 
@@ -458,6 +464,24 @@ def run_incremental(texts, doc_of, config, out: Path, total: float, seed: int, p
     return {"incremental_seconds": t_inc, "incremental_ratio": t_inc / total, "incremental_reused": r}
 
 
+def real_prose_corpus(words: int, packages, config) -> tuple[list[str], list[int], float]:
+    """Chunk texts and document indices of the real-prose corpus, and the seconds the generic
+    loader took to read and chunk it (what ``build-graph`` pays before the build)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import real_prose
+
+    from judgeagent.data import generic
+
+    folder, n_docs, n_words = real_prose.write_corpus(words, tuple(packages or real_prose.DEFAULT_PACKAGES))
+    t0 = time.perf_counter()
+    bench = generic.load(folder, chunk_tokens=config.chunk_tokens)
+    seconds = time.perf_counter() - t0
+    index = {d.id: i for i, d in enumerate(bench.documents)}
+    print(f"real prose: {folder.name}, {n_docs} documents, {n_words} words; loaded and chunked in {seconds:.1f} s   "
+          f"({load()})")
+    return [c.text for c in bench.chunks], [index[c.doc_id] for c in bench.chunks], seconds
+
+
 def start_ray_cluster(nodes: int):
     """A local cluster of ``nodes`` nodes sharing this machine's cores; the driver joins it."""
     import ray
@@ -476,7 +500,11 @@ def main(argv=None) -> int:
     from judgeagent.config import GraphConfig
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--chunks", type=int, required=True)
+    corpus = ap.add_mutually_exclusive_group(required=True)
+    corpus.add_argument("--chunks", type=int, help="generated corpus of this many chunks")
+    corpus.add_argument("--real-prose", type=int, metavar="WORDS",
+                        help="real documentation prose of this many words (bench/real_prose.py)")
+    ap.add_argument("--packages", nargs="+", default=None, help="with --real-prose: Debian packages to read")
     ap.add_argument("--engine", choices=("local", "ray"), default="local")
     ap.add_argument("--ray-address", default=None, help="Ray cluster to join (default: embedded, or --ray-nodes)")
     ap.add_argument("--ray-nodes", type=int, default=0, help="start a local Ray cluster of this many nodes")
@@ -504,12 +532,19 @@ def main(argv=None) -> int:
         args.out = Path(tmp.name) / "graph"
     cluster = start_ray_cluster(args.ray_nodes) if args.engine == "ray" and args.ray_nodes else None
 
-    print(f"machine: {psutil.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.1f} GiB   ({load()})")
+    import judgeagent
+
+    print(f"machine: {psutil.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.1f} GiB; "
+          f"code {Path(judgeagent.__file__).parent}   ({load()})")
     t0 = time.perf_counter()
-    texts, doc_of = make_corpus(args.chunks, args.seed)
+    load_seconds = 0.0
+    if args.real_prose:
+        texts, doc_of, load_seconds = real_prose_corpus(args.real_prose, args.packages, config)
+    else:
+        texts, doc_of = make_corpus(args.chunks, args.seed)
     words = statistics.mean(len(t.split()) for t in texts)
     print(f"corpus: {len(texts)} chunks in {len(set(doc_of))} documents, {words:.1f} words per chunk, "
-          f"generated in {time.perf_counter() - t0:.1f} s   ({load()})")
+          f"{sum(len(t.split()) for t in texts)} words, made in {time.perf_counter() - t0:.1f} s   ({load()})")
     print(f"engine {config.engine}" + (f" on {args.ray_nodes} local nodes" if cluster else "")
           + f", workers {config.workers}, embed backend {config.embed_backend}"
           + ("; peak RSS counts this process and its children: with --ray-nodes the whole local cluster, "
@@ -524,6 +559,12 @@ def main(argv=None) -> int:
                "load_at_start": os.getloadavg()[0]}
     figures.update(print_corpus(graph, n))
     figures.update(print_stages(graph, total, mon, n))
+    if args.real_prose:
+        end = load_seconds + total
+        print(f"end to end (load and chunk {load_seconds:.1f} s + build {total:.1f} s): {n / end:.1f} chunks/s "
+              f"(target >= 40), {(figures['counts']['edges_strong'] + figures['counts']['edges_weak']) / n:.0f} edges "
+              f"per chunk (target <= 200), peak RSS {figures['peak_rss_gib']:.2f} G (target <= 2)   ({load()})")
+        figures.update(load_seconds=load_seconds, end_to_end_chunks_per_s=n / end)
     if not args.skip_raw:
         figures.update(print_raw(graph, texts, config, config.workers, total, mon))
     if args.engine == "ray" and args.vs_local:
