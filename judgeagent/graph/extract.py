@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from judgeagent.errors import ConfigError
 from judgeagent.graph.cooccur import ChunkExtraction
@@ -197,7 +197,7 @@ def _pool_context():
 
 
 _PIPELINES: dict[str, object] = {}
-_LEMMATIZERS: dict[str, object] = {}  # model -> its lemmatizer, taken out of the pipeline
+_LEMMATIZERS: dict[str, Any] = {}  # model -> its lemmatizer (a spaCy Lemmatizer), taken out of the pipeline
 
 
 def _start_worker(model: str) -> None:
