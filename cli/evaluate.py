@@ -143,10 +143,28 @@ def incomplete_line(m: dict) -> str | None:
     return f"[yellow]incomplete: {inc['n_batches']} batch(es) left out of the figures ({why}); rerun the same command to retry them[/]"
 
 
+DRY_RUN_HELP = (
+    "Send nothing: print the expected requests, prompt and completion tokens, cost per model and stage, and wall "
+    "time, each with a range, and whether --budget-usd / --max-requests would stop the run."
+)
+
+
+def print_estimate(cfg: EvalConfig) -> None:
+    """``--dry-run``: the run's estimate (judgeagent.estimate), nothing sent."""
+    from judgeagent.estimate import estimate, render_text
+
+    console.print(render_text(estimate(cfg)), highlight=False, markup=False, soft_wrap=True)
+
+
 def _make_command(forced: dict, doc: str):
     @with_config_flags(FLAGS)
-    def command(given: dict, config: Annotated[Path | None, typer.Option(help=CONFIG_HELP, rich_help_panel=_RUN)] = None) -> None:
-        run_and_print(run_config(given, config, forced))
+    def command(
+        given: dict,
+        config: Annotated[Path | None, typer.Option(help=CONFIG_HELP, rich_help_panel=_RUN)] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help=DRY_RUN_HELP, rich_help_panel=_LLM)] = False,
+    ) -> None:
+        cfg = run_config(given, config, forced)
+        print_estimate(cfg) if dry_run else run_and_print(cfg)
 
     command.__doc__ = doc
     return user_errors(command)

@@ -20,7 +20,7 @@ From Python::
 
 __version__ = "0.1.0"
 
-__all__ = ["EvalConfig", "EvalResult", "evaluate"]
+__all__ = ["EvalConfig", "EvalResult", "estimate", "evaluate"]
 
 
 def __getattr__(name: str):
@@ -29,6 +29,10 @@ def __getattr__(name: str):
         from judgeagent.config import EvalConfig
 
         return EvalConfig
+    if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimate.py)
+        from judgeagent.estimate import estimate
+
+        return estimate
     if name in ("evaluate", "EvalResult"):
         from judgeagent import api
 

@@ -13,6 +13,7 @@ subclass of ``judgeagent.config.ProtocolOptions``), its prompts and its tests.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +25,7 @@ from judgeagent.stages.leakage import LeakCheck, guard_suggestions
 from judgeagent.stages.models import Models
 
 if TYPE_CHECKING:
+    from judgeagent.engine.callplan import Call
     from judgeagent.engine.run import RunContext
 
 
@@ -108,6 +110,23 @@ class Protocol:
     async def finish(self, ctx: RunContext) -> None:
         """Closing steps over the finished records (a summary, an end-of-run report).
         Called unless a budget or breaker stop ended the run."""
+
+    # ------------------------------------------------------------------ estimating (--dry-run)
+    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """The requests ``unit`` will send, for ``judgeagent evaluate --dry-run``
+        (:mod:`judgeagent.estimate`); ``unit`` None: the run's closing requests, sent once.
+
+        Each :class:`~judgeagent.engine.callplan.Call` is a kind of request: its role, usage
+        stage, one such request's messages from the real templates, its answer budget and
+        how many of them (a random :class:`~judgeagent.engine.callplan.Count`, from
+        ``rates``: the gate's pass rate, a seed's accuracy, ...). Nothing may be sent or
+        loaded here. By default the target answers the unit's questions once, in one prompt.
+        """
+        if unit is None or not unit.questions or ctx.bench is None:
+            return []
+        from judgeagent.engine.callplan import ONE, answer_call
+
+        return [answer_call(ctx.bench, "answer", unit.questions, ONE, context=unit.context)]
 
     # ------------------------------------------------------------------ after the client
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:

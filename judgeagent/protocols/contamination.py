@@ -26,7 +26,7 @@ listed, with the reason, under "incomplete"; Ctrl-C stops the probe as it stops 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from rich.table import Table
 from judgeagent.batches import Batch
 from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.engine.callplan import ONE, Call, Count, answer_call, bernoulli, binomial, followup_calls, phrase_judge_calls, written_ok
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import RunContext
 from judgeagent.engine.setup import make_gates
@@ -191,6 +192,23 @@ class Contamination(Protocol):
         assert ctx.models is not None and ctx.bench is not None
         plan = ctx.state["plans"][(PROBE.name, unit.id)]
         ctx.append(await probe_batch(ctx.models, ctx.bench, unit, plan, ctx.options, ctx.cfg.seed, ctx.state["gate"]))
+
+    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """Per batch: the seed answers, one follow-up per seed written at its level through the
+        gate, and the target's answers to those written (one prompt; one each for reading)."""
+        if unit is None:
+            return []
+        bench, opts, n = ctx.bench, ctx.options, len(unit.questions)
+        assert bench is not None
+        written = binomial(n, rates["path_found"])
+        p_ok = written_ok(rates, opts.generation_tries, opts.gate)
+        asked = written.per(bernoulli(p_ok))
+        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates)]
+        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage="contamination" if bench.qtype.shows_context else None, asked=asked)
+        if not bench.qtype.shows_context:  # one prompt with every written question, when any was
+            calls.append(answer_call(bench, "contamination", unit.questions, bernoulli(1 - (1 - p_ok * rates["path_found"]) ** n)))
+            calls += phrase_judge_calls(bench, unit.questions, asked, rates)
+        return calls
 
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
         """The figures over the finished batches alone, and which batches are missing and why:

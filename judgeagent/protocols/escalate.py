@@ -10,6 +10,7 @@ the path runs out. Reported: the highest level held per seed and ACC-AUC
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from judgeagent.batches import Batch
 from judgeagent.blocks import DASH, Heading, Section, Table, TableBlock, pct
 from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.callplan import Call, followup_calls, ladder, written_ok
 from judgeagent.engine.protocol import Parts
 from judgeagent.metrics.escalation import LEVELS, EscalationFigures, escalation_metrics
 from judgeagent.protocols.seedwise import SeedProtocol
@@ -90,6 +92,17 @@ class Escalate(SeedProtocol):
                 out.held = level
             out.end = ladder.step(answer.correct) or ""
         return out
+
+    def call_plan(self, ctx: Any, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """Per seed: the ladder's windows, each a follow-up written through the gate, and its
+        questions asked (callplan.ladder counts both exactly, from the chance a window gives
+        a question and the chance the target gets one right)."""
+        if unit is None:
+            return []
+        opts = ctx.options
+        p_question = rates["path_found"] * written_ok(rates, opts.generation_tries, opts.gate)
+        windows, asked = ladder(p_question, rates["seed_accuracy"], len(LEVELS), FAILS_PER_LEVEL, self.path_windows(opts))
+        return followup_calls(ctx.bench, unit, "mixed", windows, opts, rates, answer_stage="escalate", asked=asked)
 
     def figures(self, records: list[dict], options: Any) -> EscalationFigures:
         return replace(

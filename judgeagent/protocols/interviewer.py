@@ -12,6 +12,7 @@ example transcripts per score range (:mod:`judgeagent.metrics.interviewer`).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -21,15 +22,28 @@ from judgeagent.batches import Batch
 from judgeagent.blocks import DASH, Bullets, Heading, Para, QuestionBlock, Section, Table, TableBlock, answer_text, correct_text, pct, shorten
 from judgeagent.config import GuardOptions, SeedOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.callplan import (
+    ONE,
+    STAND_IN_ADVICE,
+    Call,
+    answer_call,
+    bernoulli,
+    guard_calls,
+    less_one,
+    phrase_judge_calls,
+    stand_in_reply,
+    tries,
+)
 from judgeagent.engine.protocol import Parts
 from judgeagent.engine.run import RunContext
 from judgeagent.metrics import interviewer as im
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols.dialogue import question_text, target_reply, transcript
+from judgeagent.protocols.dialogue import question_text, reply_messages, target_reply, transcript
 from judgeagent.protocols.seedwise import SeedProtocol
 from judgeagent.records import AnswerRecord
 from judgeagent.registry import register
 from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.models import Models
 
 KINDS = schemas.FOLLOWUP_KINDS
@@ -174,6 +188,33 @@ class Interviewer(SeedProtocol):
         data = res.data if res.ok and isinstance(res.data, dict) else {}
         report = {k: [str(s).strip() for s in data.get(k) or [] if str(s).strip()] for k in ("strengths", "weaknesses")}
         folder.write_json("interview_report.json", report | ({"error": res.error} if not res.ok else {}))
+
+    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """Per seed: answers until right (at most --revisions), each wrong one but the last
+        followed by guarded feedback; the two follow-ups answered and graded. Closing: the
+        Interview Report."""
+        if unit is None:
+            stand_ins = [{"seed": [u.questions[0].to_dict()], "interview": {"score": 3, "right": [False, True], "followups": []}} for u in ctx.units]
+            return [Call("interview-report", "judge", ONE, report_messages(digest(stand_ins)), 600)]
+        q, bench, opts = unit.questions[0], ctx.bench, ctx.options
+        attempts = tries(rates["seed_accuracy"], opts.revisions)
+        feedbacks = less_one(attempts)
+        revisions = less_one(attempts)
+        advice = revision_advice([stand_in_reply(q)], STAND_IN_ADVICE)
+        wrong = Answer(q.id, stand_in_reply(q), None, False, "letter")
+        mode = resolve_leak_check(opts.leak_check, ctx.judge)
+        followed = bernoulli(rates["reply_ok"])
+        calls = [
+            answer_call(bench, "interviewer-answer", [q], ONE, context=unit.context),
+            answer_call(bench, "interviewer-revision", [q], revisions, context=unit.context, suggestions=advice),
+            Call("interviewer-feedback", "judge", feedbacks, feedback_messages(q, wrong, []), 200),
+            *guard_calls(bench, [q], feedbacks, mode, STAND_IN_ADVICE, rates),
+            *phrase_judge_calls(bench, [q], attempts, rates),
+            Call("interviewer-followups", "judge", ONE, followup_messages(q, transcript([(question_text(q), stand_in_reply(q))])), 300),
+            Call("interviewer-followup-answer", "target", followed.times(len(KINDS)), reply_messages([(question_text(q), stand_in_reply(q))], STAND_IN_ADVICE), 200),
+            Call("interviewer-grade", "judge", followed, grade_messages(q, [FollowUpTurn(k, STAND_IN_ADVICE, stand_in_reply(q)) for k in KINDS]), 200),
+        ]
+        return calls
 
     def figures(self, records: list[dict], options: Any) -> im.InterviewerFigures:
         interviews = [r["interview"] for r in records]

@@ -11,6 +11,7 @@ the evaluator. Scores: :mod:`judgeagent.metrics.kieval`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -20,11 +21,12 @@ from judgeagent.batches import Batch
 from judgeagent.blocks import Bullets, Facts, Heading, Para, Section, Table, TableBlock, shorten
 from judgeagent.config import PathOptions
 from judgeagent.data.benchmark import Question
+from judgeagent.engine.callplan import Call, dialogue_turns, less_one, stand_in_passages, stand_in_reply
 from judgeagent.engine.protocol import Parts
 from judgeagent.graph import KnowledgePath
 from judgeagent.metrics import kieval as score
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols.dialogue import question_text, target_reply, transcript
+from judgeagent.protocols.dialogue import question_text, reply_messages, target_reply, transcript
 from judgeagent.protocols.seedwise import SeedProtocol
 from judgeagent.registry import register
 from judgeagent.stages.extension import path_text
@@ -158,6 +160,26 @@ class KIEval(SeedProtocol):
             return turn.score.stop_reason or "the evaluator found the reply unusable"
         turn.held = True
         return None
+
+    def call_plan(self, ctx: Any, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """Per seed: turns until one is not held (each held with turn_held), each a target reply
+        and the evaluator's scores, and from turn 1 on the interactor's question; the
+        transcript grows by about one exchange a turn."""
+        if unit is None:
+            return []
+        opts, seed = ctx.options, unit.questions[0]
+        texts = stand_in_passages(ctx.bench, unit, opts.hops)
+        shown = path_text(texts, [f"entity {i + 1}" for i in range(len(texts))])
+        turns = dialogue_turns(rates["turn_held"], opts.kieval_turns)
+        later = less_one(turns)
+        grows = 1 - 1 / turns.mean if turns.mean else 0.0
+        evaluator = "evaluator" if opts.evaluator else "judge"
+        return [
+            Call("kieval-target", "target", turns, reply_messages([], question_text(seed)), 200, growth=120, repeats=grows),
+            Call("kieval-evaluator", evaluator, turns, evaluator_messages(seed, shown, [], question_text(seed), stand_in_reply(seed)), 500,
+                 growth=120, repeats=grows),
+            Call("kieval-interactor", "judge", later, interactor_messages(seed, shown, [], 1), 150, growth=120, repeats=grows),
+        ]
 
     def figures(self, records: list[dict], options: Any) -> score.KIEvalFigures:
         return kieval_metrics([r["dialogue"] for r in records], options.kieval_turns)

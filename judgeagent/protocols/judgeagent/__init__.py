@@ -10,6 +10,7 @@ and over the same journal, so they never change its figures.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -17,13 +18,14 @@ from pydantic import Field, model_validator
 
 from judgeagent.batches import Batch, batch_seed
 from judgeagent.config import DecontaminationMode, DifficultyConfig, GenerationOptions, GuardOptions, Level
+from judgeagent.engine.callplan import Call
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import RunContext
 from judgeagent.engine.setup import make_gates
 from judgeagent.interview import ABLATIONS, Setting, answers_from, grade_seeds, interview_batch
 from judgeagent.metrics.summary import compute_metrics
 from judgeagent.planning import PathLength, plan_batches
-from judgeagent.protocols.judgeagent import appendix_e2, terminal
+from judgeagent.protocols.judgeagent import appendix_e2, plan, terminal
 from judgeagent.registry import register
 from judgeagent.stages.decontaminate import Rewrite, decontaminate
 from judgeagent.stages.grading import Answer
@@ -174,6 +176,11 @@ class JudgeAgent(Protocol):
                 ctx.folder.write_json("summary.json", await summarize_interview(ctx.models, recs))
         if opts.reask_extended or opts.transfer:
             await appendix_e2.run_experiments(ctx)
+
+    # ------------------------------------------------------------------ --dry-run
+    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """Each batch's requests under every arm still to do, and the closing summary (plan.py)."""
+        return plan.closing_plan(ctx, rates) if unit is None else plan.batch_plan(ctx, unit, rates)
 
     # ------------------------------------------------------------------ figures
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:

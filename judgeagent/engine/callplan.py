@@ -1,0 +1,317 @@
+"""What a protocol says about the requests it will send, before it sends any (``--dry-run``).
+
+A protocol's :meth:`~judgeagent.engine.protocol.Protocol.call_plan` lists, for one unit, the
+kinds of request it makes (:class:`Call`): which role answers, at which usage stage, one
+such request's messages rendered from the real templates, its answer budget, and how many
+times it is sent. How many is often random (a regeneration after a gate failure, a round
+with no knowledge path, a dialogue that stops early, a re-ask only when a seed was wrong),
+so it is a :class:`Count`: its mean, variance and the least and most it can be, built from
+the probabilities in :class:`Rates` (measured on earlier runs, or the priors below).
+:mod:`judgeagent.estimate` turns the plans into requests, tokens, cost and time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from judgeagent.batches import Batch
+from judgeagent.data.benchmark import Question
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many times something happens in one unit: a random count's mean and variance, and
+    the fewest and most times it can happen."""
+
+    mean: float
+    var: float = 0.0
+    lo: float = 0.0
+    hi: float = 0.0
+
+    @classmethod
+    def fixed(cls, n: float) -> Count:
+        return cls(float(n), 0.0, float(n), float(n))
+
+    def __add__(self, other: Count) -> Count:
+        """Both happen (independently): the counts add up."""
+        return Count(self.mean + other.mean, self.var + other.var, self.lo + other.lo, self.hi + other.hi)
+
+    def repeat(self, n: int) -> Count:
+        """``n`` independent units of this count."""
+        return Count(n * self.mean, n * self.var, n * self.lo, n * self.hi)
+
+    def times(self, k: float) -> Count:
+        """Every occurrence brings ``k`` more (a fixed number of calls per occurrence)."""
+        return Count(k * self.mean, k * k * self.var, k * self.lo, k * self.hi)
+
+    def maybe(self, p: float) -> Count:
+        """This count with probability ``p``, else none."""
+        p = min(1.0, max(0.0, p))
+        if p >= 1.0:
+            return self
+        if p <= 0.0:
+            return NONE
+        return Count(p * self.mean, p * self.var + p * (1 - p) * self.mean**2, 0.0, self.hi)
+
+    def per(self, inner: Count) -> Count:
+        """For each of this count's occurrences, ``inner`` more (independent): a random sum."""
+        mean = self.mean * inner.mean
+        var = self.mean * inner.var + inner.mean**2 * self.var
+        return Count(mean, var, self.lo * inner.lo, self.hi * inner.hi)
+
+
+NONE = Count.fixed(0)
+ONE = Count.fixed(1)
+
+
+def bernoulli(p: float) -> Count:
+    """Once with probability ``p``."""
+    return ONE.maybe(p)
+
+
+def tries(p_success: float, most: int) -> Count:
+    """Attempts until the first success, at most ``most`` (a truncated geometric count): the
+    generation tries of one follow-up, the turns of a dialogue that stops early."""
+    p = min(1.0, max(0.0, p_success))
+    most = max(1, most)
+    probs = [(1 - p) ** (k - 1) * (p if k < most else 1.0) for k in range(1, most + 1)]
+    mean = sum(k * q for k, q in enumerate(probs, 1))
+    var = sum(k * k * q for k, q in enumerate(probs, 1)) - mean**2
+    return Count(mean, max(0.0, var), 1.0, float(most))
+
+
+def binomial(n: int, p: float) -> Count:
+    p = min(1.0, max(0.0, p))
+    return Count(n * p, n * p * (1 - p), 0.0, float(n))
+
+
+@dataclass
+class Call:
+    """One kind of request a unit sends."""
+
+    stage: str  # the usage stage the client books it under (llm_usage.stages)
+    role: str  # "target", "judge", or a role of Protocol.roles() (KIEval's "evaluator")
+    count: Count  # how many of them one unit sends
+    messages: list[dict]  # one such request, rendered from the real templates (stand-ins where the text is not known yet)
+    max_tokens: int  # its answer budget: what a reply can cost at most
+    # A request whose prompt grows when it is repeated (a regeneration carries the rejected
+    # reply and the reasons; a dialogue turn the transcript): the tokens a repeat adds, and
+    # the expected share of these requests that are repeats.
+    growth: int = 0
+    repeats: float = 0.0
+
+
+# What each probability is when no earlier run measured it, as (low, expected, high). The
+# expected values are those of the bundled model and of the scripted tests' doubles
+# averaged with what the paper reports for strong judges; the low and high ends are what a
+# run of another model pair may plausibly show, and the estimate's range covers both.
+PRIORS: dict[str, tuple[float, float, float]] = {
+    "seed_accuracy": (0.25, 0.5, 0.85),  # a seed answered right (the re-asks, revisions, ladders depend on it)
+    "path_found": (0.7, 0.95, 1.0),  # a round or window has a knowledge path to write from
+    "try_reaches_gate": (0.5, 0.85, 1.0),  # a generation try gives a well-formed question the gate's judge is asked about
+    "try_accepted": (0.3, 0.6, 0.95),  # a generation try gives a question that passes the whole gate
+    "hard_share": (0.0, 0.3, 0.7),  # follow-ups written at Hard (their gate ablates one passage at a time)
+    "phrase_judged": (0.05, 0.3, 0.7),  # a phrase answer neither exact match nor F1 decides: the judge is asked
+    "leaks": (0.0, 0.1, 0.4),  # advice the leakage guard finds leaking: the judge rewrites it once
+    "turn_held": (0.5, 0.85, 1.0),  # a dialogue turn's reply is usable and the evaluator does not stop it
+    "reply_ok": (0.8, 0.98, 1.0),  # the judge's reply is usable (feedback, a follow-up question)
+    "decon_ok": (0.5, 0.8, 1.0),  # a decontamination rewrite passes its checks at one try
+}
+
+SCENARIOS = ("low", "expected", "high")
+
+
+@dataclass
+class Rates:
+    """The probabilities the counts of a plan depend on, each as (low, expected, high), and
+    where each came from ("measured on N earlier runs" or "prior")."""
+
+    values: dict[str, tuple[float, float, float]]
+    sources: dict[str, str]
+
+    @classmethod
+    def priors(cls) -> Rates:
+        return cls(dict(PRIORS), {k: "prior" for k in PRIORS})
+
+    def scenario(self, which: str) -> Mapping[str, float]:
+        """One value per rate: the low, expected or high end of every rate at once."""
+        i = SCENARIOS.index(which)
+        return {k: v[i] for k, v in self.values.items()}
+
+    def measured(self, name: str, value: float, n: int, source: str) -> None:
+        """Replace a prior by a rate measured over ``n`` events: the range is its 95% interval
+        (Wilson's), widened a little, since another run's data is not this run's."""
+        if n <= 0 or math.isnan(value):
+            return
+        z = 1.96
+        centre = (value + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(value * (1 - value) / n + z * z / (4 * n * n)) / (1 + z * z / n) + 0.05
+        self.values[name] = (max(0.0, min(value, centre - half)), value, min(1.0, max(value, centre + half)))
+        self.sources[name] = source
+
+
+# ----------------------------------------------------------------------------- building blocks
+# The requests the stages send, as the protocols' plans share them. Each renders the stage's
+# own prompt (the same function the stage calls) on the unit's real questions; what cannot be
+# known before the run (a follow-up not yet written, a knowledge path not yet sampled, the
+# target's replies) is stood in for by text of the same kind and size: a seed question for a
+# follow-up, benchmark chunks for a path's passages, a seed's reference answer for a reply.
+
+
+def stand_in_passages(bench: Any, unit: Batch, hops: int) -> list[str]:
+    """``hops`` chunks of the benchmark, picked by the unit's index: a knowledge path's
+    passages are chunks of the same corpus."""
+    chunks = bench.chunks
+    if not chunks:
+        return []
+    step = max(1, len(chunks) // max(1, hops * 7 + 1))
+    return [chunks[(unit.index * 7 + i) * step % len(chunks)].text for i in range(max(1, hops))]
+
+
+def stand_in_reply(q: Question) -> str:
+    return q.answer if not q.options else f"{q.answer}"
+
+
+def answer_call(bench: Any, stage: str, questions: list[Question], count: Count, *, context: str | None = None,
+                passages: str | None = None, suggestions: str | None = None) -> Call:
+    """The target answers ``questions`` in one prompt (stages.grading.ask_batch)."""
+    from judgeagent.stages.grading import answer_messages
+
+    msgs = answer_messages(bench.qtype, questions, context=context, passages=passages, suggestions=suggestions)
+    return Call(stage, "target", count, msgs, 40 + 40 * len(questions))
+
+
+def phrase_judge_calls(bench: Any, questions: list[Question], answers: Count, rates: Mapping[str, float]) -> list[Call]:
+    """The judge's yes/no verdicts on phrase answers EM and F1 leave open (``answers`` of them)."""
+    if bench.qtype.is_multiple_choice or not questions:
+        return []
+    from judgeagent.prompts import messages, render
+
+    q = questions[0]
+    msgs = messages(render("judge_phrase_system"), render("judge_phrase", question=q.question, reference=q.answer, candidate=stand_in_reply(q)))
+    return [Call("grading-judge", "judge", answers.per(bernoulli(rates["phrase_judged"])), msgs, 20)]
+
+
+def followup_calls(bench: Any, unit: Batch, level: str, written: Count, opts: Any, rates: Mapping[str, float], *,
+                   answer_stage: str | None, stand_in: Question | None = None, gate: bool = True, asked: Count | None = None) -> list[Call]:
+    """``written`` follow-ups tried (a round or a window with a path), each written by the
+    judge in up to ``generation_tries`` tries through the quality gate, then (when one
+    passed) asked of the target and graded (followup.FollowUpWriter, then stages.grading)."""
+    from judgeagent.followup import DOMAINS
+    from judgeagent.stages.extension import generation_messages, path_text
+    from judgeagent.stages.gate import answer_messages as gate_messages
+
+    hops = getattr(opts, "hops", 2)
+    tries_n = getattr(opts, "generation_tries", 3)
+    texts = stand_in_passages(bench, unit, hops)
+    source = path_text(texts, [f"entity {i + 1}" for i in range(len(texts))])
+    q = stand_in or unit.questions[0]
+    gen = generation_messages(bench.qtype, level if level in ("easy", "medium", "hard") else "medium", source, domain=DOMAINS.get(bench.format, "general"))
+    gated = gate and getattr(opts, "gate", True)
+    p_accept = rates["try_accepted"] if gated else rates["try_reaches_gate"]
+    per_followup = tries(p_accept, tries_n)
+    attempts = written.per(per_followup)
+    calls = [Call("generation", "judge", attempts, gen, 400, growth=150, repeats=1 - 1 / per_followup.mean)]
+    if gated:
+        # The answerable check on every try that reaches it; on Hard questions one more check
+        # per passage left out (stopping at the first miss: half of them on average).
+        reach = min(1.0, rates["try_reaches_gate"])
+        hard = rates["hard_share"] if level == "mixed" else (1.0 if level == "hard" else 0.0)
+        n = len(texts)
+        # The ablations stop at the first miss: mostly the first; all n when none misses.
+        ablations = bernoulli(hard).per(Count(1 + 0.3 * (n - 1), (n - 1) ** 2 / 12, 1.0, float(n))) if n >= 2 else NONE
+        per_try = bernoulli(reach).per(ONE + ablations)
+        gate_calls = attempts.per(per_try)
+        calls.append(Call("gate", "judge", gate_calls, gate_messages(q, bench.qtype, texts), 16 if bench.qtype.is_multiple_choice else 40))
+        calls += phrase_judge_calls(bench, [q], gate_calls, rates)  # the gate grades the judge's phrase as a target's
+    if answer_stage is None:  # the caller asks them its own way
+        return calls
+    # One follow-up is asked when a try succeeded: 1 - (1 - p)^tries of those written.
+    asked = asked if asked is not None else written.per(bernoulli(written_ok(rates, tries_n, gated)))
+    context = passages = None
+    if bench.qtype.shows_context:
+        context = unit.context or source
+        passages = source if unit.context else None
+    calls.append(answer_call(bench, answer_stage, [q], asked, context=context, passages=passages))
+    calls += phrase_judge_calls(bench, [q], asked, rates)
+    return calls
+
+
+def written_ok(rates: Mapping[str, float], tries_n: int, gated: bool = True) -> float:
+    """The chance a follow-up is written (some try passed) once there is a path to write from."""
+    p = rates["try_accepted"] if gated else rates["try_reaches_gate"]
+    return 1 - (1 - p) ** tries_n
+
+
+def guard_calls(bench: Any, questions: list[Question], checks: Count, mode: str, advice: str, rates: Mapping[str, float]) -> list[Call]:
+    """The leakage guard on ``checks`` pieces of advice: in judge mode one leak check per
+    question; a leaking advice is rewritten once and checked again."""
+    from judgeagent.prompts import messages, render
+    from judgeagent.stages.leak_judge import leak_check_messages
+
+    if mode == "off" or not questions:
+        return []
+    leaks = rates["leaks"]
+    rewrites = checks.per(bernoulli(leaks))
+    calls = [Call("leak-rewrite", "judge", rewrites, messages(render("leak_rewrite_system"), render("leak_rewrite", suggestions=advice, leaks="(the leaks found)")), 600)]
+    if mode == "judge":
+        rounds = checks + rewrites
+        msgs = leak_check_messages(advice, questions[0], 1, len(questions))
+        calls.append(Call("leak-check", "judge", rounds.times(len(questions)), msgs, 200))
+    return calls
+
+
+STAND_IN_ADVICE = (
+    "Recall the mechanism that links the findings before choosing, rule out each option against the key finding, "
+    "and check the timing and the typical presentation of each condition named in the question."
+)
+
+
+def dialogue_turns(p_held: float, turns: int) -> Count:
+    """Turns a dialogue takes when each one is held with ``p_held`` and the first one not held ends it."""
+    return tries(1 - p_held, turns) if p_held < 1 else Count.fixed(turns)
+
+
+def less_one(c: Count) -> Count:
+    """The count minus one (the feedbacks between ``c`` attempts)."""
+    return Count(max(0.0, c.mean - 1), c.var, max(0.0, c.lo - 1), max(0.0, c.hi - 1))
+
+
+def ladder(p_question: float, p_right: float, levels: int, fails_per_level: int, windows: int) -> tuple[Count, Count]:
+    """MACEval's escalation, exactly: (windows used, questions asked). Each window gives a
+    question with ``p_question`` (else it is skipped); a right answer (``p_right``) moves up a
+    level, ``fails_per_level`` wrong ones at a level end it, so does holding the top level
+    or running out of ``windows``."""
+    asked_dist: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}  # (level, fails, asked) → prob
+    ended: dict[tuple[int, int], float] = {}  # (windows used, asked) → prob
+    for w in range(windows):
+        nxt: dict[tuple[int, int, int], float] = {}
+        for (lv, fails, asked), pr in asked_dist.items():
+            outcomes = [((lv, fails, asked), 1 - p_question), ((lv + 1, 0, asked + 1), p_question * p_right),
+                        ((lv, fails + 1, asked + 1), p_question * (1 - p_right))]
+            for (nl, nf, na), q in outcomes:
+                if q <= 0:
+                    continue
+                if nl >= levels or nf >= fails_per_level:
+                    ended[(w + 1, na)] = ended.get((w + 1, na), 0.0) + pr * q
+                else:
+                    nxt[(nl, nf, na)] = nxt.get((nl, nf, na), 0.0) + pr * q
+        asked_dist = nxt
+    for (_, _, na), pr in asked_dist.items():
+        ended[(windows, na)] = ended.get((windows, na), 0.0) + pr
+
+    def count(values: dict[int, float]) -> Count:
+        mean = sum(k * p for k, p in values.items())
+        var = sum(k * k * p for k, p in values.items()) - mean**2
+        seen = [k for k, p in values.items() if p > 1e-9]
+        return Count(mean, max(0.0, var), float(min(seen)), float(max(seen)))
+
+    w_dist: dict[int, float] = {}
+    a_dist: dict[int, float] = {}
+    for (w, a), p in ended.items():
+        w_dist[w] = w_dist.get(w, 0.0) + p
+        a_dist[a] = a_dist.get(a, 0.0) + p
+    return count(w_dist), count(a_dist)
