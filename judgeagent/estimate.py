@@ -437,6 +437,15 @@ class _Acc:
     hi: float = 0.0
     prompt: float = 0.0  # expected prompt tokens
     max_tokens: float = 0.0  # a request's answer budget, weighted by count
+    kinds: int = 0  # calls of the plans summed here, and their prompt tokens and budgets unweighted
+    kind_prompt: float = 0.0  # (for a stage expected to send nothing, its high end still costs tokens)
+    kind_max_tokens: float = 0.0
+
+    def per_prompt(self) -> float:
+        return self.prompt / self.mean if self.mean > 1e-9 else (self.kind_prompt / self.kinds if self.kinds else 0.0)
+
+    def per_max_tokens(self) -> float:
+        return self.max_tokens / self.mean if self.mean > 1e-9 else (self.kind_max_tokens / self.kinds if self.kinds else 0.0)
 
 
 def estimate(cfg: EvalConfig) -> Estimate:
@@ -488,8 +497,12 @@ def estimate(cfg: EvalConfig) -> Estimate:
             a.var += k * c.count.var
             a.lo += k * c.count.lo
             a.hi += k * c.count.hi
-            a.prompt += k * c.count.mean * (counted[id(c.messages)] + c.growth * c.repeats)
+            tokens = counted[id(c.messages)] + c.growth * c.repeats
+            a.prompt += k * c.count.mean * tokens
             a.max_tokens += k * c.count.mean * c.max_tokens
+            a.kinds += 1
+            a.kind_prompt += tokens
+            a.kind_max_tokens += c.max_tokens
         accs[s] = acc
 
     infos = {spec.name: _model_info(spec, cfg, history) for spec in roles.values()}
@@ -532,6 +545,18 @@ def _spread(acc: _Acc) -> float:
     return 2.0 * math.sqrt(max(0.0, acc.var))
 
 
+def _prior_completion(stage: str, max_tokens: float) -> float:
+    return COMPLETION_PRIORS.get(stage, DEFAULT_COMPLETION_SHARE * max_tokens)
+
+
+def _model_factor(m: Measured) -> float:
+    """How much more (or less) this model wrote than the priors, over the stages measured:
+    the prior of a stage it was never seen at is scaled by it."""
+    measured = [(sum(v), len(v) * COMPLETION_PRIORS[s]) for s, v in m.completion.items() if v and s in COMPLETION_PRIORS]
+    wrote, expected = sum(a for a, _ in measured), sum(b for _, b in measured)
+    return min(10.0, max(0.1, wrote / expected)) if expected else 1.0
+
+
 def _line(model: str, stage: str, accs: list[_Acc], spec: Any, info: ModelInfo, h: History) -> Line:
     """One model and stage: calls (with the client's re-asks), tokens, cost and busy time."""
     low_acc, exp_acc, high_acc = accs
@@ -549,21 +574,25 @@ def _line(model: str, stage: str, accs: list[_Acc], spec: Any, info: ModelInfo, 
     requests = Span(calls_low * (1 + r_lo), calls_exp * (1 + r_exp), calls_high * (1 + r_hi))
 
     # Prompt tokens: our count per request, corrected by the model's measured ratio.
-    per_prompt = exp_acc.prompt / exp_acc.mean if exp_acc.mean else 0.0
+    per_prompt = exp_acc.per_prompt()
     ratio = m.ratio() if m else None
     slack = 0.1 if ratio is not None else 0.2
     per_prompt *= ratio or 1.0
     prompt = Span(requests.low * per_prompt * (1 - slack), requests.expected * per_prompt, requests.high * per_prompt * (1 + slack))
 
     # Completion tokens per reply: measured mean and spread, else the stage's prior.
-    max_tokens = exp_acc.max_tokens / exp_acc.mean if exp_acc.mean else 0.0
+    max_tokens = exp_acc.per_max_tokens()
     seen = (m.completion.get(stage) if m else None) or []
-    if len(seen) >= 3:
-        mu, sd = statistics.fmean(seen), statistics.pstdev(seen)
-        c_lo = max(min(seen), mu - 2 * sd / math.sqrt(max(1.0, requests.low))) * 0.9
-        c_hi = min(max(seen), mu + 2 * sd / math.sqrt(max(1.0, requests.high))) * 1.1
+    if seen:
+        # The mean of this many replies varies as sd / sqrt(n); and the earlier run's mean
+        # itself is known only to about 30% / sqrt(its replies).
+        mu = statistics.fmean(seen)
+        sd = statistics.pstdev(seen) if len(seen) > 1 else 0.3 * mu
+        known = 0.3 / math.sqrt(len(seen))
+        c_lo = max(0.0, mu - 2 * sd / math.sqrt(max(1.0, requests.low))) * (1 - known)
+        c_hi = (mu + 2 * sd / math.sqrt(max(1.0, requests.high))) * (1 + known)
     else:
-        mu = COMPLETION_PRIORS.get(stage, DEFAULT_COMPLETION_SHARE * max_tokens)
+        mu = _prior_completion(stage, max_tokens) * (_model_factor(m) if m else 1.0)
         mu = min(mu, max_tokens) if max_tokens else mu
         c_lo, c_hi = 0.4 * mu, min(max_tokens or 2 * mu, 2 * mu)
     if spec.reasoning:
