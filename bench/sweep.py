@@ -176,6 +176,7 @@ def summarize(runs: list[dict], abilities, took: list[float], label: str) -> dic
     rhos = [spearman(r["scores"], abilities) for r in runs]
     rhos = [r if r is not None else float("nan") for r in rhos]
     covered = [lo <= t <= hi for r in runs for (lo, hi), t in zip(r["intervals"], truth)]
+    per_target = [float(np.mean([r["intervals"][k][0] <= t <= r["intervals"][k][1] for r in runs])) for k, t in enumerate(truth)]
     widths = [hi - lo + 1 for r in runs for lo, hi in r["intervals"]]
     thetas = [spearman(r["theta"], abilities) for r in runs if r["theta"] is not None and None not in r["theta"]]
     agree = [r["seed_vs_generated"] for r in runs if r["seed_vs_generated"] is not None]
@@ -189,6 +190,7 @@ def summarize(runs: list[dict], abilities, took: list[float], label: str) -> dic
         "spearman_max": float(np.nanmax(rhos)),
         "share_spearman_ge_0.9": float(np.mean([r >= 0.9 for r in rhos])),
         "coverage": float(np.mean(covered)),
+        "coverage_per_target": per_target,
         "mean_interval_width": float(np.mean(widths)),
         "theta_spearman_mean": float(np.mean(thetas)) if thetas else None,
         "seed_vs_generated_mean": float(np.mean(agree)) if agree else None,
@@ -200,6 +202,8 @@ def summarize(runs: list[dict], abilities, took: list[float], label: str) -> dic
     print(f"  Spearman ρ, recovered vs true order: mean {out['spearman_mean']:.3f} [{out['spearman_min']:.3f}, {out['spearman_max']:.3f}]; "
           f"ρ ≥ 0.9 in {out['share_spearman_ge_0.9']:.0%} of replications   (target: mean ≥ 0.9)")  # fmt: skip
     print(f"  rank intervals cover the true rank: {out['coverage']:.1%} of {len(covered)} (target ≥ 90%); mean width {out['mean_interval_width']:.2f} ranks")
+    print("  per target (true rank: share of replications covered): "
+          + ", ".join(f"{t}: {c:.0%}" for t, c in sorted(zip(truth, per_target))))
     if thetas:
         print(f"  Spearman ρ of the IRT θ order vs true: mean {out['theta_spearman_mean']:.3f}")
     if agree:
