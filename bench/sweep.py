@@ -216,7 +216,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--simulated", action="store_true", help="the ranking maths on simulated answer matrices only (no sweep, no server)")
     ap.add_argument("--replications", type=int, default=None, help="default: 5 (real sweep), 200 (simulated)")
-    ap.add_argument("--limit", type=int, default=18, help="seed questions per interview (real sweep; batches of 3)")
+    ap.add_argument("--limit", type=int, default=36, help="seed questions per interview (real sweep; batches of 3; medqa-demo has 36)")
     ap.add_argument("--items", type=int, default=60, help="shared items per replication (simulated)")
     ap.add_argument("--seeds", type=int, default=36, help="seed questions per replication (simulated)")
     ap.add_argument("--bootstrap", type=int, default=1000)
