@@ -7,6 +7,6 @@ asks, handles Ctrl-C, failed calls and stops, and writes the outputs.
 
 from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import LeakGuard, Parts, Protocol, split_seeds
-from judgeagent.engine.run import RunContext, RunOutcome, run
+from judgeagent.engine.run import RunContext, RunOutcome, arun, run, run_loop
 
-__all__ = ["LeakGuard", "Parts", "Protocol", "RunContext", "RunOutcome", "resolve", "run", "split_seeds"]
+__all__ = ["LeakGuard", "Parts", "Protocol", "RunContext", "RunOutcome", "arun", "resolve", "run", "run_loop", "split_seeds"]

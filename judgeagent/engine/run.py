@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -67,9 +67,7 @@ def run(cfg: EvalConfig, *, progress: bool = True, console=None, reporter: Repor
 
     ``reporter`` writes the reports when ``cfg.report`` is on (the layer above the engine
     passes ``judgeagent.report.write_reports``). Ctrl-C raises RunInterrupted."""
-    protocol, options = resolve(cfg)
-    cfg = cfg.model_copy(update={"options": options.model_dump(mode="json")})
-    ctx = RunContext.open(protocol, cfg, options, progress=progress, console=console)
+    protocol, ctx = _opened(cfg, progress, console)
     try:
         return asyncio.run(_run(protocol, ctx, reporter))
     except KeyboardInterrupt:
@@ -77,6 +75,29 @@ def run(cfg: EvalConfig, *, progress: bool = True, console=None, reporter: Repor
         raise RunInterrupted(
             f"interrupted: requests in flight cancelled, {n} records kept in {ctx.folder.path}; {continue_hint(ctx.folder)}"
         ) from None
+
+
+async def arun(cfg: EvalConfig, *, progress: bool = False, console=None, reporter: Reporter | None = None) -> RunOutcome:
+    """:func:`run` inside a running event loop, so that several runs can share one (a sweep
+    runs its targets at once, and their clients share each model's concurrency limit).
+    Ctrl-C is the caller's to handle."""
+    protocol, ctx = _opened(cfg, progress, console)
+    return await _run(protocol, ctx, reporter)
+
+
+def run_loop(main: Callable[[], Coroutine[Any, Any, Any]], interrupted: Callable[[], str]) -> Any:
+    """``main()`` (several :func:`arun` at once: a sweep) in one event loop; Ctrl-C raises
+    RunInterrupted with the message ``interrupted()`` gives, once the runs are cancelled."""
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        raise RunInterrupted(interrupted()) from None
+
+
+def _opened(cfg: EvalConfig, progress: bool, console) -> tuple[Protocol, RunContext]:
+    protocol, options = resolve(cfg)
+    cfg = cfg.model_copy(update={"options": options.model_dump(mode="json")})
+    return protocol, RunContext.open(protocol, cfg, options, progress=progress, console=console)
 
 
 async def _run(protocol: Protocol, ctx: RunContext, reporter: Reporter | None) -> RunOutcome:

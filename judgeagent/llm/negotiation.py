@@ -25,6 +25,7 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 
+from judgeagent.llm.limits import model_slots
 from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.request import ChatRequest, Wire, forms_for
@@ -56,7 +57,7 @@ class ModelState:
         return cls(
             spec,
             forms_for(spec),
-            asyncio.Semaphore(max(1, spec.concurrency)),
+            model_slots(spec.identity, spec.concurrency),  # shared by every client of the loop
             token_param="max_tokens" if spec.token_param == "auto" else spec.token_param,
             reasoning=bool(spec.reasoning),
         )

@@ -13,15 +13,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 from rich.table import Table
 
 from judgeagent.bank.bankrun import BankPool, adaptive_test, ask_item, bank_pool, draw_items, fixed_metrics, item_record, pool_notes
-from judgeagent.bank.store import Bank, BankAnswer
+from judgeagent.bank.store import Bank, BankAnswer, BankItem
 from judgeagent.batches import Batch
 from judgeagent.config import ProtocolOptions
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import RunContext
+from judgeagent.errors import ConfigError
 from judgeagent.registry import register
 
 ADAPTIVE_UNIT = "adaptive"
@@ -33,8 +34,23 @@ class BankOptions(ProtocolOptions):
     bank: Path = Field(description="The graph folder whose question bank is asked (instead of interviewing: no generation).")
     bank_size: int | None = Field(default=None, ge=1, description="How many items (default: every unflagged one; with --adaptive, the most to ask).")
     bank_seed: int = Field(default=0, description="The seed that draws the items.")
+    bank_items: list[str] | None = Field(
+        default=None, description="Ask exactly these item ids (comma-separated), in this order, instead of a draw (a sweep's shared items)."
+    )
     adaptive: bool = Field(default=False, description="Pick each item by Fisher information at the current ability (needs `judgeagent calibrate`).")
     target_se: float = Field(default=0.3, gt=0.0, description="With --adaptive: stop once the ability's standard error is at most this.")
+
+    @field_validator("bank_items", mode="before")
+    @classmethod
+    def _comma_separated(cls, v: Any) -> Any:
+        # The command line gives one text; Python and config.json give a list.
+        return [x.strip() for x in v.split(",") if x.strip()] if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _items_or_draw(self) -> BankOptions:
+        if self.bank_items is not None and (self.adaptive or self.bank_size is not None):
+            raise ValueError("bank_items names the items to ask; it does not go with adaptive or bank_size")
+        return self
 
 
 @register
@@ -61,7 +77,7 @@ class BankRun(Protocol):
         ctx.state.update(bank=bank, pool=pool)
         if opts.adaptive:
             return [Batch(0, ADAPTIVE_UNIT, [])]
-        items = draw_items(pool.items, opts.bank_size, opts.bank_seed)
+        items = chosen_items(pool, opts.bank_items, opts.bank) if opts.bank_items is not None else draw_items(pool.items, opts.bank_size, opts.bank_seed)
         ctx.state["items"] = {i.item_id: i for i in items}
         return [Batch(n, item.item_id, [item.to_question()]) for n, item in enumerate(items)]
 
@@ -69,7 +85,7 @@ class BankRun(Protocol):
         cfg, opts = ctx.cfg, ctx.options
         return {"mode": self.mode(opts), "bank": str(Path(opts.bank).resolve()), "target": cfg.target, "judge": cfg.judge,
                 "bank_size": opts.bank_size, "bank_seed": opts.bank_seed, "target_se": opts.target_se if opts.adaptive else None,
-                "seed": cfg.seed}  # fmt: skip
+                "seed": cfg.seed} | ({"bank_items": opts.bank_items} if opts.bank_items is not None else {})  # fmt: skip
 
     def folder_name(self, ctx: RunContext) -> tuple[str, str, str]:
         return ctx.cfg.target, Path(ctx.options.bank).name, f"-{self.mode(ctx.options)}"
@@ -118,6 +134,20 @@ class BankRun(Protocol):
 
     def headline(self, outcome: Any, cfg: Any) -> list[Any]:
         return bank_lines(outcome.metrics, cfg.target)
+
+
+def chosen_items(pool: BankPool, ids: list[str], bank: Path) -> list[BankItem]:
+    """The named items, in the order named; an id the bank lacks is an error, one calibration
+    flagged is left out like any flagged item (the pool's note says how many)."""
+    usable = {i.item_id: i for i in pool.items}
+    flagged = set(pool.flagged)
+    missing = [i for i in ids if i not in usable and i not in flagged]
+    if missing:
+        raise ConfigError(f"{bank}: no item {missing[0]} in its question bank" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    chosen = [usable[i] for i in dict.fromkeys(ids) if i in usable]
+    if not chosen:
+        raise ConfigError(f"{bank}: none of the {len(ids)} named items is usable (calibration flagged them)")
+    return chosen
 
 
 def bank_lines(m: dict, target: str) -> list[Any]:

@@ -1,0 +1,146 @@
+"""What a sweep is: several targets, one judge, one benchmark and graph, one set of settings.
+
+``SweepConfig`` is the one typed model of ``judgeagent sweep``: the command line's flags come
+from its fields, a sweep file (TOML or YAML) holds the same keys, and sweep.json keeps it, so
+that rerunning the same command finds the sweep folder and resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from judgeagent.config import DEFAULT_DATA, EvalConfig, LLMConfig, _Config
+from judgeagent.errors import ConfigError
+
+# Settings of the interview the sweep sets itself; the rest of the judgeagent protocol's
+# options may be given in ``options``.
+OWN_OPTIONS = ("limit", "batch_size", "rounds", "bootstrap")
+
+
+class SweepConfig(_Config):
+    """One sweep: every target interviewed by the same judge on the same seeds and graph, then
+    asked the same shared bank items."""
+
+    targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf).")
+    judge: str = Field(default="local", description="The one model that writes every target's follow-ups and feedback.")
+    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
+    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built once, before the targets, when missing).")
+    limit: int | None = Field(default=None, ge=1, description="Use only the first N seed questions.")
+    batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt).")
+    rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
+    bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples of every interval (ACC1, ΔACC, ranks, agreement).")
+    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstraps.")
+    concurrency: int = Field(default=8, ge=1, description="Units (batches, items) each target's run asks at once.")
+    parallel: int | None = Field(default=None, ge=1, description="Targets interviewed at once (default: all). Each model's own concurrency limit holds across them.")
+    shared: bool = Field(default=True, description="Ask every target the shared bank items the judge wrote during the sweep's interviews.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Further options of the judgeagent protocol for every interview (a sweep file's [options] table).")
+    out: Path | None = Field(default=None, description="Sweep folder (default: runs/<date>-sweep-<data>; a rerun of the same sweep finds it).")
+    report: bool = Field(default=True, description="Write report.html for the sweep and for every run.")
+    llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget (--budget-usd and --max-requests hold per run).")
+
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _comma_separated(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            v = v.split(",")
+        return [x.strip() if isinstance(x, str) else x for x in v] if isinstance(v, list) else v
+
+    @model_validator(mode="after")
+    def _distinct_targets(self) -> SweepConfig:
+        # Checked on the whole model, so the message reaches the user as written.
+        if any(t == "" for t in self.targets):
+            raise ValueError("targets has an empty name (two commas, or one at an end)")
+        dup = next((t for i, t in enumerate(self.targets) if t in self.targets[:i]), None)
+        if dup is not None:
+            raise ValueError(f"targets names {dup} twice")
+        return self
+
+    @field_validator("options")
+    @classmethod
+    def _not_own(cls, v: dict[str, Any]) -> dict[str, Any]:
+        own = [k for k in v if k in OWN_OPTIONS]
+        if own:
+            raise ValueError(f"{', '.join(own)} is a setting of the sweep itself, not of options")
+        if v.get("ablation"):
+            raise ValueError("ablation runs four arms per target; a sweep compares targets on one (run `judgeagent ablate` per target)")
+        return v
+
+    def graph_dir(self) -> Path:
+        return self.eval_config(self.targets[0]).graph_dir()
+
+    def interview_options(self) -> dict[str, Any]:
+        return {"limit": self.limit, "batch_size": self.batch_size, "rounds": self.rounds, "bootstrap": self.bootstrap} | self.options
+
+    def eval_config(self, target: str, out: Path | None = None) -> EvalConfig:
+        """The interview of one target: an ordinary run of the judgeagent protocol."""
+        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph, seed=self.seed, concurrency=self.concurrency,
+                          out=out, report=self.report, protocol="judgeagent", options=self.interview_options(), llm=self.llm)
+
+    def shared_config(self, target: str, items: list[str], out: Path) -> EvalConfig:
+        """The shared-items pass of one target: a bank run over exactly ``items``."""
+        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed, concurrency=self.concurrency,
+                          out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items}, llm=self.llm)
+
+    def identity(self) -> dict:
+        """What must match for a rerun to resume a sweep folder: everything that changes a
+        figure, with paths made absolute (where the output goes and how requests are sent do not)."""
+        d = self.model_dump(mode="json", exclude={"out", "report", "parallel"})
+        d["data"] = str(Path(self.data).resolve())
+        d["graph"] = str(self.graph_dir().resolve())
+        d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
+        return d
+
+
+def read_sweep_file(path: Path) -> dict:
+    """The settings of a sweep file: TOML (``.toml``) or YAML (``.yaml``/``.yml``), the keys
+    of :class:`SweepConfig` at the top level (``[options]`` and ``[llm]`` as tables)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the sweep file ({e.strerror})") from None
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".toml":
+            data = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+        elif suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(f"{path}: a sweep file is .toml, .yaml or .yml")
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML ({e})") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except Exception as e:  # yaml's errors carry the line in their mark
+        mark = getattr(e, "problem_mark", None)
+        if mark is None:
+            raise
+        raise ConfigError(f"{path}:{mark.line + 1}: not valid YAML ({getattr(e, 'problem', e)})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a sweep file holds a table of settings (targets, judge, data, ...)")
+    if isinstance(data.get("config"), dict) and "version" in data:  # a sweep folder's own sweep.json
+        return dict(data["config"])
+    return data
+
+
+def describe(e: ValidationError, source: Path | None = None) -> str:
+    """A bad sweep setting in one line, naming the flag (or the file and key)."""
+    out = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        where = f"{source}: {loc}" if source is not None else "--" + loc.split(".")[-1].replace("_", "-")
+        if err["type"] == "extra_forbidden":
+            out.append(f"{where}: unknown setting")
+        else:
+            msg = str(err.get("ctx", {}).get("error", err["msg"]))
+            out.append(f"{where}: {msg}")
+    return "; ".join(out)

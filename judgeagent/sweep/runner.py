@@ -1,0 +1,299 @@
+"""Running a sweep: every target's interview, then every target on the shared items.
+
+    sweep(cfg)
+      1. check        every model name resolves, the sweep folder (found again by its settings)
+      2. graph        loaded, or built once before any target starts
+      3. interviews   one engine run of the judgeagent protocol per target, all at once
+                      (``parallel``), each in SWEEP/targets/<target>/; a finished one is not reopened
+      4. shared items the gate-passed follow-ups the judge wrote in those interviews
+      5. shared pass  one engine run of the bank protocol per target over exactly those items,
+                      in SWEEP/shared/<target>/
+      6. leaderboard  json, md, csv, tex and report.html
+
+The runs share one event loop, so their clients share each model's concurrency limit
+(:mod:`judgeagent.llm.limits`): the judge, asked by every interview, never gets more than its
+own ``concurrency`` requests at once. A target whose run fails (a dead endpoint, a budget) is
+recorded with its one-line reason and the others go on; rerunning the same command resumes
+every run where it stopped, and sends no request for what is finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judgeagent.config import EvalConfig
+from judgeagent.errors import JudgeAgentError
+from judgeagent.sweep.config import SweepConfig
+from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
+
+OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
+
+
+@dataclass
+class TargetState:
+    """One target's place in the sweep, as sweep.json keeps it."""
+
+    name: str
+    slug: str
+    status: str = PENDING  # of its interview: ok | incomplete | failed | pending
+    error: str | None = None
+    run_dir: str = ""
+    shared_status: str | None = None  # of its shared-items run (None: not run)
+    shared_error: str | None = None
+    shared_dir: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        """Its interview has figures (finished, or finished but for some incomplete batches)."""
+        return self.status in (OK, INCOMPLETE)
+
+
+@dataclass
+class SweepResult:
+    sweep_dir: Path
+    leaderboard: dict
+    targets: list[TargetState]
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[TargetState]:
+        return [t for t in self.targets if t.status == FAILED or t.shared_status == FAILED]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.leaderboard[key]
+
+
+Notify = Callable[[str], None]
+
+
+def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, console=None, notify: Notify | None = None, **settings) -> SweepResult:
+    """Run the sweep ``cfg`` (or a SweepConfig made from ``settings``) and write its folder.
+
+    Bad setup (an unknown model, a missing key for every role, bad data) raises a
+    JudgeAgentError before any request; a target that fails later is recorded in the
+    leaderboard as failed and the others finish (``result.failed`` lists them). Ctrl-C raises
+    RunInterrupted, with every run saved."""
+    cfg = _config(cfg, settings)
+    say = notify or (lambda _line: None)
+    check_models(cfg)
+    folder = SweepFolder.for_config(cfg)
+    states = initial_states(cfg, folder)
+    folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=None, complete=False)
+    n_batches = prepare_graph(cfg, progress)
+    from judgeagent.engine import run_loop
+
+    def interrupted() -> str:
+        folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=None, complete=False)
+        return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
+
+    items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
+    from judgeagent.sweep.leaderboard import build_leaderboard
+    from judgeagent.sweep.outputs import write_outputs
+
+    board = build_leaderboard(folder, cfg, states)
+    files = write_outputs(folder, board, cfg)
+    complete = all(s.status == OK and (s.shared_status in (OK, None) if cfg.shared else True) for s in states)
+    folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete)
+    return SweepResult(folder.path, board, states, files)
+
+
+def _config(cfg: SweepConfig | dict | None, settings: dict) -> SweepConfig:
+    if cfg is None:
+        return SweepConfig(**settings)
+    if isinstance(cfg, dict):
+        return SweepConfig.model_validate(cfg | settings)
+    return SweepConfig.model_validate(cfg.model_dump() | settings) if settings else cfg
+
+
+def check_models(cfg: SweepConfig) -> None:
+    """Every model name resolves (an unknown one is bad input: one line, nothing run)."""
+    from judgeagent.llm import load_registry
+
+    registry = load_registry(cfg.llm.models_file)
+    for name in (*cfg.targets, cfg.judge):
+        registry.resolve(name)
+
+
+def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
+    """Each target's state: what sweep.json says of an earlier session, else pending."""
+    before = {t["name"]: t for t in (folder.read().get("targets") or [])} if folder.sweep_path.exists() else {}
+    out = []
+    for name, slug_ in target_slugs(cfg.targets).items():
+        st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
+        if name in before:
+            old = before[name]
+            st.status, st.error = old.get("status", PENDING), old.get("error")
+            st.shared_status, st.shared_error, st.shared_dir = old.get("shared_status"), old.get("shared_error"), old.get("shared_dir")
+        out.append(st)
+    return out
+
+
+def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
+    """Load (or build, once) the sweep's graph before any target starts, so that concurrent
+    interviews do not each build it. Returns the number of seed batches per interview."""
+    from judgeagent.batches import make_batches
+    from judgeagent.engine import setup
+
+    ecfg = cfg.eval_config(cfg.targets[0])
+    bench = setup.load(ecfg)
+    batches = make_batches(bench, cfg.batch_size, cfg.limit)
+    if not batches:
+        raise JudgeAgentError(f"{cfg.data}: no seed questions to ask")
+    if cfg.rounds > 0 and not cfg.options.get("no_extension"):
+        setup.ensure_graph(ecfg, bench, progress)
+    return len(batches)
+
+
+# ----------------------------------------------------------------------------- the async part
+async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console, say: Notify) -> list[dict]:
+    watch = Watch(console) if progress else None
+    try:
+        gate = asyncio.Semaphore(cfg.parallel or len(states))
+        await asyncio.gather(*(_interview(cfg, folder, st, gate, watch, n_batches, say) for st in states))
+        items = shared_items(folder, states)
+        folder.write_json(SHARED_ITEMS_FILE, {"items": items})
+        folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=False)
+        if cfg.shared and items:
+            ids = [i["item_id"] for i in items]
+            await asyncio.gather(*(_shared(cfg, folder, st, ids, gate, watch, say) for st in states if st.usable))
+        return items
+    finally:
+        if watch is not None:
+            watch.stop()
+
+
+async def _interview(cfg: SweepConfig, folder: SweepFolder, st: TargetState, gate: asyncio.Semaphore, watch: Watch | None, n_batches: int,
+                     say: Notify) -> None:
+    run_dir = folder.target_dir(st.slug)
+    if finished(run_dir):
+        st.status, st.error = OK, None
+        if watch:
+            watch.add(f"interview {st.name}", run_dir, n_batches, done=True)
+        return
+    async with gate:
+        if watch:
+            watch.add(f"interview {st.name}", run_dir, n_batches)
+        st.status, st.error = await _run(cfg.eval_config(st.name, run_dir), report=cfg.report)
+    say(f"interview {st.name}: {st.status}" + (f" ({st.error})" if st.error else ""))
+
+
+async def _shared(cfg: SweepConfig, folder: SweepFolder, st: TargetState, ids: list[str], gate: asyncio.Semaphore, watch: Watch | None, say: Notify) -> None:
+    run_dir = folder.shared_dir(st.slug)
+    st.shared_dir = f"shared/{st.slug}"
+    if finished(run_dir, items=ids):
+        st.shared_status, st.shared_error = OK, None
+        if watch:
+            watch.add(f"shared items {st.name}", run_dir, len(ids), done=True)
+        return
+    async with gate:
+        if watch:
+            watch.add(f"shared items {st.name}", run_dir, len(ids))
+        st.shared_status, st.shared_error = await _run(cfg.shared_config(st.name, ids, run_dir), report=False)
+    say(f"shared items {st.name}: {st.shared_status}" + (f" ({st.shared_error})" if st.shared_error else ""))
+
+
+async def _run(ecfg: EvalConfig, *, report: bool) -> tuple[str, str | None]:
+    """(status, error) of one engine run; its failure is the target's, not the sweep's."""
+    from judgeagent.engine import arun
+
+    reporter = None
+    if report:
+        from judgeagent.report import write_reports
+
+        reporter = write_reports
+    try:
+        outcome = await arun(ecfg, progress=False, reporter=reporter)
+    except JudgeAgentError as e:
+        return FAILED, " ".join(str(e).split())
+    return (OK, None) if outcome.complete else (INCOMPLETE, incomplete_reason(outcome.metrics))
+
+
+def incomplete_reason(metrics: dict) -> str:
+    inc = metrics.get("incomplete") or {}
+    n = inc.get("n_batches") or 0
+    why = ", ".join(f"{k}: {v}" for k, v in (inc.get("reasons") or {}).items())
+    return f"{n} unit(s) incomplete ({why}); rerun to retry them"
+
+
+def finished(run_dir: Path, items: list[str] | None = None) -> bool:
+    """A run folder whose metrics say it is complete (and, for a shared-items run, that has
+    answered every item): reopening it would only replay, so it is left alone."""
+    try:
+        metrics = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    if not metrics.get("complete"):
+        return False
+    if items is None:
+        return True
+    answered = {r.get("item_id") for r in read_records(run_dir)}
+    return answered >= set(items)
+
+
+def shared_items(folder: SweepFolder, states: list[TargetState]) -> list[dict]:
+    """The gate-passed follow-ups of every usable interview, each once (items are
+    content-addressed), in target then batch order; ``cluster`` is the batch that wrote it."""
+    from judgeagent.bank.fill import banked_rounds, item_id
+
+    out: dict[str, dict] = {}
+    for st in states:
+        if not st.usable:
+            continue
+        run_dir = folder.target_dir(st.slug)
+        try:
+            qtype = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["benchmark"]["question_type"]
+        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+            continue
+        records = sorted(read_records(run_dir), key=lambda r: r.get("batch_index", 0))
+        for rec, rd in banked_rounds(records):
+            q = rd["question"]
+            iid = item_id(qtype, q["question"], q.get("options"), q["answer"])
+            out.setdefault(iid, {
+                "item_id": iid, "level": rd.get("level"), "counted_as": rd.get("counted_as"), "qtype": qtype,
+                "question": q["question"], "options": q.get("options"), "answer": q["answer"],
+                "source_target": st.name, "source_batch": rec.get("batch_id"), "cluster": f"{st.name}/{rec.get('batch_id')}",
+            })  # fmt: skip
+    return list(out.values())
+
+
+class Watch:
+    """One progress bar per run of the sweep, moved by counting the lines of its
+    records.jsonl (the engine's own bars would fight over the terminal when runs overlap)."""
+
+    def __init__(self, console=None):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+        self.tasks: dict[int, Path] = {}
+        self.bar.start()
+        self._poll = asyncio.get_running_loop().create_task(self._run())
+
+    def add(self, label: str, run_dir: Path, total: int, done: bool = False) -> None:
+        task = self.bar.add_task(label, total=total, completed=total if done else _lines(run_dir))
+        if not done:
+            self.tasks[task] = run_dir
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            for task, run_dir in self.tasks.items():
+                self.bar.update(task, completed=_lines(run_dir))
+
+    def stop(self) -> None:
+        self._poll.cancel()
+        for task, run_dir in self.tasks.items():
+            self.bar.update(task, completed=_lines(run_dir))
+        self.bar.stop()
+
+
+def _lines(run_dir: Path) -> int:
+    try:
+        with open(run_dir / "records.jsonl", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
