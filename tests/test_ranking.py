@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from judgeagent.metrics.ranking import (
+    accuracies,
     difficulty_check,
     holm,
     kendall_tau_b,
@@ -27,6 +28,11 @@ def _simulated(abilities, n_items: int, seed: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- rank intervals
+def test_accuracies_skip_unanswered_items():
+    out = accuracies([[1, 0, NAN, 1], [NAN, NAN, NAN, NAN], [0, 0, 0, 1]])
+    assert out[0] == pytest.approx(200 / 3) and np.isnan(out[1]) and out[2] == 25.0
+
+
 def test_ordinal_labels():
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
         "1st",

@@ -103,7 +103,9 @@ def _resampled_scores(r: np.ndarray, n: np.ndarray, rng: np.random.Generator, n_
     return out
 
 
-def _scores(x: np.ndarray) -> np.ndarray:
+def accuracies(correct) -> np.ndarray:
+    """Each target's accuracy (%) over the items it answered; NaN for a target that answered none."""
+    x = _matrix(correct)
     answered = (~np.isnan(x)).sum(axis=1)
     right = np.nansum(x, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -177,7 +179,7 @@ def rank_intervals(
     if len(targets) != x.shape[0]:
         raise ValueError(f"{len(targets)} target names for {x.shape[0]} rows")
     tail = _check_level(level)
-    point = _scores(x)
+    point = accuracies(x)
     n_targets = x.shape[0]
     scored = ~np.isnan(point)
     # Unscored targets sit below every scored one, tied among themselves.
@@ -393,10 +395,10 @@ def rank_agreement(
         ref_point = ref
     else:
         ref = _matrix(ref)
-        ref_point = _scores(ref)
+        ref_point = accuracies(ref)
     if ref_point.shape[0] != x.shape[0]:
         raise ValueError(f"reference has {ref_point.shape[0]} targets, correct has {x.shape[0]}")
-    point = _scores(x)
+    point = accuracies(x)
     keep = np.isfinite(point) & np.isfinite(ref_point)
     n = int(keep.sum())
     out: dict = {"n_targets": n, "level": level, "n_resamples": n_resamples}
