@@ -20,7 +20,7 @@ From Python::
 
 __version__ = "0.1.0"
 
-__all__ = ["EvalConfig", "EvalResult", "estimate", "evaluate"]
+__all__ = ["EvalConfig", "EvalResult", "SweepConfig", "estimate", "evaluate", "sweep"]
 
 
 def __getattr__(name: str):
@@ -33,6 +33,10 @@ def __getattr__(name: str):
         from judgeagent.estimate import estimate
 
         return estimate
+    if name in ("sweep", "SweepConfig"):  # several targets, one judge, one leaderboard (judgeagent/sweep/)
+        import judgeagent.sweep as _sweep
+
+        return _sweep if name == "sweep" else _sweep.SweepConfig
     if name in ("evaluate", "EvalResult"):
         from judgeagent import api
 

@@ -18,6 +18,7 @@ from interview_double import RIGHT, TOPICS, Script, schema_name
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
+import judgeagent
 from judgeagent.cli.app import app
 from judgeagent.sweep import SweepConfig, sweep
 
@@ -191,7 +192,40 @@ def test_the_judge_limit_holds_across_targets_interviewed_at_once(tmp_path, grap
     doubles = targets(demo_seeds)
     with ScriptedServer(Script(), delay=0.05) as judge, ScriptedServer(doubles["strong"]) as s, ScriptedServer(doubles["weak"]) as w:
         models = models_file(tmp_path / "judgeagent.toml", {"judge": judge.base_url, "strong": s.base_url, "weak": w.base_url}, judge_concurrency=1)
-        result = sweep(config(tmp_path, graph, ["strong", "weak"], models, parallel=None, concurrency=2, shared=False))
+        result = judgeagent.sweep(config(tmp_path, graph, ["strong", "weak"], models, parallel=None, concurrency=2, shared=False))
         assert judge.max_in_flight == 1
     assert [r["name"] for r in result.leaderboard["targets"]] == ["strong", "weak"]
     assert result.leaderboard["ranked_on"] == "seed questions (ACC1)"
+
+
+def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, graph, demo_seeds):
+    doubles = targets(demo_seeds)
+    with ScriptedServer(Script()) as judge, ScriptedServer(doubles["strong"]) as s, ScriptedServer(doubles["weak"]) as w:
+        models = models_file(tmp_path / "judgeagent.toml", {"judge": judge.base_url, "strong": s.base_url, "weak": w.base_url})
+        res = CliRunner().invoke(app, ["sweep", "--targets", "strong,weak", "--judge", "judge", "--data", str(DATA), "--graph", str(graph),
+                                       "--limit", "6", "--models", str(models), "--out", str(tmp_path / "sweep"), "--dry-run"])  # fmt: skip
+        assert res.exit_code == 0, res.output
+        assert sent({"judge": judge, "strong": s, "weak": w}) == {"judge": 0, "strong": 0, "weak": 0}
+    text = " ".join(res.output.split())
+    assert "sweep of 2 target(s), judge judge" in text and "strong:" in text and "weak:" in text
+    assert re.search(r"strong\s+shared items\s+\d+", res.output) and "wall time:" in text
+    assert not (tmp_path / "sweep").exists()
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "message"),
+    [
+        ("s.toml", 'targets = ["a"]\nnosuch = 1\n', "s.toml: unknown setting nosuch"),
+        ("s.yaml", "targets: [a, a]\n", "s.yaml: targets names a twice"),
+        ("s.yaml", "targets: [a\n", "s.yaml:2: not valid YAML"),
+        ("s.toml", 'targets = ["local"]\noptions = {limit = 3}\n', "s.toml: options.limit: limit is a setting of the sweep itself, not of options"),
+        ("s.toml", 'targets = ["local", "nosuch"]\n', "unknown model 'nosuch'"),
+    ],
+)
+def test_a_bad_sweep_file_is_one_line_naming_it(tmp_path, file, text, message):
+    (tmp_path / file).write_text(text)
+    res = CliRunner().invoke(app, ["sweep", "--file", str(tmp_path / file), "--out", str(tmp_path / "sweep")])
+    assert res.exit_code == 2
+    out = " ".join(res.output.split())
+    assert message in out.replace(str(tmp_path) + "/", "") and "Traceback" not in out
+    assert not (tmp_path / "sweep").exists()

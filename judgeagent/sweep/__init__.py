@@ -16,7 +16,22 @@ judge wrote during the sweep). The sweep folder:
     SWEEP/leaderboard.json|md|csv|tex, SWEEP/report.html
 """
 
+import sys
+import types
+
 from judgeagent.sweep.config import SweepConfig, read_sweep_file
 from judgeagent.sweep.runner import SweepResult, TargetState, sweep
 
 __all__ = ["SweepConfig", "SweepResult", "TargetState", "read_sweep_file", "sweep"]
+
+
+class _CallableModule(types.ModuleType):
+    """``judgeagent.sweep(cfg)`` is the function, but once this package is imported the
+    attribute ``judgeagent.sweep`` is the package (Python sets it): calling the package calls
+    the function, so ``from judgeagent import sweep; sweep(...)`` works whatever came first."""
+
+    def __call__(self, *args, **kwargs) -> SweepResult:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

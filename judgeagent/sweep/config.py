@@ -53,22 +53,10 @@ class SweepConfig(_Config):
     @model_validator(mode="after")
     def _distinct_targets(self) -> SweepConfig:
         # Checked on the whole model, so the message reaches the user as written.
-        if any(t == "" for t in self.targets):
-            raise ValueError("targets has an empty name (two commas, or one at an end)")
-        dup = next((t for i, t in enumerate(self.targets) if t in self.targets[:i]), None)
-        if dup is not None:
-            raise ValueError(f"targets names {dup} twice")
+        if (why := targets_problem(self.targets) or options_problem(self.options)) is not None:
+            raise ValueError(why)
         return self
 
-    @field_validator("options")
-    @classmethod
-    def _not_own(cls, v: dict[str, Any]) -> dict[str, Any]:
-        own = [k for k in v if k in OWN_OPTIONS]
-        if own:
-            raise ValueError(f"{', '.join(own)} is a setting of the sweep itself, not of options")
-        if v.get("ablation"):
-            raise ValueError("ablation runs four arms per target; a sweep compares targets on one (run `judgeagent ablate` per target)")
-        return v
 
     def graph_dir(self) -> Path:
         return self.eval_config(self.targets[0]).graph_dir()
@@ -94,6 +82,22 @@ class SweepConfig(_Config):
         d["graph"] = str(self.graph_dir().resolve())
         d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
         return d
+
+
+def targets_problem(targets: list) -> str | None:
+    if any(t == "" for t in targets):
+        return "targets has an empty name (two commas, or one at an end)"
+    dup = next((t for i, t in enumerate(targets) if t in targets[:i]), None)
+    return None if dup is None else f"targets names {dup} twice"
+
+
+def options_problem(options: dict) -> str | None:
+    own = [k for k in options if k in OWN_OPTIONS]
+    if own:
+        return f"options.{own[0]}: {own[0]} is a setting of the sweep itself, not of options"
+    if options.get("ablation"):
+        return "options.ablation: ablation runs four arms per target; a sweep compares targets on one (run `judgeagent ablate` per target)"
+    return None
 
 
 def read_sweep_file(path: Path) -> dict:
@@ -128,7 +132,11 @@ def read_sweep_file(path: Path) -> dict:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a sweep file holds a table of settings (targets, judge, data, ...)")
     if isinstance(data.get("config"), dict) and "version" in data:  # a sweep folder's own sweep.json
-        return dict(data["config"])
+        data = dict(data["config"])
+    if isinstance(data.get("targets"), list) and (why := targets_problem([str(t).strip() for t in data["targets"]])) is not None:
+        raise ConfigError(f"{path}: {why}")
+    if isinstance(data.get("options"), dict) and (why := options_problem(data["options"])) is not None:
+        raise ConfigError(f"{path}: {why}")
     return data
 
 
