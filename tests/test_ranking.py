@@ -247,6 +247,14 @@ def test_difficulty_check_hand_computed():
     assert hard.ci == (0.0, 0.0) and hard.gap_ci[1] == 0.0
     assert out.hard_harder_than_seeds is False
     assert out.to_dict()["rows"][0]["level"] == "seeds"
+    assert [r.n_clusters for r in out.rows] == [4, 4, 2, 1, 1]  # no clusters: each item its own
+    # Easy resamples its two items (2/2 and 1/2 right): 50% with P 1/4, 75% with P 1/2, 100%
+    # with P 1/4; Medium is always 50%: the step's interval is [0, 50], not above 0.
+    assert out.steps == [
+        {"easier": "Easy", "harder": "Medium", "gap": 25.0, "ci": (0.0, 50.0)},
+        {"easier": "Medium", "harder": "Hard", "gap": 50.0, "ci": (50.0, 50.0)},
+    ]
+    assert out.ordered_by_intervals is False
 
 
 def test_difficulty_check_flags_easy_generated_items_and_inverted_levels():
@@ -260,7 +268,9 @@ def test_difficulty_check_flags_easy_generated_items_and_inverted_levels():
     generated[0, :10] = NAN
     out = difficulty_check(generated, levels, seeds, clusters=[j // 3 for j in range(300)], seed=1)
     assert out.generated_easier_than_seeds is True
-    assert out.ordered is False
+    assert out.ordered is False and out.ordered_by_intervals is False
+    assert [st["gap"] < 0 for st in out.steps] == [True, True]
+    assert out.row("Easy").n_clusters == 100  # items written 3 per batch, one level each in turn
     assert out.hard_harder_than_seeds is False
     assert out.row("all generated").n_answers == 4 * 300 - 10
     assert out.row("Hard").gap_ci[0] > 30

@@ -21,7 +21,7 @@ for one run.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -432,6 +432,7 @@ class LevelAccuracy:
     level: str
     n_items: int
     n_answers: int
+    n_clusters: int  # what the bootstrap resamples: with one, the interval has no width to show
     accuracy: float | None
     ci: tuple[float, float] | None
     gap_vs_seeds: float | None
@@ -449,6 +450,9 @@ class DifficultyCheck:
     ordered: bool | None
     hard_harder_than_seeds: bool | None
     generated_easier_than_seeds: bool | None
+    # Each step down the levels present: {"easier", "harder", "gap" (points), "ci"}.
+    steps: list[dict] = field(default_factory=list)
+    ordered_by_intervals: bool | None = None
 
     def row(self, level: str) -> LevelAccuracy | None:
         return next((r for r in self.rows if r.level == level), None)
@@ -459,6 +463,8 @@ class DifficultyCheck:
             "ordered": self.ordered,
             "hard_harder_than_seeds": self.hard_harder_than_seeds,
             "generated_easier_than_seeds": self.generated_easier_than_seeds,
+            "steps": _jsonable(self.steps),
+            "ordered_by_intervals": self.ordered_by_intervals,
         }
 
 
@@ -489,8 +495,10 @@ def difficulty_check(
     seeds), the two sides resampled independently.
 
     ``ordered``: accuracy falls strictly from Easy to Medium to Hard over the levels that
-    have answers (None with fewer than two). ``hard_harder_than_seeds`` and
-    ``generated_easier_than_seeds`` need the gap's whole interval on one side of 0.
+    have answers (None with fewer than two), by the point estimates; ``steps`` gives each
+    step's drop with its interval, and ``ordered_by_intervals`` needs every step's interval
+    above 0. ``hard_harder_than_seeds`` and ``generated_easier_than_seeds`` need the gap's
+    whole interval on one side of 0.
     """
     g = _matrix(generated)
     s = _matrix(seeds)
@@ -501,14 +509,17 @@ def difficulty_check(
     _check_level(level)
     rng = np.random.default_rng(seed)
     seed_point, seed_boot = _pooled_boot(s, seed_clusters, rng, n_resamples)
+    boots: dict[str, np.ndarray] = {}
 
     def row(name: str, cols: np.ndarray, is_seed: bool = False) -> LevelAccuracy:
         sub = s if is_seed else g[:, cols]
         if is_seed:
             point, boot = seed_point, seed_boot
+            ids = seed_clusters
         else:
-            sub_clusters = None if clusters is None else [clusters[int(j)] for j in np.flatnonzero(cols)]
-            point, boot = _pooled_boot(sub, sub_clusters, rng, n_resamples)
+            ids = None if clusters is None else [clusters[int(j)] for j in np.flatnonzero(cols)]
+            point, boot = _pooled_boot(sub, ids, rng, n_resamples)
+        boots[name] = boot
         n_answers = int((~np.isnan(sub)).sum())
         gap = None if is_seed else _round(point - seed_point)
         gap_ci = None if is_seed or n_answers == 0 else _interval(boot - seed_boot, level)
@@ -516,6 +527,7 @@ def difficulty_check(
             level=name,
             n_items=int(sub.shape[1]),
             n_answers=n_answers,
+            n_clusters=int(sub.shape[1]) if ids is None else len(set(ids)),
             accuracy=_round(point),
             ci=_interval(boot, level) if n_answers else None,
             gap_vs_seeds=gap,
@@ -530,10 +542,17 @@ def difficulty_check(
     rows = [row("seeds", np.zeros(0, bool), is_seed=True), row("all generated", np.ones(g.shape[1], bool))]
     rows += [row(name, lv == name) for name in names]
     by_level = {r.level: r for r in rows if r.level in LEVELS and r.accuracy is not None}
-    accs = [by_level[name].accuracy for name in LEVELS if name in by_level]
+    present = [name for name in LEVELS if name in by_level]
+    accs = [by_level[name].accuracy for name in present]
     ordered = all(a > b for a, b in zip(accs, accs[1:])) if len(accs) >= 2 else None  # type: ignore[operator]
+    steps: list[dict] = [
+        {"easier": a, "harder": b, "gap": _round(by_level[a].accuracy - by_level[b].accuracy), "ci": _interval(boots[a] - boots[b], level)}  # type: ignore[operator]
+        for a, b in zip(present, present[1:])
+    ]
     hard, everything = by_level.get("Hard"), rows[1]
     return DifficultyCheck(
+        steps=steps,
+        ordered_by_intervals=all(st["ci"] is not None and st["ci"][0] > 0 for st in steps) if steps else None,
         rows=rows,
         ordered=ordered,
         hard_harder_than_seeds=None if hard is None or hard.gap_ci is None else hard.gap_ci[1] < 0,
