@@ -14,7 +14,11 @@ from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.client import LLMResult
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.usage import TokenUsage
-from judgeagent.stages.leak_judge import leak_check_messages, leak_check_summary, resolve_leak_check
+from judgeagent.stages.leak_judge import UNREADABLE_TRIES, leak_check_messages, leak_check_summary, resolve_leak_check
+from judgeagent.stages.leak_normalize import normalized
+from judgeagent.stages.leak_rules import names_option
+from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks
+from judgeagent.stages.leak_semantic import scores as semantic_scores
 from judgeagent.stages.leakage import (
     ANSWER_RULES,
     LeakCheck,
@@ -22,9 +26,9 @@ from judgeagent.stages.leakage import (
     guard_suggestions,
     prime_guard,
 )
-from tests.leak_table import CLEAN as TABLE_CLEAN
-from tests.leak_table import LEAKING as TABLE_LEAKING
-from tests.leak_table import QUESTIONS as TABLE_QUESTIONS
+from tests.leak_table import load_corpus
+
+TABLE_QUESTIONS = load_corpus().batches["t"]  # the older hand table, now the corpus's batch t
 
 MC = Question(
     "q1",
@@ -118,7 +122,7 @@ def test_letters_mean_nothing_without_options():
 def test_reference_phrase_is_a_leak():
     assert kinds(find_leaks("Keep in mind that Jeff Bezos founded it.", [KQA])) == {("k1", "reference_phrase")}
     assert kinds(find_leaks("Think of Jeff Bezos's early years.", [KQA])) == {("k1", "reference_phrase")}
-    assert find_leaks("Think of Jeff Bezosian thrift.", [KQA]) == []
+    assert find_leaks("Think of the founder's early thrift.", [KQA]) == []
     assert find_leaks("Consider who founded the buyer.", [KQA]) == []
 
 
@@ -150,7 +154,7 @@ def test_embedding_catches_a_paraphrase_of_the_answer():
     text = "Review the material. It is the enterovirus of summer daycare outbreaks."
     emb = AliasEmbedder({"It is the enterovirus of summer daycare outbreaks.": "Coxsackie A virus"})
     assert find_leaks(text, [MC]) == []
-    leaks = find_leaks(text, [MC], embedder=emb, rules=ANSWER_RULES)
+    leaks = find_leaks(text, [MC], embedder=emb, rules=ANSWER_RULES, semantic=False)
     assert kinds(leaks) == {("q1", "embedding")}
     assert "enterovirus" in leaks[0]["evidence"]
 
@@ -195,6 +199,8 @@ def test_clean_suggestions_pass_without_a_judge_call():
         "mode": "rules",
         "judge_before": [],
         "judge_after": [],
+        "check_failed": False,
+        "guard_version": 2,
     }
 
 
@@ -219,7 +225,7 @@ def test_rewrite_that_still_leaks_is_flagged_and_kept():
     assert len(judge.calls) == 1
     assert check.rewritten and check.flagged
     assert check.suggestions == "Focus on symptoms; the answer is B."
-    assert kinds(check.leaks_after) == {("q1", "answer_letter")}
+    assert ("q1", "answer_letter") in kinds(check.leaks_after)
 
 
 def test_failed_rewrite_keeps_the_original_and_flags():
@@ -236,7 +242,7 @@ def test_guard_uses_the_embedder_when_given():
     emb = AliasEmbedder({sentence: "Coxsackie A virus"})
     judge = FakeJudge(rewrite(CLEAN))
     check = guard(judge, sentence, [MC], embedder=emb, threshold=0.9)
-    assert kinds(check.leaks_before) == {("q1", "embedding")}
+    assert ("q1", "embedding") in kinds(check.leaks_before)
     assert not check.flagged and emb.calls == 2
 
 
@@ -255,94 +261,202 @@ def test_primed_guard_embeds_only_the_suggestion_sentences():
     model = RecordingEmbedder({sentence: "Coxsackie A virus"})
     queue = EmbeddingQueue(model)
     prime_guard(queue, [MC, MC2, KQA])
-    # Each answer text and distractor once, in one pass.
-    assert model.texts == [["Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above",
-                            "Bradycardia", "Tachycardia", "Jeff Bezos"]]
+    # Each answer text and distractor, every option and the content-free baseline, in one pass.
+    assert len(model.texts) == 1
+    assert {"Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above", "Bradycardia",
+            "Tachycardia", "Jeff Bezos", *PLACEBO_SENTENCES} == set(model.texts[0])
     check = guard(FakeJudge(rewrite(CLEAN)), f"{CLEAN} {sentence}", [MC, MC2, KQA], embedder=queue, threshold=0.9)
     # The verdict is the unprimed one; the only texts left to embed were the sentences.
-    assert kinds(check.leaks_before) == {("q1", "embedding")} and check.suggestions == CLEAN
+    assert ("q1", "embedding") in kinds(check.leaks_before) and check.suggestions == CLEAN
     assert model.texts[1] == [CLEAN, sentence]
 
 
-# --- eliminations, disclosure and pointers: the table of tests/leak_table.py ----------------
+# --- the rules on meaning: normalisation, options judged, positions, disclosure ------------------
 
-
-def test_rule_layer_catches_the_table_leaks_without_false_alarms():
-    caught = [(s, k) for s, k in TABLE_LEAKING if find_leaks(s, TABLE_QUESTIONS)]
-    false_alarms = [s for s in TABLE_CLEAN if find_leaks(s, TABLE_QUESTIONS)]
-    assert (len(TABLE_LEAKING), len(TABLE_CLEAN)) == (40, 34)
-    assert (len(caught), len(false_alarms)) == (38, 0)
-    assert len(caught) >= 0.9 * len(TABLE_LEAKING) and len(false_alarms) <= 0.05 * len(TABLE_CLEAN)
-    # The two it misses describe the answer without naming it: left to the judge's check.
-    assert [k for s, k in TABLE_LEAKING if (s, k) not in caught] == ["described", "described"]
-
-
-def test_old_guard_catches_only_the_stated_answers_of_the_table():
-    caught = [k for s, k in TABLE_LEAKING if find_leaks(s, TABLE_QUESTIONS, rules=ANSWER_RULES)]
-    assert caught == ["answer", "answer", "answer"]
-    assert [s for s in TABLE_CLEAN if find_leaks(s, TABLE_QUESTIONS, rules=ANSWER_RULES)] == []
-
-
-@pytest.mark.parametrize("text, kind", [(s, k) for s, k in TABLE_LEAKING if k in ("elimination", "disclosure", "pointer")])
-def test_each_table_leak_fires_the_rule_it_was_written_for(text, kind):
-    assert kind in {d["kind"] for d in find_leaks(text, TABLE_QUESTIONS)}
+# Invented questions of other subjects than the corpus's development half, so that these
+# properties are not checked on the texts the rules were tuned on.
+LAW = Question(
+    "law", "Which doctrine lets a court decide a case by following an earlier decision of a higher court?", "C",
+    {"A": "Res judicata", "B": "Obiter dictum", "C": "Stare decisis", "D": "Ultra vires", "E": "Habeas corpus"},
+)
+CHEM = Question(
+    "chem", "Which metal is liquid at room temperature?", "B",
+    {"A": "Sodium", "B": "Mercury", "C": "Gallium's alloy", "D": "Tungsten", "E": "Lead"},
+)
+BIO = Question(
+    "bio", "Which organelle carries out photosynthesis in plant cells?", "A",
+    {"A": "Chloroplast", "B": "Vacuole", "C": "Peroxisome", "D": "Centriole", "E": "Cell wall"},
+)
+BATCH = [LAW, CHEM, BIO]
 
 
 @pytest.mark.parametrize(
-    "text, expected",
+    "variant, canonical",
     [
-        ("For question 1, option C is the safe choice.", {("t1", "pointer")}),
-        ("Your answer to question 1 was wrong; option B is not correct.", {("t1", "disclosure"), (None, "elimination")}),
-        ("Rule out heparin and aspirin.", {("t1", "elimination")}),
-        ("Avoid B and A on Q1.", {("t1", "elimination")}),
-        ("You got Q2 right.", {("t2", "disclosure")}),
-        ("Measles virus is unlikely in the rash question.", {("t2", "elimination")}),
-        ("Instead of warfarin, think again.", {("t1", "option_text"), ("t1", "elimination")}),
-        ("Q3: wrong.", {("t3", "disclosure")}),
+        ("Graves' disease", "Graves disease"),
+        ("Boyles law", "Boyle's law"),
+        ("mitochondria", "Mitochondrion"),
+        ("the Amazon", "Amazon"),
+        ("ACE inhibitors", "An ACE inhibitor"),
+        ("4th Amendment", "Fourth Amendment"),
+        ("hydrogen bonding", "Hydrogen bonds"),
+        ("PARAN\u00c1", "parana"),
     ],
 )
-def test_the_new_rules_name_the_rule_and_the_question(text, expected):
-    assert kinds(find_leaks(text, TABLE_QUESTIONS)) == expected
+def test_normalisation_is_symmetric(variant, canonical):
+    assert normalized(variant) == normalized(canonical)
+    # Either side may be the option: naming one in a sentence names the other.
+    for option, said in ((variant, canonical), (canonical, variant)):
+        q = Question("n", "Which one?", "A", {"A": option, "B": "Something else entirely"})
+        assert names_option(f"I would pick {said} here.", q, "A")
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Clopidogrel and aspirin are antiplatelet drugs, so they are not the answer here.",
-        "Skip the antiplatelet options, A and E.",
-        "Q2: not B.",
-        "I would not go with measles virus for the rash.",
-        "Two of your three answers were wrong.",
-        "The best answer for the anticoagulation question is C.",
-        "Lean away from radioactive iodine.",
-        "B is a trap in question 3.",
+        "Stare decisis is premature as a conclusion here.",  # an evaluative word no cue list had
+        "Res judicata would only be reasonable if the same parties had litigated before.",  # conditional
+        "Obiter dictum doesn't fit the situation of a judge bound by a higher court, whatever else you think.",  # far from the option
+        "Mercury rather than sodium.",  # a preference between two options
+        "Go with stare decisis over res judicata.",
+        "Tungsten has no role here.",
+        "Ultra vires is a poor choice for this question.",
+        "Chloroplasts are the classic answer for a plant.",  # plural of the option
+        "Think of the vacuole: it has nothing to do with light.",
     ],
 )
-def test_phrasings_not_in_the_table_are_caught_too(text):
-    assert {d["kind"] for d in find_leaks(text, TABLE_QUESTIONS)} & {"elimination", "disclosure", "pointer"}
+def test_an_option_named_with_any_judgement_is_a_leak(text):
+    assert {d["kind"] for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "option_text"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The final option in question 2 is overly aggressive.",
+        "The first two options of the doctrine question can go.",
+        "In the metal question, the last choice.",
+        "The top option is where I would look first.",
+        "Options A and C in question 3 are out.",
+        "For question 1, C.",
+    ],
+)
+def test_a_position_or_letter_with_a_judgement_is_a_leak(text):
+    assert {d["kind"] for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "answer_letter"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your reasoning on the doctrine question was sound.",
+        "Only your second response held up.",
+        "Question three: you had it.",
+        "You were off on the metal question.",
+        "Your answer about the organelle needs changing.",
+        "You got the first one wrong.",
+    ],
+)
+def test_disclosure_in_other_words_is_a_leak(text):
+    assert "disclosure" in {d["kind"] for d in find_leaks(text, BATCH)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Compare stare decisis, res judicata and obiter dictum in one sentence each.",
+        "Review how sodium, mercury and lead behave at room temperature.",
+        "Recall what a vacuole does in a plant cell.",
+        "Think about which organelles contain their own DNA.",
+        "Make sure your answer is consistent with the definition.",
+        "Check whether your answers were consistent with the stem.",
+        "Do not confuse a centriole with a chloroplast.",
+        "Recall what a court can and cannot do with an earlier decision.",
+        "Vitamin C is the best studied antioxidant.",
+        "B cells matter in immunity; hepatitis B is viral.",
+    ],
+)
+def test_advice_that_names_options_without_singling_one_out_passes(text):
+    assert find_leaks(text, BATCH) == []
 
 
 def test_a_finding_quotes_its_sentence():
-    leaks = find_leaks("Review the cascade. Rule out heparin, then weigh the rest.", TABLE_QUESTIONS)
-    assert leaks == [{"question_id": "t1", "kind": "elimination", "evidence": "Rule out heparin, then weigh the rest."}]
+    leaks = find_leaks("Review the doctrines. Rule out habeas corpus, then weigh the rest.", BATCH)
+    assert {"question_id": "law", "kind": "elimination", "evidence": "Rule out habeas corpus, then weigh the rest."} in leaks
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Hepatitis B and C do not cause this rash.",
-        "Vitamin C is not relevant here.",
-        "Make sure your answer is correct before you move on.",
-        "Check whether your answers were consistent with the stem.",
-        "Do not confuse heparin with the newer drugs.",
-        "Compare heparin and aspirin.",
-        "You missed a key feature: the strawberry tongue.",
-        "A patient with a valve needs lifelong therapy; B cells matter in question 2.",
-        "Reconsider your answers in light of the mechanism.",
-    ],
-)
-def test_english_that_only_looks_like_a_hint_passes(text):
-    assert find_leaks(text, TABLE_QUESTIONS) == []
+def test_the_answer_is_caught_with_trivial_differences():
+    q = Question("g", "Which river is longest?", "B", {"A": "The Nile's delta", "B": "The Amazon", "C": "The Congo"})
+    assert kinds(find_leaks("The amazon, by far.", [q])) >= {("g", "option_text")}
+    ref = Question("p", "Who led Prussia to unification?", "Otto von Bismarck")
+    for text in ("It was Bismark.", "Otto von Bismarck's wars did it.", "BISMARCK"):
+        assert kinds(find_leaks(text, [ref])) == {("p", "reference_phrase")}, text
+
+
+# --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
+
+# Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
+# false alarms fails, without pinning the exact counts of this corpus.
+RULES_HELD_OUT_CATCH_FLOOR = 0.75  # measured 91/118 = 77.1%
+RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out
+SEMANTIC_HELD_OUT_CATCH_FLOOR = 0.84  # measured 102/118 = 86.4% with the real MiniLM
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.17}  # measured 3.3% and 15.5%
+
+
+def _rates(half: str, embedder=None) -> tuple[float, float]:
+    corpus = load_corpus()
+    items = corpus.half(half)
+    flags = [(s.leaks, bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder))) for s in items]
+    leaking = [hit for leaks, hit in flags if leaks]
+    clean = [hit for leaks, hit in flags if not leaks]
+    return sum(leaking) / len(leaking), sum(clean) / len(clean)
+
+
+def test_the_corpus_is_split_once_by_question_and_large_enough():
+    corpus = load_corpus()
+    dev, held = (set(corpus.split[h]) for h in ("development", "held_out"))
+    assert not dev & held and dev | held == set(corpus.batches)
+    dev_q = {q.id for q in corpus.questions("development")}
+    held_q = {q.id for q in corpus.questions("held_out")}
+    assert not dev_q & held_q
+    assert sum(s.leaks for s in corpus.suggestions) >= 200 and sum(not s.leaks for s in corpus.suggestions) >= 150
+    assert len(corpus.questions()) >= 25
+    assert sum(1 for q in corpus.questions() if not q.options) >= 5  # phrase answers too
+
+
+def test_rules_floor_on_the_held_out_half():
+    catch, alarms = _rates("held_out")
+    assert catch >= RULES_HELD_OUT_CATCH_FLOOR and alarms <= RULES_FALSE_ALARM_CEILING
+    assert _rates("development")[1] <= RULES_FALSE_ALARM_CEILING
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from judgeagent.graph.embed import shared_embedder
+
+    return EmbeddingQueue(shared_embedder())
+
+
+def test_semantic_layer_floor_with_the_real_minilm(minilm):
+    catch, alarms = _rates("held_out", minilm)
+    assert catch >= SEMANTIC_HELD_OUT_CATCH_FLOOR and alarms <= SEMANTIC_FALSE_ALARM_CEILING["held_out"]
+    assert _rates("development", minilm)[1] <= SEMANTIC_FALSE_ALARM_CEILING["development"]
+
+
+def test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds(minilm):
+    corpus = load_corpus()
+    for batch in corpus.batches.values():
+        for text in PLACEBO_SENTENCES[:3]:
+            assert semantic_leaks(text, batch, minilm) == []
+
+
+def test_semantic_layer_singles_out_the_option_a_sentence_points_at(minilm):
+    # Described, not named: no rule fires, the real MiniLM lifts the option it describes.
+    q = Question("s", "Which metal is liquid at room temperature?", "B",
+                 {"A": "Sodium", "B": "Mercury", "C": "Gallium", "D": "Tungsten", "E": "Lead"})
+    text = "The answer is the quicksilver used in old thermometers."
+    assert find_leaks(text, [q]) == []
+    (score,) = semantic_scores(text, [q], minilm)
+    (neutral,) = semantic_scores("Recall which metals melt below room temperature.", [q], minilm)
+    assert score.option == "B" and score.score > neutral.score
 
 
 # --- the judge's leak check -----------------------------------------------------------------
@@ -406,11 +520,13 @@ def test_judge_finding_triggers_the_rewrite_and_records_verdicts_and_cost():
     assert {(v["prompt_tokens"], v["completion_tokens"], v["cost_usd"]) for v in check.judge_before} == {(100, 20, 0.00036)}
 
 
-def test_a_failed_judge_check_is_recorded_and_leaves_the_rules_verdict():
+def test_an_unreadable_judge_verdict_is_asked_again_then_fails_closed():
     judge = LeakJudge([], fail=True)
     check = guard(judge, CLEAN, TABLE_QUESTIONS, mode="judge")
-    assert not check.rewritten and not check.flagged and check.leaks_before == []
-    assert [(v["verdict"], v["error"]) for v in check.judge_before] == [(None, "timeout: no reply")] * 3
+    # Each question's check asked twice; still unreadable: never counted clean.
+    assert [c["stage"] for c in judge.calls] == ["leak-check"] * 6
+    assert check.check_failed and check.flagged and not check.rewritten and check.leaks_before == []
+    assert [(v["verdict"], v["error"]) for v in check.judge_before] == [(None, "leak check failed: timeout: no reply")] * 3
 
 
 def test_rules_mode_asks_no_judge_and_off_checks_nothing():
@@ -443,5 +559,68 @@ def test_leak_check_summary_counts_verdicts_failures_and_cost():
             "prompt_tokens": 600,
             "completion_tokens": 120,
             "cost_usd": 0.00216,
+            "batches_check_failed": 1,
         },
     }
+
+
+# --- the judge layer fails closed, against a scripted OpenAI-compatible server -----------------
+
+
+def _guard_through_server(responder, suggestions: str, questions: list[Question]) -> tuple[LeakCheck, int, int]:
+    """The guard in judge mode over the real client and a scripted server: (check, requests
+    the server saw, the client's re-asks per call)."""
+    from scripted_server import ScriptedServer
+
+    from judgeagent.llm import LLMClient
+    from judgeagent.stages.models import Models
+
+    with ScriptedServer(responder) as srv:
+        spec = ModelSpec("scripted", srv.base_url, "scripted-model")
+
+        async def go():
+            async with LLMClient(None, no_cache=True) as client:
+                check = await guard_suggestions(Models(client, spec, spec), suggestions, questions, mode="judge")
+                return check, client.max_reasks
+
+        check, reasks = asyncio.run(go())
+        return check, len(srv.requests), reasks
+
+
+def test_a_judge_whose_verdict_stays_unreadable_fails_the_check_closed():
+    check, requests, reasks = _guard_through_server(lambda body: "I think the advice is fine.", CLEAN, [MC])
+    # The client re-asks for JSON; the guard then asks once more, as a new call.
+    assert requests == UNREADABLE_TRIES * (1 + reasks)
+    assert check.check_failed and check.flagged and check.suggestions == CLEAN
+    assert check.judge_before[0]["verdict"] is None and check.judge_before[0]["error"].startswith("leak check failed")
+
+
+def test_a_verdict_readable_on_the_retry_counts():
+    seen: list[int] = []
+
+    def responder(body):
+        seen.append(1)
+        # Unreadable through the first call and its re-asks, readable on the guard's retry.
+        return "not json" if len(seen) <= 3 else '{"verdict": "none", "options": [], "evidence": ""}'
+
+    check, requests, reasks = _guard_through_server(responder, CLEAN, [MC])
+    assert reasks == 2 and requests == 4
+    assert not check.check_failed and not check.flagged and check.judge_before[0]["verdict"] == "none"
+
+
+def test_a_failed_leak_check_is_reported_and_left_out_of_the_leak_free_figures():
+    from judgeagent.metrics.summary import _leakage  # the "leakage" block of metrics.json
+
+    def record(index: int, leak: dict, before: list[bool], after: list[bool]) -> dict:
+        return {"batch_index": index, "batch_id": f"b{index}", "seed_answers": [{"correct": c} for c in before],
+                "validations": [{"leak": leak, "reanswers": [{"correct": c} for c in after], "controls": None}]}
+
+    ok = LeakCheck(CLEAN, mode="judge").to_dict()
+    failed = LeakCheck(CLEAN, mode="judge", flagged=True, check_failed=True).to_dict()
+    records = [record(0, ok, [False, True], [True, True]), record(1, failed, [False, False], [True, True])]
+    leakage = _leakage(records)
+    assert leakage["batches_check_failed"] == 1
+    assert leakage["leak_free"]["n_batches"] == 1 and leakage["leak_free"]["acc2"] == 100.0
+    # A run made before the guard failed closed has no such field, and no such figure.
+    old = {k: v for k, v in ok.items() if k not in ("check_failed", "guard_version")}
+    assert "batches_check_failed" not in _leakage([record(0, old, [True], [True])])

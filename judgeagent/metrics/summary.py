@@ -161,11 +161,13 @@ def _leakage(records: list[dict]) -> dict:
     for c in checked:
         for leak in c["leaks_before"]:
             kinds[leak["kind"]] = kinds.get(leak["kind"], 0) + 1
-    clean = [r for r in records if not (_last(r).get("leak") or {}).get("flagged")]
+    # Left out of the leak-free figures: still leaking, or a leak check that could not be
+    # read (check_failed, which also sets flagged): never counted clean.
+    clean = [r for r in records if not ((_last(r).get("leak") or {}).get("flagged") or (_last(r).get("leak") or {}).get("check_failed"))]
     before = [f for r in clean for f in _flags(r["seed_answers"])]
     after = [f for r in clean for f in _flags(_last(r)["reanswers"])]
     leak_free = paper_metrics(before, after)
-    return {
+    out = {
         "batches_checked": len(checked),
         "batches_leaking": sum(1 for c in checked if c["leaks_before"]),
         "batches_rewritten": sum(1 for c in checked if c["rewritten"]),
@@ -177,6 +179,11 @@ def _leakage(records: list[dict]) -> dict:
         "leak_free": {"n_batches": len(clean), "n_questions": leak_free.n_questions, "acc1": leak_free.acc1,
                       "acc2": leak_free.acc2, "delta_acc": leak_free.delta_acc},
     }
+    # Only checks made by the guard that fails closed carry the field; older runs' figures
+    # stay as they were written.
+    if any("check_failed" in c for c in checked):
+        out["batches_check_failed"] = sum(1 for c in checked if c.get("check_failed"))
+    return out
 
 
 def _decontamination(records: list[dict]) -> dict | None:

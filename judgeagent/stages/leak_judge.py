@@ -18,8 +18,10 @@ Which layer runs (``--leak-check``):
   batch would sit on every batch's critical path. A remote judge is capable, takes parallel
   requests, and one short prompt per seed costs little next to the feedback call.
 
-A reply the judge gave but that cannot be read counts as no finding (the rules still
-stand) and is reported as a failure. A call that brings no reply at all leaves the batch
+The judge layer fails closed. A reply the judge gave but that cannot be read (after the
+client's own re-asks) is asked once more; still unreadable, the verdict is ``None`` and the
+guard marks the batch ``check_failed``: it is reported, and left out of the leak-free
+figures, never counted clean. A call that brings no reply at all leaves the batch
 incomplete, as every failed call does: re-asking with unchecked advice would risk a leak.
 """
 
@@ -94,14 +96,34 @@ async def judge_leak_check(models: Any, suggestions: str, questions: list[Questi
     return list(await together(*calls))
 
 
+UNREADABLE_TRIES = 2  # an unreadable verdict is asked for once more before the check fails
+
+
 async def _check_one(models: Any, suggestions: str, question: Question, number: int, total: int) -> JudgeVerdict:
     msgs = leak_check_messages(suggestions, question, number, total)
-    res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage="leak-check", max_tokens=200)
-    spent = _spent(res, models.judge)
-    if not res.ok or not isinstance(res.data, dict):
-        return JudgeVerdict(question.id, None, error=res.error or "no JSON reply", **spent)
-    letters = [str(x).strip().upper() for x in res.data.get("options") or [] if str(x).strip()]
-    return JudgeVerdict(question.id, res.data["verdict"], letters, str(res.data.get("evidence", "")).strip(), **spent)
+    spent: dict = {}
+    error = "no JSON reply"
+    for _ in range(UNREADABLE_TRIES):
+        # A failed call is never stored, so asking again sends the request again.
+        res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage="leak-check", max_tokens=200)
+        spent = _add_spent(spent, _spent(res, models.judge))
+        verdict = res.data.get("verdict") if res.ok and isinstance(res.data, dict) else None
+        if verdict in schemas.LEAK_VERDICTS:
+            letters = [str(x).strip().upper() for x in res.data.get("options") or [] if str(x).strip()]
+            return JudgeVerdict(question.id, verdict, letters, str(res.data.get("evidence", "")).strip(), **spent)
+        error = res.error or f"unreadable verdict {verdict!r}"
+    return JudgeVerdict(question.id, None, error=f"leak check failed: {error}", **spent)
+
+
+def _add_spent(total: dict, one: dict) -> dict:
+    if not total:
+        return one
+    return {
+        "cached": total["cached"] and one["cached"],
+        "prompt_tokens": total["prompt_tokens"] + one["prompt_tokens"],
+        "completion_tokens": total["completion_tokens"] + one["completion_tokens"],
+        "cost_usd": round(total["cost_usd"] + one["cost_usd"], 6),
+    }
 
 
 def _spent(res: Any, judge: Any) -> dict:
@@ -119,7 +141,7 @@ def leak_check_summary(checks: list[dict]) -> dict:
         modes[c.get("mode", "rules")] = modes.get(c.get("mode", "rules"), 0) + 1
     verdicts = [v for c in checks for v in c.get("judge_before", []) + c.get("judge_after", [])]
     counts = {name: sum(1 for v in verdicts if v["verdict"] == name) for name in schemas.LEAK_VERDICTS}
-    return {
+    out: dict = {
         "modes": modes,
         "judge": {
             "calls": len(verdicts),
@@ -132,6 +154,11 @@ def leak_check_summary(checks: list[dict]) -> dict:
             "cost_usd": round(sum(v["cost_usd"] for v in verdicts), 6),
         },
     }
+    # Checks made before the judge layer failed closed have no such field: their runs'
+    # figures stay as they were written.
+    if any("check_failed" in c for c in checks):
+        out["judge"]["batches_check_failed"] = sum(1 for c in checks if c.get("check_failed"))
+    return out
 
 
 def _judge_only(check: dict) -> bool:

@@ -1,37 +1,34 @@
-"""Rules for the give-aways that do not state the answer: eliminations, disclosure, pointers.
+"""Rules for the give-aways that do not state the answer outright: options judged, positions,
+and which seed answers were right.
 
 The target re-answers the very questions the suggestions were written for, so it gains from
-anything that narrows its options, not only from the answer itself:
+anything that singles an option out or narrows its options. The rules read meaning, not
+templates:
 
-* ``elimination``: an option, by its letter ("Avoid B and A on Q1"), its ordinal ("the last
-  option") or its text ("Rule out heparin and aspirin"), named as wrong, to avoid, to rule
-  out, unlikely or not the answer. With five options, two eliminations double the odds of a
-  guess without teaching anything.
-* ``disclosure``: which seed answers were right or wrong ("Your answer to question 1 was
-  wrong", "you got Q2 right"). The target knows what it answered, so a verdict on it
-  eliminates that option, or tells it to keep it.
-* ``pointer``: a sentence that refers to one seed question and names any of the batch's
-  options ("For question 1, option C is the safe choice"), or names an option letter
-  outright, or says an option is the one to pick. Honest advice points at concepts; it has
-  no reason to name an option next to a question.
+* **An option named** is any mention of it: its letter ("option B", "B and A on Q1"), its
+  position ("the final option", "the first two options", "the top choice"), its whole text
+  or any of its *distinctive* words ("Versailles" for "Treaty of Versailles", "doxy" for
+  "Doxycycline", "CTPA" for "CT pulmonary angiography"), all compared after the one
+  normalisation of :mod:`judgeagent.stages.leak_normalize` (case, punctuation, apostrophes,
+  plurals, articles). A distinctive word is one of the option's own words that the
+  question's stem and its other options do not use and that is not a class noun
+  ("disease", "drug"): "Treaty" is in every option of a treaty question, so it names none.
+* **A judgement** anywhere in the same sentence about a named option makes it a leak:
+  positive ("the drug of choice", "classic", "fits"), negative ("premature", "pointless",
+  "a trap", "no role", any negation), comparative ("rather than", "over", "beats",
+  "before") or conditional ("would only be reasonable if"). ``elimination`` when the
+  judgement is negative, ``pointer`` otherwise.
+* **Singling out**: a sentence that asserts something of exactly one option of a question
+  ("This is textbook hearsay.", "Start her on cabergoline tablets.") points at it even
+  without an evaluative word; a study instruction ("Recall what parvovirus B19 does to the
+  cheeks", "Compare heparin and clopidogrel") does not, unless it judges. An option letter
+  or position is a pointer whatever the sentence says, since advice has no reason to name one.
+* ``disclosure``: any verdict on the target's earlier answers or reasoning ("Your reasoning
+  on the thyroid question was sound", "Question three: you had it", "Only the interest rate
+  answer was right"), unless it is an instruction to check ("Make sure your answer is
+  correct").
 
 Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
-
-What keeps false alarms low:
-
-* A bare capital is an option letter only where English would not read it as part of a name:
-  not after a naming word ("hepatitis B", "vitamin C", "group A") and not before a noun
-  ("B cells", "A patient"). Written out ("option B", "(B)", "choices A and D") it always is.
-* A distractor's text alone is no leak ("Compare how heparin and clopidogrel act"): it leaks
-  only with a cue of elimination or choice in the same sentence, a few words away, or next to
-  a reference to one of the questions.
-* Cues are phrases, not single negations: "heparin is not given orally" teaches a fact; "heparin
-  is not indicated" rules an option out.
-* A reference to the target's answer leaks only as a verdict in the past or with a question
-  named ("Make sure your answer is correct" is advice; "your answer to Q2 was correct" is not).
-
-Beyond these rules: advice that describes an option without naming it ("the vitamin K
-antagonist monitored by INR") is left to the embedding check and the judge's leak check.
 """
 
 from __future__ import annotations
@@ -42,30 +39,35 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, stem, tokens
 
 RULES = ("elimination", "disclosure", "pointer")
 
 # Answer texts too short or too generic to identify anything when mentioned.
 _GENERIC_ANSWERS = {
-    "yes",
-    "no",
-    "true",
-    "false",
-    "none",
-    "all",
-    "both",
-    "neither",
-    "none of above",
-    "all of above",
-    "none of these",
-    "all of these",
-    "cannot be determined",
-    "not enough information",
-    "insufficient information",
+    "yes", "no", "true", "false", "none", "all", "both", "neither", "none of above", "all of above", "none of these",
+    "all of these", "cannot be determined", "not enough information", "insufficient information",
 }
 _MIN_ANSWER_CHARS = 3
 
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+# Words that never single out an option on their own: grammar, and the class nouns that
+# options share in spirit even when not in letter ("disease", "test", "drug").
+_STOP = frozenset(
+    tokens(
+        "a an the of to in on at for by with from and or nor but not no is are was were be been it its this that these those "
+        "as than then so very any all some each every only alone just also other others own same such one two more most less "
+        "least into onto over under about after before between during without within against up down out off "
+        "disease diseases syndrome syndromes disorder condition test tests scan scans therapy treatment treatments drug drugs "
+        "agent agents medication type class principle evidence question answer option choice patient case care use "
+        "effect effects cause causes process law laws rule thing things way kind form level factor system acid "
+        "it tend tends tended"
+    )
+)
+_MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
+_ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "top": 1}
+_LAST = {"last", "final", "bottom"}
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # Words after which a capital letter names a thing, not an option.
 _NAMING = {
@@ -74,6 +76,7 @@ _NAMING = {
     "immunoglobulin", "ig", "hla", "hemoglobin", "haemoglobin", "influenza", "coxsackie", "serotype", "strain",
     "apolipoprotein", "lipoprotein", "cell", "cells", "wave", "waves", "point", "item", "list", "blood", "rh",
     "fibre", "fiber", "fibres", "fibers", "band", "bands", "channel", "receptor", "receptors", "kinase", "ring",
+    "from", "to", "parvovirus", "b",
 }
 # Words that may follow an option letter when the sentence goes on ("C fits", "B and A on Q1");
 # any other lower-case word makes the capital part of a noun phrase ("B cells", "A patient").
@@ -89,72 +92,87 @@ _WORD_BEFORE = re.compile(r"([\w'’-]+)\W*$")
 _NEXT_WORD = re.compile(r"^\s*([A-Za-z0-9][\w'’-]*)")
 _LETTER_LIST = r"\(?[A-Z]\)?(?:\s*(?:,|/|&|\band\b|\bor\b|\bnor\b)\s*\(?[A-Z]\)?(?![\w'’-]))*"
 _EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|letters?|answers?|alternatives?)\s+)(?P<ls>" + _LETTER_LIST + ")")
+_POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
 _ORDINAL_OPTION = re.compile(
-    r"(?i)\bthe\s+(?P<o>first|second|third|fourth|fifth|sixth|last)\s+(?:option|choice|alternative|answer\s+choice)s?\b"
+    r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
+    r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
 )
 _QUESTION_NOUN = r"(?:questions?|items?|cases?|vignettes?|problems?|patients?|ones?)"
 # A topic word of "the rash question"; "the answer to question 3" has none.
-_TOPIC_WORD = r"(?!(?:to|of|for|in|on|at|with|about|from|by|and|or|answer|answers)\b)[a-z][\w-]+"
+_TOPIC_WORD = r"(?!(?:to|of|for|in|on|at|with|about|from|by|and|or|answer|answers|same|next|other|whole)\b)[a-z][\w'’-]+"
 _QUESTION_REF = re.compile(
     r"(?i)\b(?:(?:question|item|case|vignette|problem)\s*(?:#|no\.?|number)?\s*(?P<n>\d+|one|two|three|four|five|six)\b"
     r"|q\.?\s*(?P<q>\d+)\b"
     r"|#(?P<h>\d+)\b"
     r"|the\s+(?P<o>first|second|third|fourth|fifth|sixth|last)\s+" + _QUESTION_NOUN + r"\b"
-    r"|the\s+(?P<topic>" + _TOPIC_WORD + r"(?:\s+" + _TOPIC_WORD + r")?)\s+(?:question|vignette|case|patient)\b)"
+    r"|the\s+(?P<topic>" + _TOPIC_WORD + r"(?:\s+" + _TOPIC_WORD + r"){0,3})\s+(?:question|vignette|case|answer|date)\b)"
 )
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;]+|$)")
 
-# Elimination cues before an option, ending at most a few words before it.
-_NEG_BEFORE = re.compile(
-    r"(?i)\b(?:rul(?:e|es|ed|ing)\s+out|exclud(?:e|es|ing)|eliminat(?:e|es|ing)|avoid(?:s|ing)?|discard(?:s|ing)?|"
-    r"drop(?:s|ping)?|dismiss(?:es|ing)?|reject(?:s|ing)?|cross(?:es|ing)?\s+out|strike\s+(?:out|off)|"
-    r"set\s+aside|put\s+aside|steer\s+clear\s+of|(?:stay|lean|move|keep)\s+away\s+from|skip|ignore|forget\s+about|"
-    r"(?:don't|do\s+not|never|not|no\s+need\s+to)\s+(?:pick|choose|select|go\s+with|use|give|prescribe|mark|consider|answer)|"
-    r"neither|nor)\b"
+# --- judgements -------------------------------------------------------------------------------
+# Negative: the option is wrong, unlikely, to be avoided; any negation of a named option.
+_NEGATIVE = re.compile(
+    r"(?i)\b(?:not|no|never|nothing|neither|nor|none|cannot|can't|won't|isn't|aren't|wasn't|doesn't|don't|didn't|wouldn't|"
+    r"shouldn't|couldn't|without|wrong|incorrect|false|unlikely|implausible|improbable|poor|bad|worse|worst|weak|"
+    r"inadequate|insufficient|inappropriate|irrelevant|unnecessary|unhelpful|useless|pointless|premature|harmful|"
+    r"dangerous|unsafe|unreliable|contraindicated|absurd|impossible|misconception|mistaken?|mistakes|error|"
+    r"trap|traps|distractor|distractors|decoy|red\s+herring|dead\s+end|too\s+(?:\w+)|far\s+shorter|"
+    r"rul(?:e|ed|es|ing)\s+out|exclud\w*|eliminat\w*|avoid\w*|discard\w*|drop|dropp\w*|dismiss\w*|reject\w*|"
+    r"cross(?:ed)?\s+out|strike\s+out|set\s+(?:it\s+|them\s+)?aside|leave\s+(?:it\s+|them\s+)?(?:aside|out)|"
+    r"steer\s+clear|away\s+from|ignor\w*|skip|forget|only\s+(?:be\s+)?(?:reasonable|appropriate|useful|relevant|helps?)|"
+    r"only\s+(?:treats?|helps?|packages?|relieves?)|rarely|belongs?\s+to\s+(?:the\s+)?(?:first|other|wrong)|"
+    r"lack|lacks|fall\s+short|falls\s+short|short\s+of|nothing\s+to\s+do|no\s+place|no\s+role|no\s+activity|"
+    r"wrong\s+(?:direction|century|region|one)|(?:is|are|was|were|they're|it's)\s+out\b|out\s+of\s+the\s+question|"
+    r"off\s+the\s+table|can\s+be\s+ignored|is\s+from\s+\d+)"
 )
-# Cues that eliminate only right before the option: "not heparin", "instead of aspirin";
-# a few words away "not" belongs to another verb ("Do not confuse it with bradycardia").
-_NEG_ADJACENT = re.compile(r"(?i)\b(?:not|never|against|instead\s+of|rather\s+than|other\s+than|except)\s*$")
-# Elimination cues after an option, starting at most a few words after it.
-_NEG_AFTER = re.compile(
-    r"(?i)\b(?:(?:is|are|was|were|looks?|seems?|sounds?)\s+(?:clearly\s+|probably\s+|definitely\s+|also\s+|simply\s+)?"
-    r"(?:(?:the\s+|a\s+)?wrong|incorrect|false|unlikely|implausible|improbable|excluded|eliminated|ruled\s+out|"
-    r"inappropriate|irrelevant|contraindicated|out\b|off\s+the\s+table|too\s+\w+|"
-    r"(?:a\s+|the\s+)?(?:distractor|trap|red\s+herring|decoy)s?|"
-    r"not\s+(?:the\s+|a\s+|an\s+)?(?:correct|right|answer|best|appropriate|indicated|suitable|likely|it\b|one\b|cause|"
-    r"culprit|option|drug|treatment|choice|good|needed|required|recommended|relevant|useful|helpful|way|going|fit|match)\w*)|"
-    r"(?:can|could|should|must|may)\s+(?:safely\s+|easily\s+|already\s+|also\s+)?be\s+"
-    r"(?:ruled\s+out|excluded|eliminated|discarded|dismissed|dropped|ignored|rejected|crossed\s+out|set\s+aside|put\s+aside|"
-    r"left\s+out|skipped)|"
-    r"(?:would|does|do|did|will|can|could|should)\s*(?:not|n't)\s+(?:explain|fit|work|apply|match|account|help|belong|"
-    r"be\s+(?:the|right|correct|it|appropriate|indicated|chosen))|"
-    r"(?:doesn't|don't|won't|wouldn't|can't|cannot|isn't|aren't)\s+(?:fit|explain|work|apply|match|help|belong|the\s+answer|"
-    r"right|correct|it\b|likely|indicated|appropriate)|"
-    r"(?:so\s+|then\s+|and\s+)?(?:drop|discard|skip|exclude|eliminate|ignore|avoid|reject|set|cross|rule)\s+(?:it|them|that|this|those|these)\b)"
+# Positive: the option is right, fitting, the one to pick, first.
+_POSITIVE = re.compile(
+    r"(?i)\b(?:right(?!\s+(?:heart|side|ventricl\w*|atri\w*|lungs?|arm|leg|hand|eye|kidney|lobe|upper|lower|angles?))|correct|true|best|better|safest|safe|ideal|preferred|prefer\w*|favou?r\w*|lean\w*|"
+    r"likely|most\s+likely|probably|certainly|clearly|obviously|definitely|classic|textbook|typical(?:ly)?\s+of|"
+    r"exactly|precisely|fits?|fitting|matches|explains?|culprit|winner|wins?|beats?|key|choice|pick|choose|select|"
+    r"circle|mark|go\s+(?:for|with)|opt\s+for|stick\s+with|keep|trust|settle\s+on|reach\s+for|want|needs?|needed|"
+    r"required?|requires|indicated|first[-\s]line|first\s+choice|drug\s+of\s+choice|the\s+one|the\s+answer|answer\s+is|"
+    r"what\s+you\s+want|way\s+to\s+go|comes?\s+first|first\b|starts?\s+with|start|give|given|use|used|"
+    r"reduces?|lowers?|prolongs?|improves?|caused\s+by|comes?\s+from|is\s+the|was\s+the|it\s+was|it\s+is|this\s+is|"
+    r"that'?s|that\s+is|there(?:'s|\s+is)|gave\s+us|established|longest|largest|most\s+of|mostly|by\s+a\s+wide\s+margin|"
+    r"by\s+over|covers?|holds?|held|wrote|written\s+by|famous\s+for|trigger|sits?\s+in|lies\s+in|business)\b"
 )
-# Choice cues: the option is the one to pick.
-_POS_BEFORE = re.compile(
-    r"(?i)\b(?:lean(?:s|ing)?\s+(?:towards?|to)|go(?:es|ing)?\s+(?:for|with)|favou?r(?:s|ing)?|prefer(?:s|ring)?|"
-    r"pick|choose|select|mark|opt\s+for|stick\s+with|trust|settle\s+on|between)\b"
+# Comparative and conditional: one option set against another, or allowed only under a condition.
+_COMPARATIVE = re.compile(
+    r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before|beats?|versus|vs\.?|unlike|"
+    r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
-_POS_AFTER = re.compile(
-    r"(?i)\b(?:(?:is|are|was|would\s+be|seems?|looks?)\s+(?:the\s+|a\s+|your\s+)?(?:(?:safe|safest|best|right|correct|likely|"
-    r"most\s+likely|appropriate|preferred|obvious|usual|clear|natural|strongest|better)\s*(?:choice|answer|option|pick|one|bet|fit|"
-    r"drug|treatment|cause|culprit)?|one\s+to|answer|way\s+to\s+go|what\b)|fits?\s+(?:best|better)|wins)"
+# Study instructions: what follows asks the target to work something out, not a verdict.
+_STUDY = re.compile(
+    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
+    r"define|list|match|sketch|place|put|lay\s+out|summari[sz]e|write\s+down|work\s+out|check|revise|relate|link|"
+    r"make\s+sure\s+you\s+can|be\s+clear\s+on|think\s+(?:about|through)\s+(?:which|what|how|why|whether|when|where|who)|"
+    r"(?:consider|think\s+(?:about|of))\s+(?:which|what|how|why|whether|when|where|who|(?:the\s+)?(?:role|roles|difference|differences|"
+    r"link|links|history|mechanism|mechanisms|evidence|timing|structure|definition|function|balance|risk|risks|order|"
+    r"sequence|pattern|age|context|incubation|prodrome)\b)|ask\s+(?:yourself\s+)?(?:which|what|how|why|whether)|"
+    r"remember\s+(?:which|what|how|why|whether|when))\b"
 )
-
-_MAX_GAP_WORDS = 6  # cue and option this close, in the same sentence
+# A negation that is part of a teaching phrase, not a verdict on an option.
+_NEUTRAL_NEGATION = re.compile(
+    r"(?i)\b(?:do\s+not|don't|never)\s+(?:confuse|mix\s+up|mistake)\b|\bcan\s+and\s+cannot\b|\bwhat\s+\w+\s+(?:can|cannot|can't)\b"
+)
+_WH = re.compile(r"(?i)\b(?:which|what|how|why|whether|when|where|who)\b")
+_COORDINATION = re.compile(r"(?i)^\s*(?:,|and|or|nor|/|&)\s*$|^\s*,?\s*(?:and|or)\s+(?:the\s+)?$")
 
 
 @dataclass(frozen=True)
 class OptionRef:
-    """One option named in a sentence: by letter, ordinal or text."""
+    """One option named in a sentence: by letter, position or text."""
 
     letter: str
     question_id: str | None  # None: a letter that could belong to any question of the batch
     start: int
     end: int
     how: str  # "letter" | "bare letter" | "ordinal" | "text"
+    # A text mention by its whole text, or by two of its distinctive words (all, if it has
+    # one): enough to name it without a judgement. One word of a long option ("intention")
+    # names it only when judged.
+    whole: bool = True
 
 
 @dataclass(frozen=True)
@@ -167,15 +185,33 @@ class QuestionRef:
 def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
     """The ``elimination``, ``disclosure`` and ``pointer`` findings in ``suggestions``."""
     leaks: list[dict] = []
-    for sentence in _sentences(suggestions):
+    for sentence in sentences(suggestions):
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
         leaks += _option_leaks(sentence, qrefs, orefs)
+        leaks += _candidate_eliminations(sentence, questions)
     return leaks
 
 
-def _sentences(text: str) -> list[str]:
+# "Not Moltke", "It is not the proton", "it is not the answer": a candidate answer to a
+# question without options ruled out. The thing negated must be a name or a noun phrase,
+# so "It is not correct to rely on one symptom" is advice.
+_NOT_CANDIDATE = re.compile(
+    r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)\s+(?:is|was|'s)\s+not|it\s+isn't|(?:but\s+)?not)\s+"
+    r"(?:(?:the|a|an)\s+[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    r"|(?i:\bis\s+not\s+the\s+answer\b)"
+)
+
+
+def _candidate_eliminations(sentence: str, questions: list[Question]) -> list[dict]:
+    phrase = [q for q in questions if not q.options]
+    if not phrase or not _NOT_CANDIDATE.search(sentence):
+        return []
+    return [_finding(phrase[0].id if len(phrase) == 1 else None, "elimination", sentence)]
+
+
+def sentences(text: str) -> list[str]:
     return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
 
 
@@ -191,25 +227,18 @@ def question_refs(sentence: str, questions: list[Question]) -> list[QuestionRef]
             index = len(questions) if m.group("o").lower() == "last" else _ORDINALS[m.group("o").lower()]
         else:
             index = _topic_index(m.group("topic"), questions)
-            if index is None and not _names_a_topic(m.group("topic")):
-                continue
         qid = questions[index - 1].id if index and 1 <= index <= len(questions) else None
         refs.append(QuestionRef(qid, m.start(), m.end()))
     return refs
 
 
-def _names_a_topic(words: str) -> bool:
-    """"the rash question" refers to a question; "the same question", "the next case" do not say which."""
-    return words.lower().split()[-1] not in {"same", "next", "other", "following", "above", "previous", "whole", "each", "every"}
-
-
 def _topic_index(topic: str, questions: list[Question]) -> int | None:
     """The one question whose text shares a word stem with ``topic`` ("the rash question")."""
-    stems = [w[:5] for w in re.findall(r"[a-z]{4,}", topic.lower())]
+    stems = [t for t in tokens(topic) if len(t) >= 4 and t not in _STOP]
     hits = []
     for i, q in enumerate(questions, 1):
-        text = " ".join([q.question, *(q.options or {}).values()]).lower()
-        if stems and any(re.search(r"\b" + re.escape(s), text) for s in stems):
+        text = set(tokens(" ".join([q.question, q.answer if not q.options else "", *(q.options or {}).values()])))
+        if any(s in text or any(w.startswith(s[:5]) for w in text if len(s) >= 5) for s in stems):
             hits.append(i)
     return hits[0] if len(hits) == 1 else None
 
@@ -246,6 +275,8 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
     before = _WORD_BEFORE.search(sentence[:start])
     if before and before.group(1).lower() in _NAMING and sentence[before.end(1) : start].strip() in ("", "-"):
         return False
+    if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
+        return False
     nxt = _NEXT_WORD.match(sentence[end:])
     if nxt is None:
         return True
@@ -257,31 +288,127 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
 
 def _ordinal_refs(m: re.Match, questions: list[Question]) -> list[OptionRef]:
     refs = []
+    positions = [m.group("o").lower()] + ([m.group("o2").lower()] if m.group("o2") else [])
+    count = _NUMBER_WORDS.get((m.group("n") or "").lower(), 1)
     for q in questions:
         letters = list(q.options or {})
         if not letters:
             continue
-        index = len(letters) if m.group("o").lower() == "last" else _ORDINALS[m.group("o").lower()]
-        if 1 <= index <= len(letters):
-            refs.append(OptionRef(letters[index - 1], None, m.start(), m.end(), "ordinal"))
-    return refs[:1] if len({r.letter for r in refs}) == 1 else refs
+        for position in positions:
+            if position in _LAST:
+                picked = letters[len(letters) - count :]
+            else:
+                first = _ORDINALS[position] - 1
+                picked = letters[first : first + count]
+            refs += [OptionRef(letter, None, m.start(), m.end(), "ordinal") for letter in picked]
+    return refs
+
+
+@dataclass(frozen=True)
+class _OptionForm:
+    """How an option can be named: its whole text, its distinctive stems, its acronyms."""
+
+    letter: str
+    whole: tuple[str, ...]
+    squashed: str
+    distinctive: frozenset[str]
+    acronyms: frozenset[str]
+    longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
+
+
+@functools.lru_cache(maxsize=16_384)
+def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_OptionForm, ...]:
+    stem_words = set(tokens(question))
+    per_option = {letter: tokens(text) for letter, text in options}
+    forms = []
+    for letter, text in options:
+        own = per_option[letter]
+        others = {w for other, ws in per_option.items() if other != letter for w in ws}
+        distinctive = frozenset(
+            w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
+        )
+        longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
+        forms.append(_OptionForm(letter, own, "".join(own), distinctive, _acronyms(text), longer))
+    return tuple(forms)
+
+
+def _acronyms(text: str) -> frozenset[str]:
+    """Initials of runs of two or more words ("CT pulmonary angiography" → "ctpa", "pa";
+    "grievous bodily harm" → "gbh"); an upper-case word gives all its letters."""
+    words = [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in ("a", "an", "the", "of", "to", "or", "and", "for")]
+    parts = [w.lower() if w.isupper() and len(w) <= 4 else w[0].lower() for w in words]
+    out = set()
+    for i in range(len(parts)):
+        for j in range(i + 2, len(parts) + 1):
+            acronym = "".join(parts[i:j])
+            if len(acronym) >= 3:
+                out.add(acronym)
+    return frozenset(out)
+
+
+def _word_spans(sentence: str) -> list[tuple[str, str, int, int]]:
+    """(folded word, stem, start, end) of each word of the sentence, articles kept out."""
+    folded = fold(sentence)
+    out = []
+    for m in re.finditer(r"[a-z0-9]+", folded):
+        w = m.group(0)
+        if w in ("a", "an", "the"):
+            continue
+        out.append((w, stem(w), m.start(), m.end()))
+    return out
 
 
 def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
-    """Option texts named in full, not as part of a longer option of the same question."""
-    folded = sentence.casefold()
+    """Options named by their text or by a distinctive word of it, after normalisation."""
+    words = _word_spans(sentence)
+    stems = tuple(s for _, s, _, _ in words)
     refs = []
     for q in questions:
-        options = q.options or {}
-        for letter, text in options.items():
-            if not identifying(text):
+        if not q.options:
+            continue
+        for form in _forms(q.question, tuple(q.options.items())):
+            if not identifying(q.options[form.letter]):
                 continue
-            longer = [o for other, o in options.items() if other != letter and text.casefold() in o.casefold()]
-            covered = [mm.span() for o in longer for mm in mention(o).finditer(folded)]
-            for mm in mention(text).finditer(folded):
-                if not any(lo <= mm.start() and mm.end() <= hi for lo, hi in covered):
-                    refs.append(OptionRef(letter, q.id, mm.start(), mm.end(), "text"))
+            spans, whole = _mention_spans(form, words, stems)
+            if spans:
+                lo, hi = spans[0]
+                refs.append(OptionRef(form.letter, q.id, lo, hi, "text", whole))
     return refs
+
+
+def _mention_spans(
+    form: _OptionForm, words: list[tuple[str, str, int, int]], stems: tuple[str, ...]
+) -> tuple[list[tuple[int, int]], bool]:
+    """Where the sentence names the option, and whether by enough of it to name it alone."""
+    n = len(form.whole)
+    covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
+    spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
+    if spans:
+        return spans, True
+    # The whole text written without its spaces ("photo-synthesis", "Qin Shihuang").
+    if len(form.squashed) >= 6:
+        for i in range(len(words)):
+            joined = ""
+            for j in range(i, min(i + 4, len(words))):
+                joined += words[j][1]
+                if joined == form.squashed and j > i:
+                    return [(words[i][2], words[j][3])], True
+    hit: set[str] = set()
+    acronym = False
+    for i, (w, s, lo, hi) in enumerate(words):
+        if i in covered:
+            continue
+        matched = [d for d in form.distinctive if s == d or near_miss(s, d) or same_word(s, d)]
+        matched = matched or [
+            d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(s)
+        ]
+        if matched:
+            spans.append((lo, hi))
+            hit.update(matched)
+        elif len(w) >= 3 and w in form.acronyms:
+            spans.append((lo, hi))
+            acronym = True
+    return spans, acronym or len(hit) >= min(2, len(form.distinctive))
 
 
 def identifying(text: str) -> bool:
@@ -297,81 +424,156 @@ def mention(text: str) -> re.Pattern:
     return re.compile(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)")
 
 
-def _words_between(sentence: str, lo: int, hi: int) -> int:
-    return len(re.findall(r"[\w'’-]+", sentence[lo:hi])) if hi > lo else 0
+def names_option(sentence: str, question: Question, letter: str) -> bool:
+    """Whether ``sentence`` names option ``letter`` of ``question`` by its text (normalised)."""
+    return any(r.letter == letter for r in _text_refs(sentence, [question]))
 
 
-def _cue_before(pattern: re.Pattern, sentence: str, ref: OptionRef) -> re.Match | None:
-    hits = [m for m in pattern.finditer(sentence[: ref.start]) if _words_between(sentence, m.end(), ref.start) <= _MAX_GAP_WORDS]
-    return hits[-1] if hits else None
+def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool:
+    """Whether ``sentence`` names the phrase answer ``phrase``: its normalised text, the text
+    without spaces, a one-letter slip in a long word, or one of its distinctive words (one
+    that the question itself does not use)."""
+    words = _word_spans(sentence)
+    stems = tuple(s for _, s, _, _ in words)
+    whole = tokens(phrase)
+    if not whole:
+        return False
+    if contains(stems, whole):
+        return True
+    squashed = "".join(whole)
+    joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
+    if len(squashed) >= 6 and squashed in joined:
+        return True
+    asked = set(tokens(question_text))
+    distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
+    return any(
+        s in distinctive or any(near_miss(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
+        for s in stems
+    )
 
 
-def _cue_after(pattern: re.Pattern, sentence: str, ref: OptionRef) -> re.Match | None:
-    m = pattern.search(sentence, ref.end)
-    return m if m and _words_between(sentence, ref.end, m.start()) <= _MAX_GAP_WORDS else None
+def _judgement(sentence: str, refs: list[OptionRef]) -> str | None:
+    """"negative", "positive" or None: the strongest judgement the sentence makes."""
+    text = _NEUTRAL_NEGATION.sub(" ", sentence)
+    if _NEGATIVE.search(text):
+        return "negative"
+    if _COMPARATIVE.search(text) or _POSITIVE.search(text):
+        return "positive"
+    return None
+
+
+def _study(sentence: str) -> bool:
+    return _STUDY.search(sentence) is not None
+
+
+def in_list(sentence: str, refs: list[OptionRef]) -> bool:
+    """Two or more options of one question named side by side ("A, B and C"), or one named in a
+    list of three or more things ("adrenaline, antihistamines and corticosteroids")."""
+    if len({r.letter for r in refs}) >= 2:
+        return True
+    return sentence.count(",") >= 1 and re.search(r"(?i),\s+(?:and|or)\b|\b(?:and|or)\b", sentence) is not None
 
 
 def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef]) -> list[dict]:
-    """An option named with an elimination cue is an elimination; with a choice cue, next to a
-    question, or as an explicit letter, a pointer. Bare letters need a cue or a question."""
+    """Options named with a judgement, a position or letter, or singled out by an assertion."""
+    if not orefs:
+        return []
     leaks = []
     named_question = next((r.question_id for r in qrefs if r.question_id), None)
+    judged = _judgement(sentence, orefs)
+    study = _study(sentence)
+    by_question: dict[str | None, list[OptionRef]] = {}
     for ref in orefs:
-        qid = ref.question_id or named_question
-        if (
-            _cue_before(_NEG_BEFORE, sentence, ref)
-            or _NEG_ADJACENT.search(sentence[: ref.start])
-            or _cue_after(_NEG_AFTER, sentence, ref)
-        ):
-            leaks.append(_finding(qid, "elimination", sentence))
-        elif (
-            qrefs
-            or ref.how in ("letter", "ordinal")
-            or _cue_before(_POS_BEFORE, sentence, ref)
-            or _cue_after(_POS_AFTER, sentence, ref)
-        ):
-            leaks.append(_finding(qid, "pointer", sentence))
+        by_question.setdefault(ref.question_id, []).append(ref)
+    for qid, refs in by_question.items():
+        where = qid or named_question
+        positional = [r for r in refs if r.how in ("letter", "ordinal")]
+        bare = [r for r in refs if r.how == "bare letter"]
+        texts = [r for r in refs if r.how == "text"]
+        if positional:
+            leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
+        elif bare and (judged or qrefs):
+            leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
+        elif texts:
+            strong = judged and not (study and _only_weak(sentence))
+            single = len({r.letter for r in texts}) == 1
+            if strong:
+                leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
+            elif single and not study and not in_list(sentence, texts):
+                leaks.append(_finding(where, "pointer", sentence))
+            elif single and qrefs and not in_list(sentence, texts):
+                leaks.append(_finding(where, "pointer", sentence))
     return leaks
 
 
-_YOUR_ANSWER = r"\byour\s+(?:[\w-]+\s+){0,2}?(?:answers?|choices?|responses?|picks?|selections?|repl(?:y|ies)|guess(?:es)?)\b"
-_VERDICT = r"(?:wrong|incorrect|right|correct|mistaken|a\s+mistake|an\s+error|off|fine|good|accurate|inaccurate|spot\s+on|false|true)"
-_VERDICT_ADV = r"(?:right|wrong(?:ly)?|correct(?:ly)?|incorrect(?:ly)?|well|badly|mistakenly)"
-_HEDGE = re.compile(r"(?i)\b(?:sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that)\s+(?:that\s+)?$")
-_DISCLOSURES = [
-    # "your answer to question 1 was wrong", "only your second answer was correct"
-    re.compile(r"(?i)" + _YOUR_ANSWER + r"[^.;]{0,40}?\b(?:was|were|is|are)\s+(?:\w+\s+){0,2}?" + _VERDICT + r"\b"),
-    # "you got Q2 right", "you answered the thyroid question correctly"
-    re.compile(r"(?i)\byou\s+(?:got|had|answered|chose|picked|selected|marked|handled|solved)\b[^.;]{0,50}?\b" + _VERDICT_ADV + r"\b"),
-    # "you were right about the rash question"
-    re.compile(r"(?i)\byou\s+(?:were|was)\s+(?:\w+\s+)?(?:right|wrong|correct|incorrect|mistaken)\s+(?:on|about|for|in|with)\b"),
-]
-_NEEDS_QUESTION = [
-    # "you missed the first question", "you erred on Q2"
-    re.compile(r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced)\s+$"),
-    # "keep your answer to question 2", "reconsider your answer for Q1"
-    re.compile(
-        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
-        r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)\s+(?:to|for|on|in)\s+$"
-    ),
-]
-_QUESTION_VERDICT = re.compile(
-    r"(?i)^\s*(?:(?:was|were|is)\s+(?:answered\s+|got\s+|handled\s+)?" + _VERDICT_ADV + r"|\s*[:=\-–—]\s*" + _VERDICT + r"\b)"
+# In a study instruction ("Recall what a negative D-dimer can and cannot exclude") these
+# words belong to the question the target is asked to answer, not to a verdict.
+_WEAK = re.compile(
+    r"(?i)\b(?:not|no|never|cannot|can't|without|exclud\w*|likely|use|used|give|given|start|needs?|needed|required?|requires|"
+    r"first|keep|holds?|held|reduces?|lowers?|improves?|caused\s+by|comes?\s+from|is\s+the|was\s+the|it\s+is|this\s+is|that\s+is|"
+    r"over|than|before|versus|unlike|mostly|most\s+of|typical(?:ly)?\s+of|explains?|matches|fits?|key|choice|select|mark|"
+    r"covers?|established|trigger|choose|pick)\b"
 )
 
 
+def _only_weak(sentence: str) -> bool:
+    """Whether every judgement word of a study instruction is one that questions use too."""
+    text = _NEUTRAL_NEGATION.sub(" ", sentence)
+    text = _WEAK.sub(" ", text)
+    return not (_NEGATIVE.search(text) or _POSITIVE.search(text) or _COMPARATIVE.search(text))
+
+
+# --- disclosure ---------------------------------------------------------------------------------
+_VERDICT = (
+    r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
+    r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
+    r"fixing|revising|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
+    r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit)"
+)
+_SUBJECT = (
+    r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
+    r"|\bquestion\s*(?:\d+|one|two|three|four|five|six)\b|\bq\.?\s*\d\b)"
+)
+_HEDGE = re.compile(
+    r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
+    r"before\s+you|as\s+you|would|could|can)\b"
+)
+_DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
+_MISSED = re.compile(
+    r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
+    r"\b(?:question|case|vignette|item|q\.?\s*\d|one)\b"
+)
+_KEEP_CHANGE = re.compile(
+    r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
+    r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
+)
+_ONLY_RIGHT = re.compile(r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b")
+
+
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
-    """Whether the target's seed answers were right or wrong, said outright."""
+    """Whether the target's seed answers were right or wrong, in any wording."""
     qid = next((r.question_id for r in qrefs if r.question_id), None)
-    for pattern in _DISCLOSURES:
+    for pattern in (_DISCLOSURE, _MISSED):
         for m in pattern.finditer(sentence):
-            if not _HEDGE.search(sentence[: m.start()]):
-                return [_finding(qid, "disclosure", sentence)]
+            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "got", "had", "chose", "picked"):
+                if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
+                    continue
+            if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
+                continue
+            if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence) or re.match(r"(?i)^\s*you", sentence)):
+                continue
+            return [_finding(qid, "disclosure", sentence)]
+    if _KEEP_CHANGE.search(sentence) and (qrefs or "other" in sentence.lower()):
+        return [_finding(qid, "disclosure", sentence)]
     for ref in qrefs:
-        before, after = sentence[: ref.start], sentence[ref.end :]
-        if any(p.search(before) for p in _NEEDS_QUESTION) or _QUESTION_VERDICT.match(after):
+        after = sentence[ref.end :]
+        if re.match(r"(?i)^\s*(?:[:=\-–—]\s*(?:you\s+)?|(?:was|were|is)\s+(?:answered\s+|got\s+|handled\s+)?)" + _VERDICT + r"\b", after):
             return [_finding(ref.question_id, "disclosure", sentence)]
     return []
+
+
+def _past(text: str) -> bool:
+    return re.search(r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered)\b|\bneeds?\b", text) is not None
 
 
 def _finding(question_id: str | None, kind: str, evidence: str) -> dict:

@@ -43,14 +43,19 @@ from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
-from judgeagent.stages.leak_rules import RULES, find_rule_leaks
+from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
 from judgeagent.stages.leak_rules import identifying as _identifying
-from judgeagent.stages.leak_rules import mention as _mention
+from judgeagent.stages.leak_rules import sentences as rule_sentences
+from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
 
 # The checks on the answer itself: the guard before eliminations, disclosure and pointers.
 ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
 ALL_RULES = ANSWER_RULES + RULES
-LEAK_KINDS = ALL_RULES + ("embedding", "judge")
+LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
+# Written into every LeakCheck: the guard of issue 24 (normalised mentions, judgements,
+# the semantic layer, a judge check that fails closed). Checks without it were made by the
+# guard before; a finished run's records keep what that guard decided.
+GUARD_VERSION = 2
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -78,23 +83,18 @@ _LETTER_PATTERNS = [
     re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
 ]
 _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*[\"'“]?(yes|no)\b", re.I)
-_PUNCT_AS_SPACE = re.compile(r"[^\w\s]")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _option_text_leaks(folded: str, q: Question) -> list[dict]:
+def _option_text_leaks(suggestions: str, q: Question) -> list[dict]:
+    """The correct option named, by its text or a distinctive word of it (normalised), in a
+    sentence that names no other option of the question beside it."""
     correct = (q.options or {}).get(q.answer)
     if not correct or not _identifying(correct):
         return []
-    # A mention inside a longer option that contains the answer points at that option instead.
-    covered = [
-        m.span()
-        for letter, other in (q.options or {}).items()
-        if letter != q.answer and correct.casefold() in other.casefold() and other.strip()
-        for m in _mention(other).finditer(folded)
-    ]
-    for m in _mention(correct).finditer(folded):
-        if not any(lo <= m.start() and m.end() <= hi for lo, hi in covered):
+    for sentence in rule_sentences(suggestions):
+        refs = [r for r in option_refs(sentence, [q]) if r.how == "text"]
+        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs):
             return [_leak(q.id, "option_text", correct)]
     return []
 
@@ -106,16 +106,9 @@ def _reference_leaks(suggestions: str, q: Question) -> list[dict]:
         return [_leak(q.id, "reference_phrase", m.group(0))] if m else []
     if not _identifying(q.answer):
         return []
-    refs, texts = _phrase_forms(q.answer), _phrase_forms(suggestions)
-    if any(f" {ref} " in f" {text} " for ref in refs for text in texts):
+    if any(mentions_phrase(sentence, q.answer, q.question) for sentence in rule_sentences(suggestions)):
         return [_leak(q.id, "reference_phrase", q.answer)]
     return []
-
-
-def _phrase_forms(text: str) -> set[str]:
-    """The text normalised with punctuation dropped ("U.S." → "us") and, so that "Bezos's"
-    still names "Bezos", with punctuation read as a space."""
-    return {normalize_phrase(text), normalize_phrase(_PUNCT_AS_SPACE.sub(" ", text))}
 
 
 def _letter_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
@@ -160,7 +153,11 @@ def prime_guard(embedder: Any, questions: list[Question]) -> None:
     embed theirs in the same pass.
     """
     if isinstance(embedder, EmbeddingQueue):
-        embedder.encode(answer_texts(questions))
+        embedder.encode(answer_texts(questions) + list(PLACEBO_SENTENCES) + _option_texts(questions))
+
+
+def _option_texts(questions: list[Question]) -> list[str]:
+    return [t for q in questions for t in (q.options or {}).values() if t.strip()]
 
 
 def _distractors(q: Question) -> list[str]:
@@ -198,6 +195,7 @@ def find_leaks(
     embedder: Any = None,
     similarity_threshold: float = 0.85,
     rules: tuple[str, ...] = ALL_RULES,
+    semantic: bool = True,
 ) -> list[dict]:
     """Every way ``suggestions`` give away an answer to ``questions``, as
     ``{"question_id", "kind", "evidence"}`` dicts (kinds in :data:`LEAK_KINDS`; the kind is
@@ -205,20 +203,22 @@ def find_leaks(
 
     ``rules`` picks the rules (:data:`ANSWER_RULES` alone is the guard as it was before the
     elimination, disclosure and pointer rules). ``embedder`` (anything with
-    ``encode(texts) -> (n, d)`` L2-normalised rows) adds the paraphrase check.
+    ``encode(texts) -> (n, d)`` L2-normalised rows) adds the paraphrase check and, unless
+    ``semantic`` is False, the semantic layer (:mod:`judgeagent.stages.leak_semantic`).
     """
     if not suggestions or not suggestions.strip():
         return []
-    folded = suggestions.casefold()
     leaks = _letter_leaks(suggestions, questions) if "answer_letter" in rules else []
     for q in questions:
         if q.options and "option_text" in rules:
-            leaks += _option_text_leaks(folded, q)
+            leaks += _option_text_leaks(suggestions, q)
         elif not q.options and "reference_phrase" in rules:
             leaks += _reference_leaks(suggestions, q)
     leaks += [d for d in find_rule_leaks(suggestions, questions) if d["kind"] in rules]
     if embedder is not None:
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
+        if semantic:
+            leaks += semantic_leaks(suggestions, questions, embedder)
     unique = {(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}
     return list(unique.values())
 
@@ -231,11 +231,15 @@ class LeakCheck:
     leaks_before: list[dict] = field(default_factory=list)
     rewritten: bool = False
     leaks_after: list[dict] = field(default_factory=list)
-    flagged: bool = False  # still leaking after the one rewrite (or the rewrite failed)
+    # Not counted leak-free: still leaking after the one rewrite, the rewrite failed, or the
+    # judge's leak check could not be read (check_failed).
+    flagged: bool = False
     rewrite_error: str | None = None
     mode: str = "rules"  # "rules" | "judge" | "off" (see leak_judge.resolve_leak_check)
     judge_before: list[dict] = field(default_factory=list)  # JudgeVerdict dicts, per seed question
     judge_after: list[dict] = field(default_factory=list)  # the same, on the rewrite
+    check_failed: bool = False  # a judge verdict stayed unreadable after its retry: never counted clean
+    guard_version: int = GUARD_VERSION
 
     def to_dict(self) -> dict:
         # Shallow on purpose: the lists hold plain dicts, never changed once made, and
@@ -249,6 +253,7 @@ def _describe(leaks: list[dict]) -> str:
         "answer_letter": "names an answer letter",
         "reference_phrase": "states a reference answer",
         "embedding": "paraphrases a correct answer",
+        "semantic": "singles out an option by its meaning",
         "elimination": "rules out an option",
         "disclosure": "says which earlier answers were right or wrong",
         "pointer": "points to an option of a question",
@@ -263,7 +268,7 @@ async def _find_leaks_async(suggestions: str, questions: list[Question], embedde
     # Embedded first, off the event loop (batched with other batches' texts when the embedder
     # is an EmbeddingQueue); find_leaks then finds every vector in the cache.
     queue = embedder if isinstance(embedder, EmbeddingQueue) else EmbeddingQueue(embedder)
-    await embed(queue, _embedding_texts(suggestions, questions)[2])
+    await embed(queue, _embedding_texts(suggestions, questions)[2] + semantic_texts(suggestions, questions))
     return find_leaks(suggestions, questions, embedder=queue, similarity_threshold=threshold)
 
 
@@ -294,8 +299,10 @@ async def guard_suggestions(
         return LeakCheck(suggestions, mode="off")
     before, verdicts = await _check(models, suggestions, questions, mode, embedder, threshold)
     judged = [v.to_dict() for v in verdicts]
+    failed = _unread(verdicts)
     if not before:
-        return LeakCheck(suggestions, mode=mode, judge_before=judged)
+        # Nothing found, but a verdict that could not be read is no verdict: fail closed.
+        return LeakCheck(suggestions, mode=mode, judge_before=judged, flagged=failed, check_failed=failed)
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
     msgs = messages(render("leak_rewrite_system"), user)
     res = await models.ask_judge(msgs, schema=schemas.LEAK_REWRITE, stage="leak-rewrite", max_tokens=600)
@@ -303,10 +310,17 @@ async def guard_suggestions(
     if not rewrite:
         error = res.error if not res.ok else "empty rewrite"
         return LeakCheck(
-            suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error, mode=mode, judge_before=judged
+            suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=error, mode=mode, judge_before=judged,
+            check_failed=failed,
         )
     after, verdicts_after = await _check(models, rewrite, questions, mode, embedder, threshold)
+    failed_after = _unread(verdicts_after)
     return LeakCheck(
-        rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after), mode=mode,
-        judge_before=judged, judge_after=[v.to_dict() for v in verdicts_after],
+        rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after) or failed_after, mode=mode,
+        judge_before=judged, judge_after=[v.to_dict() for v in verdicts_after], check_failed=failed_after,
     )
+
+
+def _unread(verdicts: list[JudgeVerdict]) -> bool:
+    """Whether any of the judge's verdicts stayed unreadable (see leak_judge)."""
+    return any(v.verdict is None for v in verdicts)

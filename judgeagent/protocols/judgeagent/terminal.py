@@ -130,5 +130,6 @@ def headline(outcome: Any, cfg: Any) -> list[Any]:
     leak = m.get("leakage") or {}
     if leak.get("batches_checked"):
         out.append(f"suggestion leaks: {leak['batches_leaking']} of {leak['batches_checked']} batches, "
-                   f"{leak['batches_rewritten']} rewritten, {leak['batches_flagged']} still leaking (flagged)")
+                   f"{leak['batches_rewritten']} rewritten, {leak['batches_flagged']} still leaking (flagged)"
+                   + (f", {leak['batches_check_failed']} leak check failed" if leak.get("batches_check_failed") else ""))
     return out + appendix_e2_lines(m)

@@ -1,0 +1,114 @@
+"""One normalisation of option, answer and suggestion text for every check of the leakage guard.
+
+A suggestion may write an answer with trivial differences from the option it names: "Graves'
+disease" for "Graves disease", "mitochondria" for "Mitochondrion", "the 4th Amendment" for
+"Fourth Amendment", "Qin Shihuang" for "Qin Shi Huang", "photo-synthesis". Every text the
+guard compares goes through :func:`tokens`, the suggestion as much as the option, so a match
+never depends on which side wrote the variant (the normalisation is symmetric by
+construction: both sides are reduced to the same stems).
+
+A token's stem drops: case and accents; apostrophes (a possessive "'s" or "s'" goes with its
+"s" below); "-ly", "-ing", "-ed"; then any run of final "s"/"e" ("viruses", "virus",
+"viruse" all give "viru"); then one Latin or Greek ending ("-ion", "-on", "-um", "-us", "-a",
+"-i", and a final "i" left over: "mitochondrion" and "mitochondria" give "mitochondr"). Stems are for matching only:
+two different words rarely share one among a question's few options, and both sides of a
+comparison always lose the same letters. Articles (a, an, the) are dropped; ordinal and
+cardinal number words are written as digits ("fourth", "4th" and "4" all give "4").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+ARTICLES = frozenset({"a", "an", "the"})
+_NUMBERS = {
+    "one": "1", "first": "1", "two": "2", "second": "2", "three": "3", "third": "3", "four": "4", "fourth": "4",
+    "five": "5", "fifth": "5", "six": "6", "sixth": "6", "seven": "7", "seventh": "7", "eight": "8", "eighth": "8",
+    "nine": "9", "ninth": "9", "ten": "10", "tenth": "10", "eleven": "11", "eleventh": "11", "twelve": "12", "twelfth": "12",
+}
+_ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_WORD = re.compile(r"[a-z0-9]+")
+_APOSTROPHES = re.compile(r"['’‘`´]")
+_LATIN = ("ion", "on", "um", "us", "a", "i")
+_SUFFIXES = ("ly", "ing", "ed")
+_MIN_STEM = 3
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """The matching stem of one lower-case word (see the module's doc)."""
+    if word.isdigit():
+        return word
+    if word in _NUMBERS:
+        return _NUMBERS[word]
+    m = _ORDINAL_DIGITS.match(word)
+    if m:
+        return m.group(1)
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    while len(word) > _MIN_STEM and word[-1] in "se":
+        word = word[:-1]
+    for ending in _LATIN:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            word = word[: -len(ending)]
+            break
+    # "mitochondri-a" and "mitochondr-ion" meet at "mitochondr".
+    return word[:-1] if word.endswith("i") and len(word) > 4 else word
+
+
+def fold(text: str) -> str:
+    """Lower case, accents and apostrophes removed ("Graves'" → "graves", "Paraná" → "parana")."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return _APOSTROPHES.sub("", text.casefold())
+
+
+@functools.lru_cache(maxsize=65_536)
+def tokens(text: str) -> tuple[str, ...]:
+    """The stems of ``text``'s words, articles dropped, in order; any punctuation (hyphens
+    included) separates words."""
+    return tuple(stem(w) for w in _WORD.findall(fold(text)) if w not in ARTICLES)
+
+
+@functools.lru_cache(maxsize=65_536)
+def normalized(text: str) -> str:
+    """:func:`tokens` joined by single spaces: the form two texts are compared in."""
+    return " ".join(tokens(text))
+
+
+def squashed(text: str) -> str:
+    """:func:`normalized` without its spaces: "Qin Shihuang" and "Qin Shi Huang" agree."""
+    return normalized(text).replace(" ", "")
+
+
+def contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> list[int]:
+    """Start indexes where the token sequence ``needle`` occurs in ``haystack``."""
+    n = len(needle)
+    if not n:
+        return []
+    return [i for i in range(len(haystack) - n + 1) if haystack[i : i + n] == needle]
+
+
+def near_miss(a: str, b: str) -> bool:
+    """Whether two stems of 6 letters or more differ by one edit ("bismark", "bismarck")."""
+    if min(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1 or a == b:
+        return a == b and len(a) >= 6
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def same_word(a: str, b: str) -> bool:
+    """Whether two stems are forms of one word: a shared beginning of 6 letters or more that
+    covers most of the shorter ("angiogram", "angiography")."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= 6 and n >= 0.7 * min(len(a), len(b))

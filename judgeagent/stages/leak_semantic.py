@@ -1,0 +1,114 @@
+"""The semantic layer of the leakage guard: does a sentence single out one option more than a
+content-free sentence would?
+
+The rules see options named; a sentence that describes one without naming it ("the scan that
+uses contrast", "the Iron Chancellor") passes them. Here each suggestion sentence is compared
+with MiniLM to every option of each question (to the reference phrase, for a question without
+options), and each cosine is taken above what content-free sentences reach with that same
+option: the mean over the placebo sentences of :mod:`judgeagent.stages.controls`, which say
+nothing about any question. A short or common option that is close to every sentence so
+gains no head start.
+
+* With options: the top option's excess over the runner-up's. A sentence about the topic is
+  close to all options alike and scores low; one that points at an option, or rules one
+  out, lifts that option alone.
+* Without options: the reference phrase's excess.
+
+The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
+(``bench/leak_guard.py --calibrate`` prints the table): each the 99th percentile of its
+score over the development clean suggestions, so that this layer adds about 1% false alarms
+to the rules'. With MiniLM the layer adds little: a description of an answer ("the
+tetracycline class") is rarely closer to the option's name than to its neighbours'; see the
+README's figures. Dividing by the content-free spread (a z-score) was tried and separated
+worse on the development half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.controls import PLACEBO_SENTENCES
+from judgeagent.stages.leak_rules import identifying, sentences
+
+# Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
+THRESHOLD_OPTIONS = 0.40
+THRESHOLD_PHRASE = 0.36
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    sentence: str
+    question_id: str
+    score: float
+    option: str | None  # the option letter singled out (None for a question without options)
+
+
+def _targets(q: Question) -> list[str]:
+    if q.options:
+        return [t for t in q.options.values() if t.strip()]
+    return [q.answer]
+
+
+def semantic_texts(suggestions: str, questions: list[Question]) -> list[str]:
+    """Every text the layer embeds: the sentences, the content-free baseline, each question's
+    options (or its reference phrase)."""
+    sents = sentences(suggestions)
+    if not sents:
+        return []
+    return sents + list(PLACEBO_SENTENCES) + [t for q in _scored(questions) for t in _targets(q)]
+
+
+def _scored(questions: list[Question]) -> list[Question]:
+    return [q for q in questions if (q.options and len(q.options) >= 2) or (not q.options and identifying(q.answer))]
+
+
+def scores(suggestions: str, questions: list[Question], embedder: Any) -> list[SentenceScore]:
+    """Per sentence and question, how much the sentence singles out one option (see the module)."""
+    sents = sentences(suggestions)
+    qs = _scored(questions)
+    if not sents or not qs:
+        return []
+    texts = semantic_texts(suggestions, questions)
+    vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
+    n_s, n_b = len(sents), len(PLACEBO_SENTENCES)
+    sv, bv, tv = vecs[:n_s], vecs[n_s : n_s + n_b], vecs[n_s + n_b :]
+    out = []
+    col = 0
+    for q in qs:
+        k = len(_targets(q))
+        t = tv[col : col + k]
+        col += k
+        z = sv @ t.T - (bv @ t.T).mean(axis=0)  # (n_s, k): cosines above the content-free mean
+        if q.options:
+            order = np.argsort(-z, axis=1)
+            top, second = z[np.arange(n_s), order[:, 0]], z[np.arange(n_s), order[:, 1]]
+            letters = [letter for letter, text in q.options.items() if text.strip()]
+            for i in range(n_s):
+                out.append(SentenceScore(sents[i], q.id, float(top[i] - second[i]), letters[order[i, 0]]))
+        else:
+            for i in range(n_s):
+                out.append(SentenceScore(sents[i], q.id, float(z[i, 0]), None))
+    return out
+
+
+def semantic_leaks(
+    suggestions: str,
+    questions: list[Question],
+    embedder: Any,
+    threshold_options: float = THRESHOLD_OPTIONS,
+    threshold_phrase: float = THRESHOLD_PHRASE,
+) -> list[dict]:
+    """The sentences that score at or above their threshold, as findings of kind ``semantic``."""
+    has_options = {q.id: bool(q.options) for q in questions}
+    leaks = []
+    for s in scores(suggestions, questions, embedder):
+        threshold = threshold_options if has_options[s.question_id] else threshold_phrase
+        if s.score >= threshold:
+            what = f"option {s.option}" if s.option else "the answer"
+            leaks.append({"question_id": s.question_id, "kind": "semantic",
+                          "evidence": f"{s.sentence} (singles out {what}: {s.score:.2f} over content-free)"})
+    return leaks
