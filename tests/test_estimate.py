@@ -178,3 +178,14 @@ def test_an_unknown_model_in_a_dry_run_is_one_line():
     res = CliRunner().invoke(app, ["evaluate", "--target", "no-such-model", "--judge", "local", "--limit", "3", "--dry-run"])
     assert res.exit_code == 2
     assert "unknown model 'no-such-model'" in res.output and "Traceback" not in res.output
+
+
+def test_a_bank_run_is_one_request_per_drawn_item(earlier, models_file):
+    """Run A filled the graph's bank with its gate-passed follow-ups; a bank run asks each once."""
+    cfg = EvalConfig(target="scripted-target", judge="scripted-judge", protocol="bank", bank=earlier / "graph", bank_size=3,
+                     out=earlier / "runs" / "bank", llm=LLMConfig(models_file=models_file))  # fmt: skip
+    est = estimate(cfg)
+    (line,) = est.lines
+    assert (line.model, line.stage, est.units) == ("scripted-target", "bank", 3)
+    # One request per item, plus the client's re-asks of unreadable replies (a few in a hundred).
+    assert line.requests.low == 3 and 3 <= line.requests.expected < 3.1 and line.requests.high < 3.5

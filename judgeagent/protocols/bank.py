@@ -10,6 +10,7 @@ reaches ``--target-se``: one unit, the whole test (each step depends on the one 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,14 @@ from judgeagent.bank.bankrun import BankPool, adaptive_test, ask_item, bank_pool
 from judgeagent.bank.store import Bank, BankAnswer, BankItem
 from judgeagent.batches import Batch
 from judgeagent.config import ProtocolOptions
+from judgeagent.data.benchmark import QuestionType
+from judgeagent.engine.callplan import ONE, Call, Count
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import RunContext
 from judgeagent.errors import ConfigError
 from judgeagent.registry import register
+from judgeagent.stages.extension import path_text
+from judgeagent.stages.grading import answer_messages
 
 ADAPTIVE_UNIT = "adaptive"
 
@@ -108,6 +113,26 @@ class BankRun(Protocol):
             records[-1]["final"] = {"theta": round(test.theta, 4), "se": round(test.se, 4), "stop_reason": test.stop_reason}
         for n, rec in enumerate(records):
             ctx.append(rec | {"batch_id": ADAPTIVE_UNIT, "batch_index": n})
+
+    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+        """One request per item. An adaptive test asks until the ability's standard error is at
+        most --target-se: about 1 / (se² · 0.2) items (a 2PL item near the ability gives ~0.2
+        of information), at most --bank-size or the pool."""
+        if unit is None:
+            return []
+        opts, pool = ctx.options, ctx.state["pool"]
+        items = [ctx.state["items"][unit.id]] if unit.id != ADAPTIVE_UNIT else pool.items[:1]
+        if not items:
+            return []
+        count = ONE
+        if unit.id == ADAPTIVE_UNIT:
+            most = min(len(pool.items), opts.bank_size or len(pool.items))
+            mean = min(most, 1 / (opts.target_se**2 * 0.2))
+            count = Count(mean, (most - 1) ** 2 / 12, min(most, 1.0), float(most))
+        item = items[0]
+        qtype = QuestionType(item.qtype)
+        context = path_text([s["text"] for s in item.path], [s["entity"] for s in item.path]) if qtype.shows_context else None
+        return [Call("bank", "target", count, answer_messages(qtype, [item.to_question()], context=context), 80)]
 
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
         opts, pool = ctx.options, ctx.state["pool"]
