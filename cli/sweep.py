@@ -61,7 +61,7 @@ def sweep_command(
 
 
 def print_leaderboard(board: dict) -> None:
-    from judgeagent.sweep.outputs import COLUMNS, basis_note, table_rows
+    from judgeagent.sweep.outputs import COLUMNS, basis_note, difficulty_verdict, table_rows, validity_lines
 
     t = Table(title="leaderboard")
     for i, c in enumerate(COLUMNS):
@@ -70,6 +70,9 @@ def print_leaderboard(board: dict) -> None:
         t.add_row(*row)
     console.print(t)
     console.print(basis_note(board), highlight=False)
+    for line in [*validity_lines(board), difficulty_verdict(board)]:
+        if line:
+            console.print(line, highlight=False)
 
 
 def print_estimate(cfg: SweepConfig) -> None:

@@ -130,9 +130,11 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
     assert rows["strong"]["rank_interval"] == [1, 1] and rows["weak"]["rank_interval"] == [3, 3]
     assert rows["middle"]["rank_label"] == "2nd"
     pairs = {(p["a"], p["b"]): p for p in board["pairwise"]}
-    sw = pairs[("weak", "strong")]
-    assert (sw["a_only"], sw["b_only"], sw["n_shared"]) == (0, len(items), len(items))
+    assert list(pairs) == [("strong", "middle"), ("strong", "weak"), ("middle", "weak")]  # in leaderboard order
+    sw = pairs[("strong", "weak")]
+    assert (sw["a_only"], sw["b_only"], sw["n_shared"], sw["diff"]) == (len(items), 0, len(items), 100.0)
     assert sw["significant"] is True and board["correction"] == "Holm"
+    assert board["matrix"]["targets"] == ["strong", "middle", "weak"] and board["matrix"]["correct"][0] == [1] * len(items)
     agreement = board["validity"]["seed_vs_generated"]
     assert agreement["n_targets"] == 3 and agreement["spearman"] == pytest.approx(1.0)
     # the files, from the same figures

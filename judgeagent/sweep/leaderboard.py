@@ -80,7 +80,7 @@ def calibrate(x: np.ndarray) -> tuple[list[float | None], list[float | None]]:
     theta: list[float | None] = [None] * n
     se: list[float | None] = [None] * n
     for k, i in enumerate(np.flatnonzero(rows)):
-        theta[i], se[i] = round(float(fit.theta[k]), 4), round(float(fit.se[k]), 4)
+        theta[i], se[i] = round(float(fit.theta[k]), 4) + 0.0, round(float(fit.se[k]), 4)  # + 0.0: no "-0.0"
     return theta, se
 
 
@@ -109,6 +109,12 @@ def build_leaderboard(folder: SweepFolder, cfg: SweepConfig, states: list[Target
     basis, basis_x, basis_clusters = (SHARED, shared, clusters) if answered_shared else (SEEDS, seeds, seed_clusters)
     kw = {"n_resamples": cfg.bootstrap, "seed": cfg.seed}
     ranks = ranking.rank_intervals(basis_x, names, basis_clusters, **kw) if names and basis_x.size else []
+    if ranks:  # every table, pair and matrix row in leaderboard order from here on
+        order = sorted(range(len(names)), key=lambda i: (ranks[i].rank, -(ranks[i].score or 0.0), names[i]))
+        usable, ranks, names = [usable[i] for i in order], [ranks[i] for i in order], [names[i] for i in order]
+        seeds, shared = seeds[order], shared[order]
+        answers = {(order.index(i), iid): rec for (i, iid), rec in answers.items()}
+        basis_x = shared if basis == SHARED else seeds
     pairs = ranking.pairwise_tests(basis_x, names, None, seed=cfg.seed) if len(names) > 1 and basis_x.size else []
     theta, se = calibrate(shared) if answered_shared else ([None] * len(usable), [None] * len(usable))
 

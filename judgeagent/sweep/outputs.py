@@ -44,7 +44,7 @@ def signed_ci(v, ci) -> str:
 
 
 def theta(r: dict) -> str:
-    return DASH if r.get("theta") is None else f"{r['theta']:+.2f} ± {r['theta_se']:.2f}"
+    return DASH if r.get("theta") is None else f"{r['theta'] + 0.0:+.2f} ± {r['theta_se']:.2f}".replace("-0.00", "+0.00")
 
 
 def shared(r: dict) -> str:
@@ -74,10 +74,10 @@ def table_rows(board: dict) -> list[list[str]]:
 def basis_note(board: dict) -> str:
     if board["ranked_on"] == "shared items":
         what = f"{board['n_shared_items']} shared items (every target asked the same gate-passed follow-ups the judge wrote)"
-        how = "resampling the interview batches that wrote them"
+        how = "of the interview batches that wrote them"
     else:
         what = f"the {board['n_seed_questions']} seed questions (ACC1), as no shared item was answered"
-        how = "resampling the seed batches"
+        how = "of the seed batches"
     return (f"Ranked on {what}; rank intervals from {board['n_bootstrap']} bootstrap resamples {how} (95%). "
             f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. Judge: {board['judge']}.")
 
@@ -91,6 +91,7 @@ def pair_rows(board: dict) -> list[list[str]]:
     return out
 
 
+PAIR_NUMERIC = {1, 2, 3, 4, 5, 6}
 PAIR_COLUMNS = ["pair", "items both answered", "first only right", "second only right", "difference pts", "p", "p (Holm)", "significant"]
 
 
@@ -122,6 +123,7 @@ def difficulty_rows(board: dict) -> list[list[str]]:
     return rows
 
 
+DIFFICULTY_NUMERIC = {1, 2, 3, 4}
 DIFFICULTY_COLUMNS = ["questions", "items", "answers", "accuracy % [95% CI]", "vs seeds pts [95% CI]"]
 
 
@@ -138,19 +140,19 @@ def difficulty_verdict(board: dict) -> str | None:
 
 
 # ----------------------------------------------------------------------------- text formats
-def _md_table(columns: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---:" if 0 < i < len(columns) - 1 else "---" for i in range(len(columns))) + "|"]
+def _md_table(columns: list[str], rows: list[list[str]], numeric: set[int]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---:" if i in numeric else "---" for i in range(len(columns))) + "|"]
     return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
 
 
 def to_markdown(board: dict) -> str:
-    lines = ["# Leaderboard", "", *_md_table(COLUMNS, table_rows(board)), "", basis_note(board), ""]
+    lines = ["# Leaderboard", "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "", basis_note(board), ""]
     if board["pairwise"]:
         lines += ["## Pairwise differences", "", f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs.", "",
-                  *_md_table(PAIR_COLUMNS, pair_rows(board)), ""]  # fmt: skip
+                  *_md_table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC), ""]  # fmt: skip
     lines += ["## Validity", "", *validity_lines(board), ""]
     if rows := difficulty_rows(board):
-        lines += [*_md_table(DIFFICULTY_COLUMNS, rows), "", difficulty_verdict(board) or "", ""]
+        lines += [*_md_table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC), "", difficulty_verdict(board) or "", ""]
     return "\n".join(lines)
 
 
@@ -196,11 +198,11 @@ def document(board: dict, items: list[dict], title: str) -> Document:
     if board["pairwise"]:
         sections.append(Section("Pairwise differences", "pairwise", [
             Para(f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs."),
-            TableBlock(Table(PAIR_COLUMNS, pair_rows(board), {1, 2, 3, 4, 5, 6})),
+            TableBlock(Table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC)),
         ]))  # fmt: skip
     valid: list = [Para(line) for line in validity_lines(board)]
     if rows := difficulty_rows(board):
-        valid += [TableBlock(Table(DIFFICULTY_COLUMNS, rows, {1, 2, 3, 4})), Para(difficulty_verdict(board) or "")]
+        valid += [TableBlock(Table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC)), Para(difficulty_verdict(board) or "")]
     sections.append(Section("Validity", "validity", valid))
     sections.append(Section("Per-item comparison", "items", per_item_blocks(board, items)))
     return Document(f"Sweep {title}", f"{len(board['targets'])} targets, judge {board['judge']}, {board['n_shared_items']} shared items", sections)
