@@ -68,9 +68,10 @@ def parse_questions(user: str) -> list[tuple[str, dict[str, str]]]:
     The prompt ends with "Questions: n. Give exactly n answers, in this order." and then
     Q1. … Qn., each followed by its option lines; a question may span several lines.
     """
-    m = _QUESTIONS.search(user)
-    if m is None:
+    found = list(_QUESTIONS.finditer(user))  # the last: an article before it may quote anything
+    if not found:
         return []
+    m = found[-1]
     n, body = int(m.group(1)), user[m.end() :]
     starts = []
     pos = 0
