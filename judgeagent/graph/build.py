@@ -16,6 +16,7 @@ import hashlib
 import json
 import platform
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -33,7 +34,7 @@ from judgeagent.graph import chunk_cache, store
 from judgeagent.graph.chunk_cache import ChunkCache, open_cache
 from judgeagent.graph.context_graph import ContextGraph, load_graph
 from judgeagent.graph.cooccur import GraphTables, TableBuilder
-from judgeagent.graph.embed import Embedder, model_version, shared_embedder
+from judgeagent.graph.embed import Embedder, model_version, set_torch_threads, shared_embedder
 from judgeagent.graph.engines import Engine, check_engine, make_engine
 from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
@@ -42,7 +43,11 @@ from judgeagent.graph.index import FLAT_MAX, build_index, save_index
 # 2: generic entities dropped, weak edges local, stop entities need evidence; 3: stop entities
 # get no vector; 4: weak edges only between entities in two chunks or more
 BUILD_VERSION = 4
-ENTITY_BATCH_SIZE = 256  # entity names are a few tokens: big batches pad little
+# Entity names are a few word-pieces each, sorted by length, so any batch pads little; what
+# the batch size changes is how much of the activations stays in cache. On real prose (2
+# cores shared with other work, torch bf16) MiniLM took 1.18 ms CPU per name in batches of
+# 64, 1.63 ms in 256; on idle cores the two were about the same.
+ENTITY_BATCH_SIZE = 64
 STAGES = ("extract", "graph", "embed", "index", "write")
 
 
@@ -185,22 +190,31 @@ def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: 
     chunk_ids = _unique_chunk_ids(benchmark)
     docs, chunk_doc = _documents(benchmark)
     texts = [c.text for c in benchmark.chunks]
-    with clock.stage("extract"):
-        builder, extracted = _extract_into_tables(texts, chunk_doc, engine, cache, ids.extractor, bar)
-    with clock.stage("graph"):
-        task = bar.add_task("co-occurrence graph", total=1)
-        tables = builder.finish(len(docs), config.stop_entity_share)
-        del builder
-        bar.advance(task)
-    with clock.stage("embed"):
-        # Stop entities get no vector: the sampler never starts at or pivots to one by
-        # similarity, and a query naming one exactly is matched by name (context_graph).
-        entity_vec_node = np.flatnonzero(~tables.stop).astype(np.int32)
-        names = [tables.names[i] for i in entity_vec_node]
-        task = bar.add_task("embed chunks + entities", total=len(texts) + len(names))
-        adv = lambda n: bar.advance(task, n)  # noqa: E731
-        chunk_vecs, chunk_new = _embed_cached(engine, cache, ids.embedder, texts, config.embed_batch_size, adv)
-        entity_vecs, entity_new = _embed_cached(engine, cache, ids.embedder, names, ENTITY_BATCH_SIZE, adv)
+    chunk_task = bar.add_task("embed chunks", total=len(texts))
+    # Chunk vectors need no extraction, so an engine that can embeds them while it extracts.
+    chunks = _Embedding(engine, cache, ids.embedder, texts, config.embed_batch_size,
+                        lambda n: bar.advance(chunk_task, n), beside=getattr(engine, "embeds_while_extracting", False))
+    try:
+        with clock.stage("extract"):
+            builder, extracted = _extract_into_tables(texts, chunk_doc, engine, cache, ids.extractor, bar,
+                                                      started=chunks.start)
+            chunks.extraction_done()
+        with clock.stage("graph"):
+            task = bar.add_task("co-occurrence graph", total=1)
+            tables = builder.finish(len(docs), config.stop_entity_share)
+            del builder
+            bar.advance(task)
+        with clock.stage("embed"):
+            # Stop entities get no vector: the sampler never starts at or pivots to one by
+            # similarity, and a query naming one exactly is matched by name (context_graph).
+            entity_vec_node = np.flatnonzero(~tables.stop).astype(np.int32)
+            names = [tables.names[i] for i in entity_vec_node]
+            chunk_vecs, chunk_new = chunks.result()
+            task = bar.add_task("embed entities", total=len(names))
+            entity_vecs, entity_new = _Embedding(engine, cache, ids.embedder, names, ENTITY_BATCH_SIZE,
+                                                 lambda n: bar.advance(task, n)).result()
+    finally:
+        chunks.stop()
     with clock.stage("index"):
         task = bar.add_task("FAISS indexes", total=2)
         entity_index, entity_choice = build_index(entity_vecs, flat_max)
@@ -219,18 +233,24 @@ CACHE_WINDOW = 512  # chunks whose cached extractions are read (and fresh ones w
 
 
 def _extract_into_tables(texts: list[str], chunk_doc: np.ndarray, engine: Engine, cache: ChunkCache,
-                         identity: str, bar) -> tuple[TableBuilder, int]:
+                         identity: str, bar, started: Callable[[], None] = lambda: None) -> tuple[TableBuilder, int]:
     """Stream every chunk's extraction, cached or fresh, in corpus order into the tables.
 
     The engine gets only the chunks the cache lacks, as one stream (so its worker pool
     starts once); cached ones are read a window at a time. Nothing per chunk outlives its
     window except what the tables keep. Returns the builder and how many were extracted.
+    ``started()`` is called once the engine has finished its first batch (its worker
+    processes exist by then) or, with nothing to extract, once the cached ones are read.
     """
     task = bar.add_task("extract entities", total=len(texts))
     keys = [chunk_cache.key(identity, t) for t in texts]
     have = cache.has_extractions(keys)
     missing = [i for i, k in enumerate(keys) if k not in have]
-    fresh = engine.extract([texts[i] for i in missing], progress=lambda n: bar.advance(task, n))
+    def progress(n: int) -> None:
+        bar.advance(task, n)
+        started()
+
+    fresh = engine.extract([texts[i] for i in missing], progress=progress)
     builder = TableBuilder()
     for lo in range(0, len(texts), CACHE_WINDOW):
         window = range(lo, min(len(texts), lo + CACHE_WINDOW))
@@ -248,33 +268,121 @@ def _extract_into_tables(texts: list[str], chunk_doc: np.ndarray, engine: Engine
     # stayed short of the total) and ends.
     if next(fresh, None) is not None:
         raise RuntimeError("the engine returned more extractions than it was given chunks")
+    started()
     return builder, len(missing)
 
 
-def _embed_cached(engine: Engine, cache: ChunkCache, identity: str, texts: list[str], batch_size: int,
-                  progress) -> tuple[np.ndarray, int]:
-    """Embeddings of ``texts``, each distinct string embedded once and only when the cache
-    lacks it. Returns the vectors and how many strings were embedded."""
-    out = np.empty((len(texts), Embedder.dim), dtype=np.float32)
-    keys = [chunk_cache.key(identity, t) for t in texts]
-    cached = cache.get_vectors(keys, Embedder.dim)
-    todo: dict[bytes, list[int]] = {}
-    for i, k in enumerate(keys):
-        v = cached.get(k)
-        if v is None:
-            todo.setdefault(k, []).append(i)
-        else:
-            out[i] = v
-    progress(len(texts) - sum(len(rows) for rows in todo.values()))
-    if todo:
-        first = [rows[0] for rows in todo.values()]
-        per_text = {rows[0]: len(rows) for rows in todo.values()}
-        vecs = engine.embed([texts[i] for i in first], batch_size, progress=None)
-        for i, v in zip(first, vecs):
-            out[todo[keys[i]]] = v
-        progress(sum(per_text.values()))
-        cache.put_vectors([keys[i] for i in first], vecs)
-    return out, len(todo)
+class _Stopped(Exception):
+    """Raised inside a background embedding when the build stops (an error, Ctrl-C)."""
+
+
+class _Embedding:
+    """Vectors of ``texts``, each distinct string embedded once and only when the cache lacks it.
+
+    The cache is read here and written by :meth:`result`, both in the calling thread (a
+    SQLite connection stays in its thread). With ``beside``, the engine's ``embed`` runs in
+    a thread from :meth:`start` on, while the caller extracts entities: on 2 cores spaCy's
+    worker processes left about 8% of the CPU idle, which the embedding fills. Until
+    :meth:`extraction_done` it runs torch on one thread (:func:`set_torch_threads`), so it
+    takes its share of the cores instead of a second torch thread waiting at every
+    operation for one the workers hold. :meth:`stop` ends the thread at its next batch.
+    """
+
+    def __init__(self, engine: Engine, cache: ChunkCache, identity: str, texts: list[str], batch_size: int,
+                 progress: Callable[[int], None], beside: bool = False):
+        self.engine, self.texts, self.batch_size, self.progress = engine, texts, batch_size, progress
+        self.cache = cache
+        self.out = np.empty((len(texts), Embedder.dim), dtype=np.float32)
+        self.keys = [chunk_cache.key(identity, t) for t in texts]
+        cached = cache.get_vectors(self.keys, Embedder.dim)
+        self.todo: dict[bytes, list[int]] = {}
+        for i, k in enumerate(self.keys):
+            v = cached.get(k)
+            if v is None:
+                self.todo.setdefault(k, []).append(i)
+            else:
+                self.out[i] = v
+        progress(len(texts) - sum(len(rows) for rows in self.todo.values()))
+        self.first = [rows[0] for rows in self.todo.values()]  # one text of each string to embed
+        self.beside = beside and bool(self.first)
+        self._thread: threading.Thread | None = None
+        self._vecs: np.ndarray | None = None
+        self._error: BaseException | None = None
+        self._cancel = threading.Event()
+        self._narrow = threading.Event()  # torch on one thread while the extraction runs
+        self._narrow.set()
+
+    def start(self) -> None:
+        """Start embedding in a thread (once; only with ``beside``)."""
+        if self.beside and self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="judgeagent-embed-chunks", daemon=True)
+            self._thread.start()
+
+    def extraction_done(self) -> None:
+        self._narrow.clear()
+
+    def _run(self) -> None:
+        narrowed: list[int] = []  # torch's thread count before this thread narrowed it
+        tried = False
+
+        def tick(n: int) -> None:
+            nonlocal tried
+            if self._cancel.is_set():
+                raise _Stopped
+            if self._narrow.is_set():
+                if not tried:  # after the first batch: the model (and torch) is loaded by then
+                    tried = True
+                    before = set_torch_threads(1)
+                    if before is not None:
+                        narrowed.append(before)
+            elif narrowed:
+                set_torch_threads(narrowed.pop())
+            self.progress(n)
+
+        try:
+            self._vecs = self._embed(tick)
+        except BaseException as e:  # noqa: BLE001 - result() raises it in the calling thread
+            self._error = e
+        finally:
+            if narrowed:
+                set_torch_threads(narrowed.pop())
+
+    def _embed(self, progress: Callable[[int], None]) -> np.ndarray:
+        # Progress counts input texts: a duplicate is done when its first copy is.
+        copies = [len(self.todo[self.keys[i]]) for i in self.first]
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            progress(sum(copies[done : done + n]))
+            done += n
+
+        return self.engine.embed([self.texts[i] for i in self.first], self.batch_size, progress=tick)
+
+    def result(self) -> tuple[np.ndarray, int]:
+        """The vectors of every text and how many distinct strings were embedded (now cached)."""
+        if self.first:
+            if self.beside:
+                self.start()
+                self.extraction_done()
+                assert self._thread is not None
+                self._thread.join()
+                if self._error is not None:
+                    raise self._error
+                vecs = self._vecs
+            else:
+                vecs = self._embed(self.progress)
+            assert vecs is not None
+            for i, v in zip(self.first, vecs):
+                self.out[self.todo[self.keys[i]]] = v
+            self.cache.put_vectors([self.keys[i] for i in self.first], vecs)
+        return self.out, len(self.todo)
+
+    def stop(self) -> None:
+        """End the background embedding, if any, at its next batch."""
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.join()
 
 
 def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:

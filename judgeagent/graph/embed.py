@@ -20,7 +20,7 @@ from judgeagent.graph.embed_backends import check_backend, load_runner, precisio
 from judgeagent.minilm import DIM, MODEL_NAME, count_wordpieces_batch, model_path, model_version
 
 __all__ = ["DEFAULT_BACKEND", "DIM", "MODEL_NAME", "Embedder", "bf16_supported", "model_path", "model_version",
-           "padding_order", "shared_embedder", "torch_threads"]
+           "padding_order", "set_torch_threads", "shared_embedder", "torch_threads"]
 
 # torch's OpenMP threads spin while they wait for work. On a 2-core machine whose cores are
 # shared (spaCy workers, other jobs) the spinning starves the thread doing the work: MiniLM
@@ -168,6 +168,19 @@ def torch_threads(n: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def set_torch_threads(n: int) -> int | None:
+    """Give torch ``n`` intra-op threads from here on and return how many it had (None, and
+    nothing changed, when torch is not loaded). For a thread that changes its count as it
+    goes; :func:`torch_threads` is the block form."""
+    if "torch" not in sys.modules:
+        return None
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    return before
 
 
 _shared: dict[str, Embedder] = {}

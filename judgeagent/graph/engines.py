@@ -44,6 +44,10 @@ class LocalEngine:
     """This process: the extractor's own worker pool, then the given embedder."""
 
     name = "local"
+    # The builder may call embed from another thread while extract runs (chunk vectors need
+    # no entities): the extraction's workers are processes, the embedder has its own lock.
+    embeds_while_extracting = True
+
     def __init__(self, extractor: EntityExtractor, embedder: Embedder):
         self.extractor = extractor
         self.embedder = embedder
