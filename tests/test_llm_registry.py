@@ -59,7 +59,7 @@ def test_unknown_model_message():
         load_registry().resolve("gpt-5-ultra")
     assert str(e.value) == (
         "unknown model 'gpt-5-ultra' (known: qwen3, gpt-4.1, glm4-flash, gemini-2.5-pro, deepseek, deepseek-reasoner, "
-        "qwen-plus-2025-04-28, gpt-4.1-2025-04-14, glm-4-flash-250414, local; "
+        "qwen-plus-2025-04-28, gpt-4.1-2025-04-14, glm-4-flash-250414, local, local-gemma; "
         "or use provider:model / URL@model)"
     )
     with pytest.raises(ConfigError, match="unknown model 'nope:x'"):

