@@ -222,6 +222,8 @@ def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, grap
         ("s.yaml", "targets: [a\n", "s.yaml:2: not valid YAML"),
         ("s.toml", 'targets = ["local"]\noptions = {limit = 3}\n', "s.toml: options.limit: limit is a setting of the sweep itself, not of options"),
         ("s.toml", 'targets = ["local", "nosuch"]\n', "unknown model 'nosuch'"),
+        ("s.toml", 'targets = ["local"]\n[options]\nkieval_turns = 2\n', "options: --kieval-turns belongs to the kieval protocol, not to --protocol judgeagent"),
+        ("s.toml", 'targets = ["local"]\n[options]\nhops = 0\n', "options: --hops: Input should be greater than or equal to 1"),
     ],
 )
 def test_a_bad_sweep_file_is_one_line_naming_it(tmp_path, file, text, message):
@@ -231,3 +233,15 @@ def test_a_bad_sweep_file_is_one_line_naming_it(tmp_path, file, text, message):
     out = " ".join(res.output.split())
     assert message in out.replace(str(tmp_path) + "/", "") and "Traceback" not in out
     assert not (tmp_path / "sweep").exists()
+
+
+def test_a_dead_judge_fails_every_target_and_still_writes_the_leaderboard(tmp_path, graph, demo_seeds):
+    with ScriptedServer(targets(demo_seeds)["strong"]) as s:
+        models = models_file(tmp_path / "judgeagent.toml", {"judge": dead_url(), "strong": s.base_url})
+        result = sweep(config(tmp_path, graph, ["strong"], models, report=True))
+    assert [(t.name, t.status) for t in result.failed] == [("strong", "failed")]
+    assert "model 'judge': cannot reach" in result.failed[0].error
+    board = json.loads((result.sweep_dir / "leaderboard.json").read_text())
+    assert [(r["name"], r["rank"]) for r in board["targets"]] == [("strong", None)] and board["pairwise"] == []
+    assert "No target has figures yet." in (result.sweep_dir / "report.html").read_text()
+    assert json.loads((result.sweep_dir / "sweep.json").read_text())["complete"] is False

@@ -111,12 +111,23 @@ def _config(cfg: SweepConfig | dict | None, settings: dict) -> SweepConfig:
 
 
 def check_models(cfg: SweepConfig) -> None:
-    """Every model name resolves (an unknown one is bad input: one line, nothing run)."""
+    """Every model name resolves and the interview's options are the judgeagent protocol's
+    (bad input is one line before anything runs, not the same failure for every target)."""
+    from pydantic import ValidationError
+
+    from judgeagent.engine.options import describe, resolve
+    from judgeagent.errors import ConfigError
     from judgeagent.llm import load_registry
 
     registry = load_registry(cfg.llm.models_file)
     for name in (*cfg.targets, cfg.judge):
         registry.resolve(name)
+    try:
+        resolve(cfg.eval_config(cfg.targets[0]))
+    except ValidationError as e:
+        raise ConfigError(f"options: {describe(e)}") from None
+    except ConfigError as e:  # a setting of another protocol
+        raise ConfigError(f"options: {e}") from None
 
 
 def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
