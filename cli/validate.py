@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from judgeagent.cli.app import app
@@ -28,6 +29,12 @@ def _num(v, digits: int = 2) -> str:
 
 def _ci(ci, digits: int = 2) -> str:
     return "–" if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _with_ci(a: dict, key: str) -> str:
+    # No point value with two or more targets: one side ranks them all equal (no spread).
+    point = ("tied" if a["n_targets"] >= 2 else "–") if a[key] is None else f"{a[key]:.2f}"
+    return f"{point} {_ci(a[key + '_ci'])}"
 
 
 def _yes_no(v) -> str:
@@ -73,7 +80,7 @@ def print_validation(out: dict) -> None:
         console.print(out["note"])
         return
     agree = Table(title="rank agreement with the ranking on generated items")
-    for col in ("against", "n", "Spearman ρ", "95% CI", "Kendall τb", "95% CI"):
+    for col in ("against", "n", "Spearman ρ [95% CI]", "Kendall τb [95% CI]"):
         agree.add_column(col, justify="left" if col == "against" else "right")
     rows = [("(a) seeds, ACC1", out["vs_seeds"])]
     if out["reference"]:
@@ -81,9 +88,9 @@ def print_validation(out: dict) -> None:
         rows.append((f"(b) {Path(out['reference']).name}", out["vs_reference"]))
     for name, a in rows:
         if a is None:
-            agree.add_row(name, "–", "–", "–", "–", "–")
+            agree.add_row(name, "–", "–", "–")
         else:
-            agree.add_row(name, str(a["n_targets"]), _num(a["spearman"]), _ci(a["spearman_ci"]), _num(a["kendall"]), _ci(a["kendall_ci"]))
+            agree.add_row(name, str(a["n_targets"]), _with_ci(a, "spearman"), _with_ci(a, "kendall"))
     console.print(agree)
     if out.get("unranked"):
         console.print(f"failed in the sweep, not ranked: {', '.join(out['unranked'])}", highlight=False, soft_wrap=True)
@@ -93,12 +100,13 @@ def print_validation(out: dict) -> None:
     if d is None:
         console.print("difficulty check: no seed answers in the sweep")
         return
-    diff = Table(title="difficulty check: accuracy pooled over targets (%), gap = generated − seeds (points)")
-    for col in ("", "items", "batches", "answers", "accuracy", "95% CI", "gap", "95% CI"):
-        diff.add_column(col, justify="left" if not col else "right")
+    # No vertical rules: the intervals then fit an 80-column terminal unwrapped.
+    diff = Table(title="difficulty check: accuracy over all targets (%); gap = generated − seeds", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for col in ("", "items", "batches", "accuracy [95% CI]", "gap [95% CI]"):
+        diff.add_column(col, justify="left" if not col else "right", no_wrap=True)
     for r in d["rows"]:
-        diff.add_row(r["level"], str(r["n_items"]), str(r["n_clusters"]), str(r["n_answers"]), _num(r["accuracy"], 1), _ci(r["ci"], 1),
-                     _num(r["gap_vs_seeds"], 1), _ci(r["gap_ci"], 1))  # fmt: skip
+        gap = "–" if r["gap_vs_seeds"] is None else f"{r['gap_vs_seeds']:+.1f} {_ci(r['gap_ci'], 1)}"
+        diff.add_row(r["level"], str(r["n_items"]), str(r["n_clusters"]), f"{_num(r['accuracy'], 1)} {_ci(r['ci'], 1)}", gap)
     console.print(diff)
     steps = "; ".join(f"{st['easier']} − {st['harder']} {_num(st['gap'], 1)} {_ci(st['ci'], 1)}" for st in d.get("steps") or [])
     console.print(

@@ -99,10 +99,12 @@ def test_the_printed_table(tmp_path):
     text = res.stdout
     assert "3 targets, 4 shared generated items, 4 seed questions (500 bootstrap resamples over batches, seed 0)" in text
     seeds_row = next(line for line in text.splitlines() if "(a) seeds, ACC1" in line)
-    assert [cell.strip() for cell in seeds_row.split("│")[2:7]] == ["3", "0.50", "[0.50, 0.50]", "0.33", "[0.33, 0.33]"]
+    assert [cell.strip() for cell in seeds_row.split("│")[2:5]] == ["3", "0.50 [0.50, 0.50]", "0.33 [0.33, 0.33]"]
     assert f"(b) reference: {ref}" in text
     ref_row = next(line for line in text.splitlines() if "(b) board.csv" in line)
-    assert [cell.strip() for cell in ref_row.split("│")[2:7]] == ["3", "1.00", "[1.00, 1.00]", "1.00", "[1.00, 1.00]"]
+    assert [cell.strip() for cell in ref_row.split("│")[2:5]] == ["3", "1.00 [1.00, 1.00]", "1.00 [1.00, 1.00]"]
+    hard = next(line for line in text.splitlines() if line.strip().startswith("Hard "))
+    assert hard.split() == ["Hard", "1", "1", "0.0", "[0.0,", "0.0]", "-50.0", "[-50.0,", "-50.0]"]
     # One cluster each side: every interval is a point, so the order shows by the intervals too.
     assert ("Easy > Medium > Hard: yes by the point estimates, yes by the intervals (Easy − Medium 50.0 [50.0, 50.0]; "
             "Medium − Hard 33.3 [33.3, 33.3]); Hard harder than the seeds: yes; generated items easier than the seeds: no") in text
@@ -267,3 +269,12 @@ def spearman_of(a: dict, b: dict) -> float | None:
 
     names = sorted(a)
     return spearman([a[n] for n in names], [b[n] for n in names])
+
+
+def test_seeds_that_tie_every_target_have_no_correlation(tmp_path):
+    # Every target got the same seeds right: ACC1 ranks them all equal, in every resample too.
+    sweep = write_sweep(tmp_path / "sweep", GEN, [[1, 0, 1], [1, 0, 1], [1, 0, 1]], clusters=["k"] * 4)
+    out = as_json(sweep)
+    assert (out["vs_seeds"]["n_targets"], out["vs_seeds"]["spearman"], out["vs_seeds"]["spearman_ci"]) == (3, None, None)
+    row = next(line for line in invoke(sweep).stdout.splitlines() if "(a) seeds, ACC1" in line)
+    assert [cell.strip() for cell in row.split("│")[2:5]] == ["3", "tied –", "tied –"]
