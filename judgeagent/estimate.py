@@ -314,21 +314,24 @@ def _folders(cfg: EvalConfig, own: Path) -> list[Path]:
     for root in roots:
         if not root.is_dir():
             continue
-        for d in root.iterdir():
-            j = d / "journal.sqlite"
-            if j.exists() and (d / "config.json").exists():
-                found.setdefault(d.resolve(), j.stat().st_mtime)
+        # Run folders, and the runs inside a sweep folder (SWEEP/targets/<t>/, SWEEP/shared/<t>/).
+        for j in (*root.glob("*/journal.sqlite"), *root.glob("*/*/*/journal.sqlite")):
+            if (j.parent / "config.json").exists():
+                found.setdefault(j.parent.resolve(), j.stat().st_mtime)
     return sorted(found, key=lambda p: -found[p])[:HISTORY_FOLDERS]
 
 
 def read_history(cfg: EvalConfig, own: Path, identities: set[str]) -> History:
     """Measured rates from earlier runs' journals and records (only for ``identities``' tokens)."""
+    from judgeagent.llm import load_registry
+
     h = History()
+    registry = load_registry(cfg.llm.models_file)
     for folder in _folders(cfg, own):
         try:
             _read_journal(folder, h, identities)
             _read_records(folder, h)
-            _read_usage(folder, h)
+            _read_usage(folder, h, registry)
         except (OSError, sqlite3.Error, json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue  # an unreadable folder teaches nothing; the estimate still stands on priors
         h.folders.append(str(folder))
@@ -356,12 +359,10 @@ def _read_journal(folder: Path, h: History, identities: set[str]) -> None:
         db.close()
 
 
-def _read_usage(folder: Path, h: History) -> None:
+def _read_usage(folder: Path, h: History, registry: Any) -> None:
     """The client's re-asks per request sent, from metrics.json (names → identities via config.json)."""
     metrics = json.loads((folder / "metrics.json").read_text()) if (folder / "metrics.json").exists() else {}
     config = json.loads((folder / "config.json").read_text())
-    from judgeagent.llm import load_registry
-
     names = {}
     for info in (config.get("models") or {}).values():
         names[info["name"]] = info
@@ -371,8 +372,8 @@ def _read_usage(folder: Path, h: History) -> None:
         if not info:
             continue
         try:
-            identity = load_registry(None).resolve(name).identity
-        except Exception:
+            identity = registry.resolve(name).identity
+        except Exception:  # a model this machine does not know (another judgeagent.toml): nothing learnt from its usage
             continue
         sent = int(u.get("requests", 0)) - int(u.get("cached", 0))
         if sent > 0:
