@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import HALVES, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import FRESH, GROUPS, HALVES, Suggestion, load_corpus  # noqa: E402
 
 CATCH_TARGET, FALSE_ALARM_TARGET = 0.90, 0.05
 
@@ -167,23 +167,27 @@ def main() -> int:
     print(f"MiniLM loaded and {len(set(texts))} texts embedded in {time.perf_counter() - t0:.1f} s")
 
     ok = True
-    for half in HALVES:
+    for half in GROUPS:
         items = corpus.half(half)
+        if not items:
+            continue
+        if half == FRESH:
+            print("\n(fresh: written after the held-out half's first measurement, to measure the changes made after it)")
         print(f"\n{half}: {sum(s.leaks for s in items)} leaking, {sum(not s.leaks for s in items)} clean, "
               f"batches {', '.join(corpus.split[half])}")
         rules = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch])))
         both = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder)))
         report("rules", rules)
         met = report("rules + semantic", both)
-        if half == "held_out":
-            ok = met
-            print(f"  target (held-out, rules + semantic): catch >= {CATCH_TARGET:.0%}, false alarms <= "
+        if half in ("held_out", FRESH):
+            ok = ok and met
+            print(f"  target ({half}, rules + semantic): catch >= {CATCH_TARGET:.0%}, false alarms <= "
                   f"{FALSE_ALARM_TARGET:.0%}: {'met' if met else 'NOT met'}")
-            if args.show_misses:
-                for s in both["misses"]:
-                    print(f"    slips ({s.kind}): {s.text}")
-                for s in both["alarms"]:
-                    print(f"    false alarm: {s.text}")
+        if half in ("held_out", FRESH) and args.show_misses:
+            for s in both["misses"]:
+                print(f"    slips ({s.kind}): {s.text}")
+            for s in both["alarms"]:
+                print(f"    false alarm: {s.text}")
     if args.calibrate:
         print()
         calibrate(corpus, embedder)

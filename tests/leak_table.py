@@ -6,7 +6,9 @@ geography; multiple choice and phrase answers) in batches of three, and for each
 suggestions that leak, labelled with the kind of give-away they were written as, and clean
 ones (concepts and reasoning steps, options named without any being singled out). Its first
 line records the one split, by batch and so by question, into a development half (the only
-one the rules and the semantic threshold were tuned on) and a held-out half.
+one the rules and the semantic threshold were tuned on) and a held-out half. A third group,
+"fresh", was written after the held-out half's first measurement and before any change made
+in response to it: changes made after that are measured there.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
 """
@@ -22,6 +24,9 @@ from judgeagent.data.benchmark import Question
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "leak_corpus.jsonl"
 HALVES = ("development", "held_out")
+# Written after the held-out half's first measurement, to measure changes made after it.
+FRESH = "fresh"
+GROUPS = (*HALVES, FRESH)
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out"
+    half: str  # "development" | "held_out" | "fresh"
 
     @property
     def leaks(self) -> bool:
@@ -55,7 +60,7 @@ class Corpus:
 def load_corpus(path: Path = CORPUS) -> Corpus:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     split = lines[0]["split"]
-    half_of = {b: half for half in HALVES for b in split[half]}
+    half_of = {b: half for half in GROUPS for b in split.get(half, [])}
     batches: dict[str, list[Question]] = {}
     suggestions = []
     for d in lines[1:]:

@@ -264,7 +264,7 @@ def test_primed_guard_embeds_only_the_suggestion_sentences():
     # Each answer text and distractor, every option and the content-free baseline, in one pass.
     assert len(model.texts) == 1
     assert {"Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above", "Bradycardia",
-            "Tachycardia", "Jeff Bezos", *PLACEBO_SENTENCES} == set(model.texts[0])
+            "Tachycardia", "Jeff Bezos", KQA.question, *PLACEBO_SENTENCES} == set(model.texts[0])
     check = guard(FakeJudge(rewrite(CLEAN)), f"{CLEAN} {sentence}", [MC, MC2, KQA], embedder=queue, threshold=0.9)
     # The verdict is the unprimed one; the only texts left to embed were the sentences.
     assert ("q1", "embedding") in kinds(check.leaks_before) and check.suggestions == CLEAN
@@ -396,9 +396,9 @@ def test_the_answer_is_caught_with_trivial_differences():
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
 # false alarms fails, without pinning the exact counts of this corpus.
 RULES_HELD_OUT_CATCH_FLOOR = 0.75  # measured 91/118 = 77.1%
-RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out
-SEMANTIC_HELD_OUT_CATCH_FLOOR = 0.84  # measured 102/118 = 86.4% with the real MiniLM
-SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.17}  # measured 3.3% and 15.5%
+RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh
+SEMANTIC_CATCH_FLOOR = {"held_out": 0.78, "fresh": 0.78}  # measured 94/118 = 79.7%, 73/91 = 80.2% (real MiniLM)
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.09, "fresh": 0.05}  # measured 2.5%, 8.3%, 3.3%
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float]:
@@ -412,8 +412,8 @@ def _rates(half: str, embedder=None) -> tuple[float, float]:
 
 def test_the_corpus_is_split_once_by_question_and_large_enough():
     corpus = load_corpus()
-    dev, held = (set(corpus.split[h]) for h in ("development", "held_out"))
-    assert not dev & held and dev | held == set(corpus.batches)
+    dev, held, fresh = (set(corpus.split[h]) for h in ("development", "held_out", "fresh"))
+    assert not dev & held and not (dev | held) & fresh and dev | held | fresh == set(corpus.batches)
     dev_q = {q.id for q in corpus.questions("development")}
     held_q = {q.id for q in corpus.questions("held_out")}
     assert not dev_q & held_q
@@ -436,8 +436,9 @@ def minilm():
 
 
 def test_semantic_layer_floor_with_the_real_minilm(minilm):
-    catch, alarms = _rates("held_out", minilm)
-    assert catch >= SEMANTIC_HELD_OUT_CATCH_FLOOR and alarms <= SEMANTIC_FALSE_ALARM_CEILING["held_out"]
+    for group in ("held_out", "fresh"):
+        catch, alarms = _rates(group, minilm)
+        assert catch >= SEMANTIC_CATCH_FLOOR[group] and alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group
     assert _rates("development", minilm)[1] <= SEMANTIC_FALSE_ALARM_CEILING["development"]
 
 

@@ -12,9 +12,16 @@ gains no head start.
 * With options: the top option's excess over the runner-up's. A sentence about the topic is
   close to all options alike and scores low; one that points at an option, or rules one
   out, lifts that option alone.
-* Without options: the reference phrase's excess.
+* Without options: the reference phrase's excess, less the question text's own excess (when
+  positive), so that advice which restates the question's topic does not count as
+  describing its answer. (The first version scored the reference's excess alone; on the
+  held-out half it raised false alarms from 2.4% to 15.5%, nearly all on batches with phrase
+  answers: "Recall the charges and masses of the particles..." is close to "neutron". This
+  correction was made after that measurement, so it is measured on the corpus's "fresh"
+  batches, written before it.)
 
-The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
+A sentence is never flagged below the highest score a content-free sentence itself reaches
+on that question. The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
 (``bench/leak_guard.py --calibrate`` prints the table): each the 99th percentile of its
 score over the development clean suggestions, so that this layer adds about 1% false alarms
 to the rules'. With MiniLM the layer adds little: a description of an answer ("the
@@ -36,7 +43,7 @@ from judgeagent.stages.leak_rules import identifying, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
 THRESHOLD_OPTIONS = 0.40
-THRESHOLD_PHRASE = 0.36
+THRESHOLD_PHRASE = 0.056
 
 
 @dataclass(frozen=True)
@@ -45,17 +52,18 @@ class SentenceScore:
     question_id: str
     score: float
     option: str | None  # the option letter singled out (None for a question without options)
+    content_free: float  # the highest score any content-free sentence reaches on this question
 
 
 def _targets(q: Question) -> list[str]:
     if q.options:
         return [t for t in q.options.values() if t.strip()]
-    return [q.answer]
+    return [q.answer, q.question]
 
 
 def semantic_texts(suggestions: str, questions: list[Question]) -> list[str]:
     """Every text the layer embeds: the sentences, the content-free baseline, each question's
-    options (or its reference phrase)."""
+    options (or its reference phrase and the question's own text)."""
     sents = sentences(suggestions)
     if not sents:
         return []
@@ -82,17 +90,25 @@ def scores(suggestions: str, questions: list[Question], embedder: Any) -> list[S
         k = len(_targets(q))
         t = tv[col : col + k]
         col += k
-        z = sv @ t.T - (bv @ t.T).mean(axis=0)  # (n_s, k): cosines above the content-free mean
-        if q.options:
-            order = np.argsort(-z, axis=1)
-            top, second = z[np.arange(n_s), order[:, 0]], z[np.arange(n_s), order[:, 1]]
-            letters = [letter for letter, text in q.options.items() if text.strip()]
-            for i in range(n_s):
-                out.append(SentenceScore(sents[i], q.id, float(top[i] - second[i]), letters[order[i, 0]]))
-        else:
-            for i in range(n_s):
-                out.append(SentenceScore(sents[i], q.id, float(z[i, 0]), None))
+        mean = (bv @ t.T).mean(axis=0)
+        z = sv @ t.T - mean  # (n_s, k): cosines above the content-free mean
+        got, picked = _single_out(z, bool(q.options))
+        base, _ = _single_out(bv @ t.T - mean, bool(q.options))
+        letters = [letter for letter, text in (q.options or {}).items() if text.strip()]
+        for i in range(n_s):
+            out.append(SentenceScore(sents[i], q.id, float(got[i]), letters[picked[i]] if letters else None, float(base.max())))
     return out
+
+
+def _single_out(z: np.ndarray, with_options: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of excess cosines: the score (see the module) and the column it points at."""
+    if with_options:
+        order = np.argsort(-z, axis=1)
+        rows = np.arange(len(z))
+        return z[rows, order[:, 0]] - z[rows, order[:, 1]], order[:, 0]
+    # Advice that restates the question's topic is close to its answer too: only the
+    # closeness beyond the question's own counts.
+    return z[:, 0] - np.maximum(z[:, 1], 0.0), np.zeros(len(z), dtype=int)
 
 
 def semantic_leaks(
@@ -107,7 +123,8 @@ def semantic_leaks(
     leaks = []
     for s in scores(suggestions, questions, embedder):
         threshold = threshold_options if has_options[s.question_id] else threshold_phrase
-        if s.score >= threshold:
+        # Never below what a content-free sentence reaches: that much singles out nothing.
+        if s.score >= threshold and s.score > s.content_free:
             what = f"option {s.option}" if s.option else "the answer"
             leaks.append({"question_id": s.question_id, "kind": "semantic",
                           "evidence": f"{s.sentence} (singles out {what}: {s.score:.2f} over content-free)"})

@@ -157,7 +157,9 @@ def prime_guard(embedder: Any, questions: list[Question]) -> None:
 
 
 def _option_texts(questions: list[Question]) -> list[str]:
-    return [t for q in questions for t in (q.options or {}).values() if t.strip()]
+    """What the semantic layer compares with besides the answer texts: every option, and the
+    text of each question without options."""
+    return [t for q in questions for t in ((q.options or {}).values() if q.options else [q.question]) if t.strip()]
 
 
 def _distractors(q: Question) -> list[str]:
