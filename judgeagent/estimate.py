@@ -321,8 +321,19 @@ def _folders(cfg: EvalConfig, own: Path) -> list[Path]:
     return sorted(found, key=lambda p: -found[p])[:HISTORY_FOLDERS]
 
 
-def read_history(cfg: EvalConfig, own: Path, identities: set[str]) -> History:
-    """Measured rates from earlier runs' journals and records (only for ``identities``' tokens)."""
+# Whose behaviour a rate measures: an earlier run teaches it only when those roles were played
+# by the same models as in this run (a weak judge's gate pass rate says nothing of a strong one's).
+RATE_ROLES: dict[str, frozenset[str]] = {
+    "seed_accuracy": frozenset({"target"}), "phrase_judged": frozenset({"target", "judge"}), "path_found": frozenset(),
+    "hard_share": frozenset({"target", "judge"}), "try_reaches_gate": frozenset({"judge"}), "try_accepted": frozenset({"judge"}),
+    "leaks": frozenset({"judge"}), "turn_held": frozenset({"target", "judge"}),
+}  # fmt: skip
+
+
+def read_history(cfg: EvalConfig, own: Path, identities: set[str], roles: dict[str, str] | None = None) -> History:
+    """Measured rates from earlier runs' journals and records: tokens and times of the models
+    in ``identities``; rates from runs whose roles were played by the same models (``roles``:
+    role → identity in this run)."""
     from judgeagent.llm import load_registry
 
     h = History()
@@ -330,7 +341,7 @@ def read_history(cfg: EvalConfig, own: Path, identities: set[str]) -> History:
     for folder in _folders(cfg, own):
         try:
             _read_journal(folder, h, identities)
-            _read_records(folder, h)
+            _read_records(folder, h, _same_roles(folder, roles or {}, registry))
             _read_usage(folder, h, registry)
         except (OSError, sqlite3.Error, json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue  # an unreadable folder teaches nothing; the estimate still stands on priors
@@ -382,13 +393,28 @@ def _read_usage(folder: Path, h: History, registry: Any) -> None:
             m.reasks += int(u.get("reasks", 0))
 
 
-def _add(h: History, rate: str, events: int, of: int) -> None:
+def _same_roles(folder: Path, roles: dict[str, str], registry: Any) -> frozenset[str]:
+    """The roles an earlier run's models played as this run's do (by identity)."""
+    models = json.loads((folder / "config.json").read_text()).get("models") or {}
+    same = set()
+    for role, identity in roles.items():
+        try:
+            if registry.resolve(models[role]["name"]).identity == identity:
+                same.add(role)
+        except Exception:  # a role it did not have, or a model this machine does not know
+            continue
+    return frozenset(same)
+
+
+def _add(h: History, rate: str, events: int, of: int, same: frozenset[str] | None = None) -> None:
+    if same is not None and not RATE_ROLES.get(rate, frozenset()) <= same:
+        return
     c = h.counts.setdefault(rate, [0, 0])
     c[0] += events
     c[1] += of
 
 
-def _read_records(folder: Path, h: History) -> None:
+def _read_records(folder: Path, h: History, same: frozenset[str]) -> None:
     path = folder / "records.jsonl"
     if not path.exists():
         return
@@ -398,24 +424,24 @@ def _read_records(folder: Path, h: History) -> None:
         except json.JSONDecodeError:
             continue
         answers = r.get("seed_answers") or []
-        _add(h, "seed_accuracy", sum(1 for a in answers if a.get("correct")), len(answers))
+        _add(h, "seed_accuracy", sum(1 for a in answers if a.get("correct")), len(answers), same)
         phrase = [a for a in answers if a.get("graded_by") in ("exact", "f1", "judge", "yes/no", "null")]
-        _add(h, "phrase_judged", sum(1 for a in phrase if a.get("graded_by") == "judge"), len(phrase))
+        _add(h, "phrase_judged", sum(1 for a in phrase if a.get("graded_by") == "judge"), len(phrase), same)
         rounds = [*(r.get("rounds") or []), *(r.get("generated") or [])]
-        _add(h, "path_found", sum(1 for rd in rounds if rd.get("skipped") != "no knowledge path"), len(rounds))
-        _add(h, "hard_share", sum(1 for rd in rounds if rd.get("level") == "hard"), sum(1 for rd in rounds if rd.get("level")))
+        _add(h, "path_found", sum(1 for rd in rounds if rd.get("skipped") != "no knowledge path"), len(rounds), same)
+        _add(h, "hard_share", sum(1 for rd in rounds if rd.get("level") == "hard"), sum(1 for rd in rounds if rd.get("level")), same)
         tries = [t for rd in rounds for t in rd.get("generation_attempts") or []]
         gated = [t for t in tries if "gate" in t]
-        _add(h, "try_reaches_gate", sum(1 for t in gated if ((t["gate"].get("checks") or {}).get("answerable") or {}).get("passed") is not None), len(tries))
+        _add(h, "try_reaches_gate", sum(1 for t in gated if ((t["gate"].get("checks") or {}).get("answerable") or {}).get("passed") is not None), len(tries), same)
         if gated:
-            _add(h, "try_accepted", sum(1 for t in tries if t.get("ok")), len(tries))
+            _add(h, "try_accepted", sum(1 for t in tries if t.get("ok")), len(tries), same)
         for v in r.get("validations") or []:
             leak = v.get("leak")
             if leak:
-                _add(h, "leaks", 1 if leak.get("leaks_before") else 0, 1)
+                _add(h, "leaks", 1 if leak.get("leaks_before") else 0, 1, same)
         d = r.get("dialogue")
         if d:
-            _add(h, "turn_held", d.get("turns_held", 0), len(d.get("turns") or []))
+            _add(h, "turn_held", d.get("turns_held", 0), len(d.get("turns") or []), same)
 
 
 def rates_from(h: History) -> Rates:
@@ -423,7 +449,7 @@ def rates_from(h: History) -> Rates:
     runs = len(h.folders)
     for name, (events, of) in h.counts.items():
         if name in rates.values and of > 0:
-            rates.measured(name, events / of, of, f"measured: {events}/{of} over {runs} earlier run(s)")
+            rates.measured(name, events / of, of, f"measured: {events}/{of} in earlier runs of the same models (of {runs} read)")
     return rates
 
 
@@ -464,7 +490,7 @@ def estimate(cfg: EvalConfig) -> Estimate:
     ctx.done = ctx.folder.read_records()
     todo = protocol.todo(ctx)
     roles = {"target": ctx.target, "judge": ctx.judge, **ctx.roles}
-    history = read_history(cfg, ctx.folder.path, {s.identity for s in roles.values()})
+    history = read_history(cfg, ctx.folder.path, {s.identity for s in roles.values()}, {r: s.identity for r, s in roles.items()})
     rates = rates_from(history)
     notes: list[str] = []
     if type(protocol).call_plan is Protocol.call_plan:
