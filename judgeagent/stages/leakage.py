@@ -3,11 +3,13 @@
 The judge sees the correct answers when it writes its suggestions, and the target re-answers
 the very same seed questions with them, so a suggestion that states an answer turns ΔACC
 into a measure of copying. :func:`find_leaks` is the rule layer: the four checks on the
-answer itself below, plus eliminations, disclosure of right and wrong seed answers and
-per-question pointers (:mod:`judgeagent.stages.leak_rules`). With ``mode="judge"``,
+answer itself below, plus options named with a judgement, positions, disclosure of right
+and wrong seed answers (:mod:`judgeagent.stages.leak_rules`), all on text normalised one way
+(:mod:`judgeagent.stages.leak_normalize`). With an embedder it adds the semantic layer
+(:mod:`judgeagent.stages.leak_semantic`). With ``mode="judge"``,
 :func:`guard_suggestions` adds the judge's leak check (:mod:`judgeagent.stages.leak_judge`).
 Leaking suggestions are rewritten once by the judge; the batch is flagged when the rewrite
-still leaks.
+still leaks, or when a judge verdict stays unreadable (``check_failed``: fail closed).
 
 Choices, each made to keep false alarms low without letting plain give-aways through:
 
@@ -16,18 +18,21 @@ Choices, each made to keep false alarms low without letting plain give-aways thr
   correct letter: in a batch of several questions it tells the target something about some
   question, and honest advice has no reason to name a letter at all. It is attributed to the
   questions whose correct letter it names, or to ``question_id`` None when it names none.
-* ``option_text`` / ``reference_phrase``: the correct answer verbatim. Texts too short or too
-  generic to identify anything ("no", "none of the above") are skipped, and a mention that is
-  part of a longer option's text ("pulmonary hypertension" when the answer is
-  "hypertension") does not count. A yes/no reference is caught only when the suggestions
-  state "the answer is yes/no", since those words occur in any advice.
+* ``option_text`` / ``reference_phrase``: the correct answer named, after normalisation, by
+  its whole text or enough of its distinctive words, in a sentence that does not list it
+  beside other options (a list singles none out). Texts too short or too generic to
+  identify anything ("no", "none of the above") are skipped, and a mention that is part of
+  a longer option's text ("pulmonary hypertension" when the answer is "hypertension") does
+  not count. A yes/no reference is caught only when the suggestions state "the answer is
+  yes/no", since those words occur in any advice.
 * ``embedding``: a sentence whose cosine to the correct answer's text (the option text, or
   the reference phrase) reaches the threshold and is closer to it than to every distractor.
   The answer text alone, not question + answer, because a sentence that merely restates a
   question's topic would be close to question + answer without revealing anything.
   With MiniLM, short sentences naming the answer ("It was Jeff Bezos.") score about 0.83,
   topical advice without it about 0.4, so 0.85 catches only near-restatements; a
-  description that implies the answer without naming it is beyond any of these checks.
+  description that implies the answer without naming it is left to the semantic layer
+  (``semantic``), which catches about a quarter of such descriptions (bench/leak_guard.py).
 """
 
 from __future__ import annotations
