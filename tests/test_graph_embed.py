@@ -7,6 +7,7 @@ import os
 import signal
 
 import numpy as np
+import pytest
 
 from judgeagent.graph import Embedder, SpacyExtractor
 from judgeagent.graph.embed_backends import TorchRunner
@@ -27,16 +28,42 @@ def test_progress_counts_every_input_text(embedder):
     assert sum(seen) == 4
 
 
-def test_bf16_and_fp32_agree(embedder):
-    # Share the loaded weights; only the precision differs.
+@pytest.fixture(scope="module")
+def fp32_runner():
+    from judgeagent.graph.embed import model_path
+    from judgeagent.graph.embed_backends import load_runner
+
+    return load_runner("torch", model_path(), bf16=False)
+
+
+def test_bf16_and_fp32_agree(fp32_runner):
+    from judgeagent.graph.embed import model_path
+    from judgeagent.graph.embed_backends import load_runner
+
     fp32 = Embedder(bf16=False)
-    fp32._model = TorchRunner(embedder.model.model, bf16=False)
+    fp32._model = fp32_runner
     bf16 = Embedder(bf16=True)
-    bf16._model = TorchRunner(embedder.model.model, bf16=True)
+    bf16._model = load_runner("torch", model_path(), bf16=True)
     assert (fp32.precision, bf16.precision) == ("fp32", "bf16-autocast")
     texts = ["Warfarin blocks vitamin K recycling in the liver.", "asthma", "the royal society"]
     cos = (fp32.encode(texts) * bf16.encode(texts)).sum(axis=1)
     assert cos.min() > 0.999
+
+
+def test_bf16_weights_stored_once_give_autocasts_embeddings_bit_for_bit(fp32_runner):
+    """The bf16 loader keeps its Linear weights in bfloat16 instead of autocast re-casting
+    fp32 ones at every batch: the embeddings must not change at all."""
+    import torch
+
+    from judgeagent.graph.embed import model_path
+    from judgeagent.graph.embed_backends import load_runner
+
+    stored = load_runner("torch", model_path(), bf16=True)
+    linears = [m for m in stored.model.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(m.weight.dtype == torch.bfloat16 for m in linears)
+    recast = TorchRunner(fp32_runner.model, bf16=True)  # fp32 weights, cast by autocast per call
+    texts = ["Warfarin blocks vitamin K recycling in the liver.", "asthma", "v4l2_pix_fmt_y41p", "the royal society"]
+    assert np.array_equal(stored.encode(texts, 2), recast.encode(texts, 2))
 
 
 def test_worker_processes_give_the_same_entities(spacy_extractor):
