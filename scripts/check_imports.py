@@ -36,7 +36,7 @@ SOURCES = {"judgeagent": ROOT / "judgeagent", "judgeagent.cli": ROOT / "cli"}
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("judgeagent.errors", "judgeagent.config", "judgeagent.registry", "judgeagent.records", "judgeagent.blocks", "judgeagent.minilm",
-              "judgeagent.wal")),
+              "judgeagent.wal", "judgeagent.files")),
     ("data", ("judgeagent.data",)),
     ("llm", ("judgeagent.llm", "judgeagent.prompts")),
     ("graph", ("judgeagent.graph",)),

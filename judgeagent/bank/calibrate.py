@@ -8,7 +8,6 @@ Spearman correlation between the level the judge wrote an item at and its fitted
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ import numpy as np
 from judgeagent.bank import irt
 from judgeagent.bank.store import Bank, BankAnswer, BankItem, calibration_path
 from judgeagent.errors import JudgeAgentError
+from judgeagent.files import write_json_atomic
 
 LEVEL_RANK = {"easy": 0, "medium": 1, "hard": 2}
 ESTIMATOR = ("2PL, marginal MAP by EM over a 41-node grid for theta ~ N(0, 1); priors log a ~ N(mu, 0.3^2) with mu the items' mean, "
@@ -132,9 +132,7 @@ def load_calibration(graph_dir: Path) -> dict | None:
 
 def write_calibration(graph_dir: Path, result: dict) -> Path:
     path = calibration_path(graph_dir)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    write_json_atomic(path, result)
     path.with_suffix(".md").write_text(calibration_markdown(result))
     return path
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.errors import JudgeAgentError
+from judgeagent.files import write_json_atomic
 
 
 def settings_json(cfg: EvalConfig, settings: tuple = ()) -> dict:
@@ -81,11 +82,7 @@ class RunFolder:
 
     def write_json(self, name: str, data: dict) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
-        target = self.path / name
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, target)  # never a half-written file on disk
-        return target
+        return write_json_atomic(self.path / name, data)
 
     def append_record(self, record: Mapping[str, Any]) -> None:
         """Append one line, written through at once: a killed process loses no record.

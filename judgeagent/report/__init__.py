@@ -12,19 +12,13 @@ call ``evaluate`` makes at the end (its result, summary.json, is read here).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from judgeagent.files import write_bytes_atomic
 from judgeagent.report.document import Document, build_document
 from judgeagent.report.load import Run, load_run
 
 IMAGE_DIR = "report_files"
-
-
-def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)  # a reader never sees a half-written report
 
 
 def write_reports(run_dir: Path, html: bool = True, md: bool = True, setting: str | None = None) -> list[Path]:
@@ -42,7 +36,7 @@ def write_reports(run_dir: Path, html: bool = True, md: bool = True, setting: st
     written: list[Path] = []
     if html:
         path = run_dir / f"report{suffix}.html"
-        _write(path, to_html(doc).encode("utf-8"))
+        write_bytes_atomic(path, to_html(doc).encode("utf-8"))
         written.append(path)
     if md:
         img_dir = f"{IMAGE_DIR}{suffix}"
@@ -52,9 +46,9 @@ def write_reports(run_dir: Path, html: bool = True, md: bool = True, setting: st
             if f"{img_dir}/{old.name}" not in images:
                 old.unlink()
         for rel, png in images.items():
-            _write(run_dir / rel, png)
+            write_bytes_atomic(run_dir / rel, png)
         path = run_dir / f"report{suffix}.md"
-        _write(path, text.encode("utf-8"))
+        write_bytes_atomic(path, text.encode("utf-8"))
         written.append(path)
     return written
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from judgeagent.config import RUNS_DIR
 from judgeagent.errors import ConfigError, JudgeAgentError
+from judgeagent.files import write_json_atomic, write_text_atomic
 from judgeagent.sweep.config import SweepConfig
 
 SWEEP_FILE = "sweep.json"
@@ -87,19 +87,11 @@ class SweepFolder:
 
     def write_json(self, name: str, data: Any) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
-        target = self.path / name
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-        os.replace(tmp, target)
-        return target
+        return write_json_atomic(self.path / name, data)
 
     def write_text(self, name: str, text: str) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
-        target = self.path / name
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-        return target
+        return write_text_atomic(self.path / name, text)
 
     def read_json(self, name: str) -> Any:
         path = self.path / name
