@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import FRESH, GROUPS, HALVES, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import FRESH, FRESH2, GROUPS, HALVES, Suggestion, load_corpus  # noqa: E402
 
 CATCH_TARGET, FALSE_ALARM_TARGET = 0.90, 0.05
 
@@ -173,17 +173,19 @@ def main() -> int:
             continue
         if half == FRESH:
             print("\n(fresh: written after the held-out half's first measurement, to measure the changes made after it)")
+        if half == FRESH2:
+            print("\n(fresh2: written before any change of the next session, to measure that session's guard untouched)")
         print(f"\n{half}: {sum(s.leaks for s in items)} leaking, {sum(not s.leaks for s in items)} clean, "
               f"batches {', '.join(corpus.split[half])}")
         rules = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch])))
         both = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder)))
         report("rules", rules)
         met = report("rules + semantic", both)
-        if half in ("held_out", FRESH):
+        if half in ("held_out", FRESH, FRESH2):
             ok = ok and met
             print(f"  target ({half}, rules + semantic): catch >= {CATCH_TARGET:.0%}, false alarms <= "
                   f"{FALSE_ALARM_TARGET:.0%}: {'met' if met else 'NOT met'}")
-        if half in ("held_out", FRESH) and args.show_misses:
+        if half in ("held_out", FRESH, FRESH2) and args.show_misses:
             for s in both["misses"]:
                 print(f"    slips ({s.kind}): {s.text}")
             for s in both["alarms"]:

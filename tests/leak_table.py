@@ -8,7 +8,9 @@ ones (concepts and reasoning steps, options named without any being singled out)
 line records the one split, by batch and so by question, into a development half (the only
 one the rules and the semantic threshold were tuned on) and a held-out half. A third group,
 "fresh", was written after the held-out half's first measurement and before any change made
-in response to it: changes made after that are measured there.
+in response to it: changes made after that are measured there. A fourth, "fresh2" (12 more
+questions), was written at the start of the next session of the issue, before any change to
+the guard in it, so that session's guard is measured on suggestions nobody tuned on.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
 """
@@ -26,7 +28,10 @@ CORPUS = Path(__file__).resolve().parents[1] / "bench" / "leak_corpus.jsonl"
 HALVES = ("development", "held_out")
 # Written after the held-out half's first measurement, to measure changes made after it.
 FRESH = "fresh"
-GROUPS = (*HALVES, FRESH)
+# Written in the next session before any change to the guard in it: the untouched test of that
+# session's guard.
+FRESH2 = "fresh2"
+GROUPS = (*HALVES, FRESH, FRESH2)
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2"
 
     @property
     def leaks(self) -> bool:
