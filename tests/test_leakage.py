@@ -200,7 +200,7 @@ def test_clean_suggestions_pass_without_a_judge_call():
         "judge_before": [],
         "judge_after": [],
         "check_failed": False,
-        "guard_version": 2,
+        "guard_version": 3,
     }
 
 
@@ -391,14 +391,30 @@ def test_the_answer_is_caught_with_trivial_differences():
         assert kinds(find_leaks(text, [ref])) == {("p", "reference_phrase")}, text
 
 
+
+@pytest.mark.parametrize("full, contracted", [
+    ("It is not Wellington.", "It's not Wellington."),
+    ("It was not the Duke of Wellington.", "It wasn't the Duke of Wellington."),
+    ("It is not the Duke of Wellington.", "It isn’t the Duke of Wellington."),
+])
+def test_ruling_out_a_phrase_candidate_reads_contractions_as_the_full_form(full, contracted):
+    ref = Question("w", "Who commanded the allied army at the battle in 1815?", "Blucher and Wellington's coalition")
+    other = Question("p", "Who led Prussia to unification?", "Otto von Bismarck")
+    got = {text: kinds(find_leaks(text, [other])) for text in (full, contracted)}
+    assert got[full] == got[contracted] == {("p", "elimination")}
+    # Advice that merely uses the contraction stays clean.
+    assert find_leaks("It's not enough to know the date; know the causes.", [ref, other]) == []
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
 # false alarms fails, without pinning the exact counts of this corpus.
 RULES_HELD_OUT_CATCH_FLOOR = 0.75  # measured 91/118 = 77.1%
-RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh
-SEMANTIC_CATCH_FLOOR = {"held_out": 0.78, "fresh": 0.78}  # measured 94/118 = 79.7%, 73/91 = 80.2% (real MiniLM)
-SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.09, "fresh": 0.05}  # measured 2.5%, 8.3%, 3.3%
+RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh, 2/49 fresh2
+# measured 94/118 = 79.7%, 73/91 = 80.2%, 61/86 = 70.9% (real MiniLM)
+SEMANTIC_CATCH_FLOOR = {"held_out": 0.78, "fresh": 0.78, "fresh2": 0.69}
+# measured 2.5%, 8.3%, 3.3%, 10.2%
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.09, "fresh": 0.05, "fresh2": 0.11}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float]:
@@ -437,7 +453,7 @@ def minilm():
 
 
 def test_semantic_layer_floor_with_the_real_minilm(minilm):
-    for group in ("held_out", "fresh"):
+    for group in ("held_out", "fresh", "fresh2"):
         catch, alarms = _rates(group, minilm)
         assert catch >= SEMANTIC_CATCH_FLOOR[group] and alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group
     assert _rates("development", minilm)[1] <= SEMANTIC_FALSE_ALARM_CEILING["development"]

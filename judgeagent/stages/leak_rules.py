@@ -195,10 +195,12 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
 
 
 # "Not Moltke", "It is not the proton", "it is not the answer": a candidate answer to a
-# question without options ruled out. The thing negated must be a name or a noun phrase,
+# question without options ruled out, with the contractions read as the full forms ("It's
+# not", "It wasn't"). The thing negated must be a name or a noun phrase,
 # so "It is not correct to rely on one symptom" is advice.
 _NOT_CANDIDATE = re.compile(
-    r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)\s+(?:is|was|'s)\s+not|it\s+isn't|(?:but\s+)?not)\s+"
+    r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t)"
+    r"|(?:but\s+)?not)\s+"
     r"(?:(?:the|a|an)\s+[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
     r"|(?i:\bis\s+not\s+the\s+answer\b)"
 )
