@@ -21,7 +21,8 @@ OPENAI_API_KEY), or ``http://HOST:PORT/v1@MODEL`` for any OpenAI-compatible serv
 verdict still unreadable after its retry is counted apart ("check failed"), never as clean.
 
 ``--calibrate`` prints the semantic scores' percentiles over the development half's clean
-suggestions, from which the thresholds in judgeagent/stages/leak_semantic.py were read.
+suggestions, from which the thresholds in judgeagent/stages/leak_semantic.py were read (p100,
+the development maximum, rounded up).
 
 Run: .venv/bin/python bench/leak_guard.py [--judge local --judge-sample 24] [--calibrate]
 """
@@ -140,7 +141,7 @@ def calibrate(corpus, embedder) -> None:
             got = [x.score for x in scores(s.text, qs, embedder)]
             if got:
                 values.append(max(got))
-        qs_ = [0.5, 0.9, 0.95, 0.97, 0.99]
+        qs_ = [0.5, 0.9, 0.95, 0.97, 0.99, 1.0]
         print(f"  semantic score, {label}, development clean (n={len(values)}): "
               + "  ".join(f"p{int(q * 100)} {v:.3f}" for q, v in zip(qs_, np.quantile(values, qs_), strict=True)))
 

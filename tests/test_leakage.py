@@ -405,16 +405,49 @@ def test_ruling_out_a_phrase_candidate_reads_contractions_as_the_full_form(full,
     # Advice that merely uses the contraction stays clean.
     assert find_leaks("It's not enough to know the date; know the causes.", [ref, other]) == []
 
+
+ASKS_FOR = [
+    Question("k", "Which metal is liquid at room temperature?", "B", {"A": "Sodium", "B": "Mercury", "C": "Gallium"}),
+    Question("y", "In which year did the Berlin Wall fall?", "1989"),
+    Question("d", "A child has a honking cough and stridor. What is the most likely diagnosis?", "B",
+             {"A": "Asthma", "B": "Croup", "C": "Epiglottitis"}),
+]
+
+
+@pytest.mark.parametrize("text, question", [
+    ("The metal you want is the one once used in thermometers.", "k"),
+    ("It's the metal with the symbol Hg.", "k"),
+    ("The metal that the alchemists called quicksilver.", "k"),
+    ("The year was the one in which Germany began to reunify.", "y"),
+    ("The most likely diagnosis is a viral infection of the larynx and trachea.", "d"),
+    ("The answer is the element that sits below zinc in the periodic table.", None),
+])
+def test_the_answer_asserted_by_a_description_is_a_pointer(text, question):
+    # No option is named; the sentence tells the target what the answer is.
+    leaks = find_leaks(text, ASKS_FOR)
+    assert {"question_id": question, "kind": "pointer", "evidence": text} in leaks, leaks
+
+
+@pytest.mark.parametrize("text", [
+    "Recall which metals melt below room temperature.",
+    "Review the metals that are liquid near room temperature and why.",
+    "The diagnosis rests on the history more than on any test.",
+    "Think about the year's political context in eastern Europe.",
+    "It is the pattern of the cough that matters most.",
+])
+def test_advice_about_what_a_question_asks_for_is_not_an_assertion(text):
+    assert find_leaks(text, ASKS_FOR) == []
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
 # false alarms fails, without pinning the exact counts of this corpus.
-RULES_HELD_OUT_CATCH_FLOOR = 0.75  # measured 91/118 = 77.1%
+RULES_HELD_OUT_CATCH_FLOOR = 0.78  # measured 95/118 = 80.5%
 RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh, 2/49 fresh2
-# measured 94/118 = 79.7%, 73/91 = 80.2%, 61/86 = 70.9% (real MiniLM)
-SEMANTIC_CATCH_FLOOR = {"held_out": 0.78, "fresh": 0.78, "fresh2": 0.69}
-# measured 2.5%, 8.3%, 3.3%, 10.2%
-SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.05, "held_out": 0.09, "fresh": 0.05, "fresh2": 0.11}
+# measured 97/118 = 82.2%, 76/91 = 83.5%, 65/86 = 75.6% (real MiniLM)
+SEMANTIC_CATCH_FLOOR = {"held_out": 0.80, "fresh": 0.81, "fresh2": 0.73}
+# measured 0.0%, 7.1%, 3.3%, 10.2%
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.02, "held_out": 0.08, "fresh": 0.05, "fresh2": 0.11}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float]:
@@ -470,7 +503,7 @@ def test_semantic_layer_singles_out_the_option_a_sentence_points_at(minilm):
     # Described, not named: no rule fires, the real MiniLM lifts the option it describes.
     q = Question("s", "Which metal is liquid at room temperature?", "B",
                  {"A": "Sodium", "B": "Mercury", "C": "Gallium", "D": "Tungsten", "E": "Lead"})
-    text = "The answer is the quicksilver used in old thermometers."
+    text = "Think of the quicksilver used in old thermometers."
     assert find_leaks(text, [q]) == []
     (score,) = semantic_scores(text, [q], minilm)
     (neutral,) = semantic_scores("Recall which metals melt below room temperature.", [q], minilm)
@@ -512,7 +545,7 @@ class LeakJudge:
         return LLMResult(ok=True, data=data, usage=usage)
 
 
-DESCRIBED = "The right drug is the vitamin K antagonist monitored with the INR."
+DESCRIBED = "Reach for the vitamin K antagonist monitored with the INR."
 Q1, Q2, Q3 = TABLE_QUESTIONS
 
 

@@ -59,8 +59,9 @@ ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # Written into every LeakCheck: the guard of issue 24 (normalised mentions, judgements,
 # the semantic layer, a judge check that fails closed). Checks without it were made by the
-# guard before; a finished run's records keep what that guard decided. 3: contractions ("It's
-# not X", "It wasn't X") read as the full forms when a phrase answer's candidate is ruled out.
+# guard before; a finished run's records keep what that guard decided. 3: the answer asserted
+# by a description is a pointer; contractions ("It's not X") read as the full forms when a
+# phrase answer's candidate is ruled out; semantic thresholds at the development maximum.
 GUARD_VERSION = 3
 
 
