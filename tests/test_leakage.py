@@ -421,6 +421,7 @@ ASKS_FOR = [
     ("The year was the one in which Germany began to reunify.", "y"),
     ("The most likely diagnosis is a viral infection of the larynx and trachea.", "d"),
     ("The answer is the element that sits below zinc in the periodic table.", None),
+    ("Think of the year before German reunification.", "y"),
 ])
 def test_the_answer_asserted_by_a_description_is_a_pointer(text, question):
     # No option is named; the sentence tells the target what the answer is.
@@ -438,14 +439,27 @@ def test_the_answer_asserted_by_a_description_is_a_pointer(text, question):
 def test_advice_about_what_a_question_asks_for_is_not_an_assertion(text):
     assert find_leaks(text, ASKS_FOR) == []
 
+
+@pytest.mark.parametrize("text", [
+    "He later became prime minister of the new state.",
+    "She also wrote a novel set in Bath.",
+    "The Corsican general who crowned himself emperor.",
+])
+def test_a_person_described_is_a_pointer_when_a_question_asks_for_a_person(text):
+    who = Question("w", "Who commanded the French army at Austerlitz?", "Napoleon")
+    drug = ASKS_FOR[0]
+    assert {"question_id": "w", "kind": "pointer", "evidence": text} in find_leaks(text, [drug, who])
+    # Without a question about a person, a pronoun is just a pronoun.
+    assert find_leaks(text, [drug]) == []
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
 # false alarms fails, without pinning the exact counts of this corpus.
-RULES_HELD_OUT_CATCH_FLOOR = 0.78  # measured 95/118 = 80.5%
+RULES_HELD_OUT_CATCH_FLOOR = 0.79  # measured 96/118 = 81.4%
 RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh, 2/49 fresh2
-# measured 97/118 = 82.2%, 76/91 = 83.5%, 65/86 = 75.6% (real MiniLM)
-SEMANTIC_CATCH_FLOOR = {"held_out": 0.80, "fresh": 0.81, "fresh2": 0.73}
+# measured 98/118 = 83.1%, 77/91 = 84.6%, 66/86 = 76.7% (real MiniLM)
+SEMANTIC_CATCH_FLOOR = {"held_out": 0.81, "fresh": 0.82, "fresh2": 0.74}
 # measured 0.0%, 7.1%, 3.3%, 10.2%
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.02, "held_out": 0.08, "fresh": 0.05, "fresh2": 0.11}
 

@@ -263,11 +263,43 @@ def _assertion_patterns(question: str) -> tuple[re.Pattern, ...]:
         re.compile(r"(?i)^\s*(?:it|this|that)(?:\s+is|\s+was|['’]s)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
         # A description standing alone: "The river that flows into the Atlantic near Belem."
         re.compile(r"(?i)^\s*(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
+        # Sent to it: "Think of the year before the barons' war began."
+        re.compile(
+            r"(?i)^\s*(?:think\s+of|reach\s+for|go\s+for|you\s+want|you\s+need)\s+the\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")\s+"
+            r"(?:" + _DESCRIBES + r"|before\b|after\b|when\b)"
+        ),
     )
+
+
+# A question about a person: "Who wrote ...?", "Which Prussian statesman ...?" (the kinds of
+# person a question names, not any answer).
+_PERSON_NOUNS = frozenset(
+    "person man woman leader ruler king queen emperor empress president statesman chancellor minister general "
+    "author writer novelist poet playwright composer painter artist scientist physicist chemist biologist "
+    "mathematician philosopher explorer inventor pope pharaoh sultan".split()
+)
+# "He ruled ...", "She also wrote ...": a past deed of the person asked for.
+_HE_DID = re.compile(
+    r"(?i)^\s*(?:he|she)\s+(?:(?:also|later|then|once|first|famously)\s+)?"
+    r"(?:was|were|wrote|led|became|won|fought|built|took|gave|began|founded|ruled|died|invented|discovered|[a-z]+ed)\b"
+)
+
+
+def _asks_for_a_person(question: str) -> bool:
+    return re.search(r"(?i)\bwho(?:m|se)?\b", question) is not None or bool(_asked_for(question) & _PERSON_NOUNS)
+
+
+# The person described standing alone: "The author of Emma and ...", "The English novelist from
+# Hampshire who died in 1817".
+_THE_PERSON = re.compile(
+    r"(?i)^\s*(?:the|a|an)\s+(?:[\w'’]+[\s-]+){0,3}?(?:" + "|".join(sorted(_PERSON_NOUNS)) + r")\s+(?:of|from|who|whose|that)\b"
+)
 
 
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
+    if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
+        hit = [q for q in questions if _asks_for_a_person(q.question)]
     if not hit:
         return []
     return [_finding(hit[0].id if len(hit) == 1 else None, "pointer", sentence)]
