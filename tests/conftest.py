@@ -12,6 +12,25 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_workdir(tmp_path_factory):
+    """The whole session runs in a fresh directory that holds only a link to the repository's
+    bundled ``data/``. What a user's commands leave in the checkout (``runs/`` of ``make demo``,
+    ``graphs/``, a ``judgeagent.toml``) is then invisible to every test: the estimate would
+    otherwise resume a demo run with nothing left to ask, and a graph built by another version
+    would be reused."""
+    work = tmp_path_factory.mktemp("cwd")
+    (work / "data").symlink_to(REPO / "data", target_is_directory=True)
+    before = Path.cwd()
+    os.chdir(work)
+    try:
+        yield work
+    finally:
+        os.chdir(before)
+
 
 @pytest.fixture(scope="session")
 def spacy_extractor():
