@@ -105,6 +105,16 @@ def demo_graph(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def bundled_e2e(tmp_path_factory) -> dict[str, Path]:
+    """What the end-to-end runs with the bundled model share: one graph folder (the first run
+    builds it, the others load it) and one request cache. Prompt evaluation on two cores is
+    most of their time, and the interview of ``--reask-extended --transfer`` asks the very
+    requests of the plain interview first, so it replays them instead of asking them again."""
+    root = tmp_path_factory.mktemp("bundled-e2e")
+    return {"graph": root / "graph", "cache": root / "cache.sqlite"}
+
+
+@pytest.fixture(scope="session")
 def demo_seeds():
     """The first six medqa-demo questions: two batches of three."""
     from judgeagent.data import load_benchmark

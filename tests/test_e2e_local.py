@@ -21,12 +21,12 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 # A few minutes on a quiet 2-core machine; llama.cpp slows down sharply when the cores are
 # shared, so the limit is generous rather than the suite's default.
 @pytest.mark.timeout(2400)
-def test_evaluate_with_the_bundled_model(tmp_path):
+def test_evaluate_with_the_bundled_model(tmp_path, bundled_e2e):
     run = tmp_path / "run"
+    shared = ["--graph", str(bundled_e2e["graph"]), "--cache", str(bundled_e2e["cache"])]
     res = CliRunner().invoke(
         app,
-        ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), "--graph", str(tmp_path / "graph"),
-         "--limit", "6", "--out", str(run)],
+        ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), *shared, "--limit", "6", "--out", str(run)],
     )
     assert res.exit_code == 0, res.output
     for name in ("config.json", "records.jsonl", "metrics.json", "journal.sqlite", "summary.json", "report.html", "report.md"):
@@ -68,8 +68,7 @@ def test_evaluate_with_the_bundled_model(tmp_path):
     # The same command again replays everything from the journal.
     res2 = CliRunner().invoke(
         app,
-        ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), "--graph", str(tmp_path / "graph"),
-         "--limit", "6", "--out", str(run)],
+        ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), *shared, "--limit", "6", "--out", str(run)],
     )
     assert res2.exit_code == 0, res2.output
     assert json.loads((run / "metrics.json").read_text())["acc2"] == m["acc2"]

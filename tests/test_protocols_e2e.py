@@ -16,17 +16,17 @@ from judgeagent.cli.app import app
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 
 
-@pytest.fixture(scope="module")
-def graph(tmp_path_factory) -> Path:
-    """One graph for the four runs: the first builds it, the others load it."""
-    return tmp_path_factory.mktemp("e2e") / "graph"
+@pytest.fixture
+def graph(bundled_e2e) -> dict[str, Path]:
+    """One graph and one request cache for every run with the bundled model (conftest)."""
+    return bundled_e2e
 
 
-def run(tmp_path: Path, graph: Path, *args: str, limit: int = 3) -> tuple[dict, list[dict], Path]:
+def run(tmp_path: Path, shared: dict[str, Path], *args: str, limit: int = 3) -> tuple[dict, list[dict], Path]:
     out = tmp_path / "run"
     started = time.perf_counter()
     res = CliRunner().invoke(app, ["evaluate", "--target", "local", "--judge", "local", "--data", str(DATA), "--limit", str(limit),
-                                   "--graph", str(graph), "--out", str(out), *args])
+                                   "--graph", str(shared["graph"]), "--cache", str(shared["cache"]), "--out", str(out), *args])
     wall = time.perf_counter() - started
     assert res.exit_code == 0, res.output
     m = json.loads((out / "metrics.json").read_text())
@@ -64,7 +64,10 @@ def test_interviewer_with_the_bundled_model(tmp_path, graph):
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_escalate_with_the_bundled_model(tmp_path, graph):
-    m, recs, _ = run(tmp_path, graph, "--protocol", "escalate")
+    # One try per rung: the bundled judge rejects nearly every question it writes, so three
+    # tries made this the suite's longest test (3.5 min) without checking anything more; the
+    # writer's retries with the real model are exercised by test_e2e_local.
+    m, recs, _ = run(tmp_path, graph, "--protocol", "escalate", "--generation-tries", "1")
     e = m["escalate"]
     assert e["n_seeds"] == len(recs) == 3
     assert 0.0 <= e["acc_auc_normalised"] <= 1.0
