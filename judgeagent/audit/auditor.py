@@ -65,6 +65,18 @@ def _blind_matches(item: AuditItem, reply: str) -> bool | None:
     return score_phrase(reply, item.key).correct
 
 
+def blind_messages(item: AuditItem) -> list[dict]:
+    """Step 1: the gate reader's prompt, the item's passages and question, no key."""
+    qtype = QuestionType.KMC if item.options else QuestionType.KQA
+    return answer_messages(_question(item), qtype, [c.text for c in item.chunks])
+
+
+def key_messages(item: AuditItem, blind: list[dict], blind_reply: str) -> list[dict]:
+    """Step 2: the same conversation, its blind answer in it, then the key to judge."""
+    key = f"{item.key}. {item.key_text}" if item.options else item.key
+    return [*blind, {"role": "assistant", "content": blind_reply}, {"role": "user", "content": render("audit_key", key=key)}]
+
+
 async def judge_item(client, spec, item: AuditItem) -> ModelVerdict:
     """One item's two steps. A call with no answer (endpoint, timeout) is an ``error`` the
     next run retries; an unusable reply is the model's, kept as an error too."""
@@ -72,8 +84,7 @@ async def judge_item(client, spec, item: AuditItem) -> ModelVerdict:
     if not item.chunks:
         out.error = "no source passages to judge from"
         return out
-    qtype = QuestionType.KMC if item.options else QuestionType.KQA
-    msgs = answer_messages(_question(item), qtype, [c.text for c in item.chunks])
+    msgs = blind_messages(item)
     schema = schemas.GATE_ANSWER_MC if item.options else schemas.GATE_ANSWER_PHRASE
     blind = await client.chat(spec, msgs, schema=schema, stage="audit-blind", max_tokens=16 if item.options else 40, seed=0)
     if not blind.ok:
@@ -81,9 +92,7 @@ async def judge_item(client, spec, item: AuditItem) -> ModelVerdict:
         return out
     out.blind_answer = str((blind.data or {}).get("answer", ""))
     out.blind_matches_key = _blind_matches(item, out.blind_answer)
-    key = f"{item.key}. {item.key_text}" if item.options else item.key
-    msgs = [*msgs, {"role": "assistant", "content": blind.text or ""}, {"role": "user", "content": render("audit_key", key=key)}]
-    judged = await client.chat(spec, msgs, schema=schemas.AUDIT_KEY, stage="audit-key", max_tokens=200, seed=0)
+    judged = await client.chat(spec, key_messages(item, msgs, blind.text or ""), schema=schemas.AUDIT_KEY, stage="audit-key", max_tokens=200, seed=0)
     if not judged.ok:
         out.error = f"judgement of the key: {'no answer' if judged.incomplete else 'unusable reply'} ({judged.error})"
         return out
