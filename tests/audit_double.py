@@ -13,7 +13,7 @@ import re
 import shutil
 from pathlib import Path
 
-from interview_double import RIGHT, TOPICS, Script
+from interview_double import RIGHT, TOPICS, Script, Target
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
@@ -52,6 +52,27 @@ def scripted_run(tmp: Path, demo_graph: Path, demo_seeds) -> tuple[Path, Path, s
         res = CliRunner().invoke(app, args)
         assert res.exit_code == 0, res.output
     return run, graph, model
+
+
+def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str]) -> Path:
+    """A finished sweep of two scripted targets that both get the ``everyone_wrong`` topics
+    wrong, with the judge whose gate rejects REJECTED_TOPICS."""
+    from judgeagent.sweep import SweepConfig, sweep
+
+    graph = tmp / "graphs" / "medqa-demo"
+    shutil.copytree(demo_graph, graph)
+    a_right = Target(demo_seeds, "110110", "111110", lambda k: TOPICS[k] not in everyone_wrong)
+    b_right = Target(demo_seeds, "100000", "100001", lambda k: TOPICS[k] not in everyone_wrong and k < 5)
+    with ScriptedServer(judge_for(demo_seeds)) as judge, ScriptedServer(a_right) as a, ScriptedServer(b_right) as b:
+        models = tmp / "judgeagent.toml"
+        models.write_text("".join(f'[models.{n}]\nbase_url = "{srv.base_url}"\nmodel = "{n}"\n\n' for n, srv in (("judge", judge), ("a", a), ("b", b))))
+        cfg = SweepConfig.model_validate({
+            "targets": ["a", "b"], "judge": "judge", "data": DATA, "graph": graph, "limit": 6, "concurrency": 1, "parallel": 1, "bootstrap": 200,
+            "options": {"summary": False, "controls": False, "leak_check": "rules"}, "out": tmp / "sweep", "report": False,
+            "llm": {"models_file": models, "max_attempts": 1}})  # fmt: skip
+        result = sweep(cfg)
+        assert not result.failed
+    return result.sweep_dir
 
 
 def labels_file(path: Path, audit_dir: Path, labels: dict[str, list[str]], *, auditor: str = "ana", at: str = "2030-01-01T10:00:00.000Z",

@@ -6,12 +6,14 @@ older run's records."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from audit_double import REJECTED_TOPICS, labels_file, read_items, scripted_run
-from interview_double import RIGHT
+from audit_double import DATA, REJECTED_TOPICS, judge_for, labels_file, read_items, scripted_sweep
+from interview_double import RIGHT, TOPICS
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 import judgeagent
@@ -21,19 +23,6 @@ from judgeagent.cli.app import app
 from judgeagent.metrics.audit import Stratum, cohen_kappa, stratified_proportion
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runs"
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory, demo_graph, demo_seeds):
-    return scripted_run(tmp_path_factory.mktemp("audit-run"), demo_graph, demo_seeds)
-
-
-@pytest.fixture
-def run(made, tmp_path) -> Path:
-    """A copy of the scripted run, so each test's audit folder starts empty."""
-    copy = tmp_path / "run"
-    shutil.copytree(made[0], copy)
-    return copy
 
 
 def cli(*args: str):
@@ -50,21 +39,37 @@ def asked(run: Path) -> dict[str, tuple[dict, dict]]:
             for rec in records(run) for rd in rec["rounds"] if rd.get("question")}  # fmt: skip
 
 
-def test_a_run_audit_holds_every_asked_and_rejected_question_with_its_provenance(run):
-    res = cli("audit", run, "--include-rejected", "--sample", 50)
+def gate_options(run: Path, question: str) -> dict[str, str]:
+    """The options, in order, that the gate's reader was shown for ``question`` (the journal's record)."""
+    from judgeagent.llm.journal import Journal
+
+    journal = Journal(run / "journal.sqlite")
+    try:
+        for request, _ in journal.replies("gate"):
+            user = request["messages"][-1]["content"]
+            if f"Question: {question}" in user:
+                return {m.group(1): m.group(2) for m in re.finditer(r"^([A-D])\. (.*)$", user, re.M)}
+    finally:
+        journal.close()
+    raise AssertionError(f"no gate request for {question!r}")
+
+
+def test_a_run_audit_holds_every_asked_and_rejected_question_with_its_provenance(audit_run):
+    res = cli("audit", audit_run, "--include-rejected", "--sample", 50)
     assert res.exit_code == 0, res.output
-    folder = run / "audit"
+    folder = audit_run / "audit"
     design = json.loads((folder / "design.json").read_text())
     items = {i["item_id"]: i for i in read_items(folder)}
-    rounds = asked(run)
+    rounds = asked(audit_run)
     assert len(rounds) == 6
     passed = {i: it for i, it in items.items() if it["status"] == "passed"}
     rejected = {i: it for i, it in items.items() if it["status"] == "rejected"}
     assert set(passed) == set(rounds)
-    # The two questions the gate's reader got wrong, rebuilt from the journal as the run built them.
+    # The two questions the gate's reader got wrong, rebuilt from the journal as the audit_run built them.
     assert sorted(it["question"] for it in rejected.values()) == sorted(REJECTED_TOPICS)
     for it in rejected.values():
         assert it["options"][it["key"]] == RIGHT and it["recovered_from"] == "journal"
+        assert it["options"] == gate_options(audit_run, it["question"])  # the key at the letter the audit_run put it
         assert it["gate"]["checks"]["answerable"]["passed"] is False
         assert any("journal" in m for m in it["missing"])
     for iid, it in passed.items():
@@ -88,18 +93,18 @@ def test_a_run_audit_holds_every_asked_and_rejected_question_with_its_provenance
     assert design["audit_id"] in html and "default-src 'none'" in html
 
 
-def test_without_include_rejected_only_the_asked_questions_and_a_sample_is_stratified(run):
-    result = judgeagent.audit(run, sample=4, seed=5)
+def test_without_include_rejected_only_the_asked_questions_and_a_sample_is_stratified(audit_run):
+    result = judgeagent.audit(audit_run, sample=4, seed=5)
     d = Design.from_dict(json.loads((result.audit_dir / "design.json").read_text())["design"])
     assert result.population == 6 and result.sampled == 4 and len(d.order) == 4
     assert {s.primary for s in d.strata} <= {"easy", "medium", "hard"} and not any(s.rejected for s in d.strata)
     for s in d.strata:
         assert s.inclusion_probability == pytest.approx(s.n / s.size)
     # The same settings find the same audit; others are refused with one line.
-    assert judgeagent.audit(run, sample=4, seed=5).audit_id == result.audit_id
-    res = cli("audit", run, "--sample", 4, "--seed", 6)
+    assert judgeagent.audit(audit_run, sample=4, seed=5).audit_id == result.audit_id
+    res = cli("audit", audit_run, "--sample", 4, "--seed", 6)
     assert res.exit_code == 2 and "holds audit" in res.output and "--out" in res.output
-    other = cli("audit", run, "--sample", 4, "--seed", 6, "--out", run / "audit-6")
+    other = cli("audit", audit_run, "--sample", 4, "--seed", 6, "--out", audit_run / "audit-6")
     assert other.exit_code == 0, other.output
 
 
@@ -110,8 +115,8 @@ def _audit(run: Path, *extra) -> tuple[Path, dict[str, dict]]:
     return folder, {i["item_id"]: i for i in read_items(folder)}
 
 
-def test_imported_labels_give_the_stratified_rate_and_the_gate_figures(run, tmp_path):
-    folder, items = _audit(run, "--sample", 5)
+def test_imported_labels_give_the_stratified_rate_and_the_gate_figures(audit_run, tmp_path):
+    folder, items = _audit(audit_run, "--sample", 5)
     design = Design.from_dict(json.loads((folder / "design.json").read_text())["design"])
     sample = design.order
     labels = {}
@@ -138,8 +143,8 @@ def _state(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((folder / "labels").glob("*"))}
 
 
-def test_a_malformed_or_foreign_labels_file_is_refused_and_nothing_is_lost(run, tmp_path):
-    folder, items = _audit(run)
+def test_a_malformed_or_foreign_labels_file_is_refused_and_nothing_is_lost(audit_run, tmp_path):
+    folder, items = _audit(audit_run)
     ids = sorted(items)
     good = labels_file(tmp_path / "good.json", folder, {ids[0]: ["valid"], ids[1]: ["ambiguous", "wrong key"]})
     assert cli("audit", "import", good).exit_code == 0
@@ -171,8 +176,8 @@ def test_a_malformed_or_foreign_labels_file_is_refused_and_nothing_is_lost(run, 
     assert res.exit_code == 2 and "not an audit folder" in res.output and "--audit" in " ".join(res.output.split())
 
 
-def test_a_later_export_wins_and_an_older_one_loses_nothing(run, tmp_path):
-    folder, items = _audit(run)
+def test_a_later_export_wins_and_an_older_one_loses_nothing(audit_run, tmp_path):
+    folder, items = _audit(audit_run)
     ids = sorted(items)
     newer = labels_file(tmp_path / "new.json", folder, {ids[0]: ["wrong key"], ids[1]: ["valid"]}, at="2030-01-02T00:00:00Z")
     older = labels_file(tmp_path / "old.json", folder, {ids[0]: ["valid"], ids[2]: ["ambiguous"]}, at="2030-01-01T00:00:00Z")
@@ -183,8 +188,8 @@ def test_a_later_export_wins_and_an_older_one_loses_nothing(run, tmp_path):
     assert kept == {ids[0]: ["wrong key"], ids[1]: ["valid"], ids[2]: ["ambiguous"]}
 
 
-def test_two_auditors_agreement_and_their_disagreements(run, tmp_path):
-    folder, items = _audit(run)
+def test_two_auditors_agreement_and_their_disagreements(audit_run, tmp_path):
+    folder, items = _audit(audit_run)
     ids = sorted(items)
     ana = {i: (["wrong key"] if k < 3 else ["valid"]) for k, i in enumerate(ids)}
     ben = {i: (["wrong key"] if k in (0, 1, 5) else ["valid"]) for k, i in enumerate(ids)}
@@ -203,8 +208,8 @@ def test_two_auditors_agreement_and_their_disagreements(run, tmp_path):
     assert out["invalid"]["hits"] == sum(1 for i in ids if items[i]["status"] != "rejected" and (ana[i] != ["valid"] or ben[i] != ["valid"]))
 
 
-def test_a_bank_is_audited_with_the_batches_its_run_recorded(made, tmp_path):
-    run, graph, _ = made
+def test_a_bank_is_audited_with_the_batches_its_run_recorded(audit_source, tmp_path):
+    run, graph, _ = audit_source
     bank_graph = tmp_path / "graphs" / "medqa-demo"
     shutil.copytree(graph, bank_graph)
     shutil.copy(graph.parent / "medqa-demo.bank.sqlite", bank_graph.parent / "medqa-demo.bank.sqlite")
@@ -236,3 +241,68 @@ def test_a_run_that_writes_no_questions_is_refused(tmp_path):
     assert res.exit_code == 2 and "a kieval run writes no questions to audit" in " ".join(res.output.split())
     assert cli("audit", tmp_path / "nowhere").exit_code == 2
     assert cli("audit", "import").exit_code == 2
+
+
+@pytest.mark.parametrize("protocol", ["escalate", "contamination"])
+def test_escalate_and_contamination_runs(tmp_path, demo_graph, demo_seeds, protocol):
+    run = tmp_path / protocol
+    with ScriptedServer(judge_for(demo_seeds)) as srv:
+        model = f"{srv.base_url}@scripted"
+        res = cli("evaluate", "--protocol", protocol, "--target", model, "--judge", model, "--data", DATA, "--graph", demo_graph, "--limit", 3,
+                  "--concurrency", 2, "--no-report", "--out", run)
+        assert res.exit_code == 0, res.output
+    res = cli("audit", run, "--include-rejected")
+    assert res.exit_code == 0, res.output
+    items = read_items(run / "audit")
+    parts = [p for rec in records(run) for p in (rec.get("rounds") or rec.get("generated") or [])]
+    written = {item_id("kmc", p["question"]["question"], p["question"]["options"], p["question"]["answer"]) for p in parts if p.get("question")}
+    assert {i["item_id"] for i in items if i["status"] == "passed"} == written
+    word = "step" if protocol == "escalate" else "question"
+    assert all(f" {word} " in i["ref"] for i in items)
+    rejected = [i for i in items if i["status"] == "rejected"]
+    assert rejected and all(i["question"] in REJECTED_TOPICS for i in rejected)
+    for it in rejected:
+        assert it["options"] == gate_options(run, it["question"]) and it["options"][it["key"]] == RIGHT
+
+
+def test_rejected_questions_not_in_the_journal_are_named(audit_run):
+    (audit_run / "journal.sqlite").unlink()
+    for extra in ("journal.sqlite-wal", "journal.sqlite-shm"):
+        (audit_run / extra).unlink(missing_ok=True)
+    result = judgeagent.audit(audit_run, include_rejected=True)
+    assert result.population == 6
+    assert any("2 rejected question(s) left out: their generation reply is not in" in n for n in result.notes)
+
+
+def test_a_sweep_is_audited_on_its_shared_items_with_suspects_after(tmp_path, demo_graph, demo_seeds):
+    sweep_dir = scripted_sweep(tmp_path, demo_graph, demo_seeds, everyone_wrong={TOPICS[0], TOPICS[3]})
+    shared = json.loads((sweep_dir / "shared_items.json").read_text())["items"]
+    levels = {str(s.get("counted_as") or s.get("level")) for s in shared}
+    res = cli("audit", sweep_dir, "--sample", len(levels) + 1, "--include-rejected", "--json")  # the fewest: one per stratum
+    assert res.exit_code == 0, res.output
+    folder = sweep_dir / "audit"
+    design = json.loads((folder / "design.json").read_text())
+    d = Design.from_dict(design["design"])
+    by_id = {s["item_id"]: s for s in shared}
+    population = {i for s in d.strata for i in s.items}
+    assert {i for s in d.strata if not s.rejected for i in s.items} == set(by_id)
+    assert any(s.rejected for s in d.strata) and population > set(by_id)
+    items = {i["item_id"]: i for i in read_items(folder)}
+    for iid, it in items.items():
+        if iid in by_id:
+            assert it["batch"] == by_id[iid]["cluster"] and it["chunks"] and it["ref"].startswith(by_id[iid]["source_target"] + " ")
+        else:
+            assert it["status"] == "rejected" and it["batch"].split("/")[0] in ("a", "b")
+    # Both targets got these wrong: the item analysis lists those outside the sample as suspects.
+    everyone_wrong = {i for i, s in by_id.items() if s["question"] in (TOPICS[0], TOPICS[3])}
+    assert everyone_wrong
+    suspects = {s["item_id"]: s["reasons"] for s in design["suspects"]}
+    assert suspects and set(suspects) == everyone_wrong - set(d.order)
+    assert all(r == ["every target got it wrong (2 targets)"] for r in suspects.values())
+    assert json.loads(res.stdout)["suspects"]["n"] == len(suspects)
+    # A target's shared-items run (a bank run) is audited on the items it asked, with the bank's provenance.
+    shared_run = sweep_dir / "shared" / "a"
+    res = cli("audit", shared_run, "--sample", 50)
+    assert res.exit_code == 0, res.output
+    asked_items = {i["item_id"]: i for i in read_items(shared_run / "audit")}
+    assert set(asked_items) == set(by_id) and all(i["chunks"] and i["path"] for i in asked_items.values())

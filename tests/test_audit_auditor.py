@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import socket
 from pathlib import Path
 
-import pytest
-from audit_double import labels_file, read_items, scripted_run
+from audit_double import labels_file, read_items
 from interview_double import RIGHT, TOPICS, schema_name
 from scripted_server import Fault, ScriptedServer
 from typer.testing import CliRunner
@@ -50,18 +48,6 @@ class Auditor:
                            "reason": "from the passages"})  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory, demo_graph, demo_seeds):
-    return scripted_run(tmp_path_factory.mktemp("auditor-run"), demo_graph, demo_seeds)
-
-
-@pytest.fixture
-def run(made, tmp_path) -> Path:
-    copy = tmp_path / "run"
-    shutil.copytree(made[0], copy)
-    return copy
-
-
 def cli(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
@@ -71,54 +57,54 @@ def verdicts(run: Path) -> dict[str, dict]:
     return json.loads(path.read_text())["verdicts"]
 
 
-def test_the_auditor_judges_each_item_twice_and_a_rerun_sends_nothing(run):
+def test_the_auditor_judges_each_item_twice_and_a_rerun_sends_nothing(audit_run):
     with ScriptedServer(Auditor()) as srv:
         model = f"{srv.base_url}@auditor"
-        res = cli("audit", run, "--include-rejected", "--auditor", model, "--max-attempts", 1)
+        res = cli("audit", audit_run, "--include-rejected", "--auditor", model, "--max-attempts", 1)
         assert res.exit_code == 0, res.output
         sent = len(srv.requests)
-        items = {i["item_id"]: i for i in read_items(run / "audit")}
+        items = {i["item_id"]: i for i in read_items(audit_run / "audit")}
         assert sent == 2 * len(items) == 16
         assert {schema_name(r) for r in srv.requests} == {"gate_answer_mc", "audit_key"}
-        again = cli("audit", run, "--include-rejected", "--auditor", model)
+        again = cli("audit", audit_run, "--include-rejected", "--auditor", model)
         assert again.exit_code == 0, again.output
         assert len(srv.requests) == sent  # every verdict kept, every request journaled
-    v = verdicts(run)
+    v = verdicts(audit_run)
     assert set(v) == set(items)
     by_question = {items[i]["question"]: x for i, x in v.items()}
     wrong, ambiguous = by_question[WRONG], by_question[AMBIGUOUS]
     assert (wrong["blind_matches_key"], wrong["key_verdict"], wrong["labels"]) == (False, "wrong", ["wrong key"])
     assert (ambiguous["blind_matches_key"], ambiguous["key_verdict"], ambiguous["labels"]) == (True, "correct", ["ambiguous"])
     assert all(x["labels"] == ["valid"] for q, x in by_question.items() if q not in (WRONG, AMBIGUOUS))
-    out = json.loads((run / "audit" / "results.json").read_text())
+    out = json.loads((audit_run / "audit" / "results.json").read_text())
     assert out["basis"] == "model auditor" and out["model_auditor"] == model
     passed = [i for i in items if items[i]["status"] != "rejected"]
     assert out["invalid"]["n"] == len(passed)
     assert out["invalid"]["hits"] == sum(1 for i in passed if items[i]["question"] in (WRONG, AMBIGUOUS))
-    page = (run / "audit" / "audit.html").read_text()
+    page = (audit_run / "audit" / "audit.html").read_text()
     assert '"key_verdict": "wrong"' in page
 
 
-def test_its_agreement_with_people_and_a_call_with_no_answer(run, tmp_path):
+def test_its_agreement_with_people_and_a_call_with_no_answer(audit_run, tmp_path):
     auditor = Auditor()
     auditor.down = {TOPICS[3]}
     with ScriptedServer(auditor) as srv:
         model = f"{srv.base_url}@auditor"
-        res = cli("audit", run, "--auditor", model, "--max-attempts", 1)
+        res = cli("audit", audit_run, "--auditor", model, "--max-attempts", 1)
         assert res.exit_code == 0, res.output
         assert "gave no verdict on 1 item(s)" in " ".join(res.output.split())
-        items = {i["item_id"]: i for i in read_items(run / "audit")}
-        failed = [i for i, x in verdicts(run).items() if x["error"]]
+        items = {i["item_id"]: i for i in read_items(audit_run / "audit")}
+        failed = [i for i, x in verdicts(audit_run).items() if x["error"]]
         assert [items[i]["question"] for i in failed] == [TOPICS[3]]
         first = len(srv.requests)
         auditor.down = set()
-        assert cli("audit", run, "--auditor", model).exit_code == 0
+        assert cli("audit", audit_run, "--auditor", model).exit_code == 0
         assert len(srv.requests) == first + 2  # only the item that got no answer is asked again
-    assert not any(x["error"] for x in verdicts(run).values())
+    assert not any(x["error"] for x in verdicts(audit_run).values())
     people = {i: (["wrong key"] if it["question"] in (WRONG, TOPICS[5]) else ["valid"]) for i, it in items.items()}
-    res = cli("audit", "import", labels_file(tmp_path / "ana.json", run / "audit", people))
+    res = cli("audit", "import", labels_file(tmp_path / "ana.json", audit_run / "audit", people))
     assert res.exit_code == 0, res.output
-    out = json.loads((run / "audit" / "results.json").read_text())
+    out = json.loads((audit_run / "audit" / "results.json").read_text())
     assert out["basis"] == "people"
     mv = out["model_vs_people"]
     # Rows people, columns model, over valid / invalid: the model adds AMBIGUOUS and misses TOPICS[5].
@@ -127,34 +113,34 @@ def test_its_agreement_with_people_and_a_call_with_no_answer(run, tmp_path):
     assert "model auditor" in res.output and "confusion" in res.output
 
 
-def test_items_outside_the_sample_the_auditor_flags_are_suspects(run):
+def test_items_outside_the_sample_the_auditor_flags_are_suspects(audit_run):
     with ScriptedServer(Auditor()) as srv:
-        res = cli("audit", run, "--sample", 3, "--auditor", f"{srv.base_url}@auditor", "--auditor-scope", "all")
+        res = cli("audit", audit_run, "--sample", 3, "--auditor", f"{srv.base_url}@auditor", "--auditor-scope", "all")
         assert res.exit_code == 0, res.output
-    design = json.loads((run / "audit" / "design.json").read_text())
+    design = json.loads((audit_run / "audit" / "design.json").read_text())
     sampled = set(design["design"]["order"])
-    items = {i["item_id"]: i for i in read_items(run / "audit")}
+    items = {i["item_id"]: i for i in read_items(audit_run / "audit")}
     suspects = {s["item_id"]: s["reasons"] for s in design["suspects"]}
-    flagged = {i for i, x in verdicts(run).items() if x["labels"] != ["valid"] and i not in sampled}
+    flagged = {i for i, x in verdicts(audit_run).items() if x["labels"] != ["valid"] and i not in sampled}
     assert set(suspects) == flagged and all("model auditor" in r[0] for r in suspects.values())
     assert set(items) == sampled | flagged  # the page shows the sample, then the suspects
-    out = json.loads((run / "audit" / "results.json").read_text())
+    out = json.loads((audit_run / "audit" / "results.json").read_text())
     assert out["invalid"]["n"] == 3 and out["suspects"]["n"] == len(flagged)
 
 
-def test_the_writer_as_auditor_is_warned_and_a_dead_auditor_is_one_line(run):
+def test_the_writer_as_auditor_is_warned_and_a_dead_auditor_is_one_line(audit_run):
     with ScriptedServer(Auditor()) as srv:
-        config = json.loads((run / "config.json").read_text())
+        config = json.loads((audit_run / "config.json").read_text())
         config["models"]["judge"] |= {"name": f"{srv.base_url}@auditor", "base_url": srv.base_url, "model": "auditor"}
-        (run / "config.json").write_text(json.dumps(config))  # as if this endpoint had written the items
-        res = cli("audit", run, "--auditor", f"{srv.base_url}@auditor")
+        (audit_run / "config.json").write_text(json.dumps(config))  # as if this endpoint had written the items
+        res = cli("audit", audit_run, "--auditor", f"{srv.base_url}@auditor")
         assert res.exit_code == 0, res.output
         assert "is the model that wrote the items" in " ".join(res.output.split())
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    res = cli("audit", run, "--auditor", f"http://127.0.0.1:{port}/v1@nobody", "--out", run / "audit-2")
+    res = cli("audit", audit_run, "--auditor", f"http://127.0.0.1:{port}/v1@nobody", "--out", audit_run / "audit-2")
     assert res.exit_code == 2 and "cannot reach" in res.output and "Traceback" not in res.output
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
-from audit_double import read_items, scripted_run
+from audit_double import read_items
 from browser import Browser, need_browser, not_blank
 from typer.testing import CliRunner
 
@@ -19,9 +20,10 @@ from judgeagent.cli.app import app
 
 
 @pytest.fixture(scope="module")
-def audit_dir(tmp_path_factory, demo_graph, demo_seeds) -> Path:
+def audit_dir(tmp_path_factory, audit_source) -> Path:
     need_browser()
-    run, _, _ = scripted_run(tmp_path_factory.mktemp("audit-page"), demo_graph, demo_seeds)
+    run = tmp_path_factory.mktemp("audit-page") / "run"
+    shutil.copytree(audit_source[0], run)
     res = CliRunner().invoke(app, ["audit", str(run), "--include-rejected"])
     assert res.exit_code == 0, res.output
     return run / "audit"

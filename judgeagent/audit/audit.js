@@ -83,7 +83,8 @@
     badges.textContent = "";
     if (item.role === "sample") {
       var chance = item.probability ? " (drawn with probability " + item.probability.toFixed(3) + ")" : "";
-      badges.appendChild(badge("random sample · stratum " + item.stratum + chance, "sample"));
+      var what = item.status === "rejected" ? "random sample of the gate's rejects, for the gate's figures" : "random sample";
+      badges.appendChild(badge(what + " · stratum " + item.stratum + chance, "sample"));
     } else {
       badges.appendChild(badge("suspect: not in the random sample, not in the rate", "suspect"));
     }
@@ -239,7 +240,7 @@
     items.forEach(function (item, i) {
       if (item.role !== role) {
         role = item.role;
-        grid.appendChild(el("span", "group", role === "sample" ? "Random sample (these make the rate)" : "Suspects (listed after the sample; not in the rate)"));
+        grid.appendChild(el("span", "group", role === "sample" ? "Random sample (the figures rest on these)" : "Suspects (listed after the sample; not in the figures)"));
       }
       var b = el("button", (labelled(item.item_id) ? "done" : "") + (isInvalid(item.item_id) ? " bad" : "") + (i === at ? " here" : ""), String(i + 1));
       b.type = "button";

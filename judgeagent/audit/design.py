@@ -165,7 +165,10 @@ def draw(units: Sequence[Unit], n: int, seed: int = 0) -> Design:
     for u in units:
         by_primary.setdefault(u.primary, []).append(u)
     primaries = sorted(by_primary, key=_primary_order)
-    shares = allocate([len(by_primary[p]) for p in primaries], n)
+    try:
+        shares = allocate([len(by_primary[p]) for p in primaries], n)
+    except DesignError as e:
+        raise DesignError(f"{e} ({', '.join(primaries)})") from None
     strata: list[StratumPlan] = []
     for primary, n_h in zip(primaries, shares):
         strata += _split(primary, by_primary[primary], n_h, seed)

@@ -116,10 +116,7 @@ def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: De
     assert cfg.auditor is not None
     spec = load_registry(cfg.llm.models_file).resolve(cfg.auditor)
     warnings = []
-    same = same_model(spec, source.writer)
-    if same:
-        warnings.append(f"the auditor {spec.name} is the model that wrote the items: it tends to agree with its own keys, so its verdicts "
-                        "are a weak check; prefer another model, or people")  # fmt: skip
+    same = same_model(spec, source.writer)  # results.json warns about it
     chosen = list(design.order) if cfg.auditor_scope == "sample" else [i.item_id for i in source.items]
     old = folder.models().get(spec.name) or {}
     verdicts: dict[str, dict] = dict(old.get("verdicts") or {})
@@ -225,7 +222,8 @@ def audit_results(audit_dir: Path) -> dict:
     model = {i: v["labels"] for i, v in (models[name].get("verdicts") or {}).items() if v.get("labels")} if name else None
     suspects = {s["item_id"]: s["reasons"] for s in meta.get("suspects") or []}
     out = compute(design, people, model, model_name=name, refs={i: it.ref for i, it in items.items()}, suspects=suspects)
-    warnings = [f"the model auditor {n} is the model that wrote the items" for n, m in models.items() if m.get("same_as_writer")]
+    warnings = [f"the model auditor {n} is the model that wrote the items: it tends to agree with its own keys, so its verdicts are a weak check; "
+                "prefer another model, or people" for n, m in models.items() if m.get("same_as_writer")]  # fmt: skip
     if len(models) > 1:
         warnings.append(f"{len(models)} model auditors; the figures compare the first, {name}")
     result = {"audit_id": meta["audit_id"], "computed": _now(), "source": meta.get("source"), "method": meta.get("method"), **out,

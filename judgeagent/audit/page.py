@@ -106,7 +106,8 @@ TEMPLATE = """<!DOCTYPE html>
     <p><kbd>1</kbd>–<kbd>6</kbd> the labels (1 valid; 2–6 defects, several allowed) · <kbd>→</kbd>/<kbd>j</kbd> next ·
     <kbd>←</kbd>/<kbd>k</kbd> previous · <kbd>u</kbd> next unlabelled · <kbd>c</kbd> comment · <kbd>Esc</kbd> leave the comment ·
     <kbd>e</kbd> export. Labels are saved in this browser as you give them; export them and run
-    <code>judgeagent audit import FILE</code>.</p>
+    <code>judgeagent audit import FILE</code>. The invalid-item rate rests on the random sample of the questions
+    that were asked; the gate's rejected questions, when sampled, measure the gate; suspects are counted apart.</p>
     <p>Labels: <b>valid</b>: sound, with the right key · <b>wrong key</b>: the marked answer is not the right one ·
     <b>ambiguous</b>: more than one answer is defensible · <b>not answerable from the sources</b>: the passages do not settle it ·
     <b>not self-contained</b>: it needs something the candidate is not shown · <b>gives the answer away</b>: the wording or the

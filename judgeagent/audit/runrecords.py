@@ -17,6 +17,13 @@ from judgeagent.bank.fill import item_id
 NO_RELATIONS = "relations: the path records its entities and chunks, not the edge walked between two entities (or whether the walk jumped)"
 
 
+def read_config(run_dir: Path) -> dict:
+    """The run's config.json; one line naming it when it is missing or unreadable."""
+    from judgeagent.report.load import _read_json
+
+    return _read_json(run_dir / "config.json", "config.json")
+
+
 def records(run_dir: Path) -> list[dict]:
     """The run's finished records in batch order, read only (a torn last line is skipped, not rewritten)."""
     from judgeagent.report.load import read_records

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeagent.audit.items import PASSED, AuditItem
-from judgeagent.audit.runrecords import asked_item, main_arm, model_name, provenance, records, slots
+from judgeagent.audit.runrecords import asked_item, main_arm, model_name, provenance, read_config, records, slots
 from judgeagent.errors import JudgeAgentError
 
 WRITING_PROTOCOLS = ("judgeagent", "escalate", "contamination")
@@ -63,21 +63,18 @@ def read_source(path: Path, *, include_rejected: bool = False) -> Source:
     raise JudgeAgentError(f"{path}: not a run folder, a sweep folder or a graph folder with a question bank")
 
 
-def _json(path: Path, what: str) -> dict:
+def _object(path: Path) -> dict:
+    """A JSON object file of a sweep folder ({} when it is not there)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise JudgeAgentError(f"{path}: missing ({what})") from None
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (OSError, json.JSONDecodeError) as e:
         raise JudgeAgentError(f"{path}: cannot read it ({e})") from None
-    if not isinstance(data, dict):
-        raise JudgeAgentError(f"{path}: not a JSON object ({what})")
-    return data
+    return data if isinstance(data, dict) else {}
 
 
 # ----------------------------------------------------------------------------- runs
 def read_run(run_dir: Path, *, include_rejected: bool = False) -> Source:
-    config = _json(run_dir / "config.json", "the run's settings; is this a run folder?")
+    config = read_config(run_dir)
     protocol = str(config.get("protocol") or "judgeagent")
     qtype = str((config.get("benchmark") or {}).get("question_type") or "kmc")
     if protocol == "bank":
@@ -111,8 +108,8 @@ def _unique(items: list[AuditItem]) -> list[AuditItem]:
 
 # ----------------------------------------------------------------------------- sweeps
 def read_sweep(sweep_dir: Path, *, include_rejected: bool = False) -> Source:
-    sweep = _json(sweep_dir / "sweep.json", "the sweep's settings")
-    shared = _json(sweep_dir / "shared_items.json", "the sweep's shared items").get("items") or [] if (sweep_dir / "shared_items.json").exists() else []
+    sweep = _object(sweep_dir / "sweep.json")
+    shared = _object(sweep_dir / "shared_items.json").get("items") or []
     if not shared:
         raise JudgeAgentError(f"{sweep_dir}: the sweep has no shared items yet (its interviews wrote none that passed the gate)")
     runs: dict[str, Source] = {}
