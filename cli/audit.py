@@ -112,6 +112,10 @@ def _print(results: dict | None, as_json: bool) -> None:
     who = "people: " + ", ".join(results["auditors"]) if results["basis"] == "people" else f"the model auditor {results['model_auditor']} alone (no person yet)"
     console.print(f"invalid items: {_pct(inv)} of {inv.get('population', 0)} ({results['n_labelled']} of {results['n_sample']} sampled items labelled; {who})",
                   highlight=False, soft_wrap=True)  # fmt: skip
+    if srs := inv.get("as_simple_random_sample"):
+        w, cp = srs["wilson"], srs["clopper_pearson"]
+        console.print(f"  as a simple random sample, {srs['k']} of {srs['n']}: Wilson [{100 * w[0]:.1f}, {100 * w[1]:.1f}], "
+                      f"Clopper-Pearson [{100 * cp[0]:.1f}, {100 * cp[1]:.1f}]", highlight=False, soft_wrap=True)  # fmt: skip
     t = Table(title="invalid-item rate, 95% interval (Korn-Graubard, stratified)", box=box.SIMPLE_HEAD, pad_edge=False)
     for col in ("", "share [95% CI]", "labelled", "with it"):
         t.add_column(col, justify="left" if not col else "right", no_wrap=True)

@@ -20,7 +20,7 @@ import judgeagent
 from judgeagent.audit.design import Design
 from judgeagent.bank.fill import item_id
 from judgeagent.cli.app import app
-from judgeagent.metrics.audit import Stratum, cohen_kappa, stratified_proportion
+from judgeagent.metrics.audit import Stratum, clopper_pearson, cohen_kappa, stratified_proportion, wilson
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runs"
 
@@ -129,14 +129,18 @@ def test_imported_labels_give_the_stratified_rate_and_the_gate_figures(audit_run
     assert out["basis"] == "people" and out["n_labelled"] == 5 and out["auditors"] == ["ana"]
     # The rate is the stratified estimate over the strata of asked questions, from the same labels.
     strata = [Stratum(s.size, s.n, sum(labels[i] != ["valid"] for i in s.sampled)) for s in design.strata if not s.rejected]
+    srs = out["invalid"].pop("as_simple_random_sample")
     assert out["invalid"] == stratified_proportion(strata).to_dict()
+    k, n = out["invalid"]["hits"], out["invalid"]["n"]
+    assert (srs["k"], srs["n"]) == (k, n)
+    assert srs["wilson"] == pytest.approx(list(wilson(k, n)), abs=1e-6) and srs["clopper_pearson"] == pytest.approx(list(clopper_pearson(k, n)), abs=1e-6)
     assert out["by_defect"]["wrong key"] == out["invalid"] and out["by_defect"]["ambiguous"]["hits"] == 0
     rejected = [s for s in design.strata if s.rejected]
     assert out["gate"]["rejected_but_valid"] == stratified_proportion(
         [Stratum(s.size, s.n, sum(labels[i] == ["valid"] for i in s.sampled)) for s in rejected]).to_dict()
     assert set(out["by_level"]) == {s.primary for s in design.strata if not s.rejected}
     again = cli("audit", folder, "--json")
-    assert again.exit_code == 0 and json.loads(again.stdout)["invalid"] == out["invalid"]
+    assert again.exit_code == 0 and json.loads(again.stdout)["invalid"] == out["invalid"] | {"as_simple_random_sample": srs}
 
 
 def _state(folder: Path) -> dict[str, bytes]:

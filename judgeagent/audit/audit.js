@@ -210,7 +210,8 @@
       return;
     }
     var m = item.model;
-    var rows = [["model", m.model], ["blind answer", m.blind_answer], ["key judged", m.key_verdict], ["labels", (m.labels || []).join(", ")],
+    var blind = m.blind_answer ? m.blind_answer + (m.blind_matches_key === true ? " (the key)" : m.blind_matches_key === false ? " (not the key)" : "") : "";
+    var rows = [["model", m.model], ["blind answer", blind], ["key judged", m.key_verdict], ["labels", (m.labels || []).join(", ")],
       ["reason", m.reason], ["error", m.error]];
     var dl = el("dl", "facts");
     rows.forEach(function (r) {

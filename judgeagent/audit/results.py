@@ -22,7 +22,7 @@ from itertools import combinations
 
 from judgeagent.audit.design import Design, StratumPlan
 from judgeagent.audit.items import DEFECTS, LABELS, VALID
-from judgeagent.metrics.audit import Estimate, Stratum, cohen_kappa, confusion, share_of_hits, stratified_proportion
+from judgeagent.metrics.audit import Estimate, Stratum, clopper_pearson, cohen_kappa, confusion, share_of_hits, stratified_proportion, wilson
 
 Labels = Mapping[str, list[str]]  # item id → labels
 
@@ -72,11 +72,19 @@ def rates(design: Design, labels: Labels) -> dict:
     def having(defect: str) -> Callable[[list[str]], bool]:
         return lambda ls: defect in ls
 
+    overall = stratified_proportion(_strata(plans, labels, invalid))
     return {
-        "invalid": stratified_proportion(_strata(plans, labels, invalid)).to_dict(),
+        "invalid": overall.to_dict() | {"as_simple_random_sample": as_simple_random_sample(overall.hits, overall.n)},
         "by_defect": {d: stratified_proportion(_strata(plans, labels, having(d))).to_dict() for d in DEFECTS},
         "by_level": {lv: stratified_proportion(_strata([s for s in plans if s.primary == lv], labels, invalid)).to_dict() for lv in levels},
     }
+
+
+def as_simple_random_sample(k: int, n: int) -> dict:
+    """The raw count's Wilson and Clopper–Pearson intervals, as if the labelled items were a
+    simple random sample (close to it: proportional allocation samples every stratum at
+    about the same rate); the design-based interval is the headline."""
+    return {"k": k, "n": n, "wilson": [round(x, 6) for x in wilson(k, n)], "clopper_pearson": [round(x, 6) for x in clopper_pearson(k, n)]}
 
 
 def gate_figures(design: Design, labels: Labels) -> dict | None:

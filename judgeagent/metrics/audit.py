@@ -19,7 +19,8 @@ Clopper–Pearson interval and feed it the design's information instead of the r
 the effective sample size n* = p̂(1 − p̂) / v̂ (v̂ the stratified variance), shrunk by the
 ratio of t quantiles (n − 1 against n − H degrees of freedom) because v̂ rests on few items
 per stratum. It is what the U.S. National Center for Health Statistics uses for survey
-proportions; it never leaves [0, 1] and reduces to Clopper–Pearson for one stratum.
+proportions; it never leaves [0, 1], and for one stratum it is Clopper–Pearson on n − 1 items
+(n with the variance p̂(1 − p̂)/n of a sample drawn with replacement).
 We do not truncate n* at n (as NCHS does for its national surveys): an audit may label a
 large share of a small population, and the finite population correction then rightly
 makes the design more informative than a sample drawn with replacement.
