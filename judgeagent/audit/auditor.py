@@ -103,9 +103,17 @@ async def judge_item(client, spec, item: AuditItem) -> ModelVerdict:
     return out
 
 
-async def audit_items(llm_config, journal_path, model: str, items: list[AuditItem], on_verdict=None) -> list[ModelVerdict]:
+def judge_items(llm_config, journal_path, model: str, items: list[AuditItem], on_verdict=None) -> list[ModelVerdict]:
     """Every item judged by ``model`` (a registry name), its requests journaled at
-    ``journal_path``; ``on_verdict`` hears each verdict as it comes (to keep it at once)."""
+    ``journal_path``; ``on_verdict`` hears each verdict as it comes (to keep it at once).
+
+    Not a run of the engine (no run folder, no units): its own short event loop, as the
+    graph's LLM extractor has. Ctrl-C cancels the requests in flight; the journal keeps
+    every answer that came, so the next run asks only the rest."""
+    return asyncio.run(audit_items(llm_config, journal_path, model, items, on_verdict))
+
+
+async def audit_items(llm_config, journal_path, model: str, items: list[AuditItem], on_verdict=None) -> list[ModelVerdict]:
     from judgeagent.llm import LLMClient, load_registry
 
     spec = load_registry(llm_config.models_file).resolve(model)

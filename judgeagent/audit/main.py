@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,7 +109,7 @@ def audit(config: AuditConfig | None = None, /, *, say=None, **settings) -> Audi
 def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: Design, items: dict[str, AuditItem], say) -> list[str]:
     """Run the model auditor over the sample (or every item) and keep its verdicts in
     model/NAME.json, also when a stop cuts the pass short. Returns the warnings."""
-    from judgeagent.audit.auditor import audit_items, same_model
+    from judgeagent.audit.auditor import judge_items, same_model
     from judgeagent.llm import load_registry
 
     assert cfg.auditor is not None
@@ -128,7 +127,7 @@ def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: De
                                        "updated": _now(), "verdicts": verdicts})  # fmt: skip
 
     try:
-        asyncio.run(audit_items(cfg.llm, folder.journal_path, cfg.auditor, todo, on_verdict=lambda v: verdicts.__setitem__(v.item_id, v.to_dict())))
+        judge_items(cfg.llm, folder.journal_path, cfg.auditor, todo, on_verdict=lambda v: verdicts.__setitem__(v.item_id, v.to_dict()))
     finally:
         folder.path.mkdir(parents=True, exist_ok=True)
         keep()
