@@ -45,7 +45,7 @@ def _register() -> None:
     # written yet is simply absent from the CLI.
     import importlib
 
-    for mod in ("graph", "models", "evaluate", "report", "bank", "sweep", "validate"):
+    for mod in ("graph", "models", "evaluate", "report", "bank", "sweep", "validate", "audit"):
         try:
             importlib.import_module(f"judgeagent.cli.{mod}")
         except ModuleNotFoundError as e:

@@ -20,7 +20,7 @@ From Python::
 
 __version__ = "0.1.0"
 
-__all__ = ["EvalConfig", "EvalResult", "SweepConfig", "estimate", "evaluate", "sweep"]
+__all__ = ["EvalConfig", "EvalResult", "SweepConfig", "audit", "estimate", "evaluate", "sweep"]
 
 
 def __getattr__(name: str):
@@ -37,6 +37,10 @@ def __getattr__(name: str):
         import judgeagent.sweep as _sweep
 
         return _sweep if name == "sweep" else _sweep.SweepConfig
+    if name == "audit":  # the audit of generated questions (judgeagent/audit/): a package that is also the call
+        import judgeagent.audit as _audit
+
+        return _audit
     if name in ("evaluate", "EvalResult"):
         from judgeagent import api
 

@@ -16,6 +16,7 @@ The layers, in pipeline order; a module may import its own layer and the ones be
     engine    judgeagent.engine
     protocols judgeagent.protocols
     report    judgeagent.report, and the exports of finished runs (bank.export, bank.inspect_log)
+    audit     judgeagent.audit: reads finished runs, sweeps and banks, asks a model auditor
     top       api, cli, the package itself
 
 Plug-ins are found by name (``judgeagent.registry`` imports the modules of
@@ -45,6 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("judgeagent.engine",)),
     ("protocols", ("judgeagent.protocols",)),
     ("report", ("judgeagent.report", "judgeagent.bank.export", "judgeagent.bank.inspect_log")),
+    ("audit", ("judgeagent.audit",)),
     ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent")),
 ]
 

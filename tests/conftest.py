@@ -120,3 +120,23 @@ def demo_seeds():
     from judgeagent.data import load_benchmark
 
     return load_benchmark(MEDQA_DEMO).questions[:6]
+
+
+@pytest.fixture(scope="session")
+def audit_source(tmp_path_factory, demo_graph, demo_seeds):
+    """A finished judgeagent run made against the scripted judge whose gate rejects two
+    questions (tests/audit_double.py), and the graph copy whose bank it filled:
+    (run folder, graph folder, the judge's model name). Made once; tests audit copies of it."""
+    from audit_double import scripted_run
+
+    return scripted_run(tmp_path_factory.mktemp("audit-source"), demo_graph, demo_seeds)
+
+
+@pytest.fixture
+def audit_run(audit_source, tmp_path) -> Path:
+    """A copy of the scripted run, so each test's audit folder starts empty."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(audit_source[0], copy)
+    return copy

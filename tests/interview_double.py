@@ -229,3 +229,29 @@ class Script:
             wrong = next((k for k in options if k != correct), None) if options else WRONGS[0]
             out.append({"answer": correct if right else wrong})
         return json.dumps({"response": out})
+
+
+class Target:
+    """A scripted target: seed question i is right before advice if ``seeds[i]`` (and after,
+    if ``after[i]``); a generated question is right if ``followup(topic index)``."""
+
+    def __init__(self, demo_seeds, seeds: str, after: str, followup):
+        self.plan = {q.question.strip(): (s == "1", a == "1") for q, s, a in zip(demo_seeds, seeds, after)}
+        self.answers = {q.question.strip(): q.answer for q in demo_seeds}
+        self.followup = followup
+
+    def __call__(self, body: dict) -> str:
+        assert schema_name(body) == "answer_batch", "a target is only asked questions"
+        user = body["messages"][-1]["content"]
+        advised = "Advice from your examiner" in user
+        out = []
+        for block in re.findall(r"^Q\d+\. .*?(?=\n\n|\Z)", user.split("\n\nReply with JSON only")[0], re.M | re.S):
+            lines = block.splitlines()
+            question = re.sub(r"^Q\d+\. ", "", lines[0]).strip()
+            options = {m.group(1): m.group(2) for m in re.finditer(r"^([A-E])\. (.*)$", "\n".join(lines[1:]), re.M)}
+            if question in self.plan:
+                right, correct = self.plan[question][1 if advised else 0], self.answers[question]
+            else:
+                right, correct = self.followup(TOPICS.index(question)), next(k for k, v in options.items() if v == RIGHT)
+            out.append({"answer": correct if right else next(k for k in options if k != correct)})
+        return json.dumps({"response": out})

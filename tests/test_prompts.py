@@ -104,6 +104,20 @@ def protocol_prompts() -> list[list[dict]]:
     ]
 
 
+def audit_prompts() -> list[list[dict]]:
+    """The model auditor's second step (its first is the gate reader's), for MC and phrase items."""
+    from judgeagent.audit import auditor
+    from judgeagent.audit.items import AuditItem, SourceChunk
+
+    out = []
+    for q in (MC, QA):
+        item = AuditItem(q.id, "b1 round 1", "kmc" if q.options else "kqa", q.question, q.options, q.answer, "easy", None, "passed", "b1",
+                         chunks=[SourceChunk("c1", CONTEXT)])  # fmt: skip
+        blind = auditor.blind_messages(item)
+        out.append(auditor.key_messages(item, blind, '{"answer": "B"}'))
+    return out
+
+
 def every_stage_prompt(judge: Capture) -> list[list[dict]]:
     """Every kind of message the stages send, for each question type, mode and block."""
     built = [grading.answer_messages(t, [q], context=CONTEXT, passages="[1] (kidney) Potassium rises.", suggestions="Recall the kidney.") for t, q in ((KMC, MC), (KQA, QA))]
@@ -112,6 +126,7 @@ def every_stage_prompt(judge: Capture) -> list[list[dict]]:
     built += [extension.generation_messages(t, level, CONTEXT, domain="medical") for t in QuestionType for level in DIFFICULTIES]
     built += [decontaminate.rewrite_messages(q, t, mode, ctx) for q, t in ((MC, KMC), (QA, KQA)) for mode in decontaminate.MODES for ctx in (None, CONTEXT)]
     built += [summary_prompt([{"batch_id": "b1", "batch_index": 0, "seed": [{"id": "m1"}], "seed_answers": []}])]
+    built += audit_prompts()
     built += protocol_prompts()
 
     async def ask_everything():
@@ -144,10 +159,10 @@ def test_every_prompt_a_stage_sends_is_filled_and_every_template_is_sent(monkeyp
     monkeypatch.setattr(prompts, "_template", recording)
     judge = Capture()
     sent = every_stage_prompt(judge)
-    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary + 8 protocol roles; sent:
+    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary + 2 audit + 8 protocol roles; sent:
     # 2 verify + 2×2 rewrite tries + 1 phrase judge + 1 feedback + 1 leak rewrite + 2 leak checks
     # (the capture's verdict is unreadable, so it is asked once more) + 1 extraction + 2 generation tries
-    assert len(sent) == 35 + 14
+    assert len(sent) == 37 + 14
     assert [(m["role"], problems(m["content"])) for msgs in sent for m in msgs if problems(m["content"])] == []
     # The rules were rendered when extension.py was imported.
     rules = set(extension.LEVEL_RULES.values()) | set(extension.TYPE_RULES.values())

@@ -11,146 +11,22 @@ from __future__ import annotations
 
 import base64
 import io
-import itertools
 import json
-import os
 import shutil
-import subprocess
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser import Browser, need_browser, not_blank
 
 from judgeagent.report import write_reports
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runs"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio", "--remote-debugging-port=0",
-]
-
-
-def _need_browser():
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (scripts/install_chromium.sh installs it)")
-        pytest.skip("chromium is not installed (scripts/install_chromium.sh installs it)")
-    try:
-        import websocket  # noqa: F401  (websocket-client, a test dependency)
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("websocket-client is not installed")
-        pytest.skip("websocket-client is not installed")
-
-
-class Browser:
-    """A headless Chromium and one page, spoken to over the DevTools protocol."""
-
-    def __init__(self):
-        import websocket
-
-        self.profile = tempfile.mkdtemp(prefix="ja-chromium-")
-        self.proc = subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        # Chromium writes the port it picked to DevToolsActivePort: no port guessing, no race.
-        port_file = Path(self.profile) / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.close()
-                raise RuntimeError("chromium did not start")
-            time.sleep(0.05)
-        port = int(port_file.read_text().splitlines()[0])
-        pages = []
-        while not pages:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
-                pages = [t for t in json.load(r) if t.get("type") == "page"]
-            if not pages:
-                time.sleep(0.05)
-        # suppress_origin: Chromium refuses DevTools websockets that carry an Origin header.
-        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=30, suppress_origin=True)
-        self.ids = itertools.count(1)
-        self.events: list[dict] = []
-        for domain in ("Page", "Runtime", "Network", "Log"):
-            self.call(f"{domain}.enable")
-
-    def call(self, method: str, **params) -> dict:
-        msg_id = next(self.ids)
-        self.ws.send(json.dumps({"id": msg_id, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == msg_id:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg.get("result", {})
-            self.events.append(msg)
-
-    def wait_for(self, method: str, timeout: float = 30) -> dict:
-        """The first ``method`` event since the events were last cleared (it may have come in
-        while a call was waiting for its own answer)."""
-        deadline = time.monotonic() + timeout
-        seen = 0
-        while time.monotonic() < deadline:
-            for ev in self.events[seen:]:
-                if ev.get("method") == method:
-                    return ev
-            seen = len(self.events)
-            self.events.append(json.loads(self.ws.recv()))
-        raise TimeoutError(method)
-
-    def open(self, url: str, width: int, height: int, mobile: bool = False) -> None:
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=2 if mobile else 1, mobile=mobile)
-        self.events.clear()
-        self.call("Page.navigate", url=url)
-        self.wait_for("Page.loadEventFired")
-
-    def js(self, expression: str):
-        res = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in res:
-            raise RuntimeError(res["exceptionDetails"])
-        return res["result"].get("value")
-
-    def errors(self) -> list[str]:
-        out = []
-        for ev in self.events:
-            m, p = ev.get("method"), ev.get("params", {})
-            if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
-                out.append(f"console: {p.get('args')}")
-            elif m == "Runtime.exceptionThrown":
-                out.append(f"exception: {p.get('exceptionDetails')}")
-            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
-                out.append(f"log: {p['entry'].get('text')} {p['entry'].get('url', '')}")
-            elif m == "Network.loadingFailed":
-                out.append(f"load failed: {p.get('errorText')}")
-        return out
-
-    def requests(self) -> list[str]:
-        return [ev["params"]["request"]["url"] for ev in self.events if ev.get("method") == "Network.requestWillBeSent"]
-
-    def close(self) -> None:
-        try:
-            self.ws.close()
-        except Exception:
-            pass
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    _need_browser()
+    need_browser()
     b = Browser()
     try:
         yield b
@@ -171,15 +47,6 @@ IMAGES_JS = """JSON.stringify([...document.images].map(i => ({
   cw: i.getBoundingClientRect().width, ch: i.getBoundingClientRect().height, data: i.src.startsWith('data:image/png;base64,')})))"""
 
 
-def _not_blank(png: bytes) -> None:
-    from PIL import Image, ImageStat
-
-    img = Image.open(io.BytesIO(png)).convert("L")
-    assert img.width > 100 and img.height > 100
-    assert ImageStat.Stat(img).stddev[0] > 10, "the screenshot is (nearly) one colour"
-    assert len(img.getcolors(maxcolors=1 << 16) or range(1 << 16)) > 50
-
-
 def test_desktop_page_has_no_errors_no_requests_and_sized_images(browser, report_url):
     url, name = report_url
     browser.open(url, 1200, 900)
@@ -194,7 +61,7 @@ def test_desktop_page_has_no_errors_no_requests_and_sized_images(browser, report
         assert img["data"] and img["complete"], img
         assert img["w"] > 200 and img["h"] > 100 and img["cw"] > 200 and img["ch"] > 50, img
     shot = base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"])
-    _not_blank(shot)
+    not_blank(shot)
     assert browser.js("document.title").startswith("JudgeAgent report")
     assert browser.js("document.querySelectorAll('section').length") == 5
 
@@ -208,7 +75,7 @@ def test_phone_width_has_no_sideways_scroll(browser, report_url):
     # Figures shrink to the screen instead of overflowing it.
     widths = json.loads(browser.js("JSON.stringify([...document.images].map(i => i.getBoundingClientRect().right))"))
     assert widths and max(widths) <= 375
-    _not_blank(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
+    not_blank(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
 
 
 def test_printable(browser, report_url):

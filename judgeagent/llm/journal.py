@@ -271,6 +271,17 @@ class Journal:
                 )
             ]
 
+    def replies(self, stage: str) -> list[tuple[dict, Any]]:
+        """Every (request, parsed reply) journaled for ``stage``, oldest first: what a reader of
+        a finished run can look up that its records left out (the audit rebuilds the questions
+        the quality gate rejected from the generation replies)."""
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT request, data FROM responses WHERE stage = ? ORDER BY created, key", (stage,)).fetchall()
+        except sqlite3.Error as e:
+            raise ConfigError(f"{self.path}: cannot read the journal ({e})") from None
+        return [(json.loads(req), json.loads(data) if data is not None else None) for req, data in rows]
+
     def __len__(self) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -164,6 +164,23 @@ LEAK_CHECK = _named(
     },
 )
 
+# The audit's model auditor (audit/auditor.py): its blind answer is the gate reader's
+# (GATE_ANSWER_*); then its judgement of the key against the passages.
+AUDIT_KEY_VERDICTS = ("correct", "wrong", "cannot tell")
+AUDIT_DEFECTS = ("ambiguous", "not self-contained", "gives the answer away")
+AUDIT_KEY = _named(
+    "audit_key",
+    {
+        "type": "object",
+        "properties": {
+            "key": {"type": "string", "enum": list(AUDIT_KEY_VERDICTS)},
+            "defects": {"type": "array", "items": {"type": "string", "enum": list(AUDIT_DEFECTS)}, "maxItems": 3},
+            "reason": {"type": "string"},
+        },
+        "required": ["key", "defects", "reason"],
+    },
+)
+
 # ----------------------------------------------------------------------------- protocols
 # The roles of the kin systems' protocols (judgeagent/protocols/).
 
