@@ -24,10 +24,11 @@ from judgeagent.registry import protocols
 
 _RUN = "Run"
 _LLM = "Models and budget"
+BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s")  # shared with `sweep`
 SHARED_PANELS = {
     _RUN: ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol", "graph_build.workers"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
-           "llm.breaker_window", "llm.breaker_failure_share"),
+           "llm.breaker_window", "llm.breaker_failure_share", *BATCH_FLAGS),
 }
 # Earlier spellings of renamed flags, still accepted.
 ALIASES = {"llm.models_file": ("--models",), "llm.timeout_s": ("--timeout",)}
