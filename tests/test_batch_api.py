@@ -438,3 +438,23 @@ def test_requests_from_outside_any_unit_go_out_when_no_unit_is_busy():
 
     assert run(main()) == [3]
 
+
+
+def test_a_long_wait_shows_one_line_per_job_in_flight_and_nothing_per_poll():
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn
+
+    from judgeagent.llm.batch.display import RichLines
+
+    progress = Progress(TextColumn("{task.description}"), console=Console(file=io.StringIO()))
+    lines = RichLines(progress)
+    lines.job("t1", 3, "gpt-4.1", None, "preparing", 0, 4)
+    lines.job("t2", 3, "qwen3", "batch_b", "validating", 0, 2)
+    for done in range(4):  # every poll updates the same line
+        lines.job("t1", 3, "gpt-4.1", "batch_a", "in_progress", done, 4)
+    assert [t.description for t in progress.tasks] == ["  wave 3 · gpt-4.1 · batch_a · in_progress", "  wave 3 · qwen3 · batch_b · validating"]
+    assert progress.tasks[0].completed == 3 and progress.tasks[0].total == 4
+    lines.job_done("t1")
+    assert [t.description for t in progress.tasks] == ["  wave 3 · qwen3 · batch_b · validating"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from batch_server import BatchServer, JobScript
 from interview_double import RIGHT, WRONGS, Script
+from test_interrupt import interrupt
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
@@ -180,3 +181,25 @@ def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_req
     assert batched == live
     assert all(requests == 0 for requests, _ in seen.values())  # every model asked through its Batch API only
     assert max(len(job) for job in seen["judge"][1]) >= 4  # one wave: both targets' two seed batches, in one judge job
+
+
+def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(tmp_path, demo_graph, demo_seeds):
+    hold = threading.Event()
+    run = tmp_path / "run"
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        srv.script_jobs(JobScript(validating_s=0.0, hold=hold))
+        cmd = [JUDGEAGENT, *evaluate_args(f"{srv.base_url}@scripted", demo_graph, run, "--batch-api", "--batch-api-poll-s", "0.02",
+                                          "--no-summary", "--leak-check", "rules")]  # fmt: skip
+        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        while not srv.polled.wait(0.5):
+            if proc.poll() is not None:
+                pytest.fail(f"evaluate ended before its job was polled: {proc.communicate()[1]}")
+        code, err = interrupt(proc)
+        hold.set()
+        again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        first_job = srv.custom_ids[0]
+        later = srv.custom_ids[1:]
+    assert code == 130, err
+    assert "to continue" in err
+    assert again.returncode == 0, again.stderr
+    assert not set(first_job) & {cid for job in later for cid in job}  # its requests were collected, not sent again

@@ -163,6 +163,7 @@ class LLMClient:
         self._hub: BatchHub | None = None
         self._ledger: BatchLedger | None = None
         self._batch_notes: list[str] = []
+        self._display: RichLines | None = None
 
     @classmethod
     def from_config(cls, cfg, journal_path: Path | None) -> LLMClient:
@@ -288,15 +289,15 @@ class LLMClient:
             note = f"model '{spec.name}' runs here (bundled llama.cpp server): the Batch API does not apply, its requests are sent one by one"
             if note not in self._batch_notes:
                 self._batch_notes.append(note)
-                if self._hub is not None:
-                    self._hub.display.note(note)
+                if self._display is not None:
+                    self._display.note(note)
         if not self.batched(spec):
             return None
         if self._hub is None:
             self._hub = BatchHub.attach(self)
             self._ledger = BatchLedger(self.store.journal, self.batch_settings, self.timeout_s, self.redact)
-            for note in self._batch_notes:
-                self._hub.display.note(note)
+            if self._display is not None:
+                self._hub.display = self._display
         return self._hub
 
     @property
@@ -313,10 +314,11 @@ class LLMClient:
     def show_batches(self, progress: Any) -> None:
         """Show the jobs in flight as lines of ``progress`` (a rich Progress whose first column
         shows each task's description), and the notes above it."""
+        self._display = RichLines(progress)
+        for note in self._batch_notes:
+            self._display.note(note)
         if self._hub is not None:
-            self._hub.display = RichLines(progress)
-        elif self._batch_notes:
-            RichLines(progress).note("; ".join(self._batch_notes))
+            self._hub.display = self._display
 
     def batch_summary(self) -> dict | None:
         """The run's Batch API jobs (every session, from the journal), this session's waves,

@@ -41,7 +41,7 @@ class RichLines:
         self.progress.console.print(text, highlight=False, markup=False)
 
     def job(self, token: str, wave: int, model: str, job_id: str | None, status: str, done: int, total: int) -> None:
-        label = f"  wave {wave} · {model} · {job_id or 'uploading'} · {status}"
+        label = f"  wave {wave} · {model} · " + (f"{job_id} · {status}" if job_id else "uploading")
         task = self._tasks.get(token)
         if task is None:
             self._tasks[token] = self.progress.add_task(label, total=max(total, 1), completed=done)

@@ -48,6 +48,7 @@ class WaveBarrier:
         self._parked: dict[asyncio.Future, Callable[[], str]] = {}  # task -> what it waits for, now
         self._children: dict[asyncio.Future, set[asyncio.Future]] = {}
         self._parent: dict[asyncio.Future, asyncio.Future] = {}
+        self._unit_of: dict[asyncio.Future, Unit] = {}
         self._generation = 0
         self._scheduled = False
         self._previous = loop.get_task_factory()
@@ -133,6 +134,7 @@ class WaveBarrier:
             task = asyncio.Task(coro, loop=loop, context=context)  # what create_task makes without a factory
         if unit is not None and unit in self.units:
             unit.tasks.add(task)
+            self._unit_of[task] = unit
             parent = asyncio.current_task(loop)
             if parent is not None:
                 self._children.setdefault(parent, set()).add(task)
@@ -149,8 +151,9 @@ class WaveBarrier:
                 if not kids:
                     del self._children[parent]
         self._children.pop(task, None)
-        for u in self.units:
-            u.tasks.discard(task)
+        unit = self._unit_of.pop(task, None)
+        if unit is not None:
+            unit.tasks.discard(task)
         self.poke()
 
 
