@@ -295,7 +295,7 @@ class LLMClient:
             return None
         if self._hub is None:
             self._hub = BatchHub.attach(self)
-            self._ledger = BatchLedger(self.store.journal, self.batch_settings, self.timeout_s, self.redact)
+            self._ledger = BatchLedger(self.store.journal, self.batch_settings, self.timeout_s, self.redact, self.store.no_cache)
             if self._display is not None:
                 self._hub.display = self._display
         return self._hub

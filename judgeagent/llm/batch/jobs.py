@@ -99,6 +99,8 @@ class JobRun:
             self._answer_all(e.failure.with_message(f"{e.what}: {e.failure.message}"))
         except ConfigError as e:
             self._answer_all(e, error=True)
+        except Exception as e:  # a bug must reach the callers, not leave them waiting forever
+            self._answer_all(e, error=True)
         finally:
             self.finished = True
             self.hub.display.job_done(self.token)

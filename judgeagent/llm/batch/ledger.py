@@ -32,8 +32,10 @@ class BatchLedger:
     """``settings`` and ``timeout_s``: how this run's jobs are polled, and its HTTP timeout;
     ``redact`` scrubs its keys from messages."""
 
-    def __init__(self, journal: Journal | None, settings: BatchSettings, timeout_s: float = 120.0, redact: Callable[[str], str] = str):
+    def __init__(self, journal: Journal | None, settings: BatchSettings, timeout_s: float = 120.0, redact: Callable[[str], str] = str,
+                 no_cache: bool = False):  # fmt: skip
         self.journal, self.settings, self.timeout_s, self.redact = journal, settings, timeout_s, redact
+        self.no_cache = no_cache  # --no-cache: a recorded outcome is never handed out (a job still out is still joined)
         self.jobs: dict[str, dict] = {}  # token -> job row
         self.requests: dict[str, dict] = {}  # custom_id -> request row
         self._seq: dict[str, int] = {}  # body hash -> its highest line number
@@ -60,7 +62,7 @@ class BatchLedger:
         row = self.requests[cid]
         if row["state"] == SENT and row["token"] in self.jobs:
             return cid, row
-        if row["line"] is not None and cid not in self._taken:
+        if row["line"] is not None and cid not in self._taken and not self.no_cache:
             self._taken.add(cid)
             return cid, row
         return f"ja-{h}-{seq + 1}", None
