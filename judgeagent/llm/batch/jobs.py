@@ -72,7 +72,6 @@ class JobRun:
         self.tickets: list[Ticket] = []
         self.task: asyncio.Task | None = None
         self.finished = False
-        self.counts = (0, 0)  # (done, total) as last shown
 
     # ------------------------------------------------------------------ who waits
     def wait(self, cid: str, waiter: Waiter) -> None:
@@ -95,11 +94,9 @@ class JobRun:
                 await self._adopt()
             state = await self._wait()
             await self._collect(state)
-        except BatchCallFailed as e:
+        except BatchCallFailed as e:  # no answer from the Batch API after retries: a failure, as a live call's
             self._answer_all(e.failure.with_message(f"{e.what}: {e.failure.message}"))
-        except ConfigError as e:
-            self._answer_all(e, error=True)
-        except Exception as e:  # a bug must reach the callers, not leave them waiting forever
+        except Exception as e:  # refused (BatchRejected), or a bug: raised in the callers, never left waiting
             self._answer_all(e, error=True)
         finally:
             self.finished = True
@@ -234,7 +231,6 @@ class JobRun:
             ledger.settled(self.token, {cid: (GONE, None) for cid in ledger.lines_of(self.token)}, status="abandoned", collected=1)
 
     def _show(self, done: int, total: int) -> None:
-        self.counts = (done, total)
         self.hub.display.job(self.token, self.wave, self.model, self.job_id, self.status, done, total)
 
     def _answer_all(self, value: Any, *, error: bool = False) -> None:
