@@ -12,6 +12,9 @@ It puts the layers of the model package together; each has one job and its own t
 - :class:`~judgeagent.llm.store.AnswerStore` (store.py): the journal and the shared cache;
 - :class:`~judgeagent.llm.local_server.LocalServerPool`: the bundled llama.cpp servers;
 - :class:`~judgeagent.llm.breaker.CircuitBreaker` (breaker.py): stop asking a dead model.
+- :class:`~judgeagent.llm.batch.BatchHub` (batch/): for a batched model, one attempt is a line of
+  the next wave's Batch API job instead of an HTTP request; its Reply or Failure comes back the
+  same, so everything above (re-asks, retries, negotiation, the store) is shared.
 
 What a ``chat`` call does: look the request up in the store (a hit costs nothing); else
 send it (budget, concurrency, rate limit, retries, adaptation); strip thinking from the
