@@ -24,10 +24,11 @@ from judgeagent.registry import protocols
 
 _RUN = "Run"
 _LLM = "Models and budget"
+BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s")  # shared with `sweep`
 SHARED_PANELS = {
     _RUN: ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol", "graph_build.workers"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
-           "llm.breaker_window", "llm.breaker_failure_share"),
+           "llm.breaker_window", "llm.breaker_failure_share", *BATCH_FLAGS),
 }
 # Earlier spellings of renamed flags, still accepted.
 ALIASES = {"llm.models_file": ("--models",), "llm.timeout_s": ("--timeout",)}
@@ -129,9 +130,25 @@ def run_and_print(cfg: EvalConfig) -> None:
         console.print(line, highlight=False)
     if (il := incomplete_line(result.metrics)) is not None:
         console.print(il)
+    if (bl := batch_line(result.metrics)) is not None:
+        console.print(bl, highlight=False)
     if cfg.report and get_protocol(result.protocol).writes_report:
         console.print(f"report: {result.run_dir / 'report.html'} (and report.md)")
     console.print(f"run folder: {result.run_dir}")
+
+
+def batch_line(m: dict) -> str | None:
+    """How this session's requests went, batched or one by one, and what each way cost."""
+    usage = m.get("llm_usage") or {}
+    batch, total = usage.get("batch_api"), usage.get("total") or {}
+    if not batch or "jobs" not in batch:
+        return None
+    line = (f"Batch API: {batch['waves']} waves, {batch['jobs']} jobs; {total.get('batch_requests', 0)} requests in batch jobs "
+            f"(${total.get('batch_cost_usd', 0):.4f}), {total.get('live_requests', 0)} one by one (${total.get('live_cost_usd', 0):.4f})")
+    if batch.get("deadline_cancelled_jobs"):
+        line += (f"; {batch['deadline_cancelled_jobs']} job(s) cancelled at the deadline, {batch['sent_live_after_deadline']} of their "
+                 "requests then sent one by one")
+    return line
 
 
 def incomplete_line(m: dict) -> str | None:

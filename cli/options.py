@@ -152,7 +152,12 @@ def describe_error(model: type[BaseModel], err: Mapping[str, Any], flags: Mappin
 
 
 def allowed(info: FieldInfo) -> str:
-    """What a field accepts, in words: 'one of easy, medium, hard', 'an integer ≥ 1'."""
+    """What a field accepts, in words: 'one of easy, medium, hard', 'an integer ≥ 1' (or what the
+    field says it accepts, when its type alone does not: a duration written as text)."""
+    extra = info.json_schema_extra
+    accepts = extra.get("accepts") if isinstance(extra, dict) else None
+    if isinstance(accepts, str):
+        return accepts
     t = _plain_type(info.annotation)
     if get_origin(t) is Literal:
         return "one of " + ", ".join(str(v) for v in get_args(t))

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, fail, user_errors
+from judgeagent.cli.evaluate import BATCH_FLAGS
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
 from judgeagent.sweep.config import SweepConfig
 
@@ -20,7 +21,8 @@ _LLM = "Models and budget"
 FLAGS = config_flags(SweepConfig, {
     _SWEEP: ("targets", "judge", "data", "graph", "limit", "batch_size", "rounds", "seed", "concurrency", "parallel", "shared", "bootstrap", "out",
              "report"),
-    _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s"),
+    _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
+           *BATCH_FLAGS),
 }, aliases={"llm.models_file": ("--models",), "llm.timeout_s": ("--timeout",)})  # fmt: skip
 
 HELP = (

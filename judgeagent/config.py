@@ -11,10 +11,11 @@ config is read back with ``model_validate()``. A default or a range is written o
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_DATA = Path("data/medqa-demo")
 GRAPHS_DIR = Path("graphs")
@@ -30,6 +31,24 @@ DECONTAMINATION_MODES: tuple[str, ...] = get_args(DecontaminationMode)
 def default_workers() -> int:
     """One spaCy process per core, up to 4; the entities do not depend on the number."""
     return max(1, min(4, os.cpu_count() or 1))
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.I)
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in "2h", "90m", "1h30m", "45s", "1d" or a plain number of seconds."""
+    t = str(text).strip().lower()
+    if re.fullmatch(r"\d+(\.\d+)?", t):
+        seconds = float(t)
+    elif t and re.fullmatch(r"(\s*\d+(\.\d+)?\s*[dhms])+", t):
+        seconds = sum(float(n) * _SECONDS[u] for n, u in _DURATION.findall(t))
+    else:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 90m, 2h or 1h30m)")
+    if seconds <= 0:
+        raise ValueError("a duration must be more than 0")
+    return seconds
 
 
 class _Config(BaseModel):
@@ -87,6 +106,30 @@ class LLMConfig(_Config):
     timeout_s: float = Field(default=120.0, gt=0.0, description="Seconds per request attempt.")
     breaker_window: int = Field(default=20, ge=1, description="Circuit breaker: the last N requests to one model that are watched.")
     breaker_failure_share: float = Field(default=0.2, ge=0.0, lt=1.0, description="Circuit breaker: stop the run when more than this share of them failed after retries.")
+    batch_api: bool = Field(
+        default=False,
+        description="Send every remote model's requests through its provider's Batch API (OpenAI's, or an OpenAI-compatible one such as "
+        "DashScope's): about half price, answers within the provider's window (24 h; often minutes). Requests ready at the same point "
+        "of the run go in one job per model (a wave); a stopped run resumes its jobs. Local models ignore it.",
+    )
+    batch_api_deadline: str | None = Field(
+        default=None,
+        description="With --batch-api: a job still running this long after it was sent is cancelled, what it finished is kept and "
+        "the rest is sent one by one (e.g. 2h, 90m, 1h30m).",
+        json_schema_extra={"accepts": "a duration such as 90m, 2h or 1h30m"},
+    )
+    batch_api_poll_s: float = Field(default=15.0, gt=0.0, description="With --batch-api: seconds between two looks at a job in flight at first (slowing to 4x while nothing changes).")
+
+    @field_validator("batch_api_deadline")
+    @classmethod
+    def _a_duration(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_duration(v)  # ValueError: the CLI names the flag and what it accepts
+        return v
+
+    @property
+    def batch_api_deadline_s(self) -> float | None:
+        return parse_duration(self.batch_api_deadline) if self.batch_api_deadline is not None else None
 
 
 class ProtocolOptions(_Config):

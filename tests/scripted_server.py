@@ -188,40 +188,47 @@ class ScriptedServer:
                 fault = None
             if self.delay:
                 await asyncio.sleep(self.delay)
-            if fault is not None and fault.kind in ("status", "drop"):
-                return self._fault_response(fault, request)
-            if self.provider is not None:
-                refusal = self.provider.refuse(body, self._in_flight)
-                if refusal is not None:
-                    return refusal
-            content = self.responder(body)
-            if isinstance(content, Fault):
-                if content.kind in ("status", "drop"):
-                    return self._fault_response(content, request)
-                fault = content
-            if fault is not None and fault.kind == "truncated_json":
-                content = str(content)[: max(1, int(len(str(content)) * 0.6))]
-            elif fault is not None and fault.kind == "invalid_json":
-                content = "I think the answer is B, but I am not sure how to format it."
-            if self.provider is not None:
-                return JSONResponse(self.provider.complete(self._completion(body, str(content)), body))
-            return JSONResponse(self._completion(body, str(content)))
+            status, payload, headers = self.respond(body, fault, self._in_flight, request.headers.get("authorization"))
+            if payload is None:
+                return _DropResponse()
+            return JSONResponse(payload, status_code=status, headers=headers)
         finally:
             with self._lock:
                 self._in_flight -= 1
 
-    def _fault_response(self, fault: Fault, request: Request) -> Response:
+    def respond(self, body: dict, fault: Fault | None = None, in_flight: int = 1, auth: str | None = None) -> tuple[int, dict | None, dict | None]:
+        """(status, JSON body, headers) of one chat request, as this server answers it; a None
+        body is a dropped connection. The batch server (tests/batch_server.py) answers each
+        line of a job with it, so a run gets the same replies with or without --batch-api."""
+        if fault is not None and fault.kind in ("status", "drop"):
+            return self._fault_payload(fault, auth)
+        if self.provider is not None:
+            refusal = self.provider.refuse(body, in_flight)
+            if refusal is not None:
+                headers = {k: v for k, v in refusal.headers.items() if k.lower() not in ("content-length", "content-type")}
+                return refusal.status_code, json.loads(bytes(refusal.body)), headers or None
+        content = self.responder(body)
+        if isinstance(content, Fault):
+            if content.kind in ("status", "drop"):
+                return self._fault_payload(content, auth)
+            fault = content
+        if fault is not None and fault.kind == "truncated_json":
+            content = str(content)[: max(1, int(len(str(content)) * 0.6))]
+        elif fault is not None and fault.kind == "invalid_json":
+            content = "I think the answer is B, but I am not sure how to format it."
+        completion = self._completion(body, str(content))
+        if self.provider is not None:
+            completion = self.provider.complete(completion, body)
+        return 200, completion, None
+
+    def _fault_payload(self, fault: Fault, auth: str | None) -> tuple[int, dict | None, dict | None]:
         if fault.kind == "drop":
-            return _DropResponse()
+            return 0, None, None
         message = fault.message or f"scripted fault {fault.code}"
         if fault.echo_auth:
-            message += f" (got Authorization: {request.headers.get('authorization')})"
+            message += f" (got Authorization: {auth})"
         headers = {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else None
-        return JSONResponse(
-            {"error": {"message": message, "type": "scripted_error", "code": fault.code}},
-            status_code=fault.code,
-            headers=headers,
-        )
+        return fault.code, {"error": {"message": message, "type": "scripted_error", "code": fault.code}}, headers
 
     def _completion(self, body: dict, content: str) -> dict:
         prompt_words = sum(_words(m.get("content") or "") for m in body.get("messages", []))
@@ -240,15 +247,16 @@ class ScriptedServer:
         }
 
     # ------------------------------------------------------------------ lifecycle
+    def routes(self) -> list[Route]:
+        return [
+            Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/models", self._models, methods=["GET"]),
+            Route("/v1/_stats", self._stats, methods=["GET"]),
+            Route("/v1/_reset", self._reset, methods=["POST"]),
+        ]
+
     def start(self) -> ScriptedServer:
-        app = Starlette(
-            routes=[
-                Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                Route("/v1/models", self._models, methods=["GET"]),
-                Route("/v1/_stats", self._stats, methods=["GET"]),
-                Route("/v1/_reset", self._reset, methods=["POST"]),
-            ]
-        )
+        app = Starlette(routes=self.routes())
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

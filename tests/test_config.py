@@ -158,6 +158,8 @@ BAD_EVALUATE = [
     (("--timeout-s", "soon"), "--timeout-s must be a number > 0 (got soon)"),
     (("--breaker-window", "0"), "--breaker-window must be an integer ≥ 1 (got 0)"),
     (("--breaker-failure-share", "1"), "--breaker-failure-share must be a number in [0, 1) (got 1)"),
+    (("--batch-api-poll-s", "0"), "--batch-api-poll-s must be a number > 0 (got 0)"),
+    (("--batch-api-deadline", "soon"), "--batch-api-deadline must be a duration such as 90m, 2h or 1h30m (got soon)"),
     (("--gain-easy", "-1"), "--gain-easy must be a number ≥ 0 (got -1)"),
     (("--gain-medium", "-1"), "--gain-medium must be a number ≥ 0 (got -1)"),
     (("--gain-hard", "-1"), "--gain-hard must be a number ≥ 0 (got -1)"),
@@ -229,7 +231,8 @@ def every_field_changed() -> EvalConfig:
         resume=Path("/r"),
         difficulty=DifficultyConfig(gain_easy=0.5, gain_medium=1.0, gain_hard=3.0, t1=0.2, t2=0.9, hard_wrong_penalty=0.2),
         llm=LLMConfig(models_file=Path("/m.toml"), cache=Path("/c"), no_cache=True, max_requests=3, budget_usd=0.5,
-                      max_attempts=1, timeout_s=9.5, breaker_window=4, breaker_failure_share=0.5),
+                      max_attempts=1, timeout_s=9.5, breaker_window=4, breaker_failure_share=0.5, batch_api=True,
+                      batch_api_deadline="1h30m", batch_api_poll_s=3.0),
         graph_build=GraphConfig(extractor="llm", workers=3, chunk_tokens=64, section_chunks=2, stop_entity_share=0.5,
                                 embed_batch_size=8, force=True, out=Path("/go"), judge="k"),
     )

@@ -143,6 +143,25 @@ def test_pinned_snapshots_and_floating_aliases():
     assert reg.resolve("openai:gpt-4.1-2025-04-14").price_out_per_1k == 0.008
 
 
+def test_batch_api_settings_and_prices(tmp_path):
+    entries = {
+        "cheap": {"model": "m", "batch_api": "true", "batch_discount": "0.5"},
+        "listed": {"model": "n", "batch_price_out_per_1k": "1"},
+    }
+    f = tmp_path / "judgeagent.toml"
+    f.write_text("".join(f'[models.{name}]\nbase_url = "http://127.0.0.1:8000/v1"\nprice_in_per_1k = 1.0\nprice_out_per_1k = 4.0\n'
+                         + "".join(f"{k} = {v if k != 'model' else repr(v)}\n" for k, v in e.items()) for name, e in entries.items()))
+    reg = load_registry(f)
+    cheap, listed = reg.resolve("cheap"), reg.resolve("listed")
+    assert (cheap.batch_api, cheap.batch_prices) == (True, (0.5, 2.0))
+    assert (listed.batch_api, listed.batch_prices) == (False, (1.0, 1.0))  # no discount given: the live price, explicit one wins
+    # OpenAI's and DashScope's published 50%; the provider:model forms borrow it; a URL@model is costed at its live price.
+    assert reg.resolve("gpt-4.1").batch_prices == (0.001, 0.004) and reg.resolve("openai:gpt-4o-mini").batch_prices == (0.000075, 0.0003)
+    assert reg.resolve("qwen3").batch_prices == (0.0002, 0.0006)
+    assert reg.resolve("deepseek").batch_prices == (0.00027, 0.0011)
+    assert reg.resolve("http://127.0.0.1:1/v1@x").batch_prices == (0.0, 0.0)
+
+
 def test_default_user_file_is_read_from_cwd(tmp_path, monkeypatch):
     (tmp_path / "judgeagent.toml").write_text('[models.here]\nbase_url = "http://x/v1"\nmodel = "m"\n')
     monkeypatch.chdir(tmp_path)
@@ -162,6 +181,8 @@ def test_default_user_file_is_read_from_cwd(tmp_path, monkeypatch):
         ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nreasoning_allowance = -1\n', "'reasoning_allowance' must be 0 or more"),
         ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nextra_body = { model = "other" }\n', "extra_body may not set model"),
         ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nextra_body = { api_key = "sk-1" }\n', "extra_body may not hold a key"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nbatch_discount = 1.5\n', "'batch_discount' is the share taken off the live price"),
+        ('[models.a]\nbase_url = "http://x"\nmodel = "m"\nbatch_api = "yes"\n', "'batch_api' has the wrong type (str)"),
     ],
 )
 def test_user_file_errors(tmp_path, text, message):

@@ -90,9 +90,11 @@ def _usages(value) -> list[dict]:
 
 
 def _journal_rows(path: Path) -> dict[str, int]:
+    """Rows per table; tables a later layout adds (the Batch API's) count only once they hold rows."""
     with sqlite3.connect(path) as db:
         tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {t: db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+        counts = {t: db.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    return {t: n for t, n in counts.items() if n or t in ("responses", "decisions")}
 
 
 def _point_config_here(run: Path, graph: Path) -> None:

@@ -43,7 +43,6 @@ from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import Protocol
 from judgeagent.errors import BudgetExceeded, CallFailed, ConfigError, JudgeAgentError, RunInterrupted
 from judgeagent.llm.breaker import CircuitOpen
-from judgeagent.llm.usage import journal_usage
 from judgeagent.metrics.summary import incomplete_summary
 from judgeagent.records import Bookkeeping, IncompleteEntry, Record
 from judgeagent.stages.models import Models
@@ -114,7 +113,8 @@ async def _run(protocol: Protocol, ctx: RunContext, reporter: Reporter | None) -
             await ctx.ask(todo, protocol.ask_unit)
         if ctx.stopped is None:
             try:
-                await protocol.finish(ctx)
+                with ctx.client.unit("finish"):  # its requests are one more wave
+                    await protocol.finish(ctx)
             except (BudgetExceeded, CircuitOpen) as e:
                 ctx.stopped, ctx.stop_error = str(e), e
         usage = ctx.llm_usage()
@@ -236,9 +236,9 @@ class RunContext:
         """This invocation's requests, tokens and cost, plus ``run_total`` summed from the
         journal over every session of a resumed run."""
         usage = self.client.usage.summary()
-        specs = (self.target, self.judge, *self.roles.values())
-        prices = {m.name: (m.price_in_per_1k, m.price_out_per_1k) for m in specs}
-        usage["run_total"] = journal_usage(self.client.journal.totals(), prices)
+        usage["run_total"] = self.client.run_total([self.target, self.judge, *self.roles.values()])
+        if (batch := self.client.batch_summary()) is not None:
+            usage["batch_api"] = batch
         return usage
 
     def model_notes(self) -> dict:
@@ -278,7 +278,8 @@ class RunContext:
 
         async def one(unit: Batch) -> None:
             try:
-                await work(self, unit)
+                with self.client.unit(unit.id):  # the Batch API's waves wait for every unit running
+                    await work(self, unit)
             except CallFailed as e:
                 self.incomplete[unit.id] = incomplete_entry(unit, e)
                 self.write_incomplete()  # kept at once: a later Ctrl-C loses nothing
@@ -296,15 +297,21 @@ class RunContext:
 
     async def _with_progress(self, todo: list[Batch], work: Callable[[Batch], Awaitable[None]]) -> None:
         if not self.progress:
-            await run_batches(todo, work, self.cfg.concurrency)
+            await run_batches(todo, work, self.units_at_once(len(todo)))
             return
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         label = self.protocol.label or self.protocol.name
-        columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=self.console) as bar:
-            task = bar.add_task("units", total=len(self.units), completed=len(self.units) - len(todo))
-            await run_batches(todo, work, self.cfg.concurrency, on_done=lambda _u: bar.advance(task))
+            task = bar.add_task(f"[bold]{label}", total=len(self.units), completed=len(self.units) - len(todo))
+            self.client.show_batches(bar)  # one line per batch job in flight, under the units' bar
+            await run_batches(todo, work, self.units_at_once(len(todo)), on_done=lambda _u: bar.advance(task))
+
+    def units_at_once(self, n: int) -> int:
+        """``concurrency`` units at a time; all of them when a model is asked through a Batch
+        API, so that one wave holds the same step of every unit."""
+        return max(1, n) if self.client is not None and self.client.batching else self.cfg.concurrency
 
     def write_incomplete(self) -> Path:
         """incomplete.json: this session's units that a call left without an answer."""

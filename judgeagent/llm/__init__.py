@@ -12,6 +12,8 @@
 - ``local_server``  the bundled llama.cpp server and the pool of them
 - ``structured``    JSON repair and schema validation
 - ``usage``         accounting and the request / cost budget
+- ``batch``         the Batch API transport: waves of requests as provider batch jobs, resumable
+- ``connect``       the openai client every request to an endpoint goes through
 
 Typical use::
 

@@ -12,6 +12,9 @@ It puts the layers of the model package together; each has one job and its own t
 - :class:`~judgeagent.llm.store.AnswerStore` (store.py): the journal and the shared cache;
 - :class:`~judgeagent.llm.local_server.LocalServerPool`: the bundled llama.cpp servers;
 - :class:`~judgeagent.llm.breaker.CircuitBreaker` (breaker.py): stop asking a dead model.
+- :class:`~judgeagent.llm.batch.BatchHub` (batch/): for a batched model, one attempt is a line of
+  the next wave's Batch API job instead of an HTTP request; its Reply or Failure comes back the
+  same, so everything above (re-asks, retries, negotiation, the store) is shared.
 
 What a ``chat`` call does: look the request up in the store (a hit costs nothing); else
 send it (budget, concurrency, rate limit, retries, adaptation); strip thinking from the
@@ -30,18 +33,20 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-import httpx2  # the HTTP library the openai package is built on
 import openai
 
 from judgeagent.errors import ConfigError
+from judgeagent.llm.batch import SEND_LIVE, BatchHub, BatchLedger, BatchSettings
+from judgeagent.llm.batch.display import RichLines
+from judgeagent.llm.batch.report import batch_report
 from judgeagent.llm.breaker import CircuitBreaker
+from judgeagent.llm.connect import openai_client
 from judgeagent.llm.journal import Entry
 from judgeagent.llm.local_server import LocalServerPool
 from judgeagent.llm.negotiation import ModelState
@@ -52,7 +57,7 @@ from judgeagent.llm.retry import RateLimiter, RetryPolicy
 from judgeagent.llm.sender import send_once
 from judgeagent.llm.store import AnswerStore
 from judgeagent.llm.structured import ParseError, parse_structured, reask_message
-from judgeagent.llm.usage import CallRecord, TokenUsage, UsageTracker, cost_usd, reasoning_cost_usd
+from judgeagent.llm.usage import CallRecord, TokenUsage, UsageTracker, cost_usd, journal_usage, reasoning_cost_usd
 
 _FORMS_LLAMA = FORMS_LLAMA  # the form local (is_local) specs start with; kept for the tests
 MAX_ADAPTATIONS = 8  # refusals adapted to within one request; each changes state, so few are possible
@@ -73,6 +78,7 @@ class LLMResult:
     failure: Failure | None = None
     served_model: str = ""  # response.model of the answer
     sampled: bool = False  # sent at a temperature above 0 (asked for, or imposed by the server): a sample
+    via: str = "live"  # how the last reply came: "live" or "batch" (a Batch API job)
 
     @property
     def error_kind(self) -> FailureKind | None:
@@ -88,7 +94,7 @@ class LLMResult:
             "ok": self.ok, "text": self.text, "data": self.data, "error": self.error,
             "error_kind": self.error_kind.value if self.error_kind else None, "cached": self.cached,
             "attempts": self.attempts, "usage": self.usage.to_dict(), "latency_s": round(self.latency_s, 4),
-            "model": self.model, "key": self.key, "served_model": self.served_model, "sampled": self.sampled,
+            "model": self.model, "key": self.key, "served_model": self.served_model, "sampled": self.sampled, "via": self.via,
         }  # fmt: skip
 
 
@@ -102,26 +108,9 @@ class _CallStats:
     tokens: TokenUsage = field(default_factory=TokenUsage)
     limit: int = 0  # the output limit of the last request sent
     last: Reply | None = None
-
-
-def _http_client(trust_env: bool):
-    """openai's default HTTP client, with TCP_NODELAY.
-
-    Without it, a request written as two segments (headers, then body) waits for the
-    server's delayed ACK: ~40 ms per request, which dominated latency against fast
-    servers. Proxies from the environment are ignored for loopback endpoints.
-    """
-    transport = httpx2.AsyncHTTPTransport(
-        trust_env=trust_env,
-        limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=30.0),
-        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-    )
-    return openai.DefaultAsyncHttpxClient(transport=transport, trust_env=trust_env)
-
-
-def _is_loopback(url: str) -> bool:
-    host = urlparse(url).hostname or ""
-    return host in ("127.0.0.1", "localhost", "::1")
+    batch: int = 0  # of ``http``, requests sent as lines of Batch API jobs
+    batch_cost: float = 0.0  # of ``cost``, paid at batch prices
+    via: str = "live"  # how the last attempt went
 
 
 class LLMClient:
@@ -154,6 +143,9 @@ class LLMClient:
         rate_limit_patience_s: float = 600.0,
         breaker_window: int = 20,
         breaker_failure_share: float = 0.2,
+        batch_api: bool = False,
+        batch_deadline_s: float | None = None,
+        batch_poll_s: float = 15.0,
     ):
         self.store = AnswerStore(journal_path, cache_path, no_cache)
         self.policy = RetryPolicy(max(1, max_attempts), backoff_base, backoff_max, rate_limit_patience=rate_limit_patience_s)
@@ -167,6 +159,14 @@ class LLMClient:
         self._clients: dict[tuple[str, str], openai.AsyncOpenAI] = {}
         self._inflight: dict[str, asyncio.Future] = {}
         self._secrets: set[str] = set()
+        # The Batch API (judgeagent/llm/batch/): every remote model with --batch-api, or with
+        # batch_api = true in judgeagent.toml, is asked through the event loop's hub.
+        self.batch_api = batch_api
+        self.batch_settings = BatchSettings(batch_poll_s, batch_deadline_s, self.policy)
+        self._hub: BatchHub | None = None
+        self._ledger: BatchLedger | None = None
+        self._batch_notes: list[str] = []
+        self._display: RichLines | None = None
 
     @classmethod
     def from_config(cls, cfg, journal_path: Path | None) -> LLMClient:
@@ -181,6 +181,9 @@ class LLMClient:
             timeout_s=cfg.timeout_s,
             breaker_window=getattr(cfg, "breaker_window", 20),
             breaker_failure_share=getattr(cfg, "breaker_failure_share", 0.2),
+            batch_api=getattr(cfg, "batch_api", False),
+            batch_deadline_s=getattr(cfg, "batch_api_deadline_s", None),
+            batch_poll_s=getattr(cfg, "batch_api_poll_s", 15.0),
         )
 
     @property
@@ -199,6 +202,9 @@ class LLMClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        if self._hub is not None:
+            hub, self._hub = self._hub, None
+            await hub.detach(self)
         clients, self._clients = list(self._clients.values()), {}
         for c in clients:
             try:
@@ -231,11 +237,7 @@ class LLMClient:
         ck = (base_url, key)
         client = self._clients.get(ck)
         if client is None:
-            http = _http_client(trust_env=not _is_loopback(base_url))
-            client = openai.AsyncOpenAI(
-                base_url=base_url, api_key=key, max_retries=0, timeout=self.timeout_s, http_client=http
-            )
-            self._clients[ck] = client
+            client = self._clients[ck] = openai_client(base_url, key, self.timeout_s)
         return base_url, client
 
     def redact(self, text: str) -> str:
@@ -251,8 +253,11 @@ class LLMClient:
     async def preflight(self, spec: ModelSpec) -> None:
         """Fail early, on one line, if the model cannot be used: key missing, endpoint down.
 
-        Starts the bundled server for local models.
+        Starts the bundled server for local models. With the Batch API on, a remote model's
+        requests will wait for their wave from here on; a local one is asked one by one, and
+        says so once.
         """
+        self._batch_setup(spec)
         if spec.is_local:
             await self.pool.get(spec.gguf)
             return
@@ -274,6 +279,99 @@ class LLMClient:
         except openai.APIConnectionError as e:
             reason = self.redact(str(e.__cause__ or e)).splitlines()[0] if str(e.__cause__ or e) else type(e).__name__
             raise ConfigError(f"model '{spec.name}': cannot reach {base_url} ({reason})") from None
+
+    # ------------------------------------------------------------------ the Batch API
+    def batched(self, spec: ModelSpec) -> bool:
+        """Whether ``spec``'s requests go through its provider's Batch API."""
+        return (self.batch_api or spec.batch_api) and not spec.is_local
+
+    def _batch_setup(self, spec: ModelSpec) -> BatchHub | None:
+        """The event loop's hub once a batched model is used (None otherwise); a local model
+        asked to batch is noted, once."""
+        if spec.is_local and (self.batch_api or spec.batch_api):
+            note = f"model '{spec.name}' runs here (bundled llama.cpp server): the Batch API does not apply, its requests are sent one by one"
+            if note not in self._batch_notes:
+                self._batch_notes.append(note)
+                if self._display is not None:
+                    self._display.note(note)
+        if not self.batched(spec):
+            return None
+        if self._hub is None:
+            self._hub = BatchHub.attach(self)
+            self._ledger = BatchLedger(self.store.journal, self.batch_settings, self.timeout_s, self.redact, self.store.no_cache)
+            if self._display is not None:
+                self._hub.display = self._display
+        return self._hub
+
+    @property
+    def batching(self) -> bool:
+        """Some model of this client is asked through a Batch API (units should then all run at once)."""
+        return self._hub is not None
+
+    def unit(self, name: str) -> AbstractContextManager:
+        """The engine's hook for waves: the calling task runs one unit of work (a seed batch, a
+        seed, an item, the closing steps) until the block ends. A wave of batched requests goes
+        out when every unit running waits on the Batch API (see llm/batch/waves.py)."""
+        return self._hub.barrier.unit(name) if self._hub is not None else nullcontext()
+
+    def show_batches(self, progress: Any) -> None:
+        """Show the jobs in flight as lines of ``progress`` (a rich Progress whose first column
+        shows each task's description), and the notes above it."""
+        self._display = RichLines(progress)
+        for note in self._batch_notes:
+            self._display.note(note)
+        if self._hub is not None:
+            self._hub.display = self._display
+
+    def batch_summary(self) -> dict | None:
+        """The run's Batch API jobs (every session, from the journal), this session's waves,
+        and the notes; None when no model was batched."""
+        if self._ledger is None:
+            return {"notes": list(self._batch_notes)} if self._batch_notes else None
+        return batch_report(self._ledger, self._hub.stats if self._hub is not None else None, self._batch_notes)
+
+    def run_total(self, specs: list[ModelSpec]) -> dict:
+        """Every session's answers in the journal, costed at each model's prices (those that came
+        in Batch API jobs at its batch prices): what the whole run cost."""
+        if self.journal is None:
+            return journal_usage([], {})
+        prices = {m.name: (m.price_in_per_1k, m.price_out_per_1k) for m in specs}
+        batch_prices = {m.name: m.batch_prices for m in specs}
+        return journal_usage(self.journal.totals(), prices, self.journal.totals(via="batch"), batch_prices)
+
+    async def _batch_attempt(self, req: ChatRequest, body: dict, stats: _CallStats) -> Reply | Failure | None:
+        """One attempt as a line of the next wave's job: its Reply or Failure, or None when its
+        job was cancelled at the deadline before it ran (then it is sent live)."""
+        spec = req.spec
+        hub = self._batch_setup(spec)
+        assert hub is not None and self._ledger is not None
+        estimate = _estimate_cost(spec, body, batch=True)
+        self.usage.reserve(estimate)
+        waiting = hub.ask(self._ledger, spec, self._key_for(spec), req.key, req.stage, body, self.batch_settings, self.timeout_s)
+        try:
+            got = await waiting.answer()
+        except asyncio.CancelledError:
+            self.usage.settle(estimate, estimate if waiting.sent else 0.0)  # a line sent is billed whether or not it is read
+            raise
+        except BaseException:
+            self.usage.settle(estimate, 0.0)
+            raise
+        if got == SEND_LIVE or not isinstance(got, (Reply, Failure)):
+            self.usage.release(estimate)
+            return None
+        stats.http += 1
+        stats.batch += 1
+        stats.via = "batch"
+        if isinstance(got, Failure):
+            self.usage.settle(estimate, 0.0)
+            return got
+        actual = cost_usd(got.tokens, *spec.batch_prices)
+        self.usage.settle(estimate, actual)
+        stats.tokens.add(got.tokens)
+        stats.cost += actual
+        stats.batch_cost += actual
+        stats.reasoning_cost += reasoning_cost_usd(got.tokens, spec.batch_prices[1])
+        return got
 
     # ------------------------------------------------------------------ chat
     async def chat(
@@ -301,7 +399,8 @@ class LLMClient:
         # Identical requests in flight at once: wait for the first instead of paying twice.
         waiting = self._inflight.get(req.key)
         if waiting is not None:
-            first = await asyncio.shield(waiting)
+            with self._hub.parked_elsewhere() if self._hub is not None else nullcontext():
+                first = await asyncio.shield(waiting)
             if first is not None and first.ok:
                 return self._replayed(req, self._entry(first), t0)
         self.breaker.check(spec.name)
@@ -329,7 +428,7 @@ class LLMClient:
     def _entry(self, r: LLMResult) -> Entry:
         u = r.usage
         return Entry(r.key, r.model, r.text, r.data, u.prompt_tokens, u.completion_tokens, r.latency_s, r.attempts,
-                     u.reasoning_tokens, r.served_model)  # fmt: skip
+                     u.reasoning_tokens, r.served_model, r.via)  # fmt: skip
 
     def _replayed(self, req: ChatRequest, hit: Entry, t0: float) -> LLMResult:
         tokens = TokenUsage(hit.prompt_tokens, hit.completion_tokens, hit.reasoning_tokens)
@@ -351,7 +450,7 @@ class LLMClient:
         st = self._state(req.spec)
         result = LLMResult(
             True, (last.text or "") if last else "", None, None, False, stats.http, stats.tokens, latency, req.spec.name, req.key,
-            served_model=last.served_model if last else "", sampled=st.sampled or req.temperature > 0,
+            served_model=last.served_model if last else "", sampled=st.sampled or req.temperature > 0, via=stats.via,
         )  # fmt: skip
         if isinstance(outcome, Failure):
             failure = outcome.with_message(self.redact(outcome.message))
@@ -368,7 +467,7 @@ class LLMClient:
             CallRecord(
                 req.spec.name, req.stage, cached=False, ok=ok, tokens=stats.tokens, latency_s=latency,
                 http_requests=stats.http, retries=stats.retries, reasks=stats.reasks, cost_usd=stats.cost,
-                reasoning_cost_usd=stats.reasoning_cost, withdrawn=withdrawn,
+                reasoning_cost_usd=stats.reasoning_cost, withdrawn=withdrawn, batch_requests=stats.batch, batch_cost_usd=stats.batch_cost,
             )
         )  # fmt: skip
         return latency
@@ -419,7 +518,7 @@ class LLMClient:
             wire = st.wire(req, scale)
             body = req.body(convo, wire)
             stats.limit = wire.limit
-            got = await self._attempt(req.spec, st, body, stats)
+            got = await self._attempt(req, st, body, stats)
             if isinstance(got, Reply):
                 stats.last = got
                 st.observe(got)
@@ -437,10 +536,18 @@ class LLMClient:
                 return got if attempt == 1 else got.with_message(f"{got.message} (gave up after {attempt} attempts)")
             stats.retries += 1
             waited += delay
-            await asyncio.sleep(delay)
+            if stats.via != "batch":  # a batched request's next wave is its wait
+                await asyncio.sleep(delay)
 
-    async def _attempt(self, spec: ModelSpec, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
-        """One HTTP request, inside the budget, the concurrency slot and the rate limit."""
+    async def _attempt(self, req: ChatRequest, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
+        """One HTTP request, inside the budget, the concurrency slot and the rate limit; or, for
+        a batched model, one line of a Batch API job."""
+        spec = req.spec
+        if self.batched(spec):
+            got = await self._batch_attempt(req, body, stats)
+            if got is not None:
+                return got
+        stats.via = "live"
         _, client = await self._endpoint(spec)  # ConfigError (no key, server won't start) propagates
         estimate = _estimate_cost(spec, body)
         self.usage.reserve(estimate)  # BudgetExceeded propagates: the run stops cleanly
@@ -495,8 +602,9 @@ def _usable(req: ChatRequest, reply: Reply) -> tuple[Any, str | None]:
         return None, str(e)
 
 
-def _estimate_cost(spec: ModelSpec, body: dict) -> float:
+def _estimate_cost(spec: ModelSpec, body: dict, batch: bool = False) -> float:
     """Upper bound of one request's cost, for --budget-usd (prompt ~4 chars/token)."""
     prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) / 4
     limit = body.get("max_tokens") or body.get("max_completion_tokens") or 0
-    return cost_usd(TokenUsage(int(prompt), int(limit)), spec.price_in_per_1k, spec.price_out_per_1k)
+    prices = spec.batch_prices if batch else (spec.price_in_per_1k, spec.price_out_per_1k)
+    return cost_usd(TokenUsage(int(prompt), int(limit)), *prices)

@@ -28,6 +28,11 @@ Prices are USD per 1,000 tokens, used only for the cost column of reports and fo
 drift: override them in judgeagent.toml (``price_in_per_1k`` / ``price_out_per_1k`` /
 ``price_cached_in_per_1k``). A price of 0 means free or unknown.
 
+``batch_api = true`` asks a model through its provider's Batch API (``--batch-api`` does it for
+every remote model of a run); a request answered in a batch job costs ``batch_discount`` less
+(0.5: half price) or ``batch_price_in_per_1k`` / ``batch_price_out_per_1k``. The OpenAI and
+DashScope presets carry their providers' published 50%.
+
 ``price_cached_in_per_1k`` is what a prompt token read from the provider's automatic prompt
 cache costs (the repeated prefix of a request: an RMC article asked about again). As the
 providers published it: OpenAI GPT-4.1 $0.50 / 1M; DeepSeek's cache-hit rate for the
@@ -123,10 +128,25 @@ class ModelSpec:
     reasoning_allowance: int = DEFAULT_REASONING_ALLOWANCE  # output tokens added for thinking
     token_param: str = "auto"  # max_tokens or max_completion_tokens; auto: learned from a refusal
     extra_body: dict | None = field(default=None, hash=False)  # sent verbatim, top-level
+    batch_api: bool = False  # always ask through the provider's Batch API (as --batch-api does for every remote model)
+    # Batch prices: the share taken off the live prices (0.5: half price), or explicit prices
+    # per 1k tokens, which win. Neither: batch requests are costed at live prices (a cost is
+    # never understated).
+    batch_discount: float | None = None
+    batch_price_in_per_1k: float | None = None
+    batch_price_out_per_1k: float | None = None
 
     @property
     def is_local(self) -> bool:
         return self.gguf is not None
+
+    @property
+    def batch_prices(self) -> tuple[float, float]:
+        """(price in, price out) per 1k tokens of a request answered in a Batch API job."""
+        keep = 1.0 - (self.batch_discount or 0.0)
+        pin = self.batch_price_in_per_1k if self.batch_price_in_per_1k is not None else self.price_in_per_1k * keep
+        pout = self.batch_price_out_per_1k if self.batch_price_out_per_1k is not None else self.price_out_per_1k * keep
+        return pin, pout
 
     @property
     def identity(self) -> str:
@@ -166,13 +186,19 @@ _GEMINI = "https://generativelanguage.googleapis.com/v1beta/openai/"
 _DEEPSEEK = "https://api.deepseek.com/v1"
 # DashScope's Qwen3 models answer a non-streaming call only with thinking switched off.
 _NO_THINKING = {"enable_thinking": False}
+# Batch API prices as the providers publish them: OpenAI, "a 50% cost discount vs. the
+# synchronous APIs" (Batch API FAQ, help.openai.com); Alibaba Model Studio (DashScope), "50% of
+# the cost of real-time calls", only successful requests billed, no context-cache discount
+# (OpenAI-compatible Batch, alibabacloud.com/help/en/model-studio). Other presets publish no
+# OpenAI-compatible Batch API we could find, so theirs is left unset (live prices).
+BATCH_HALF = 0.5
 
 _PRESETS: list[ModelSpec] = [
     # Floating aliases: the provider's current model under that name.
     ModelSpec("qwen3", _DASHSCOPE, "qwen-plus", "DASHSCOPE_API_KEY", price_in_per_1k=0.0004, price_out_per_1k=0.0012,
-              price_cached_in_per_1k=0.00008, extra_body=_NO_THINKING),
+              price_cached_in_per_1k=0.00008, extra_body=_NO_THINKING, batch_discount=BATCH_HALF),
     ModelSpec("gpt-4.1", _OPENAI, "gpt-4.1", "OPENAI_API_KEY", price_in_per_1k=0.002, price_out_per_1k=0.008,
-              price_cached_in_per_1k=0.0005),
+              price_cached_in_per_1k=0.0005, batch_discount=BATCH_HALF),
     ModelSpec("glm4-flash", _ZHIPU, "glm-4-flash", "ZHIPUAI_API_KEY", price_in_per_1k=0.0, price_out_per_1k=0.0),
     # Pinned (Google keeps this code stable). Always thinks; its thinking tokens count
     # against the limit and are billed as output.
@@ -185,9 +211,9 @@ _PRESETS: list[ModelSpec] = [
               reasoning_allowance=4096, price_in_per_1k=0.00055, price_out_per_1k=0.00219, price_cached_in_per_1k=0.00014),
     # Pinned snapshots, as the paper used them.
     ModelSpec("qwen-plus-2025-04-28", _DASHSCOPE, "qwen-plus-2025-04-28", "DASHSCOPE_API_KEY",
-              price_in_per_1k=0.0004, price_out_per_1k=0.0012, extra_body=_NO_THINKING),
+              price_in_per_1k=0.0004, price_out_per_1k=0.0012, extra_body=_NO_THINKING, batch_discount=BATCH_HALF),
     ModelSpec("gpt-4.1-2025-04-14", _OPENAI, "gpt-4.1-2025-04-14", "OPENAI_API_KEY", price_in_per_1k=0.002,
-              price_out_per_1k=0.008, price_cached_in_per_1k=0.0005),
+              price_out_per_1k=0.008, price_cached_in_per_1k=0.0005, batch_discount=BATCH_HALF),
     ModelSpec("glm-4-flash-250414", _ZHIPU, "glm-4-flash-250414", "ZHIPUAI_API_KEY", price_in_per_1k=0.0,
               price_out_per_1k=0.0),  # free tier: low concurrency, 429 bursts
 ]  # fmt: skip
@@ -283,6 +309,10 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "reasoning_allowance": int,
     "token_param": str,
     "extra_body": dict,
+    "batch_api": bool,
+    "batch_discount": (int, float),
+    "batch_price_in_per_1k": (int, float),
+    "batch_price_out_per_1k": (int, float),
 }
 # Keys extra_body may not set: the client builds them from the request.
 _RESERVED_BODY = ("model", "messages", "stream")
@@ -366,6 +396,8 @@ def _entry_to_spec(name: str, entry: dict, base: ModelSpec | None, file: Path) -
             raise ConfigError(f"{where}: '{key}' must be at least 1")
     if entry.get("reasoning_allowance", 0) < 0:
         raise ConfigError(f"{where}: 'reasoning_allowance' must be 0 or more")
+    if not 0 <= entry.get("batch_discount", 0) < 1:
+        raise ConfigError(f"{where}: 'batch_discount' is the share taken off the live price in a Batch API job: from 0 up to (not including) 1, e.g. 0.5")
     values = dict(entry)
     if "gguf" in values:
         path = Path(values.pop("gguf")).expanduser()
@@ -385,7 +417,8 @@ def _entry_to_spec(name: str, entry: dict, base: ModelSpec | None, file: Path) -
         base = ModelSpec(name=name, base_url=values.pop("base_url"), model=values.pop("model"))
     if base.is_local and "base_url" in values:
         raise ConfigError(f"{where}: a local (gguf) model has no base_url; its server is started on demand")
-    for key in ("temperature", "price_in_per_1k", "price_out_per_1k", "price_cached_in_per_1k"):
+    for key in ("temperature", "price_in_per_1k", "price_out_per_1k", "price_cached_in_per_1k", "batch_discount", "batch_price_in_per_1k",
+                "batch_price_out_per_1k"):
         if key in values:
             values[key] = float(values[key])
     return dataclasses.replace(base, name=name, **values)

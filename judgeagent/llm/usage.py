@@ -85,6 +85,8 @@ class _Bucket:
     reasoning_tokens: int = 0  # of completion_tokens, spent thinking
     cost_usd: float = 0.0
     reasoning_cost_usd: float = 0.0  # of cost_usd, paid for thinking
+    batch_requests: int = 0  # of http_requests, sent as lines of Batch API jobs
+    batch_cost_usd: float = 0.0  # of cost_usd, paid for them (at batch prices)
     latencies: list[float] = field(default_factory=list)  # of calls that went to the model
 
     def to_dict(self) -> dict:
@@ -106,6 +108,10 @@ class _Bucket:
             "latency_p95_s": _pct(lat, 0.95),
             "cost_usd": round(self.cost_usd, 6),
             "reasoning_cost_usd": round(self.reasoning_cost_usd, 6),
+            "batch_requests": self.batch_requests,
+            "live_requests": self.http_requests - self.batch_requests,
+            "batch_cost_usd": round(self.batch_cost_usd, 6),
+            "live_cost_usd": round(self.cost_usd - self.batch_cost_usd, 6),
         }
 
 
@@ -132,6 +138,8 @@ class CallRecord:
     cost_usd: float = 0.0
     reasoning_cost_usd: float = 0.0
     withdrawn: bool = False  # cancelled by the caller before its answer was used
+    batch_requests: int = 0  # of http_requests, lines of Batch API jobs
+    batch_cost_usd: float = 0.0  # of cost_usd, paid for those lines
 
 
 class UsageTracker:
@@ -167,6 +175,13 @@ class UsageTracker:
             self._sent += 1
             self._reserved += estimate_usd
 
+    def release(self, estimate_usd: float) -> None:
+        """Take back a reservation for a request that was not sent after all (a batched line
+        whose job was cancelled before it ran: it is reserved again when sent live)."""
+        with self._lock:
+            self._sent = max(0, self._sent - 1)
+            self._reserved = max(0.0, self._reserved - estimate_usd)
+
     def settle(self, estimate_usd: float, actual_usd: float) -> None:
         """Replace a reservation by the actual cost once the response (or failure) is in."""
         with self._lock:
@@ -198,6 +213,8 @@ class UsageTracker:
                 bucket.reasks += rec.reasks
                 bucket.cost_usd += rec.cost_usd
                 bucket.reasoning_cost_usd += rec.reasoning_cost_usd
+                bucket.batch_requests += rec.batch_requests
+                bucket.batch_cost_usd += rec.batch_cost_usd
                 if not rec.cached:  # replayed answers cost no tokens in this run
                     bucket.prompt_tokens += rec.tokens.prompt_tokens
                     bucket.cached_prompt_tokens += rec.tokens.cached_tokens
@@ -231,28 +248,51 @@ class UsageTracker:
             }
 
 
-def journal_usage(rows: list[tuple], prices: dict[str, tuple[float, float]]) -> dict:
+def journal_usage(
+    rows: list[tuple],
+    prices: dict[str, tuple[float, float]],
+    batch_rows: list[tuple] | None = None,
+    batch_prices: dict[str, tuple[float, float]] | None = None,
+) -> dict:
     """Whole-run totals from :meth:`Journal.totals` rows, per model, per stage and overall.
 
     A row is (model, stage, answers, prompt tokens, completion tokens[, reasoning tokens]).
     ``prices`` maps a model name to (price in, price out) per 1k tokens; unknown models cost 0.
+    ``batch_rows`` (``totals(via="batch")``: a part of ``rows``) are the answers that came in
+    Batch API jobs: costed at ``batch_prices`` instead, and counted apart (``batch_answers``,
+    ``batch_cost_usd``).
     """
 
     def zero() -> dict:
         return {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0, "cost_usd": 0.0}
 
+    def tokens(row: tuple) -> TokenUsage:
+        return TokenUsage(row[3], row[4], int(row[5]) if len(row) > 5 else 0)
+
+    batched = {(r[0], r[1]): r for r in batch_rows or []}
     models: dict[str, dict] = {}
     stages: dict[str, dict] = {}
     total = zero()
-    for model, stage, answers, prompt, completion, *more in rows:
-        reasoning = int(more[0]) if more else 0
-        cost = cost_usd(TokenUsage(prompt, completion, reasoning), *prices.get(model, (0.0, 0.0)))
+    for row in rows:
+        model, stage, answers = row[0], row[1], row[2]
+        used, via_batch = tokens(row), batched.get((model, stage))
+        cost = cost_usd(used, *prices.get(model, (0.0, 0.0)))
+        if via_batch is not None:
+            b = tokens(via_batch)
+            live_price, batch_price = prices.get(model, (0.0, 0.0)), (batch_prices or {}).get(model, (0.0, 0.0))
+            batch_cost = cost_usd(b, *batch_price)
+            cost += batch_cost - cost_usd(b, *live_price)
         for bucket in (models.setdefault(model, zero()), stages.setdefault(stage, zero()), total):
             bucket["answers"] += answers
-            bucket["prompt_tokens"] += prompt
-            bucket["completion_tokens"] += completion
-            bucket["reasoning_tokens"] += reasoning
+            bucket["prompt_tokens"] += used.prompt_tokens
+            bucket["completion_tokens"] += used.completion_tokens
+            bucket["reasoning_tokens"] += used.reasoning_tokens
             bucket["cost_usd"] += cost
+            if via_batch is not None:
+                bucket["batch_answers"] = bucket.get("batch_answers", 0) + via_batch[2]
+                bucket["batch_cost_usd"] = bucket.get("batch_cost_usd", 0.0) + batch_cost
     for bucket in (*models.values(), *stages.values(), total):
         bucket["cost_usd"] = round(bucket["cost_usd"], 6)
+        if "batch_cost_usd" in bucket:
+            bucket["batch_cost_usd"] = round(bucket["batch_cost_usd"], 6)
     return {"total": total, "models": models, "stages": stages}

@@ -1,0 +1,205 @@
+"""`--batch-api` end to end, through the command line, against the scripted Batch API
+(tests/batch_server.py) with the interview doubles as target and judge: the same figures
+as the same run without it, every request in a batch job; killed with SIGKILL while it
+polls and run again, it finishes with the job count of an uninterrupted run; a job refused
+at validation is one line and exit 2; a sweep's waves hold every target's requests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from batch_server import BatchServer, JobScript
+from interview_double import RIGHT, WRONGS, Script
+from test_interrupt import interrupt
+from typer.testing import CliRunner
+
+from judgeagent.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "medqa-demo"
+JUDGEAGENT = str(Path(sys.executable).parent / "judgeagent")
+PLAN = [(True, True), (True, False), (False, True), (False, False), (False, True), (True, True)]
+QUICK = JobScript(validating_s=0.01, in_progress_s=0.02, finalizing_s=0.01)
+VOLATILE = ("llm_usage", "timings")
+
+
+def script(seeds) -> Script:
+    return Script(seed_plan={q.question.strip(): p for q, p in zip(seeds, PLAN)}, answers={q.question.strip(): q.answer for q in seeds})
+
+
+def evaluate_args(model: str, graph: Path, out: Path, *extra: str) -> list[str]:
+    return ["evaluate", "--target", model, "--judge", model, "--data", str(DATA), "--graph", str(graph), "--limit", "6", "--out", str(out),
+            "--no-report", *extra]  # fmt: skip
+
+
+def figures(run: Path) -> dict:
+    m = json.loads((run / "metrics.json").read_text())
+    return {k: v for k, v in m.items() if k not in VOLATILE}
+
+
+def test_the_same_run_gives_the_same_figures_with_every_request_in_batch_jobs(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        model = f"{srv.base_url}@scripted"
+        live = CliRunner().invoke(app, evaluate_args(model, demo_graph, tmp_path / "live"))
+        live_requests = len(srv.requests)
+        srv.reset()
+        srv.responder = script(demo_seeds)
+        batched = CliRunner().invoke(app, evaluate_args(model, demo_graph, tmp_path / "batch", "--batch-api", "--batch-api-poll-s", "0.01"))
+        jobs, chat_requests = srv.custom_ids, len(srv.requests)
+    assert live.exit_code == 0, live.output
+    assert batched.exit_code == 0, batched.output
+    assert figures(tmp_path / "batch") == figures(tmp_path / "live")
+    m = json.loads((tmp_path / "batch" / "metrics.json").read_text())
+    usage, batch = m["llm_usage"]["total"], m["llm_usage"]["batch_api"]
+    assert chat_requests == 0 and usage["live_requests"] == 0  # target and judge: every request in a batch job
+    assert usage["batch_requests"] == sum(len(j) for j in jobs) == live_requests
+    assert batch["jobs"] == len(jobs) == batch["waves"]  # one model (target and judge share the endpoint): one job per wave
+    assert max(len(j) for j in jobs) > 1  # a wave holds both seed batches' requests
+    assert f"Batch API: {batch['waves']} waves, {len(jobs)} jobs; {usage['batch_requests']} requests in batch jobs" in batched.output
+
+
+def test_killed_while_it_polls_the_same_command_resumes_its_jobs_and_sends_nothing_twice(tmp_path, demo_graph, demo_seeds):
+    flags = ["--batch-api", "--batch-api-poll-s", "0.02", "--no-summary", "--leak-check", "rules"]
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        reference = CliRunner().invoke(app, evaluate_args(f"{srv.base_url}@scripted", demo_graph, tmp_path / "reference", *flags))
+        assert reference.exit_code == 0, reference.output
+        uninterrupted = len(srv.jobs)
+    hold = threading.Event()
+    run = tmp_path / "run"
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        srv.script_jobs(QUICK, JobScript(validating_s=0.0, hold=hold))  # the second wave's job stays in progress
+        cmd = [JUDGEAGENT, *evaluate_args(f"{srv.base_url}@scripted", demo_graph, run, *flags)]
+        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            while len(srv.jobs) < 2 or not srv.polled.is_set():
+                srv.polled.clear()
+                if not srv.polled.wait(0.5) and proc.poll() is not None:
+                    pytest.fail(f"evaluate ended before its second job was polled: {proc.communicate()[1]}")
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.kill()
+            proc.wait()
+        in_flight = [row for row in _jobs(run) if row[1] == "in_progress"]
+        hold.set()
+        again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        jobs = srv.custom_ids
+    assert len(in_flight) == 1  # written down before the process waited on it
+    assert again.returncode == 0, again.stderr
+    assert len(jobs) == uninterrupted  # no job sent twice, none extra
+    every = [cid for job in jobs for cid in job]
+    assert len(every) == len(set(every))  # no request in two jobs
+    assert figures(run) == figures(tmp_path / "reference")
+
+
+def _jobs(run: Path) -> list[tuple]:
+    import sqlite3
+
+    db = sqlite3.connect(run / "journal.sqlite")
+    try:
+        return db.execute("SELECT job_id, status FROM batch_jobs ORDER BY created").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_job_refused_at_validation_stops_the_run_with_one_line_and_keeps_what_was_answered(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        srv.script_jobs(QUICK, JobScript(validating_s=0.01, reject_param="response_format"))
+        res = CliRunner().invoke(app, evaluate_args(f"{srv.base_url}@scripted", demo_graph, tmp_path / "run", "--batch-api",
+                                                    "--batch-api-poll-s", "0.01"))  # fmt: skip
+        first = srv.custom_ids[0]
+    assert res.exit_code == 2
+    last = res.output.strip().splitlines()[-1]
+    assert re.match(r"error: model '.*@scripted': the Batch API of http://127\.0\.0\.1:\d+/v1 refused job batch_\w+ \(line 1 \(a \w+ request\): "
+                    r"param body\.response_format, invalid_value: .*\); nothing in it was run or billed", last), res.output  # fmt: skip
+    assert _answers(tmp_path / "run") == len(first)  # the first wave's answers are kept
+
+
+def _answers(run: Path) -> int:
+    import sqlite3
+
+    db = sqlite3.connect(run / "journal.sqlite")
+    try:
+        return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    finally:
+        db.close()
+
+
+# --------------------------------------------------------------------------- sweep
+
+
+class Judge(Script):
+    """The interview double's judge, naming each question after its prompt, so what it writes
+    does not depend on the order requests reach it (live calls and a job's lines arrive in
+    different orders)."""
+
+    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
+        self.generation_requests += 1
+        topic = f"Which finding does passage {hashlib.sha256(msgs[1]['content'].encode()).hexdigest()[:12]} point to?"
+        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
+        self.generated_levels[topic] = level.group(1).lower() if level else ""
+        if multiple_choice:
+            return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
+        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})
+
+
+def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_requests(tmp_path, demo_graph, demo_seeds):
+    plans = {"strong": ("111111", "111111", True), "weak": ("100000", "100001", False)}
+
+    def target(name: str) -> Script:
+        before, after, right = plans[name]
+        plan = {q.question.strip(): (b == "1", a == "1") for q, b, a in zip(demo_seeds, before, after)}
+        return Script(seed_plan=plan, answers={q.question.strip(): q.answer for q in demo_seeds}, followups_right=right)
+
+    def sweep(tag: str, *flags: str) -> tuple[dict, dict]:
+        import shutil
+
+        graph = tmp_path / tag / "graphs" / "medqa-demo"
+        shutil.copytree(demo_graph, graph)
+        with BatchServer(Judge(), default=QUICK) as j, BatchServer(target("strong"), default=QUICK) as s, \
+                BatchServer(target("weak"), default=QUICK) as w:  # fmt: skip
+            servers = {"judge": j, "strong": s, "weak": w}
+            models = tmp_path / tag / "judgeagent.toml"
+            models.write_text("".join(f'[models.{k}]\nbase_url = "{v.base_url}"\nmodel = "{k}"\n' for k, v in servers.items()))
+            res = CliRunner().invoke(app, ["sweep", "--targets", "strong,weak", "--judge", "judge", "--data", str(DATA), "--graph", str(graph),
+                                           "--limit", "6", "--bootstrap", "200", "--models", str(models), "--out", str(tmp_path / tag / "sweep"),
+                                           "--no-report", *flags])  # fmt: skip
+            assert res.exit_code == 0, res.output
+            seen = {k: (len(v.requests), [[line["body"]["model"] for line in job.lines] for job in v.jobs]) for k, v in servers.items()}
+        board = json.loads((tmp_path / tag / "sweep" / "leaderboard.json").read_text())
+        return json.loads(json.dumps(board).replace(str(tmp_path / tag), "X")), seen
+
+    live, _ = sweep("live")
+    batched, seen = sweep("batch", "--batch-api", "--batch-api-poll-s", "0.01")
+    assert batched == live
+    assert all(requests == 0 for requests, _ in seen.values())  # every model asked through its Batch API only
+    assert max(len(job) for job in seen["judge"][1]) >= 4  # one wave: both targets' two seed batches, in one judge job
+
+
+def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(tmp_path, demo_graph, demo_seeds):
+    hold = threading.Event()
+    run = tmp_path / "run"
+    with BatchServer(script(demo_seeds), default=QUICK) as srv:
+        srv.script_jobs(JobScript(validating_s=0.0, hold=hold))
+        cmd = [JUDGEAGENT, *evaluate_args(f"{srv.base_url}@scripted", demo_graph, run, "--batch-api", "--batch-api-poll-s", "0.02",
+                                          "--no-summary", "--leak-check", "rules")]  # fmt: skip
+        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        while not srv.polled.wait(0.5):
+            if proc.poll() is not None:
+                pytest.fail(f"evaluate ended before its job was polled: {proc.communicate()[1]}")
+        code, err = interrupt(proc)
+        hold.set()
+        again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        first_job = srv.custom_ids[0]
+        later = srv.custom_ids[1:]
+    assert code == 130, err
+    assert "to continue" in err
+    assert again.returncode == 0, again.stderr
+    assert not set(first_job) & {cid for job in later for cid in job}  # its requests were collected, not sent again
