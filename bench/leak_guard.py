@@ -159,12 +159,14 @@ def main() -> int:
     print(load_average() + " at start")
     from judgeagent.graph.embed import shared_embedder
     from judgeagent.graph.embed_queue import EmbeddingQueue
-    from judgeagent.stages.leak_semantic import semantic_texts
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages.leakage import guard_texts
 
     t0 = time.perf_counter()
     embedder = EmbeddingQueue(shared_embedder())
-    texts = [t for s in corpus.suggestions for t in semantic_texts(s.text, corpus.batches[s.batch])]
-    embedder.encode(list(dict.fromkeys(texts)))  # one pass, so each check below reads the cache
+    texts = [t for s in corpus.suggestions for t in guard_texts(s.text, corpus.batches[s.batch])]
+    # One pass, so each check below reads the cache (of the fp32 queue the guard decides with).
+    decision_embedder(embedder).encode(list(dict.fromkeys(texts)))
     print(f"MiniLM loaded and {len(set(texts))} texts embedded in {time.perf_counter() - t0:.1f} s")
 
     ok = True

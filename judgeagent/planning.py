@@ -24,7 +24,7 @@ import numpy as np
 
 from judgeagent.batches import Batch, batch_seed, batch_text
 from judgeagent.data.benchmark import Question
-from judgeagent.graph.seeds import SeedMatch, choose_start
+from judgeagent.graph.seeds import SeedMatch, choose_start, decide_matches
 from judgeagent.interview import Setting
 
 MIN_ENTITY_SIMILARITY = 0.5
@@ -62,7 +62,7 @@ def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
     queries = graph.embed([batch_text(b) for b in block])
     # Every name of the block resolved at once; each batch then keeps those of its own seeds.
     names = sorted({n for ns in flat_names for n in ns})
-    best = {q: (e, s) for q, e, s in graph.match_entities(names, min_sim=MIN_ENTITY_SIMILARITY)} if names else {}
+    best = decide_matches(graph, names, MIN_ENTITY_SIMILARITY) if names else {}
     out, at = {}, 0
     for b, ts, query in zip(block, texts, queries):
         question_names, at = flat_names[at : at + len(ts)], at + len(ts)

@@ -74,3 +74,31 @@ def load_corpus(path: Path = CORPUS) -> Corpus:
         else:
             batches.setdefault(d["batch"], []).append(Question(d["question"], d["text"], d["answer"], d.get("options")))
     return Corpus(split, batches, suggestions)
+
+
+def guard_verdicts(embedder) -> list[list]:
+    """[text, batch, sorted (question, kind) findings] of the guard with ``embedder`` for every
+    suggestion of the corpus against its batch, and for every content-free sentence against
+    every batch: what must not depend on the CPU or the embedder's precision."""
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages.controls import PLACEBO_SENTENCES
+    from judgeagent.stages.leakage import find_leaks, guard_texts
+
+    corpus = load_corpus()
+    checks = [(s.text, s.batch) for s in corpus.suggestions] + [(p, b) for p in PLACEBO_SENTENCES for b in corpus.batches]
+    # One pass over every text first, as a run primes its guard; each check then reads the cache.
+    decision_embedder(embedder).encode(list(dict.fromkeys(t for text, b in checks for t in guard_texts(text, corpus.batches[b]))))
+    out = []
+    for text, batch in checks:
+        found = find_leaks(text, corpus.batches[batch], embedder=embedder)
+        out.append([text, batch, sorted([d["question_id"] or "", d["kind"]] for d in found)])
+    return out
+
+
+if __name__ == "__main__":  # python -m tests.leak_table OUT: the verdicts with this process's run embedder
+    import sys
+
+    from judgeagent.graph.embed import shared_embedder
+    from judgeagent.graph.embed_queue import EmbeddingQueue
+
+    Path(sys.argv[1]).write_text(json.dumps(guard_verdicts(EmbeddingQueue(shared_embedder()))), encoding="utf-8")

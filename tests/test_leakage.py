@@ -200,7 +200,7 @@ def test_clean_suggestions_pass_without_a_judge_call():
         "judge_before": [],
         "judge_after": [],
         "check_failed": False,
-        "guard_version": 3,
+        "guard_version": 4,
     }
 
 

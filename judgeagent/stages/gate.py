@@ -21,6 +21,10 @@ sent early and withdrawn instead, see :meth:`QualityGate.check`):
 
 Similarity uses the question stem only: options are drawn and placed by us, so two copies
 of one stem would differ in their options, and the stem is what a target may have memorised.
+It is computed from fp32 vectors on every CPU (:mod:`judgeagent.graph.fixed_precision`):
+bf16 ones moved a stem's cosine by up to 0.0023 over the demo benchmarks' seed stems and the
+replay fixtures' follow-ups (0.0008 for pairs at 0.7 or more), fp32 with AVX2 kernels by
+1e-6 (bench/precision.py).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.graph.embed_queue import embed
+from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.grading import grade
@@ -192,7 +197,9 @@ class QualityGate:
     ):
         self.models = models
         self.scope = scope  # the setting it serves: names its verdicts in the journal
-        self.embedder = embedder  # anything with encode(texts) -> (n, d) L2-normalised array
+        # Anything with encode(texts) -> (n, d) L2-normalised rows; MiniLM in fp32 whatever the
+        # CPU, so that a copy is a copy on every machine (graph.fixed_precision).
+        self.embedder = decision_embedder(embedder)
         self.seed_questions = list(seed_questions)
         self.config = config or GateConfig()
         self._seed_vecs: np.ndarray | None = None

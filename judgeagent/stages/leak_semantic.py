@@ -20,8 +20,8 @@ gains no head start.
   correction was made after that measurement, so it is measured on the corpus's "fresh"
   batches, written before it.)
 
-A sentence is never flagged below the highest score a content-free sentence itself reaches
-on that question. The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
+A sentence is never flagged unless it scores above the highest score a content-free
+sentence itself reaches on that question, by more than :data:`CONTENT_FREE_MARGIN`. The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
 (``bench/leak_guard.py --calibrate`` prints the table): each the highest score of its kind
 over the development clean suggestions, rounded up, so that the layer flags none of them.
 (The 99th percentiles, 0.40 and 0.056, added 3 development false alarms for 3 catches;
@@ -30,6 +30,20 @@ catches and drops the alarms.) With MiniLM the layer adds little: a description 
 tetracycline class") is rarely closer to the option's name than to its neighbours'; see the
 README's figures. Dividing by the content-free spread (a z-score) was tried and separated
 worse on the development half.
+
+The same verdicts on any CPU (issue 30). The layer's vectors are MiniLM's in fp32, whatever
+the CPU and the run's encoder (:mod:`judgeagent.graph.fixed_precision`): on the whole leak
+corpus (765 suggestions against their batches, and the content-free sentences against every
+batch; ``bench/precision.py``, on an AMD EPYC with avx2, avx512f and avx512_bf16), bf16
+vectors moved a score by up to 0.0025 with options and 0.0020 for phrase answers, and the
+content-free maximum by up to 0.0014, while a clean development suggestion scores 0.059
+against the phrase threshold of 0.06 and one fp32 score lies 0.00012 from it. fp32 with AVX2
+kernels moved no score by more than 1e-6; but a content-free sentence scored against itself
+is a tie, and rounding decided which side of it the sentence fell (issue 30's failing test:
+"The questions below are shown a second time.", flagged on an AVX2 machine). Hence the
+margin over the content-free maximum, 1e-3: 2 verdicts differed without it, none with it.
+The thresholds, recalibrated on fp32 scores, are unchanged: the development clean maxima
+are 0.574 with options and 0.059 for phrase answers (0.573 and 0.058 under bf16).
 """
 
 from __future__ import annotations
@@ -40,12 +54,17 @@ from typing import Any
 import numpy as np
 
 from judgeagent.data.benchmark import Question
+from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.stages.controls import PLACEBO_SENTENCES
 from judgeagent.stages.leak_rules import identifying, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
-THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.573
-THRESHOLD_PHRASE = 0.06  # development clean maximum 0.058
+THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.574 (fp32)
+THRESHOLD_PHRASE = 0.06  # development clean maximum 0.059 (fp32)
+# How far a sentence must score above the content-free maximum. A content-free sentence ties
+# with itself, and which side of a tie rounding falls on depends on the BLAS kernels (see
+# the module doc): a margin far above rounding, far below any difference that means something.
+CONTENT_FREE_MARGIN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -83,7 +102,7 @@ def scores(suggestions: str, questions: list[Question], embedder: Any) -> list[S
     if not sents or not qs:
         return []
     texts = semantic_texts(suggestions, questions)
-    vecs = np.asarray(embedder.encode(texts), dtype=np.float32)
+    vecs = np.asarray(decision_embedder(embedder).encode(texts), dtype=np.float32)
     n_s, n_b = len(sents), len(PLACEBO_SENTENCES)
     sv, bv, tv = vecs[:n_s], vecs[n_s : n_s + n_b], vecs[n_s + n_b :]
     out = []
@@ -126,7 +145,7 @@ def semantic_leaks(
     for s in scores(suggestions, questions, embedder):
         threshold = threshold_options if has_options[s.question_id] else threshold_phrase
         # Never below what a content-free sentence reaches: that much singles out nothing.
-        if s.score >= threshold and s.score > s.content_free:
+        if s.score >= threshold and s.score > s.content_free + CONTENT_FREE_MARGIN:
             what = f"option {s.option}" if s.option else "the answer"
             leaks.append({"question_id": s.question_id, "kind": "semantic",
                           "evidence": f"{s.sentence} (singles out {what}: {s.score:.2f} over content-free)"})

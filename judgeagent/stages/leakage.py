@@ -33,6 +33,9 @@ Choices, each made to keep false alarms low without letting plain give-aways thr
   topical advice without it about 0.4, so 0.85 catches only near-restatements; a
   description that implies the answer without naming it is left to the semantic layer
   (``semantic``), which catches about a quarter of such descriptions (bench/leak_guard.py).
+  Like the semantic layer it reads fp32 vectors on every CPU
+  (:mod:`judgeagent.graph.fixed_precision`): bf16 vectors moved these cosines by up to
+  0.0021 on the leak corpus, and the nearest one lies 0.0027 from 0.85 (bench/precision.py).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue, embed
+from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
@@ -62,7 +66,9 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # guard before; a finished run's records keep what that guard decided. 3: the answer asserted
 # by a description is a pointer; contractions ("It's not X") read as the full forms when a
 # phrase answer's candidate is ruled out; semantic thresholds at the development maximum.
-GUARD_VERSION = 3
+# 4: every score read from fp32 vectors whatever the CPU, and a margin over the content-free
+# maximum (issue 30).
+GUARD_VERSION = 4
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -146,6 +152,11 @@ def _embedding_texts(suggestions: str, questions: list[Question]) -> tuple[list[
     return sentences, targets, sentences + answer_texts(targets)
 
 
+def guard_texts(suggestions: str, questions: list[Question]) -> list[str]:
+    """Every text :func:`find_leaks` embeds to check ``suggestions`` against ``questions``."""
+    return _embedding_texts(suggestions, questions)[2] + semantic_texts(suggestions, questions)
+
+
 def answer_texts(questions: list[Question]) -> list[str]:
     """What the ``embedding`` check compares suggestion sentences with: per question with an
     identifying answer, its answer text, then its distractors."""
@@ -159,6 +170,7 @@ def prime_guard(embedder: Any, questions: list[Question]) -> None:
     feedback and its re-ask, on the batch's critical path, and the first batches would all
     embed theirs in the same pass.
     """
+    embedder = decision_embedder(embedder)
     if isinstance(embedder, EmbeddingQueue):
         embedder.encode(answer_texts(questions) + list(PLACEBO_SENTENCES) + _option_texts(questions))
 
@@ -225,6 +237,7 @@ def find_leaks(
             leaks += _reference_leaks(suggestions, q)
     leaks += [d for d in find_rule_leaks(suggestions, questions) if d["kind"] in rules]
     if embedder is not None:
+        embedder = decision_embedder(embedder)  # one verdict on any CPU (graph.fixed_precision)
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
         if semantic:
             leaks += semantic_leaks(suggestions, questions, embedder)
@@ -276,8 +289,9 @@ async def _find_leaks_async(suggestions: str, questions: list[Question], embedde
         return find_leaks(suggestions, questions)
     # Embedded first, off the event loop (batched with other batches' texts when the embedder
     # is an EmbeddingQueue); find_leaks then finds every vector in the cache.
+    embedder = decision_embedder(embedder)
     queue = embedder if isinstance(embedder, EmbeddingQueue) else EmbeddingQueue(embedder)
-    await embed(queue, _embedding_texts(suggestions, questions)[2] + semantic_texts(suggestions, questions))
+    await embed(queue, guard_texts(suggestions, questions))
     return find_leaks(suggestions, questions, embedder=queue, similarity_threshold=threshold)
 
 
