@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -47,6 +48,8 @@ def test_manifest_records_each_roles_encoder(bench, scripted_extractor, embedder
 
 def test_another_encoder_is_another_graph(bench, scripted_extractor, embedder, tmp_path):
     first = _build(bench, tmp_path / "g", scripted_extractor, embedder)
+    assert "encoders" not in first.manifest["settings"]  # MiniLM in both roles: the input hash of graphs before roles
+    assert first.manifest["encoders"]["entities"]["encoder"] == "minilm"
     other = _build(bench, tmp_path / "g", scripted_extractor, embedder, entity_encoder="wordllama")
     assert other.reused is False and other.manifest["input_hash"] != first.manifest["input_hash"]
 
@@ -101,34 +104,46 @@ def test_static_vectors_ignore_batching_and_are_unit_length():
     assert not together[2].any()  # no token, no direction
 
 
-STATIC_BUILD = """
+BUILD = """
 import hashlib, json, sys
 from pathlib import Path
+import numpy as np
 from judgeagent.config import GraphConfig
 from judgeagent.data import load_benchmark
 from judgeagent.graph import build_graph
-out = Path(sys.argv[1])
-bench = load_benchmark(Path(sys.argv[2]))
-cfg = GraphConfig(out=out, workers=1, entity_encoder="wordllama", chunk_encoder="wordllama")
+out, data, encoder = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+bench = load_benchmark(data)
+cfg = GraphConfig(out=out, workers=1, entity_encoder=encoder, chunk_encoder=encoder)
 g = build_graph(bench, cfg, out, progress=False)
-digest = {f: hashlib.sha256((out / f).read_bytes()).hexdigest()
-          for f in ("nodes.json", "chunks.json", "chunk_emb.npy", "entity.faiss", "chunk.faiss")}
-print(json.dumps(digest))
+files = ["nodes.json", "chunks.json", "chunk_text.bin", *sorted(str(p.relative_to(out)) for p in (out / "arrays").iterdir())]
+structure = {f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in files}
+vectors = {f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in ("chunk_emb.npy", "entity.faiss", "chunk.faiss")}
+np.save(out.parent / (out.name + "-chunks.npy"), np.load(out / "chunk_emb.npy"))
+print(json.dumps({"structure": structure, "vectors": vectors, "precision": g.manifest["encoders"]["chunks"]["precision"]}))
 """
 
 
-def test_static_encoders_build_the_same_graph_with_bf16_on_and_off(tmp_path):
-    """The claim behind a CPU-independent default: with static encoders in both roles, the
-    vectors (and so the graph) do not depend on the CPU's bf16 support."""
-    digests = []
+def _build_with_bf16(tmp_path, encoder: str) -> list[dict]:
+    out = []
     for bf16 in ("0", "1"):
-        out = subprocess.run([sys.executable, "-c", STATIC_BUILD, str(tmp_path / f"g{bf16}"), "data/multihop-demo"],
-                             capture_output=True, text=True, env={**_env(), "JUDGEAGENT_EMBED_BF16": bf16}, check=True)
-        digests.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    assert digests[0] == digests[1]
+        run = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / f"{encoder}{bf16}"), "data/multihop-demo", encoder],
+                             capture_output=True, text=True, env={**os.environ, "JUDGEAGENT_EMBED_BF16": bf16}, check=True)
+        out.append(json.loads(run.stdout.strip().splitlines()[-1]))
+    return out
 
 
-def _env() -> dict:
-    import os
+def test_static_encoders_build_the_same_graph_with_bf16_on_and_off(tmp_path):
+    """With static encoders in both roles, nothing of the graph depends on the CPU's bf16
+    support: every file, vectors and indexes included, is the same bit for bit."""
+    off, on = _build_with_bf16(tmp_path, "wordllama")
+    assert off == on and off["precision"] == "fp32"
 
-    return dict(os.environ)
+
+def test_minilm_graphs_differ_by_precision_in_their_vectors_only(tmp_path):
+    """The default (MiniLM in both roles): nodes, edges and chunks are the same with bf16 on
+    and off; only the vectors differ, within bf16's rounding."""
+    off, on = _build_with_bf16(tmp_path, "minilm")
+    assert off["structure"] == on["structure"]
+    assert (off["precision"], on["precision"]) == ("fp32", "bf16-autocast")
+    a, b = np.load(tmp_path / "minilm0-chunks.npy"), np.load(tmp_path / "minilm1-chunks.npy")
+    assert (a * b).sum(axis=1).min() > 0.999

@@ -54,17 +54,20 @@ STAGES = ("extract", "graph", "embed", "index", "write")
 
 def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
     """The settings that change the graph; workers, batch sizes and paths do not."""
-    return {
+    settings = {
         "build_version": BUILD_VERSION,
         "format_version": store.FORMAT_VERSION,
         "extractor": extractor.name,
         "embedding_model": f"{Embedder.name}@{model_version()}",
         "embed_backend": config.embed_backend,  # another backend's vectors differ slightly: rebuild, never mix
-        "encoders": {"entities": config.entity_encoder, "chunks": config.chunk_encoder},
         "chunk_tokens": config.chunk_tokens,
         "section_chunks": config.section_chunks,
         "stop_entity_share": config.stop_entity_share,
     }
+    encoders = {"entities": config.entity_encoder, "chunks": config.chunk_encoder}
+    if set(encoders.values()) != {"minilm"}:  # absent for MiniLM in both: older graphs keep their input hash
+        settings["encoders"] = encoders
+    return settings
 
 
 def input_hash(benchmark: Benchmark, settings: dict) -> str:
@@ -133,8 +136,8 @@ def build_graph(
             parts = _build_in_memory(benchmark, config, engine, encoders, cache, ids, flat_max, bar, clock)
             manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, parts.tables,
                                  len(parts.docs), parts.index_choices)
-            manifest["encoders"] = {role: role_identity(kind, encoders[role])
-                                    for role, kind in settings["encoders"].items()}
+            manifest["encoders"] = {role: role_identity(kind, encoders[role]) for role, kind in
+                                    settings.get("encoders", dict.fromkeys(ROLES, "minilm")).items()}
             manifest["build"].update(engine=engine.name, reused=parts.reuse, nodes=dict(engine.node_items))
             _write_artefact(out_dir, tmp, parts, manifest, bar, clock, cache)
     except BaseException:

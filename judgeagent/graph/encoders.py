@@ -22,7 +22,6 @@ import numpy as np
 from judgeagent.errors import JudgeAgentError
 
 ROLES = ("entities", "chunks")
-ENCODERS = ("minilm", "wordllama")
 
 
 class Encoder(Protocol):
