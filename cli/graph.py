@@ -154,7 +154,7 @@ def sample_path_cmd(
     else:
         _say(
             f"{entity!r} → nearest graph entity {match.entity!r} (cosine {match.similarity:.3f}; "
-            f"the text was embedded with {ENCODER_LABELS.get(graph.roles['entities'].get('encoder'), 'its encoder')}, "
+            f"the text was embedded with {ENCODER_LABELS.get(str(graph.roles['entities'].get('encoder')), 'its encoder')}, "
             "the entity names' encoder, and searched in the FAISS entity index)"
         )
         # The encoder is loaded anyway, so chunks are ranked against the user's own words.
