@@ -1,6 +1,6 @@
 """Do knowledge paths follow the seed questions? A quality measurement, not a timing one.
 
-    .venv/bin/python bench/path_quality.py [--chains 60] [--seed 7] [--no-demos]
+    .venv/bin/python bench/path_quality.py [--chains 60] [--seed 7] [--no-demos] [--entity-encoder wordllama] [--chunk-encoder wordllama]
 
 Writes a synthetic multi-hop corpus (our own templates and invented names, seeded; no
 real benchmark text), shaped the way HotpotQA-style data is: each question names a person
@@ -260,13 +260,16 @@ def _squash(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+ENCODERS: dict[str, str] = {}  # GraphConfig's entity_encoder / chunk_encoder, from the command line
+
+
 def build(data: Path, out: Path):
     from judgeagent.config import GraphConfig
     from judgeagent.data import load_benchmark
     from judgeagent.graph import build_graph
 
     bench = load_benchmark(data)
-    graph = build_graph(bench, GraphConfig(out=out), out, progress=False)
+    graph = build_graph(bench, GraphConfig(out=out, **ENCODERS), out, progress=False)
     return bench, graph
 
 
@@ -298,7 +301,11 @@ def main() -> int:
                     help="where the corpus and graphs go (graphs are reused when unchanged)")
     ap.add_argument("--no-demos", action="store_true", help="skip the demo graphs")
     ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--entity-encoder", default="minilm", help="encoder of the graph's entity names")
+    ap.add_argument("--chunk-encoder", default="minilm", help="encoder of the graph's chunk texts")
     args = ap.parse_args()
+    ENCODERS.update(entity_encoder=args.entity_encoder, chunk_encoder=args.chunk_encoder)
+    print(f"encoders: entity names {args.entity_encoder}, chunks {args.chunk_encoder}")
 
     from judgeagent.graph import SpacyExtractor
 

@@ -19,7 +19,7 @@ from judgeagent.config import GraphConfig
 # build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
 BUILD_FLAGS = config_flags(
     GraphConfig,
-    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "engine", "ray_address")},
+    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "entity_encoder", "chunk_encoder", "engine", "ray_address")},
     {"stop_entity_share": ("--stop-share",)},
 )
 
@@ -31,6 +31,15 @@ def reuse_line(build: dict) -> str:
     return (f"reused {r['extraction_reused']} of {r['chunks']} chunk extractions, "
             f"{r['chunks'] - r['chunk_vectors_embedded']} of {r['chunks']} chunk vectors, "
             f"{r['entity_vectors'] - r['entity_vectors_embedded']} of {r['entity_vectors']} entity vectors{where}")
+
+
+ENCODER_LABELS = {"minilm": "MiniLM", "wordllama": "WordLlama's static vectors"}
+
+
+def encoder_line(role: dict) -> str:
+    """One role's encoder as graph-info prints it: 'wordllama (wordllama-l2-supercat-256 0.4.0, static fp32, 256-d)'."""
+    return (f"{role.get('encoder')} ({role.get('model')} {role.get('version')}, {role.get('backend')} "
+            f"{role.get('precision')}, {role.get('dim')}-d)")
 
 
 def _say(text: str) -> None:
@@ -103,6 +112,7 @@ def _print_info(info: dict) -> None:
     d = info["dropped_entities"]
     _say(f"dropped entities {sum(d.values())}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
          + f"  (weak edges: chunks at most {info['weak_edge_window']} apart)")
+    _say("encoders: " + "; ".join(f"{role} {encoder_line(e)}" for role, e in info["encoders"].items()))
     c = info["chunk_model_tokens"]
     _say(f"largest chunk {c['largest']} model tokens ({c['largest_chunk']}; limit {c['max_seq_length']}, "
          f"{c['over_limit']} over)")
@@ -144,7 +154,8 @@ def sample_path_cmd(
     else:
         _say(
             f"{entity!r} → nearest graph entity {match.entity!r} (cosine {match.similarity:.3f}; "
-            "the text was embedded with MiniLM and searched in the FAISS entity index)"
+            f"the text was embedded with {ENCODER_LABELS.get(str(graph.roles['entities'].get('encoder')), 'its encoder')}, "
+            "the entity names' encoder, and searched in the FAISS entity index)"
         )
         # The encoder is loaded anyway, so chunks are ranked against the user's own words.
         path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k, query_text=entity)

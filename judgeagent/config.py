@@ -24,6 +24,7 @@ RUNS_DIR = Path("runs")
 Level = Literal["easy", "medium", "hard"]
 Extractor = Literal["spacy", "llm"]
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "openvino"]  # judgeagent/graph/embed_backends.py registers each
+EncoderName = Literal["minilm", "wordllama"]  # judgeagent/graph/encoders.py
 DecontaminationMode = Literal["paraphrase", "modify", "unclarify"]
 DECONTAMINATION_MODES: tuple[str, ...] = get_args(DecontaminationMode)
 
@@ -66,6 +67,8 @@ class GraphConfig(_Config):
     stop_entity_share: float = Field(default=0.2, ge=0.0, le=1.0, description="Entities in more than this share of documents (or of chunks), and in at least 5, get no edges.")
     embed_batch_size: int = Field(default=16, ge=1, description="MiniLM batch size for chunk texts (16: the activations stay in cache; 64 took 15% more CPU per chunk on 2 busy cores, the same on idle ones).")
     embed_backend: EmbedBackend = Field(default="torch", description="How MiniLM runs: torch (bf16 where the CPU has it), an ONNX Runtime export in fp32 or int8 (needs the onnx extra of judgeagent), or OpenVINO (the openvino extra).")
+    entity_encoder: EncoderName = Field(default="minilm", description="Encoder of entity names (and of the question names matched to them): minilm, or wordllama's static token vectors.")
+    chunk_encoder: EncoderName = Field(default="minilm", description="Encoder of chunk texts (and of the batch texts they are ranked against): minilm, or wordllama's static token vectors.")
     force: bool = Field(default=False, description="Rebuild even when the input is unchanged.")
     out: Path | None = Field(default=None, description="Output folder (default: graphs/<data folder name>).")
     judge: str = Field(default="local", description="Model that extracts entities with --extractor llm.")

@@ -48,7 +48,7 @@ class SeedPlan:
 
     matches: list[SeedMatch]
     start: str | None  # the entity the path starts from (None: a random path)
-    query: np.ndarray  # the batch text's vector: paths stay close to it
+    query: np.ndarray  # the batch text's vector (the chunks' encoder): paths stay close to it
 
 
 def seed_text(q: Question) -> str:
@@ -60,13 +60,16 @@ def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
     texts = [[seed_text(q) for q in b.questions] for b in block]
     flat_names = extractor.extract([t for ts in texts for t in ts])
     queries = graph.embed([batch_text(b) for b in block])
+    # Start entities are ranked by their name vectors' cosine to the batch text: in the names' encoder.
+    name_queries = queries if graph.shared_encoder else graph.embed([batch_text(b) for b in block], "entities")
     # Every name of the block resolved at once; each batch then keeps those of its own seeds.
     names = sorted({n for ns in flat_names for n in ns})
     best = decide_matches(graph, names, MIN_ENTITY_SIMILARITY) if names else {}
     out, at = {}, 0
-    for b, ts, query in zip(block, texts, queries):
+    for b, ts, query, name_query in zip(block, texts, queries, name_queries):
         question_names, at = flat_names[at : at + len(ts)], at + len(ts)
-        matches, start = choose_start(graph, ts, question_names, query, MIN_ENTITY_SIMILARITY, best=best)
+        matches, start = choose_start(graph, ts, question_names, name_query, MIN_ENTITY_SIMILARITY, best=best,
+                                      chunk_query=query)
         out[b.id] = SeedPlan(matches, start, query)
     return out
 

@@ -35,6 +35,7 @@ from judgeagent.graph.chunk_cache import ChunkCache, open_cache
 from judgeagent.graph.context_graph import ContextGraph, load_graph
 from judgeagent.graph.cooccur import GraphTables, TableBuilder
 from judgeagent.graph.embed import Embedder, model_version, set_torch_threads, shared_embedder
+from judgeagent.graph.encoders import ROLES, Encoder, encoder_for, encoder_version, role_identity
 from judgeagent.graph.engines import Engine, check_engine, make_engine
 from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
@@ -53,7 +54,7 @@ STAGES = ("extract", "graph", "embed", "index", "write")
 
 def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
     """The settings that change the graph; workers, batch sizes and paths do not."""
-    return {
+    settings = {
         "build_version": BUILD_VERSION,
         "format_version": store.FORMAT_VERSION,
         "extractor": extractor.name,
@@ -63,6 +64,10 @@ def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
         "section_chunks": config.section_chunks,
         "stop_entity_share": config.stop_entity_share,
     }
+    encoders = {"entities": config.entity_encoder, "chunks": config.chunk_encoder}
+    if set(encoders.values()) != {"minilm"}:  # absent for MiniLM in both: older graphs keep their input hash
+        settings["encoders"] = encoders
+    return settings
 
 
 def input_hash(benchmark: Benchmark, settings: dict) -> str:
@@ -108,6 +113,7 @@ def build_graph(
     out_dir = Path(out_dir)
     extractor = extractor or make_extractor(config)
     embedder = embedder or shared_embedder(config.embed_backend)
+    encoders = role_encoders(config, embedder)
     if engine is None:
         check_engine(config)  # a missing Ray says so before any work
     settings = build_settings(config, extractor)
@@ -126,10 +132,12 @@ def build_graph(
     clock = _Clock(on_stage)
     try:
         with _progress(progress) as bar:
-            ids = _Identities(extractor.name, embed_identity(embedder))
-            parts = _build_in_memory(benchmark, config, engine, cache, ids, flat_max, bar, clock)
+            ids = _Identities(extractor.name, {role: embed_identity(enc) for role, enc in encoders.items()})
+            parts = _build_in_memory(benchmark, config, engine, encoders, cache, ids, flat_max, bar, clock)
             manifest = _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder, parts.tables,
                                  len(parts.docs), parts.index_choices)
+            manifest["encoders"] = {role: role_identity(kind, encoders[role]) for role, kind in
+                                    settings.get("encoders", dict.fromkeys(ROLES, "minilm")).items()}
             manifest["build"].update(engine=engine.name, reused=parts.reuse, nodes=dict(engine.node_items))
             _write_artefact(out_dir, tmp, parts, manifest, bar, clock, cache)
     except BaseException:
@@ -143,15 +151,21 @@ def build_graph(
     return graph
 
 
-def embed_identity(embedder: Embedder) -> str:
+def role_encoders(config: GraphConfig, embedder: Embedder) -> dict[str, Encoder]:
+    """The encoder of each role (:mod:`judgeagent.graph.encoders`); ``embedder`` serves MiniLM's."""
+    kinds = {"entities": config.entity_encoder, "chunks": config.chunk_encoder}
+    return {role: encoder_for(kinds[role], embedder) for role in ROLES}
+
+
+def embed_identity(embedder: Encoder) -> str:
     """What an embedding depends on besides its text: model, version, backend, precision."""
-    return f"{Embedder.name}@{model_version()}/{getattr(embedder, 'backend', 'torch')}/{embedder.precision}"
+    return f"{embedder.name}@{encoder_version(embedder)}/{getattr(embedder, 'backend', 'torch')}/{embedder.precision}"
 
 
 @dataclass(frozen=True)
 class _Identities:
     extractor: str
-    embedder: str
+    embedder: dict[str, str]  # by role
 
 
 @dataclass
@@ -183,8 +197,8 @@ class _Clock:
         return _stage(self.timings, name, self.hook)
 
 
-def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: _Identities, flat_max, bar,
-                     clock: _Clock) -> _Parts:
+def _build_in_memory(benchmark, config, engine: Engine, encoders: dict[str, Encoder], cache: ChunkCache,
+                     ids: _Identities, flat_max, bar, clock: _Clock) -> _Parts:
     """The stages before the write: extract+graph (streamed together) → embed → index, each
     timed, each with its own progress bar. Only the cache is written to."""
     chunk_ids = _unique_chunk_ids(benchmark)
@@ -192,8 +206,9 @@ def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: 
     texts = [c.text for c in benchmark.chunks]
     chunk_task = bar.add_task("embed chunks", total=len(texts))
     # Chunk vectors need no extraction, so an engine that can embeds them while it extracts.
-    chunks = _Embedding(engine, cache, ids.embedder, texts, config.embed_batch_size,
-                        lambda n: bar.advance(chunk_task, n), beside=getattr(engine, "embeds_while_extracting", False))
+    chunk_embed, beside = _embed_function(engine, encoders["chunks"])
+    chunks = _Embedding(chunk_embed, encoders["chunks"].dim, cache, ids.embedder["chunks"], texts,
+                        config.embed_batch_size, lambda n: bar.advance(chunk_task, n), beside=beside)
     try:
         with clock.stage("extract"):
             builder, extracted = _extract_into_tables(texts, chunk_doc, engine, cache, ids.extractor, bar,
@@ -211,8 +226,9 @@ def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: 
             names = [tables.names[i] for i in entity_vec_node]
             chunk_vecs, chunk_new = chunks.result()
             task = bar.add_task("embed entities", total=len(names))
-            entity_vecs, entity_new = _Embedding(engine, cache, ids.embedder, names, ENTITY_BATCH_SIZE,
-                                                 lambda n: bar.advance(task, n)).result()
+            name_embed, _ = _embed_function(engine, encoders["entities"])
+            entity_vecs, entity_new = _Embedding(name_embed, encoders["entities"].dim, cache, ids.embedder["entities"],
+                                                 names, ENTITY_BATCH_SIZE, lambda n: bar.advance(task, n)).result()
     finally:
         chunks.stop()
     with clock.stage("index"):
@@ -227,6 +243,18 @@ def _build_in_memory(benchmark, config, engine: Engine, cache: ChunkCache, ids: 
              "chunk_vectors_embedded": chunk_new, "entity_vectors": len(names), "entity_vectors_embedded": entity_new}
     return _Parts(tables, chunk_ids, docs, chunk_doc, texts, chunk_vecs, entity_vec_node, entity_index, chunk_index,
                   choices, reuse)
+
+
+def _embed_function(engine: Engine, encoder: Encoder) -> tuple[Callable[..., np.ndarray], bool]:
+    """(embed(texts, batch_size, progress), whether it may run beside the extraction).
+
+    MiniLM runs where the engine runs its model (this process or Ray actors); a static
+    encoder costs too little to ship anywhere and runs here, after the extraction, whose
+    spaCy workers keep the cores busy until then.
+    """
+    if getattr(encoder, "backend", None) == "static":
+        return (lambda texts, batch_size, progress=None: encoder.encode(texts, batch_size, progress)), False
+    return engine.embed, getattr(engine, "embeds_while_extracting", False)
 
 
 CACHE_WINDOW = 512  # chunks whose cached extractions are read (and fresh ones written) at a time
@@ -288,13 +316,13 @@ class _Embedding:
     operation for one the workers hold. :meth:`stop` ends the thread at its next batch.
     """
 
-    def __init__(self, engine: Engine, cache: ChunkCache, identity: str, texts: list[str], batch_size: int,
-                 progress: Callable[[int], None], beside: bool = False):
-        self.engine, self.texts, self.batch_size, self.progress = engine, texts, batch_size, progress
+    def __init__(self, embed: Callable[..., np.ndarray], dim: int, cache: ChunkCache, identity: str, texts: list[str],
+                 batch_size: int, progress: Callable[[int], None], beside: bool = False):
+        self.embed, self.texts, self.batch_size, self.progress = embed, texts, batch_size, progress
         self.cache = cache
-        self.out = np.empty((len(texts), Embedder.dim), dtype=np.float32)
+        self.out = np.empty((len(texts), dim), dtype=np.float32)
         self.keys = [chunk_cache.key(identity, t) for t in texts]
-        cached = cache.get_vectors(self.keys, Embedder.dim)
+        cached = cache.get_vectors(self.keys, dim)
         self.todo: dict[bytes, list[int]] = {}
         for i, k in enumerate(self.keys):
             v = cached.get(k)
@@ -357,7 +385,7 @@ class _Embedding:
             progress(sum(copies[done : done + n]))
             done += n
 
-        return self.engine.embed([self.texts[i] for i in self.first], self.batch_size, progress=tick)
+        return self.embed([self.texts[i] for i in self.first], self.batch_size, progress=tick)
 
     def result(self) -> tuple[np.ndarray, int]:
         """The vectors of every text and how many distinct strings were embedded (now cached)."""

@@ -1,9 +1,12 @@
 """The loaded graph: what the interview pipeline and the graph commands query.
 
 Loading is cheap on purpose (a JSON node table; CSR arrays, texts, vectors and FAISS
-indexes memory-mapped, the indexes only when first searched), and the MiniLM encoder is
-loaded only when a query is free text that does not already name a node, or names a stop
-entity (which has no stored vector).
+indexes memory-mapped, the indexes only when first searched), and an encoder is loaded
+only when a query is free text that does not already name a node, or names a stop entity
+(which has no stored vector). Queries are embedded by the encoder that made the vectors
+they are compared with: each role's, as the manifest records it
+(:mod:`judgeagent.graph.encoders`); a graph whose encoder this install cannot give back is
+refused when it is loaded.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 from judgeagent.graph import store
 from judgeagent.graph.cooccur import KIND_NAMES, GraphTables, row, to_networkx
 from judgeagent.graph.embed import Embedder, shared_embedder
+from judgeagent.graph.encoders import ROLES, Encoder, check_encoders, encoder_for, manifest_roles
 from judgeagent.graph.index import load_index, reconstruct, search
 from judgeagent.graph.normalize import normalize_query
 from judgeagent.graph.sampler import KnowledgePath, random_path, sample_path
@@ -62,6 +66,9 @@ class ContextGraph:
         self._chunk_index = None
         self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
         self._late_vectors: dict[int, np.ndarray] = {}  # vectors the build did not store, embedded once each
+        self.roles = manifest_roles(manifest)
+        self._encoders: dict[str, Encoder] = {role: self._role_encoder(role) for role in ROLES}
+        check_encoders(self.path, manifest, self._encoders)
 
     # --- nodes and edges ------------------------------------------------------------
 
@@ -128,17 +135,33 @@ class ContextGraph:
 
     @property
     def embedder(self) -> Embedder:
+        """MiniLM on the graph's backend: what a run's other checks (gate, leakage) embed with,
+        whichever encoders the graph's roles have."""
         if self._embedder is None:
-            # Queries are embedded by the backend the graph's vectors came from.
             self._embedder = shared_embedder(self.manifest.get("embedding_model", {}).get("backend"))
         return self._embedder
 
+    def _role_encoder(self, role: str) -> Encoder:
+        kind = self.roles[role].get("encoder", "minilm")
+        return self.embedder if kind == "minilm" else encoder_for(kind, self.embedder)
+
+    def encoder(self, role: str) -> Encoder:
+        """The encoder of ``role`` ("entities" or "chunks"), as the graph was built with."""
+        return self._encoders[role]
+
+    @property
+    def shared_encoder(self) -> bool:
+        """Whether one encoder serves both roles (an entity vector can then rank chunks)."""
+        return self._encoders["entities"] is self._encoders["chunks"]
+
     @property
     def encoder_loaded(self) -> bool:
-        return self._embedder is not None and self._embedder.loaded
+        return any(e.loaded for e in self._encoders.values())
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return self.embedder.encode(texts)
+    def embed(self, texts: list[str], role: str = "chunks") -> np.ndarray:
+        """``texts`` embedded by the encoder of ``role``: chunks by default, which is what a
+        batch text is ranked against."""
+        return self._encoders[role].encode(texts)
 
     @property
     def entity_index(self):
@@ -171,9 +194,9 @@ class ContextGraph:
         missing = list(dict.fromkeys(i for i, r in zip(nodes, rows) if r is None and i not in self._late_vectors))
         if missing:
             # Batches of one: a vector must not depend on which names it was padded with.
-            vecs = self.embedder.encode([self.tables.names[i] for i in missing], batch_size=1)
+            vecs = self._encoders["entities"].encode([self.tables.names[i] for i in missing], batch_size=1)
             self._late_vectors.update(zip(missing, vecs))
-        out = np.empty((len(names), Embedder.dim), dtype=np.float32)
+        out = np.empty((len(names), self._encoders["entities"].dim), dtype=np.float32)
         for k, (i, r) in enumerate(zip(nodes, rows)):
             out[k] = self._late_vectors[i] if r is None else reconstruct(self.entity_index, r)
         return out
@@ -197,7 +220,7 @@ class ContextGraph:
             else:
                 free.append(i)
         if free and self.entity_index.ntotal:
-            scores, ids = search(self.entity_index, self.embed([texts[i] for i in free]), 1)
+            scores, ids = search(self.entity_index, self.embed([texts[i] for i in free], "entities"), 1)
             for i, s, j in zip(free, scores[:, 0], ids[:, 0]):
                 if j >= 0:
                     out[i] = EntityMatch(texts[i], self.tables.names[int(self._vec_node[int(j)])], float(s), False)
@@ -235,15 +258,18 @@ class ContextGraph:
         """A seeded walk of ``hops`` (entity, chunk) steps from ``start_entity``.
 
         Chunks are ranked against ``query_vector``, else the embedding of ``query_text``
-        (the seed batch's text), else the start entity's own name vector, which needs no
-        encoder.
+        (the seed batch's text), else the start entity's own name: its stored vector, which
+        needs no encoder, when one encoder serves both roles, else its name embedded by the
+        chunks' encoder.
         """
         start = self._index(start_entity)
         if query_vector is None:
             if query_text is not None:
                 query_vector = self.embed([query_text])[0]
-            else:
+            elif self.shared_encoder:
                 query_vector = self.entity_vector(self.tables.names[start])
+            else:
+                query_vector = self.embed([self.tables.names[start]])[0]
         query = np.asarray(query_vector, dtype=np.float32)
         return sample_path(self, start, hops, np.random.default_rng(seed), query, top_k)
 

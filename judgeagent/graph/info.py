@@ -1,11 +1,13 @@
 """Graph statistics for ``judgeagent graph-info``: size, connectivity, hubs, stop entities,
-what the extractor dropped and why, and whether every chunk fits the embedding model."""
+what the extractor dropped and why, which encoder served which role, and whether every
+chunk fits the embedding model."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from judgeagent.graph.cooccur import STOP_MIN_COUNT, WEAK_MIN_CHUNKS, WEAK_WINDOW
+from judgeagent.graph.encoders import ROLES
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 
@@ -61,6 +63,7 @@ def graph_info(graph, top: int = 15) -> dict:
         "chunk_model_tokens": chunk_tokens,
         "indexes": graph.manifest.get("indexes", {}),
         "extractor": graph.manifest.get("extractor"),
+        "encoders": {role: dict(graph.roles[role]) for role in ROLES},
         "stop_entity_share": graph.manifest.get("settings", {}).get("stop_entity_share"),
         "stop_entity_min_count": STOP_MIN_COUNT,
         "weak_edge_window": WEAK_WINDOW,

@@ -142,12 +142,14 @@ def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query
 
 def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[Sequence[str]],
                  query: np.ndarray, min_sim: float,
-                 best: Mapping[str, tuple[str, float]] | None = None) -> tuple[list[SeedMatch], str | None]:
+                 best: Mapping[str, tuple[str, float]] | None = None,
+                 chunk_query: np.ndarray | None = None) -> tuple[list[SeedMatch], str | None]:
     """The batch's matches and its start entity.
 
     ``question_names`` are the names extracted from each of ``question_texts``; ``query``
-    is the batch text's vector; names matching no node above ``min_sim`` are left out
-    (``best``: the names resolved already, see :func:`match_questions`).
+    is the batch text's vector in the names' encoder, ``chunk_query`` in the chunks' (the
+    same vector when one encoder serves both); names matching no node above ``min_sim``
+    are left out (``best``: the names resolved already, see :func:`match_questions`).
 
     When no question names a usable node, the entities of the chunk nearest the batch text
     are ranked instead (they all count zero questions).
@@ -156,7 +158,7 @@ def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[
     counts = question_counts(matches, question_texts)
     ranked = rank_start_entities(candidates_for(graph, [m.entity for m in matches], counts, query))
     if not ranked:
-        nearest = graph.nearest_chunk_indices(query, 1)
+        nearest = graph.nearest_chunk_indices(query if chunk_query is None else chunk_query, 1)
         ents = graph.chunk_entities(graph.chunk_ids[nearest[0]]) if nearest else []
         ranked = rank_start_entities(candidates_for(graph, ents, {}, query))
     return matches, (ranked[0].entity if ranked else None)
