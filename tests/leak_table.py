@@ -1,16 +1,26 @@
 """The leak corpus of bench/leak_corpus.jsonl, read into questions, batches and suggestions.
 
 The corpus is plain data, written for this project (no benchmark text) and kept apart from
-the rules: 33 invented questions (medicine, law, history, science, economics, literature,
-geography; multiple choice and phrase answers) in batches of three, and for each question
-suggestions that leak, labelled with the kind of give-away they were written as, and clean
-ones (concepts and reasoning steps, options named without any being singled out). Its first
-line records the one split, by batch and so by question, into a development half (the only
-one the rules and the semantic threshold were tuned on) and a held-out half. A third group,
-"fresh", was written after the held-out half's first measurement and before any change made
-in response to it: changes made after that are measured there. A fourth, "fresh2" (12 more
-questions), was written at the start of the next session of the issue, before any change to
-the guard in it, so that session's guard is measured on suggestions nobody tuned on.
+the rules: invented questions (multiple choice and phrase answers) in batches of three, and
+for each question suggestions that leak, labelled with the kind of give-away they were written
+as, and clean ones (concepts and reasoning steps, options named without any being singled out).
+Its first line records the one split, by batch and so by question, into a development half
+(the only one the rules and the semantic threshold were tuned on) and a held-out half.
+
+The first 33 questions (batches t and b01-b10: medicine, law, history, science, economics,
+literature, geography) were split with seed 24. A third group, "fresh", was written after the
+held-out half's first measurement and before any change made in response to it: changes made
+after that are measured there. A fourth, "fresh2" (12 more questions), was written at the start
+of the next session of issue 24, before any change to the guard in it, so that session's guard
+is measured on suggestions nobody tuned on.
+
+Issue 33 added 42 questions in seven subjects other than medicine (chemistry, history,
+geography, computing, economics, literature, physics), a pair of batches per subject (d01/d02
+... d13/d14), each pair split between the two halves with seed 33; and a fifth group,
+"fresh3" (h01-h07, one batch per subject, 21 questions), written before any change to the
+guard in that issue, to measure the guard it ends with. The issue-33 material was written
+without reading the guard's code. Every suggestion carries its domain: the subject of its
+question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
 """
@@ -31,7 +41,9 @@ FRESH = "fresh"
 # Written in the next session before any change to the guard in it: the untouched test of that
 # session's guard.
 FRESH2 = "fresh2"
-GROUPS = (*HALVES, FRESH, FRESH2)
+# Written for issue 33 (seven subjects other than medicine) before any change to the guard in it.
+FRESH3 = "fresh3"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3)
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,9 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3"
+    # the subject of its question, or of its batch's first question when question is None
+    domain: str = ""
 
     @property
     def leaks(self) -> bool:
@@ -67,12 +81,25 @@ def load_corpus(path: Path = CORPUS) -> Corpus:
     split = lines[0]["split"]
     half_of = {b: half for half in GROUPS for b in split.get(half, [])}
     batches: dict[str, list[Question]] = {}
-    suggestions = []
+    question_subject: dict[str, str] = {}
+    batch_subject: dict[str, str] = {}  # the subject of the batch's first question
     for d in lines[1:]:
-        if "suggestion" in d:
-            suggestions.append(Suggestion(d["suggestion"], d["batch"], d["question"], d["leak"], half_of[d["batch"]]))
-        else:
+        if "suggestion" not in d:
             batches.setdefault(d["batch"], []).append(Question(d["question"], d["text"], d["answer"], d.get("options")))
+            question_subject[d["question"]] = d["subject"]
+            batch_subject.setdefault(d["batch"], d["subject"])
+    suggestions = [
+        Suggestion(
+            d["suggestion"],
+            d["batch"],
+            d["question"],
+            d["leak"],
+            half_of[d["batch"]],
+            domain=question_subject[d["question"]] if d["question"] else batch_subject[d["batch"]],
+        )
+        for d in lines[1:]
+        if "suggestion" in d
+    ]
     return Corpus(split, batches, suggestions)
 
 
