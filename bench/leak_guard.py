@@ -1,17 +1,29 @@
-"""How well the leakage guard tells hints from advice, on leaks it was not written for (issue 24).
+"""How well the leakage guard tells hints from advice, on leaks it was not written for (issues 24, 33).
 
-On the leak corpus of bench/leak_corpus.jsonl (33 invented questions in batches of three;
-leaking suggestions labelled with the kind of give-away, clean ones), split once by batch
-into a development half (the only one the rules and the semantic thresholds were tuned on)
-and a held-out half, print for each half:
+The leak corpus of bench/leak_corpus.jsonl: 120 invented questions in batches of three, in
+medicine, law, history, science, chemistry, geography, computing, economics, literature and
+physics, multiple choice (4-5 options) and phrase answers; leaking suggestions labelled with the
+kind of give-away, clean ones beside them, each with its domain (tests/leak_table.py). Groups:
+``development`` (the only one the rules and the semantic thresholds were tuned on), ``held_out``
+(split from it by question), and three groups written before a session's changes to measure
+them once: ``fresh``, ``fresh2`` and ``fresh3`` (issue 33: seven subjects besides medicine).
+Each suggestion is checked against the three questions of its batch, as a run checks a batch's
+suggestions. For each group, for the rules alone and for the rules plus the semantic layer (the
+real MiniLM, fp32), with Wilson 95% intervals:
 
-* the catch rate: leaking suggestions with at least one finding, overall and per kind;
-* the false-alarm rate: clean suggestions with any finding;
+* catch: leaking suggestions with at least one finding, overall and **in scope**: every kind but
+  those only the judge's check can see (``described``: an answer described without being named;
+  tests.leak_table.JUDGE_ONLY_KINDS);
+* false alarms: clean suggestions with any finding;
+* per kind, and per domain (in-scope catch, described catch, false alarms), and the same two
+  figures on issue 33's new domains alone.
 
-each with its Wilson 95% interval, for the rules alone and for the rules plus the semantic
-layer (the real MiniLM). Each suggestion is checked against the three questions of its
-batch, as the guard checks a batch's suggestions in a run. Target (held-out, rules plus the
-semantic layer, no judge): catch >= 90%, false alarms <= 5%.
+Target (issue 33, rules plus the semantic layer, no judge, on fresh3): in-scope catch >= 95%,
+false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
+
+``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
+fresh3, whose suggestions are never printed: it measures the final guard once, by its figures.
+``--groups development,held_out`` measures only those groups (what to iterate on).
 
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
 judge`` adds), on ``--judge-sample`` suggestions of each half drawn with a fixed seed (half
@@ -24,7 +36,8 @@ verdict still unreadable after its retry is counted apart ("check failed"), neve
 suggestions, from which the thresholds in judgeagent/stages/leak_semantic.py were read (p100,
 the development maximum, rounded up).
 
-Run: .venv/bin/python bench/leak_guard.py [--judge local --judge-sample 24] [--calibrate]
+Run: .venv/bin/python bench/leak_guard.py [--groups development,held_out] [--show-misses]
+     [--judge local --judge-sample 24] [--calibrate]
 """
 
 from __future__ import annotations
@@ -37,15 +50,26 @@ import random
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import FRESH, FRESH2, GROUPS, HALVES, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import FRESH, FRESH2, FRESH3, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
 
-CATCH_TARGET, FALSE_ALARM_TARGET = 0.90, 0.05
+IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
+# The groups whose figures are checked against the target: the held-out half (generalisation)
+# and the group written before issue 33's changes (its acceptance).
+TARGET_GROUPS = ("held_out", FRESH3)
+# Never printed item by item: the final guard is measured there once, by its figures alone.
+SEALED = frozenset({FRESH3})
+NOTES = {
+    FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
+    FRESH2: "written before any change of the next session, to measure that session's guard untouched",
+    FRESH3: "issue 33: seven subjects besides medicine, written before any change of that issue; figures only",
+}
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -61,33 +85,79 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def rate(k: int, n: int) -> str:
     lo, hi = wilson(k, n)
-    return f"{k:>3}/{n:<3} = {k / n:6.1%} [{lo:5.1%}, {hi:5.1%}]" if n else f"{k}/0"
+    return f"{k:>3}/{n:<3} = {k / n:6.1%} [{lo:5.1%}, {hi:5.1%}]" if n else f"{'-':>13}{'':<20}"
 
 
-def measure(items: list[Suggestion], flagged) -> dict:
-    """Catches per kind and false alarms of ``flagged(suggestion) -> bool``."""
-    caught: Counter = Counter()
-    total: Counter = Counter()
-    alarms, misses = [], []
-    for s in items:
-        hit = flagged(s)
+@dataclass
+class Tally:
+    """Catches and false alarms of one way of flagging, over some suggestions."""
+
+    caught: Counter = field(default_factory=Counter)  # per kind
+    total: Counter = field(default_factory=Counter)
+    clean: int = 0
+    alarms: list[Suggestion] = field(default_factory=list)
+    misses: list[Suggestion] = field(default_factory=list)
+
+    def add(self, s: Suggestion, hit: bool) -> None:
         if s.leaks:
-            total[s.kind] += 1
-            caught[s.kind] += hit
+            self.total[s.kind] += 1
+            self.caught[s.kind] += hit
             if not hit:
-                misses.append(s)
-        elif hit:
-            alarms.append(s)
-    n_clean = sum(1 for s in items if not s.leaks)
-    return {"caught": sum(caught.values()), "leaking": sum(total.values()), "by_kind": caught, "total": total,
-            "alarms": alarms, "clean": n_clean, "misses": misses}
+                self.misses.append(s)
+        else:
+            self.clean += 1
+            if hit:
+                self.alarms.append(s)
+
+    def catch(self, kinds=None) -> tuple[int, int]:
+        kinds = self.total if kinds is None else kinds
+        return sum(self.caught[k] for k in kinds), sum(self.total[k] for k in kinds)
+
+    def in_scope(self) -> tuple[int, int]:
+        return self.catch([k for k in self.total if k not in JUDGE_ONLY_KINDS])
+
+    def judge_only(self) -> tuple[int, int]:
+        return self.catch([k for k in self.total if k in JUDGE_ONLY_KINDS])
+
+    def false_alarms(self) -> tuple[int, int]:
+        return len(self.alarms), self.clean
+
+    def met(self) -> bool:
+        (k, n), (a, c) = self.in_scope(), self.false_alarms()
+        return bool(n and c) and k / n >= IN_SCOPE_TARGET and a / c <= FALSE_ALARM_TARGET
 
 
-def report(name: str, m: dict) -> bool:
-    print(f"  {name:<18} catch {rate(m['caught'], m['leaking'])}   false alarms {rate(len(m['alarms']), m['clean'])}")
-    for kind in sorted(m["total"]):
-        print(f"  {'':<20}{kind:<16} {rate(m['by_kind'][kind], m['total'][kind])}")
-    return m["caught"] / m["leaking"] >= CATCH_TARGET and len(m["alarms"]) / m["clean"] <= FALSE_ALARM_TARGET
+def measure(items: list[Suggestion], flagged) -> Tally:
+    """The tally of ``flagged(suggestion) -> bool`` over ``items``."""
+    tally = Tally()
+    for s in items:
+        tally.add(s, flagged(s))
+    return tally
+
+
+def subset(flags: dict[int, bool], items: list[Suggestion], keep) -> Tally:
+    """The tally of already computed flags (by position in ``items``) over the items ``keep`` accepts."""
+    return measure([s for s in items if keep(s)], lambda s: flags[id(s)])
+
+
+def report_layer(name: str, t: Tally) -> None:
+    print(f"  {name:<17} catch {rate(*t.catch())}  in scope {rate(*t.in_scope())}  false alarms {rate(*t.false_alarms())}")
+
+
+def report_kinds(rules: Tally, both: Tally) -> None:
+    """Per kind, the rules alone and with the semantic layer: who answers for which kind."""
+    print(f"  {'per kind':<17} {'rules':<39}{'rules + semantic'}")
+    for kind in sorted(both.total):
+        who = "judge's check" if kind in JUDGE_ONLY_KINDS else "rules"
+        print(f"    {kind:<15} {rate(rules.caught[kind], rules.total[kind])}  {rate(both.caught[kind], both.total[kind])}  ({who})")
+
+
+def report_domains(items: list[Suggestion], flags: dict[int, bool]) -> None:
+    """Per domain, with the semantic layer: in-scope catch, described catch, false alarms."""
+    print(f"  {'per domain':<17} {'in scope':<34}{'described (judge only)':<34}false alarms")
+    for domain in sorted({s.domain for s in items}):
+        t = subset(flags, items, lambda s, d=domain: s.domain == d)
+        print(f"    {domain:<15} {rate(*t.in_scope())} {rate(*t.judge_only())} {rate(*t.false_alarms())}")
 
 
 def load_average() -> str:
@@ -146,13 +216,49 @@ def calibrate(corpus, embedder) -> None:
               + "  ".join(f"p{int(q * 100)} {v:.3f}" for q, v in zip(qs_, np.quantile(values, qs_), strict=True)))
 
 
+def measure_group(name: str, corpus, embedder, show_misses: bool) -> bool:
+    """Print one group's figures; whether it meets the target (True when it has none)."""
+    items = corpus.half(name)
+    leaking = [s for s in items if s.leaks]
+    print(f"\n{name}: {len(leaking)} leaking ({sum(s.in_scope for s in leaking)} in scope), "
+          f"{len(items) - len(leaking)} clean; batches {', '.join(corpus.split[name])}")
+    if name in NOTES:
+        print(f"  ({NOTES[name]})")
+    rule_flags = {id(s): bool(find_leaks(s.text, corpus.batches[s.batch])) for s in items}
+    flags = {id(s): bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder)) for s in items}
+    rules, both = subset(rule_flags, items, lambda s: True), subset(flags, items, lambda s: True)
+    report_layer("rules", rules)
+    report_layer("rules + semantic", both)
+    new = subset(flags, items, lambda s: s.new_domain)
+    if new.clean:
+        report_layer("  new domains", new)
+    report_kinds(rules, both)
+    report_domains(items, flags)
+    if show_misses and name not in SEALED:
+        for s in both.misses:
+            print(f"    slips ({s.kind}, {s.domain}): {s.text}")
+        for s in both.alarms:
+            print(f"    false alarm ({s.domain}): {s.text}")
+    if name not in TARGET_GROUPS:
+        return True
+    met = both.met()
+    print(f"  target ({name}, rules + semantic): in-scope catch >= {IN_SCOPE_TARGET:.0%}, false alarms <= "
+          f"{FALSE_ALARM_TARGET:.0%}: {'met' if met else 'NOT met'}")
+    return met
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", default=",".join(GROUPS), help=f"comma-separated groups to measure (default: {','.join(GROUPS)})")
     parser.add_argument("--judge", metavar="MODEL", help="also measure the judge's leak check with this model")
     parser.add_argument("--judge-sample", type=int, default=24, help="suggestions per half for the judge (0: all)")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic scores' development percentiles")
-    parser.add_argument("--show-misses", action="store_true", help="list the held-out leaks that slip and the false alarms")
+    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never fresh3's)")
     args = parser.parse_args()
+    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    unknown = sorted(set(groups) - set(GROUPS))
+    if unknown:
+        parser.error(f"unknown group(s) {', '.join(unknown)}; the groups are {', '.join(GROUPS)}")
 
     corpus = load_corpus()
     print(f"Leak corpus: {len(corpus.batches)} batches, {len(corpus.questions())} questions; split seed {corpus.split['seed']}")
@@ -164,35 +270,16 @@ def main() -> int:
 
     t0 = time.perf_counter()
     embedder = EmbeddingQueue(shared_embedder())
-    texts = [t for s in corpus.suggestions for t in guard_texts(s.text, corpus.batches[s.batch])]
+    measured = [s for s in corpus.suggestions if s.half in groups]
+    texts = [t for s in measured for t in guard_texts(s.text, corpus.batches[s.batch])]
     # One pass, so each check below reads the cache (of the fp32 queue the guard decides with).
     decision_embedder(embedder).encode(list(dict.fromkeys(texts)))
     print(f"MiniLM loaded and {len(set(texts))} texts embedded in {time.perf_counter() - t0:.1f} s")
 
     ok = True
-    for half in GROUPS:
-        items = corpus.half(half)
-        if not items:
-            continue
-        if half == FRESH:
-            print("\n(fresh: written after the held-out half's first measurement, to measure the changes made after it)")
-        if half == FRESH2:
-            print("\n(fresh2: written before any change of the next session, to measure that session's guard untouched)")
-        print(f"\n{half}: {sum(s.leaks for s in items)} leaking, {sum(not s.leaks for s in items)} clean, "
-              f"batches {', '.join(corpus.split[half])}")
-        rules = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch])))
-        both = measure(items, lambda s: bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder)))
-        report("rules", rules)
-        met = report("rules + semantic", both)
-        if half in ("held_out", FRESH, FRESH2):
-            ok = ok and met
-            print(f"  target ({half}, rules + semantic): catch >= {CATCH_TARGET:.0%}, false alarms <= "
-                  f"{FALSE_ALARM_TARGET:.0%}: {'met' if met else 'NOT met'}")
-        if half in ("held_out", FRESH, FRESH2) and args.show_misses:
-            for s in both["misses"]:
-                print(f"    slips ({s.kind}): {s.text}")
-            for s in both["alarms"]:
-                print(f"    false alarm: {s.text}")
+    for name in groups:
+        if corpus.half(name):
+            ok = measure_group(name, corpus, embedder, args.show_misses) and ok
     if args.calibrate:
         print()
         calibrate(corpus, embedder)
@@ -205,7 +292,8 @@ def main() -> int:
             judged = [s for s in items if s.text in flags]
             m = measure(judged, lambda s, flags=flags: flags[s.text])
             print(f"  {half}: {len(items)} sampled, {failed} leak checks failed (left out), {time.perf_counter() - t0:.0f} s")
-            report("judge", m)
+            report_layer("judge", m)
+            report_kinds(m, m)
     print("\n" + load_average() + " at end")
     return 0 if ok else 1
 

@@ -28,6 +28,7 @@ Used by tests/test_leakage.py and bench/leak_guard.py.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -44,6 +45,14 @@ FRESH2 = "fresh2"
 # Written for issue 33 (seven subjects other than medicine) before any change to the guard in it.
 FRESH3 = "fresh3"
 GROUPS = (*HALVES, FRESH, FRESH2, FRESH3)
+# The kinds only the judge's check can see: an answer described without being named (a synonym,
+# a famous property of it). The rules and the semantic layer catch some, but no installable
+# model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
+# scope of the rules and the semantic layer. ``listed`` (the answer named among a few
+# candidates) is in scope: the answer's own text is there to be read.
+JUDGE_ONLY_KINDS = frozenset({"described"})
+# Issue 33's batches: seven subjects the rules were not written on (d01-d14, and fresh3's h01-h07).
+NEW_DOMAIN_BATCH = re.compile(r"^[dh]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,16 @@ class Suggestion:
     @property
     def leaks(self) -> bool:
         return self.kind is not None
+
+    @property
+    def in_scope(self) -> bool:
+        """A leak the rules and the semantic layer are answerable for (see JUDGE_ONLY_KINDS)."""
+        return self.kind is not None and self.kind not in JUDGE_ONLY_KINDS
+
+    @property
+    def new_domain(self) -> bool:
+        """Written for issue 33, in a subject the rules were not written on."""
+        return NEW_DOMAIN_BATCH.match(self.batch) is not None
 
 
 @dataclass(frozen=True)
