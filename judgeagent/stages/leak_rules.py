@@ -128,7 +128,7 @@ _NEGATIVE = re.compile(
     r"only\s+(?:treats?|helps?|packages?|relieves?)|rarely|belongs?\s+to\s+(?:the\s+)?(?:first|other|wrong)|"
     r"lack|lacks|fall\s+short|falls\s+short|short\s+of|nothing\s+to\s+do|no\s+place|no\s+role|no\s+activity|"
     r"wrong\s+(?:direction|century|region|one)|(?:is|are|was|were|they're|it's)\s+out\b|out\s+of\s+the\s+question|"
-    r"off\s+the\s+table|can\s+be\s+ignored|is\s+from\s+\d+)"
+    r"off\s+the\s+table|can\s+be\s+ignored|is\s+from\s+\d+)\b"
 )
 # Positive: the option is right, fitting, the one to pick, first.
 _POSITIVE = re.compile(
@@ -144,7 +144,8 @@ _POSITIVE = re.compile(
 )
 # Comparative and conditional: one option set against another, or allowed only under a condition.
 _COMPARATIVE = re.compile(
-    r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before|beats?|versus|vs\.?|unlike|"
+    r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before(?!\s+" + "(?:you|we|they|it|answering|choosing|"
+    r"committing|deciding|settling|looking|moving|reading|writing|comparing|picking)\b)|beats?|versus|vs\.?|unlike|"
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
@@ -155,11 +156,16 @@ _STUDY = re.compile(
     r"(?:consider|think\s+(?:about|of))\s+(?:which|what|how|why|whether|when|where|who|(?:the\s+)?(?:role|roles|difference|differences|"
     r"link|links|history|mechanism|mechanisms|evidence|timing|structure|definition|function|balance|risk|risks|order|"
     r"sequence|pattern|age|context|incubation|prodrome)\b)|ask\s+(?:yourself\s+)?(?:which|what|how|why|whether)|"
-    r"remember\s+(?:which|what|how|why|whether|when))\b"
+    r"remember\s+(?:which|what|how|why|whether|when)|"
+    # a warning against confusing two ideas: "Be careful not to confuse the heap with ..."
+    r"(?:be\s+careful\s+)?(?:not\s+to|to\s+avoid|do\s+not|don't|never|avoid)\s+(?:confus\w*|mix\w*\s+up|conflat\w*))\b"
 )
 # A negation that is part of a teaching phrase, not a verdict on an option.
+# "before you compare them" says when, not which option comes first; a warning against
+# confusing two ideas ("be careful not to confuse the heap with the heap") judges neither.
 _NEUTRAL_NEGATION = re.compile(
-    r"(?i)\b(?:do\s+not|don't|never)\s+(?:confuse|mix\s+up|mistake)\b|\bcan\s+and\s+cannot\b|\bwhat\s+\w+\s+(?:can|cannot|can't)\b"
+    r"(?i)\b(?:do\s+not|don't|never|not\s+to|avoid|careful\s+not\s+to)\s+(?:confus\w*|mix(?:ing)?\s+up|mistak\w*|conflat\w*)\b"
+    r"|\bcan\s+and\s+cannot\b|\bwhat\s+\w+\s+(?:can|cannot|can't)\b"
 )
 _WH = re.compile(r"(?i)\b(?:which|what|how|why|whether|when|where|who)\b")
 _COORDINATION = re.compile(r"(?i)^\s*(?:,|and|or|nor|/|&)\s*$|^\s*,?\s*(?:and|or)\s+(?:the\s+)?$")
@@ -194,10 +200,89 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
-        leaks += _option_leaks(sentence, qrefs, orefs)
+        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)])
         leaks += _candidate_eliminations(sentence, questions)
         leaks += _answer_asserted(sentence, questions)
+        leaks += _writers_pick(sentence, questions)
+        leaks += _candidate_verdicts(sentence, questions)
     return leaks
+
+
+# The writer's own pick: "I'd go with the battle fought on the south coast", "I'd lean towards
+# the layer above ours", "If I had to choose, I'd ...", "My pick would be ...". Advice that
+# guides says what to weigh; it never says which answer its writer would give, whatever the
+# words that then describe it. Not a method ("I'd go with a careful unit check first").
+_PICK = re.compile(
+    r"\bI(?:['’]d|\s+would|\s+will|['’]ll)\s+(?:(?:probably|still|personally|definitely|certainly|rather|also|tend\s+to)\s+)?"
+    r"(?i:go\s+(?:with|for)|lean\s+(?:towards?|to)|choose|pick|opt\s+for|settle\s+on|back|bet\s+on|put\s+my\s+money\s+on|"
+    r"favou?r|plump\s+for|side\s+with|mark|circle|select|put\s+down|write\s+down)\b"
+    r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
+    r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
+)
+_METHOD_AFTER = re.compile(
+    r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:\w+\s+)?(?:approach|method|habit|strategy|routine|"
+    r"procedure|check|step|rule\s+of\s+thumb|reading|definition)\b)"
+)
+
+
+def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
+    m = _PICK.search(sentence)
+    if m is None or _METHOD_AFTER.match(sentence[m.end() :]) or not any(q.options or identifying(q.answer) for q in questions):
+        return []
+    return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
+
+
+def _asked_in(sentence: str, questions: list[Question]) -> str | None:
+    """The one question whose asked-for noun ("battle", "layer") the sentence uses, if one."""
+    words = {stem(w) for w in re.findall(r"[a-z]+", fold(sentence))}
+    hit = [q.id for q in questions if {stem(n) for n in _asked_for(q.question)} & words]
+    return hit[0] if len(hit) == 1 else None
+
+
+# A verdict on a candidate as the answer, whatever names it (a phrase answer's rival, a value, a
+# name the rules cannot read as an option): "so it isn't the answer", "is the wrong word here",
+# "he can't be the one who ...", "set him aside", "don't put him down", "so that one is out",
+# "that value can go", "reject it", "don't be tempted by it", "that is the one to keep".
+# Said of "any figure" or under a condition ("if a value has the wrong units, reject it") it is
+# a method, not a verdict.
+_RULED_OUT = re.compile(
+    r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
+    r"|\b(?:set|put|leave|cross|strike)\s+(?:him|her|it|them|that|this)(?:\s+one)?\s+(?:aside|out|off)\b"
+    r"|\b(?:don['’]t|do\s+not)\s+(?:put|write|pick|choose|go\s+with|be\s+tempted\s+by)\s+(?:him|her|it|them|that|this)\b"
+    r"|\b(?:so|then|and)\s+(?:that|this|it|he|she)\s+(?:one\s+|value\s+|option\s+|figure\s+|number\s+)?(?:is|['’]s)\s+out\b"
+    r"|\b(?:that|this)\s+(?:one|value|option|figure|number|answer|choice)\s+(?:can|should|must)\s+go\b"
+    r"|\b(?:reject|discard|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
+    r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
+)
+_KEPT = re.compile(
+    r"(?i)\b(?:is|as)\s+the\s+one\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+)
+_GENERAL = re.compile(
+    r"(?i)\b(?:if|unless|when|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
+)
+
+
+def _wrong_kind(sentence: str, questions: list[Question]) -> bool:
+    """"Golf is the wrong sport here": a candidate called the wrong one of what a question asks for."""
+    nouns = {n for q in questions for n in _asked_for(q.question)}
+    if not nouns:
+        return False
+    alt = "|".join(sorted(map(re.escape, nouns)))
+    return re.search(r"(?i)\b(?:is|was|['’]s)\s+(?:the\s+|a\s+)?wrong\s+(?:" + alt + r")s?\b", sentence) is not None
+
+
+def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
+    if _GENERAL.search(sentence) or not any(q.options or identifying(q.answer) for q in questions):
+        return []
+    if _RULED_OUT.search(sentence) or _wrong_kind(sentence, questions):
+        return [_finding(_asked_in(sentence, questions), "elimination", sentence)]
+    if _KEPT.search(sentence):
+        return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
+    return []
 
 
 # "Not Moltke", "It is not the proton", "it is not the answer": a candidate answer to a
@@ -305,8 +390,20 @@ def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
     return [_finding(hit[0].id if len(hit) == 1 else None, "pointer", sentence)]
 
 
+# The full stop of an initial or an abbreviation ("E. M. Forster", "C. S. Lewis", "E. coli"),
+# which ends no sentence: held as a one-dot leader while the text is split. A capital with a
+# full stop before another sentence ("... which is B. Then ...") is not one of these.
+# A decimal point ("0.001 mol/L") ends no sentence either.
+_INITIAL_STOP = re.compile(
+    r"(?<![\w'’])([A-Z])\.(?=\s*[A-Z]\.|\s+[a-z])|(?<=(?<![\w'’])[A-Z]\.\s)([A-Z])\.(?=\s+[A-Z])|(?<=\d)()\.(?=\d)"
+)
+_HELD_STOP = "\u2024"
+
+
 def sentences(text: str) -> list[str]:
-    return [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
+    """The sentences of ``text`` (split at . ! ? ; and line ends, never after an initial)."""
+    held = _INITIAL_STOP.sub(lambda m: (m.group(1) or m.group(2) or "") + _HELD_STOP, text)
+    return [m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip()]
 
 
 def question_refs(sentence: str, questions: list[Question]) -> list[QuestionRef]:
@@ -358,9 +455,163 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             refs.append(OptionRef(letter, None, m.start(), m.end(), "letter"))
         elif _reads_as_letter(sentence, m.start(), m.end()):
             refs.append(OptionRef(letter, None, m.start(), m.end(), "bare letter"))
-    for m in _ORDINAL_OPTION.finditer(sentence):
-        refs += _ordinal_refs(m, questions)
+    if not _FIRST_TO_LAST.search(sentence):
+        for m in _ORDINAL_OPTION.finditer(sentence):
+            refs += _ordinal_refs(m, questions)
+    refs += _list_positions(sentence, questions)
+    if not _FIRST_TO_LAST.search(sentence):
+        refs += _list_places(sentence, questions)
     refs += _text_refs(sentence, questions)
+    refs += _number_refs(sentence, questions)
+    return refs
+
+
+# --- positions in the question's list, without the word "option" ----------------------------------
+# "The fourth battle listed", "the second value in the list", "the last entry in the options",
+# "The last of the four boundary types", "Of the five elements listed, the last one", "Among the
+# five cities, the second one": an ordinal counted along the options as the question lists them.
+_ORD = (
+    r"(?P<o>first|second|third|fourth|fifth|sixth|last|final|penultimate|top|bottom|1st|2nd|3rd|4th|5th|6th|"
+    r"(?:second|next)[-\s](?:to|from)[-\s](?:the\s+)?(?:last|end|bottom))"
+)
+_LISTED = (
+    r"(?:listed|offered|given|shown|provided|presented|on\s+offer|"
+    r"(?:in|on|from)\s+(?:the|your|that|this)\s+(?:list|options|choices|alternatives|answer\s+list)|"
+    r"(?:among|of)\s+the\s+(?:options|choices|alternatives))"
+)
+_COUNT = r"(?P<n>two|three|four|five|six|[2-9])"
+_NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
+_LIST_POSITION = [
+    re.compile(r"(?i)\bthe\s+" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
+    re.compile(
+        r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\s+)?(?P<listed>(?:listed|offered|given)\s+)?"
+        r"(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
+    ),
+    re.compile(
+        r"(?i)\b(?:of|among|from)\s+(?:the|these|those)\s+(?:" + _COUNT + r"\s+)?(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)??"
+        r"\s*(?P<listed>" + _LISTED + r")?\s*,?\s+(?:it\s+is\s+|it's\s+|that's\s+)?the\s+" + _ORD + r"\b"
+    ),
+]
+# "Work from the first to the last": every option in turn, none singled out.
+# "listed third", "third on the list", "second from the bottom", "at the bottom of the list",
+# "number four on the list": the same places, worded from the list's side.
+_LIST_PLACE = [
+    re.compile(r"(?i)\b(?:listed|offered|given|named|placed|appearing)\s+" + _ORD + r"\b"),
+    re.compile(r"(?i)\b" + _ORD + r"\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
+    re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
+    re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
+    re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
+]
+_PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
+                "four": "fourth", "five": "fifth", "six": "sixth"}
+
+
+def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options named by a place worded from the list's side ("listed third", "second from the bottom")."""
+    refs = []
+    for pattern in _LIST_PLACE:
+        for m in pattern.finditer(sentence):
+            o = m.group("o").lower()
+            o = _PLACE_WORDS.get(o, o)
+            if o.isdigit():
+                o = f"{o}th"
+            end = (m.groupdict().get("end") or "").lower()
+            if end in ("bottom", "end"):
+                o = "second to last" if o.startswith(("second", "2")) else "third to last"
+            refs += _positions(o, None, m.start(), m.end(), questions)
+    return refs
+
+
+_FIRST_TO_LAST = re.compile(
+    r"(?i)\b(?:from|between|with)\s+the\s+(?:first|top)\b.{0,60}?\b(?:to|and|through)\s+the\s+(?:last|final|bottom)\b"
+)
+# Nouns of the batch's questions themselves ("the last of the three items"): not the options.
+_QUESTION_NOUNS = frozenset("question questions item items case cases problem problems stem stems vignette vignettes".split())
+
+
+def _list_positions(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options named by their place in the question's list, with or without the word "option"."""
+    if _FIRST_TO_LAST.search(sentence):
+        return []
+    refs = []
+    for pattern in _LIST_POSITION:
+        for m in pattern.finditer(sentence):
+            noun = (m.group("noun") or "").split()
+            listed = bool(m.group("listed"))
+            count = m.groupdict().get("n")
+            if not listed and (count is None or any(w.lower() in _QUESTION_NOUNS for w in noun)):
+                continue  # "the last of the three items": the batch's questions, not an option
+            if _questions_own_phrase(m.group("o"), noun, questions):
+                continue
+            refs += _positions(m.group("o"), count, m.start(), m.end(), questions)
+    return refs
+
+
+def _questions_own_phrase(ordinal: str, noun: list[str], questions: list[Question]) -> bool:
+    """Whether "first ionisation ..." is the wording of a question ("the highest first
+    ionisation energy"), not a place in a list."""
+    if not noun:
+        return False
+    phrase = f"{ordinal} {noun[0]}".lower()
+    return any(phrase in " ".join(q.question.lower().split()) for q in questions)
+
+
+def _positions(ordinal: str, count: str | None, start: int, end: int, questions: list[Question]) -> list[OptionRef]:
+    """The option letters at ``ordinal`` in each question with options (with ``count`` of them, if given)."""
+    o = re.sub(r"[-\s]+", " ", ordinal.lower())
+    n = _NUMBER_WORDS.get(count.lower(), 0) if count and not count.isdigit() else int(count or 0)
+    refs = []
+    for q in questions:
+        letters = list(q.options or {})
+        if not letters or (n and len(letters) != n and any(len(x.options or {}) == n for x in questions)):
+            continue
+        if o in _LAST:
+            index = len(letters) - 1
+        elif o.startswith(("second", "next", "penultimate")) and ("last" in o or "end" in o or "bottom" in o or o == "penultimate"):
+            index = len(letters) - 2
+        elif o == "third to last":
+            index = len(letters) - 3
+        else:
+            index = _ORDINALS.get(o, int(o[0]) if o[0].isdigit() else 0) - 1
+        if 0 <= index < len(letters):
+            refs.append(OptionRef(letters[index], None, start, end, "ordinal"))
+    return refs
+
+
+# --- options that are numbers --------------------------------------------------------------------
+# "1", "3", "7", "11" (a pH), "32" ... "256" (bits), "4 m/s²": too short for the text match, so
+# an option that is a number (with or without a unit) is named by that number written in digits.
+_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>[-+−]?\d+(?:[.,]\d+)?)\s*(?P<unit>[^\d\s].{0,12})?$")
+_NUMBER = re.compile(r"(?<![\w.,/^⁻−-])(?P<n>\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+# A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
+_COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
+
+
+def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
+    """Letter → (the number, whether its option has a % sign) for the options that are numbers."""
+    out = {}
+    for letter, text in (q.options or {}).items():
+        m = _NUMERIC_OPTION.match(text)
+        if m:
+            out[letter] = (m.group("n").replace(",", ".").replace("−", "-").lstrip("+"), "%" in (m.group("unit") or ""))
+    return out
+
+
+def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options that are numbers, named by their number in digits: not a count of steps or items,
+    not a percentage when the option is none (a stem's "falls by 20%" beside an option "20")."""
+    refs = []
+    for q in questions:
+        numbers = _numeric_options(q)
+        if len(numbers) < 2:  # numbers are values only where the options are values
+            continue
+        for m in _NUMBER.finditer(sentence):
+            if _COUNTING.search(sentence[: m.start()]) or re.match(r"\s*[).:](?!\d)", sentence[m.end() :]) and m.start() < 4:
+                continue
+            percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
+            for letter, (number, has_percent) in numbers.items():
+                if float(m.group("n")) == float(number) and percent <= has_percent:
+                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
     return refs
 
 
@@ -371,6 +622,8 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
         return False
     if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
         return False
+    if _names_something_else(sentence, start, end):
+        return False
     nxt = _NEXT_WORD.match(sentence[end:])
     if nxt is None:
         return True
@@ -378,6 +631,26 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
     if word[0].isupper() and len(word) == 1:  # "B and A", "A, B"
         return True
     return word[0].islower() and re.fullmatch(_GOES_ON, word) is not None
+
+
+# A capital that is a unit ("25 °C", "a current of 2 A"), a symbol in a formula ("E = hf"), an
+# initial ("E. M. Forster", "C. S. Lewis") or an abbreviation ("E. coli"), or part of a proper
+# name ("Company B", "Appendix C"), names no option.
+_UNIT_BEFORE = re.compile(r"(?:\d\s*|°\s*)$")
+_FORMULA = re.compile(r"^\s*[=<>+*/^×·≈]|[=<>+*/^×·≈]\s*$")
+_INITIAL_AFTER = re.compile(r"^\.\s*(?:[A-Z]\.|[a-z])")
+_INITIAL_BEFORE = re.compile(r"(?<![\w'’])[A-Z]\.\s*$")
+_NAME_BEFORE = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+\s+$")
+
+
+def _names_something_else(sentence: str, start: int, end: int) -> bool:
+    """Whether the lone capital at ``start`` is a unit, a symbol, an initial or part of a name."""
+    before, after = sentence[:start], sentence[end:]
+    if _UNIT_BEFORE.search(before) or _FORMULA.search(before) or _FORMULA.search(after):
+        return True
+    if _INITIAL_AFTER.match(after) or _INITIAL_BEFORE.search(before):
+        return True
+    return _NAME_BEFORE.search(before) is not None
 
 
 def _ordinal_refs(m: re.Match, questions: list[Question]) -> list[OptionRef]:
@@ -464,10 +737,28 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not identifying(q.options[form.letter]):
                 continue
             spans, whole = _mention_spans(form, words, stems)
+            if not whole:
+                spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
                 lo, hi = spans[0]
                 refs.append(OptionRef(form.letter, q.id, lo, hi, "text", whole))
     return refs
+
+
+def _common_use(sentence: str, span: tuple[int, int], option: str, questions: list[Question], own: Question) -> bool:
+    """Whether one word of an option, met alone, is the sentence's own ordinary word rather than
+    a mention of the option: a word another question of the batch is about ("market" when a
+    question asks about a market, beside an option "Open market operations"), or a title's or
+    name's capitalised word written in lower case ("the sea" beside "The Old Man and the Sea")."""
+    word = fold(sentence)[span[0] : span[1]]
+    w = stem(word)
+    if any(w in tokens(q.question) for q in questions if q is not own):
+        return True
+    titled = {stem(t.casefold()) for t in re.findall(r"(?<=\s)[A-Z][a-z]+", option)}
+    if w not in titled:
+        return False
+    said = [m.group(0) for m in re.finditer(r"(?i)(?<![\w'’])" + re.escape(word) + r"\w*", sentence)]
+    return bool(said) and all(x[0].islower() for x in said)
 
 
 def _mention_spans(
@@ -526,13 +817,16 @@ def names_option(sentence: str, question: Question, letter: str) -> bool:
 def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool:
     """Whether ``sentence`` names the phrase answer ``phrase``: its normalised text, the text
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
-    that the question itself does not use)."""
+    that the question itself does not use), another form of such a word ("subliming" for
+    "sublimation"), its initials ("DNS" for "Domain Name System") or its letters spelt out
+    ("S-U-B-L-I-M-A-T-I-O-N")."""
+    sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
     whole = tokens(phrase)
     if not whole:
         return False
-    if contains(stems, whole):
+    if contains(stems, whole) or _initials_named(sentence, phrase, question_text):
         return True
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
@@ -541,9 +835,25 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
     return any(
-        s in distinctive or any(near_miss(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
+        s in distinctive
+        or any(near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
         for s in stems
     )
+
+
+# Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".
+_SPELLED = re.compile(r"(?<![\w-])(?:[A-Za-z][-.]){2,}[A-Za-z](?![\w-])")
+
+
+def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
+    """Whether the sentence writes a phrase answer of three words or more by its initials, in
+    capitals ("DNS" for "Domain Name System"), when the question does not itself use them."""
+    words = [w for w in re.findall(r"[A-Za-z]+", phrase) if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
+    if len(words) < 3:
+        return False
+    initials = "".join(w[0] for w in words).upper()
+    said = re.search(r"(?<![\w-])" + initials + r"s?(?![\w-])", sentence) is not None
+    return said and re.search(r"(?<![\w-])" + initials + r"(?![\w-])", question_text) is None
 
 
 def _judgement(sentence: str, refs: list[OptionRef]) -> str | None:
@@ -568,6 +878,27 @@ def in_list(sentence: str, refs: list[OptionRef]) -> bool:
     return sentence.count(",") >= 1 and re.search(r"(?i),\s+(?:and|or)\b|\b(?:and|or)\b", sentence) is not None
 
 
+# What may stand between two options of one list: "lithium, oxygen and neon", "the joule, the
+# watt or the newton", "32, 48, 64, 128 and 256".
+_LIST_GAP = re.compile(r"(?i)^\s*(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?$")
+
+
+def _named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], questions: list[Question]) -> bool:
+    """Whether ``ref`` is one of a list that names every option of its question side by side
+    ("Go through lithium, oxygen, nitrogen, fluorine and neon one at a time"): such a list singles
+    none out, whatever the sentence then asks of each. Another mention of one of them elsewhere
+    in the sentence ("..., and neon beats them all") breaks the evenness."""
+    q = next((q for q in questions if q.id == ref.question_id), None)
+    if q is None or not q.options or ref.how != "text":
+        return False
+    spans = {(r.start, r.end): r for r in refs if r.question_id == q.id}  # a number is named by text and by value
+    own = sorted(spans.values(), key=lambda r: r.start)
+    if {r.letter for r in own} != set(q.options) or len(own) != len(q.options):
+        return False
+    text = fold(sentence)
+    return all(_LIST_GAP.match(text[a.end : b.start]) for a, b in zip(own, own[1:], strict=False))
+
+
 def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef]) -> list[dict]:
     """Options named with a judgement, a position or letter, or singled out by an assertion."""
     if not orefs:
@@ -586,10 +917,13 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         texts = [r for r in refs if r.how == "text"]
         if positional:
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare and (judged or qrefs):
+        elif bare:  # a letter stated anywhere: honest advice has no reason to name one
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
         elif texts:
-            strong = judged and not (study and _only_weak(sentence))
+            # One word of a longer option ("light" of "Visible light") is judged only by the words
+            # around it: in a long sentence a judgement elsewhere is about something else.
+            near = judged if any(r.whole for r in texts) else _judgement(_around(sentence, texts), texts)
+            strong = near and not (study and _only_weak(sentence))
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
@@ -598,6 +932,18 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
             elif single and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
     return leaks
+
+
+_NEAR_WORDS = 6
+
+
+def _around(sentence: str, refs: list[OptionRef]) -> str:
+    """The words of ``sentence`` within a few of the mentions ``refs`` (folded offsets)."""
+    text = fold(sentence)
+    lo, hi = min(r.start for r in refs), max(r.end for r in refs)
+    before = re.findall(r"\S+", text[:lo])[-_NEAR_WORDS:]
+    after = re.findall(r"\S+", text[hi:])[:_NEAR_WORDS]
+    return " ".join([*before, text[lo:hi], *after])
 
 
 # In a study instruction ("Recall what a negative D-dimer can and cannot exclude") these
@@ -622,7 +968,7 @@ _VERDICT = (
     r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
     r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
     r"fixing|revising|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
-    r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit)"
+    r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
@@ -635,13 +981,63 @@ _HEDGE = re.compile(
 _DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
 _MISSED = re.compile(
     r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
-    r"\b(?:question|case|vignette|item|q\.?\s*\d|one)\b"
+    r"\b(?:question|case|vignette|item|q\.?\s*\d|ones?)\b"
 )
 _KEEP_CHANGE = re.compile(
     r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
     r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
+    r"|\bleave\s+(?:(?:them|it|those|these)\s+)?as\s+(?:they|it)\s+(?:are|is|stands?)\b"
 )
-_ONLY_RIGHT = re.compile(r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b")
+_ONLY_RIGHT = re.compile(
+    r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b"
+    r"|\bthe\s+other\s+(?:two|one|three|answers?)\b|\bthe\s+rest\s+of\s+your\b"
+)
+# Correctness told by a quantifier over the answers, whatever the words: "Everything here is fine
+# except the ridge question", "all but one hold up", "two of three stand", "the exception is the
+# one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
+_GOOD_OR_BAD = (
+    r"(?:correct|right|fine|sound|solid|good|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|"
+    r"checks?\s+out|check\s+out|holds?(?:\s+up)?|hold\s+up|stands?(?:\s+up)?|works?|in\s+order)"
+)
+_IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
+_QUANTIFIED = [
+    re.compile(
+        r"(?i)\b(?:everything|all|each|both|most|the\s+rest|the\s+others|every\s+\w+)\b[^.;:]{0,60}?" + _IMPRESSION
+        + r"\b" + _GOOD_OR_BAD + r"\b[^.;:]{0,50}?\b(?:except|apart\s+from|save\s+for|other\s+than|bar|but\s+(?:for\s+|not\s+)?(?:the|your|one))\b"
+    ),
+    re.compile(r"(?i)\ball\s+(?:but|except)\s+(?:one|two)\b[^.;]{0,60}?\b" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:one|two|three|four|\d)\s+(?:out\s+)?of\s+(?:your\s+|the\s+|these\s+)?(?:one|two|three|four|\d)\b"
+        r"[^.;]{0,30}?" + _IMPRESSION + r"\b" + _GOOD_OR_BAD + r"\b"
+    ),
+    re.compile(
+        r"(?i)\b(?:with|but\s+for|bar)\s+(?:one|a\s+single|only\s+one)\s+exception\b|"
+        r"\bthe\s+(?:one\s+|only\s+)?exception\s+(?:is|was)\s+(?:the\s+one\b|your\b|question\b|"
+        r"the\s+[\w\s-]{0,30}?\b(?:question|item|one|answer|calculation|problem|case)\b)"
+    ),
+    re.compile(
+        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect)\b"
+        r"|\b(?:one|two|three|all|both|none)\s+(?:wrong|incorrect)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:right|correct)\b"
+    ),
+    re.compile(r"(?i)\byour\s+only\s+(?:mistake|error|slip|miss|misstep|wrong\s+answer|problem)\b"),
+    re.compile(
+        r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
+        r"you\s+(?:got|missed|had)|needs?)\b"
+    ),
+    re.compile(
+        r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
+        r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)\s+(?:is|was|isn['’]t|wasn['’]t)\b"
+        r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
+    ),
+]
+# Quantified statements that are themselves a check to make ("make sure all of them hold up").
+_INSTRUCTION = re.compile(r"(?i)\b(?:make\s+sure|ensure|check|verify|confirm|whether|if|unless|so\s+that|until)\b")
+
+
+def _quantified_disclosure(sentence: str) -> bool:
+    """Whether the sentence tells how many or which of the target's answers were right, by a
+    quantifier ("all but one", "everything ... except", "two of three hold up") rather than by naming one."""
+    return any(p.search(sentence) for p in _QUANTIFIED) and not _INSTRUCTION.search(sentence)
 
 
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
@@ -649,7 +1045,7 @@ def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
     qid = next((r.question_id for r in qrefs if r.question_id), None)
     for pattern in (_DISCLOSURE, _MISSED):
         for m in pattern.finditer(sentence):
-            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "got", "had", "chose", "picked"):
+            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked"):
                 if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
                     continue
             if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
@@ -657,6 +1053,8 @@ def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
             if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence) or re.match(r"(?i)^\s*you", sentence)):
                 continue
             return [_finding(qid, "disclosure", sentence)]
+    if _quantified_disclosure(sentence):
+        return [_finding(qid, "disclosure", sentence)]
     if _KEEP_CHANGE.search(sentence) and (qrefs or "other" in sentence.lower()):
         return [_finding(qid, "disclosure", sentence)]
     for ref in qrefs:
