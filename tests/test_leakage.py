@@ -21,6 +21,7 @@ from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks
 from judgeagent.stages.leak_semantic import scores as semantic_scores
 from judgeagent.stages.leakage import (
     ANSWER_RULES,
+    GUARD_VERSION,
     LeakCheck,
     find_leaks,
     guard_suggestions,
@@ -200,7 +201,7 @@ def test_clean_suggestions_pass_without_a_judge_call():
         "judge_before": [],
         "judge_after": [],
         "check_failed": False,
-        "guard_version": 4,
+        "guard_version": GUARD_VERSION,
     }
 
 

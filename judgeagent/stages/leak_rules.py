@@ -215,18 +215,30 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
 _PICK = re.compile(
     r"\bI(?:['’]d|\s+would|\s+will|['’]ll)\s+(?:(?:probably|still|personally|definitely|certainly|rather|also|tend\s+to)\s+)?"
     r"(?i:go\s+(?:with|for)|lean\s+(?:towards?|to)|choose|pick|opt\s+for|settle\s+on|back|bet\s+on|put\s+my\s+money\s+on|"
-    r"favou?r|plump\s+for|side\s+with|mark|circle|select|put\s+down|write\s+down)\b"
+    r"favou?r|plump\s+for|side\s+with|mark|circle|select|put\s+down|write\s+down|prefer|guess|wager|"
+    r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
+    r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
     r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
 )
 _METHOD_AFTER = re.compile(
-    r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:\w+\s+)?(?:approach|method|habit|strategy|routine|"
-    r"procedure|check|step|rule\s+of\s+thumb|reading|definition)\b)"
+    r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:[\w-]+\s+){0,2}(?:approach|method|habit|strategy|routine|"
+    r"procedure|check|step|rule\s+of\s+thumb|reading|definition|sketch|diagram|timeline|list|calculation|estimate)\b)"
+)
+
+
+# The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
+_BEST_BET = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
+    r"most\s+likely|obvious|natural|sensible)\s+(?:bet|choice|pick|candidate|option|guess|one)\s+(?:here\s+)?(?:is|would\s+be)\b"
 )
 
 
 def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
+    bet = _BEST_BET.search(sentence)
+    if bet and not _KIND_CONTRAST.search(sentence) and not _METHOD_AFTER.match(sentence[bet.end() :]):
+        return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     m = _PICK.search(sentence)
     if m is None or _METHOD_AFTER.match(sentence[m.end() :]) or not any(q.options or identifying(q.answer) for q in questions):
         return []
@@ -254,7 +266,10 @@ _RULED_OUT = re.compile(
     r"|\b(?:don['’]t|do\s+not)\s+(?:put|write|pick|choose|go\s+with|be\s+tempted\s+by)\s+(?:him|her|it|them|that|this)\b"
     r"|\b(?:so|then|and)\s+(?:that|this|it|he|she)\s+(?:one\s+|value\s+|option\s+|figure\s+|number\s+)?(?:is|['’]s)\s+out\b"
     r"|\b(?:that|this)\s+(?:one|value|option|figure|number|answer|choice)\s+(?:can|should|must)\s+go\b"
-    r"|\b(?:reject|discard|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
+    r"|\b(?:reject|discard|discount|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
+    r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
+    r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
+    r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
 )
 _KEPT = re.compile(
@@ -381,7 +396,20 @@ _THE_PERSON = re.compile(
 )
 
 
+# What kind of answer a question wants, set against another kind ("The answer is a landform, not
+# a process", "The question asks for a person, not a place", "one term rather than a
+# description"): the category of the answer, never which one it is.
+_KIND_CONTRAST = re.compile(
+    r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
+    r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
+    r"(?:single\s+|one-word\s+|short\s+|proper\s+|full\s+)?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"phrase|noun|process)s?\s*(?:[.,;:]|$)"
+)
+
+
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
+    if _KIND_CONTRAST.search(sentence):
+        return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
     if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
         hit = [q for q in questions if _asks_for_a_person(q.question)]
@@ -501,6 +529,10 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
+    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    re.compile(r"(?i)\bthe\s+" + _ORD + r"[-\s](?:listed|named|mentioned|given)\b"),
+    re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
+    re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
 ]
 _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
                 "four": "fourth", "five": "fifth", "six": "sixth"}
@@ -516,7 +548,9 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if o.isdigit():
                 o = f"{o}th"
             end = (m.groupdict().get("end") or "").lower()
-            if end in ("bottom", "end"):
+            if m.groupdict().get("end") == "" and o == "last":  # "last but one"
+                o = "second to last"
+            elif end in ("bottom", "end"):
                 o = "second to last" if o.startswith(("second", "2")) else "third to last"
             refs += _positions(o, None, m.start(), m.end(), questions)
     return refs
@@ -597,6 +631,23 @@ def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
     return out
 
 
+# "the value 20", "an option of 20", "20 is ...": a number put forward as a candidate answer.
+_AS_CANDIDATE_BEFORE = re.compile(r"(?i)\b(?:value|answer|option|choice|figure|result|reading|number)\s+(?:of\s+)?$")
+_AS_CANDIDATE_AFTER = re.compile(r"(?i)^\s*(?:[^\w\s]{1,3}\s*)?(?:is|was|would|could|can|must|comes|fits|matches|looks)\b")
+
+
+def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
+    """Whether a number is one of the data the batch's questions give ("falls by 20%" and "20 m/s
+    in 5 s"), used in a worked step rather than put forward as a candidate answer."""
+    n = float(m.group("n"))
+    in_stems = any(float(x) == n for q in questions for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", q.question))
+    if not in_stems:
+        return False
+    before, after = sentence[: m.start()], sentence[m.end() :]
+    in_a_list = re.search(r"(?i)(?:,|\band|\bor)\s*$", before) or re.match(r"(?i)\s*(?:,|and\b|or\b)", after)
+    return not (in_a_list or _AS_CANDIDATE_BEFORE.search(before) or _AS_CANDIDATE_AFTER.match(after))
+
+
 def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options that are numbers, named by their number in digits: not a count of steps or items,
     not a percentage when the option is none (a stem's "falls by 20%" beside an option "20")."""
@@ -609,6 +660,8 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if _COUNTING.search(sentence[: m.start()]) or re.match(r"\s*[).:](?!\d)", sentence[m.end() :]) and m.start() < 4:
                 continue
             percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
+            if _stem_number(m, sentence, questions):
+                continue
             for letter, (number, has_percent) in numbers.items():
                 if float(m.group("n")) == float(number) and percent <= has_percent:
                     refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
@@ -785,7 +838,7 @@ def _mention_spans(
             continue
         matched = [d for d in form.distinctive if s == d or near_miss(s, d) or same_word(s, d)]
         matched = matched or [
-            d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(s)
+            d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(w)
         ]
         if matched:
             spans.append((lo, hi))
@@ -856,9 +909,15 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     return said and re.search(r"(?<![\w-])" + initials + r"(?![\w-])", question_text) is None
 
 
+_IN_TURN = re.compile(r"(?i)\b(?:in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one|each\s+in\s+turn)\b")
+_ORDER_WORDS = re.compile(r"(?i)\b(?:first|last|then|next|start|starts)\b")
+
+
 def _judgement(sentence: str, refs: list[OptionRef]) -> str | None:
     """"negative", "positive" or None: the strongest judgement the sentence makes."""
     text = _NEUTRAL_NEGATION.sub(" ", sentence)
+    if _IN_TURN.search(text):  # "each in turn, lithium first and neon last": the order of work
+        text = _ORDER_WORDS.sub(" ", text)
     if _NEGATIVE.search(text):
         return "negative"
     if _COMPARATIVE.search(text) or _POSITIVE.search(text):
@@ -866,8 +925,19 @@ def _judgement(sentence: str, refs: list[OptionRef]) -> str | None:
     return None
 
 
+# A warning that two ideas are easily confused ("A heap is often confused with a stack", "It is
+# easy to mix up the 48-bit address with ..."): it names both to keep them apart, and judges neither.
+_CONFUSION_WARNING = re.compile(
+    r"(?i)\b(?:is|are|gets?|get)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+)?(?:confused|mixed\s+up|conflated)\s+with\b"
+    r"|\b(?:it\s+is|it['’]s)\s+(?:easy|common|tempting)\s+to\s+(?:confuse|mix\s+up|conflate)\b"
+    r"|\b(?:a\s+)?common\s+(?:slip|mistake|error|trap|confusion)\s+is\s+(?:to\s+)?(?:confus\w*|mix\w*\s+up|conflat\w*)\b"
+)
+
+
 def _study(sentence: str) -> bool:
-    return _STUDY.search(sentence) is not None
+    """A study instruction, or a warning against confusing two ideas: it asks the target to
+    work something out, and judges no option."""
+    return _STUDY.search(sentence) is not None or _CONFUSION_WARNING.search(sentence) is not None
 
 
 def in_list(sentence: str, refs: list[OptionRef]) -> bool:
@@ -967,7 +1037,7 @@ def _only_weak(sentence: str) -> bool:
 _VERDICT = (
     r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
     r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
-    r"fixing|revising|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
+    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
     r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
@@ -1020,6 +1090,19 @@ _QUANTIFIED = [
         r"|\b(?:one|two|three|all|both|none)\s+(?:wrong|incorrect)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:right|correct)\b"
     ),
     re.compile(r"(?i)\byour\s+only\s+(?:mistake|error|slip|miss|misstep|wrong\s+answer|problem)\b"),
+    re.compile(
+        r"(?i)\b(?:all|both|none|neither)\s+(?:of\s+)?(?:your\s+)?(?:three|two|answers|ones|of\s+them)\b[^.;]{0,20}?"
+        r"\b(?:are|were|is|was)\s+(?:right|correct|fine|wrong|incorrect|sound)\b"
+    ),
+    re.compile(r"(?i)\byou\s+(?:have|had|got|scored|earned)\s+(?:two|one|three|all|both|none)\s+(?:of|out\s+of)\b"),
+    re.compile(
+        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one)\s+is\s+the\s+one\s+to\s+"
+        r"(?:revisit|rethink|reconsider|fix|change|correct|look\s+at\s+again|redo|re-?examine)\b"
+    ),
+    re.compile(
+        r"\bI(?:['’]d|\s+would)\s+(?i:revisit|rethink|reconsider|re-?examine|double-check|look\s+again\s+at|change|redo)\s+"
+        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\bone)\b"
+    ),
     re.compile(
         r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
         r"you\s+(?:got|missed|had)|needs?)\b"

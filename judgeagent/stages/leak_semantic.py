@@ -44,6 +44,16 @@ is a tie, and rounding decided which side of it the sentence fell (issue 30's fa
 margin over the content-free maximum, 1e-3: 2 verdicts differed without it, none with it.
 The thresholds, recalibrated on fp32 scores, are unchanged: the development clean maxima
 are 0.574 with options and 0.059 for phrase answers (0.573 and 0.058 under bf16).
+
+Recalibrated for issue 33, on the development half only, which now holds seven subjects
+besides medicine (chemistry, history, geography, computing, economics, literature, physics):
+the clean maximum with options is still 0.574 (threshold 0.58), but for phrase answers it is
+0.220 ("Be careful with transliterated Russian names: spell the author's name in a standard
+English form ..." against a novelist), so the phrase threshold is 0.23. At 0.06 the layer had
+raised 19 of the held-out half's 33 false alarms (advice on a phrase question's topic, or
+warning against confusing its answer's period or unit with another's). The margin over the
+content-free maximum is kept; the nearest development clean score lies 0.0096 below 0.23,
+far beyond the 0.0025 that bf16 moves a score.
 """
 
 from __future__ import annotations
@@ -60,7 +70,7 @@ from judgeagent.stages.leak_rules import identifying, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
 THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.574 (fp32)
-THRESHOLD_PHRASE = 0.06  # development clean maximum 0.059 (fp32)
+THRESHOLD_PHRASE = 0.23  # development clean maximum 0.2204 (fp32; issue 33's subjects)
 # How far a sentence must score above the content-free maximum. A content-free sentence ties
 # with itself, and which side of a tie rounding falls on depends on the BLAS kernels (see
 # the module doc): a margin far above rounding, far below any difference that means something.
