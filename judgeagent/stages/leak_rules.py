@@ -534,6 +534,18 @@ _LIST_PLACE = [
     re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
 ]
+# In a sentence that speaks of the options or the list, "the fourth", "the second one", "the
+# very end" count along it ("Looking at the options, go with the fourth"), unless what follows
+# is a step, a time or the like ("the first step").
+_SPEAKS_OF_LIST = re.compile(r"(?i)\b(?:list|listed|options|choices|alternatives|offered)\b")
+_BARE_PLACE = re.compile(
+    r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"(?P<e>)(?:\s+one)?\b"
+    r"(?!\s+(?:step|steps|time|times|thing|things|question|questions|item|items|stem|part|parts|word|words|line|lines|half|"
+    r"place|point|sentence|clue|fact|law|two|three|few|of|in|on|from|with|to|and|or|at|is|was|option|options|choice|choices|"
+    r"alternative|alternatives|answer|answers|carefully|[a-z]+ing|[a-z]+ly)\b)"
+)
+# Every option in its turn ("read the first one before the others", "each of them"): none singled out.
+_ALL_IN_TURN = re.compile(r"(?i)\b(?:the\s+others|the\s+rest|each|every|all|both|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
 _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
                 "four": "fourth", "five": "fifth", "six": "sixth"}
 
@@ -541,6 +553,11 @@ _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first"
 def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options named by a place worded from the list's side ("listed third", "second from the bottom")."""
     refs = []
+    if _SPEAKS_OF_LIST.search(sentence) and not _ALL_IN_TURN.search(sentence):
+        for m in _BARE_PLACE.finditer(sentence):
+            o = _PLACE_WORDS.get((m.group("e") or "").lower(), (m.group("o") or m.group("e") or "").lower())
+            o = {"bottom": "last", "top": "first"}.get(o, o)
+            refs += _positions(o, None, m.start(), m.end(), questions)
     for pattern in _LIST_PLACE:
         for m in pattern.finditer(sentence):
             o = m.group("o").lower()
@@ -557,7 +574,7 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
 
 
 _FIRST_TO_LAST = re.compile(
-    r"(?i)\b(?:from|between|with)\s+the\s+(?:first|top)\b.{0,60}?\b(?:to|and|through)\s+the\s+(?:last|final|bottom)\b"
+    r"(?i)\b(?:from|between|with|at)\s+the\s+(?:first|top)\b.{0,60}?\b(?:to|and|through)\s+the\s+(?:last|final|bottom)\b"
 )
 # Nouns of the batch's questions themselves ("the last of the three items"): not the options.
 _QUESTION_NOUNS = frozenset("question questions item items case cases problem problems stem stems vignette vignettes".split())
@@ -573,12 +590,21 @@ def _list_positions(sentence: str, questions: list[Question]) -> list[OptionRef]
             noun = (m.group("noun") or "").split()
             listed = bool(m.group("listed"))
             count = m.groupdict().get("n")
-            if not listed and (count is None or any(w.lower() in _QUESTION_NOUNS for w in noun)):
+            if any(w.lower() in _QUESTION_NOUNS for w in noun) and not listed:
                 continue  # "the last of the three items": the batch's questions, not an option
+            if not (listed or count or _asked_noun(noun, questions)):
+                continue  # "the last of them": nothing says it counts along the options
             if _questions_own_phrase(m.group("o"), noun, questions):
                 continue
             refs += _positions(m.group("o"), count, m.start(), m.end(), questions)
     return refs
+
+
+def _asked_noun(noun: list[str], questions: list[Question]) -> bool:
+    """Whether ``noun`` is what a question asks for ("Of the temperatures, ..." when one asks "At
+    what temperature ..."): the options are such things."""
+    asked = {stem(n) for q in questions for n in _asked_for(q.question)}
+    return any(stem(w.lower()) in asked for w in noun)
 
 
 def _questions_own_phrase(ordinal: str, noun: list[str], questions: list[Question]) -> bool:
@@ -1066,7 +1092,7 @@ _ONLY_RIGHT = re.compile(
 # except the ridge question", "all but one hold up", "two of three stand", "the exception is the
 # one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
 _GOOD_OR_BAD = (
-    r"(?:correct|right|fine|sound|solid|good|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|"
+    r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|"
     r"checks?\s+out|check\s+out|holds?(?:\s+up)?|hold\s+up|stands?(?:\s+up)?|works?|in\s+order)"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
@@ -1095,6 +1121,24 @@ _QUANTIFIED = [
         r"\b(?:are|were|is|was)\s+(?:right|correct|fine|wrong|incorrect|sound)\b"
     ),
     re.compile(r"(?i)\byou\s+(?:have|had|got|scored|earned)\s+(?:two|one|three|all|both|none)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bthe\s+(?:one|only)\s+(?:slip|mistake|error|miss|problem|misstep|wrong\s+answer)\s+(?:was|is|came)\b"),
+    re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
+    re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
+    re.compile(r"(?i)\b(?:everything|all)\s+(?:but|except|apart\s+from|save)\b[^.;]{0,50}?\b(?:is|are|was|were)\s+" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:apart\s+from|except\s+for|other\s+than|aside\s+from|besides|but\s+for)\b[^.;]{0,50}?,\s*"
+        r"(?:everything|all|the\s+rest|your\s+answers|the\s+others)\b[^.;]{0,30}?\b" + _GOOD_OR_BAD + r"\b"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+only\s+one\s+you\s+(?:need|have|ought)\s+to\s+(?:revisit|change|fix|rethink|correct|redo|reconsider)\b"
+        r"|\b(?:answers?|ones?)\b[^.;]{0,40}?\b(?:can|should|may)\s+stay\b"
+        r"|\bleave\s+(?:your\s+)?[\w\s-]{0,30}?\b(?:answers?|ones?)\s+alone\b"
+    ),
+    re.compile(
+        r"(?i)^\s*(?:but\s+|so\s+|then\s+)?(?:rework|redo|fix|revise|rethink|reconsider|correct|change)\s+(?:the|your)\s+"
+        r"(?:(?!before\b|after\b|you\b|if\b|when\b|then\b)[\w-]+\s+){0,3}?(?:one|answer)\b(?!\s+(?:to|for|format|sheet))"
+    ),
     re.compile(
         r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one)\s+is\s+the\s+one\s+to\s+"
         r"(?:revisit|rethink|reconsider|fix|change|correct|look\s+at\s+again|redo|re-?examine)\b"
