@@ -27,7 +27,7 @@ from judgeagent.stages.leakage import (
     guard_suggestions,
     prime_guard,
 )
-from tests.leak_table import load_corpus
+from tests.leak_table import GROUPS, load_corpus
 
 TABLE_QUESTIONS = load_corpus().batches["t"]  # the older hand table, now the corpus's batch t
 
@@ -453,44 +453,239 @@ def test_a_person_described_is_a_pointer_when_a_question_asks_for_a_person(text)
     # Without a question about a person, a pronoun is just a pronoun.
     assert find_leaks(text, [drug]) == []
 
+# --- issue 33: the families of phrasing, in subjects the corpus does not have -------------------
+# Music, film and football: none of the corpus's domains, so these check the rules' reading of
+# the question's own wording and options, not a list fitted to the corpus.
+MUSIC = Question("mu", "Which composer wrote the opera The Magic Flute?", "C",
+                 {"A": "Ludwig van Beethoven", "B": "Johann Sebastian Bach", "C": "Wolfgang Amadeus Mozart", "D": "Richard Wagner"})
+FILM = Question("fi", "Which director made the film Psycho?", "A",
+                {"A": "Alfred Hitchcock", "B": "Stanley Kubrick", "C": "Orson Welles", "D": "Billy Wilder", "E": "John Ford"})
+TEAM = Question("te", "How many players does a football side field at kick-off, at a temperature of 25 °C?", "C",
+                {"A": "9", "B": "10", "C": "11", "D": "12"})
+PAINTER = Question("pa", "Who painted the ceiling of the Sistine Chapel?", "Michelangelo")
+SPORT = Question("sp", "In which sport is the word 'love' used for a score of zero?", "tennis")
+ARTS = [MUSIC, FILM, TEAM]
+NAMES = [PAINTER, SPORT, FILM]
+LEAKING = {"elimination", "pointer", "disclosure", "answer_letter", "option_text", "reference_phrase"}
+
+
+def leaks_in(text: str, batch: list[Question]) -> set[str]:
+    return {d["kind"] for d in find_leaks(text, batch)} & LEAKING
+
+
+@pytest.mark.parametrize("text", [
+    "Count the outfield players, add the goalkeeper, and you land on C.",
+    "Step 1: list the operas of the 1790s. Step 2: find the one in German. Step 3: that gives C.",
+    "The film question: A, the director of suspense.",
+    "For the record: opera C, film A.",
+])
+def test_a_letter_stated_anywhere_is_a_leak(text):
+    assert leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Water boils at 100 °C at sea level, and the match here is played at 25 °C.",
+    "E. M. Forster and C. S. Lewis wrote about music too.",
+    "Energy is E = mc2 in any unit system.",
+    "Compare the scores of Company B and the studio's other films.",
+])
+def test_a_capital_that_is_a_unit_an_initial_a_symbol_or_a_name_is_no_letter(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The third composer listed wrote it.",
+    "Of the five directors, the first one made it.",
+    "The last of the four numbers is one too many.",
+    "Among the four counts offered, the third is right.",
+    "The composer listed third wrote it.",
+    "The director second from the bottom of the list did not make it.",
+    "It is the last entry in the options.",
+    "Looking at the options, go with the third.",
+])
+def test_a_position_in_the_questions_list_is_a_leak_with_or_without_the_word_option(text):
+    assert leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Work from the first option to the last, ruling each in or out with a reason.",
+    "Read the options; the first step is to recall when each opera was written.",
+    "The first thing to settle is what year the film came out.",
+    "Look at the options and read the first one carefully before the others.",
+])
+def test_order_of_work_and_the_first_step_are_no_position(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "All but one of your answers hold up; the exception is the film question.",
+    "Everything is correct except the opera item.",
+    "Two of your three answers stand.",
+    "Everything you wrote checks out apart from the football count.",
+    "The exception is the one about the opera.",
+    "Most of your answers are right, but not the composer one.",
+    "Two right, one wrong.",
+    "The film answer was your only slip.",
+    "Apart from the opera question, everything holds.",
+    "The name you gave for the director is not the right one.",
+])
+def test_correctness_told_by_a_quantifier_is_disclosure(text):
+    assert "disclosure" in leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Everything in this batch rests on recall rather than calculation, except the football item, which needs counting.",
+    "Two of the questions ask for names; one asks for a number.",
+    "Make sure all of your answers hold up against the dates.",
+])
+def test_a_quantifier_about_the_questions_is_no_disclosure(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "I'd go with the composer who died young in Vienna.",
+    "I would lean towards the director known as the master of suspense.",
+    "My pick would be the youngest of the four composers.",
+    "The safer bet is the British director.",
+])
+def test_the_writers_own_pick_is_a_pointer_whatever_describes_it(text):
+    assert "pointer" in leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "I'd start by listing the operas each composer wrote.",
+    "I would go with a systematic check of dates first.",
+    "Your best bet is a careful timeline.",
+])
+def test_a_method_the_writer_would_use_is_no_pick(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Raphael painted rooms in the Vatican, so he isn't the answer.",
+    "Golf is the wrong sport here.",
+    "Leonardo can't be the one who painted it.",
+    "Titian worked in Venice, so don't put him down.",
+    "Badminton scores differently, so rule it out.",
+])
+def test_a_verdict_on_a_candidate_answer_is_an_elimination(text):
+    assert "elimination" in leaks_in(text, NAMES)
+
+
+@pytest.mark.parametrize("text", [
+    "If a name belongs to the wrong century, reject it.",
+    "State to yourself why you rule a candidate out before you rule it out.",
+])
+def test_a_verdict_under_a_condition_is_a_method(text):
+    assert find_leaks(text, NAMES) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The value 12 can't be right.",
+    "An answer of 9 is too few.",
+    "11 is correct: ten outfield players and a keeper.",
+])
+def test_an_option_that_is_a_number_is_named_by_its_value(text):
+    assert leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Go through 9, 10, 11 and 12 in turn and ask which one matches the laws of the game.",
+    "The match is played at 25 °C, which changes nothing about the count.",
+])
+def test_every_number_listed_or_the_stems_own_numbers_are_clean(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Go through Beethoven, Bach, Mozart and Wagner one at a time and justify or reject each before you compare them.",
+    "For each of Hitchcock, Kubrick, Welles, Wilder and Ford, recall two films and their years, then compare all five.",
+    "Take each composer in turn, Beethoven first and Wagner last, and write one line on his operas.",
+])
+def test_every_option_named_evenly_is_never_a_leak(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The painting question wants a person, not a place.",
+    "The answer to the sport question is a single word.",
+    "The answer is the name of a sport, not a scoring term.",
+    "It's a person, not a period.",
+])
+def test_naming_the_kind_of_answer_is_never_a_leak(text):
+    assert find_leaks(text, NAMES) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Don't confuse the Baroque period with the Classical one.",
+    "Be careful not to mix up the dates of composition and premiere.",
+    "Hitchcock is often confused with other directors of suspense; keep their films apart.",
+    "It is easy to mix up 10 and 12 in a quick count.",
+])
+def test_a_warning_against_confusing_ideas_is_not_a_leak(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("You need DNS here.", "Domain Name System"),
+    ("The term is spelt T-E-N-N-I-S.", "tennis"),
+    ("This is what chemists call subliming.", "sublimation"),
+])
+def test_a_phrase_answer_named_by_its_initials_its_spelling_or_another_form(text, phrase):
+    q = Question("x", "What is the name of it?", phrase)
+    assert kinds(find_leaks(text, [q])) == {("x", "reference_phrase")}
+
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
-# false alarms fails, without pinning the exact counts of this corpus.
-RULES_HELD_OUT_CATCH_FLOOR = 0.79  # measured 96/118 = 81.4%
-RULES_FALSE_ALARM_CEILING = 0.05  # measured 0/121 development, 2/84 held-out, 1/60 fresh, 2/49 fresh2
-# measured 98/118 = 83.1%, 77/91 = 84.6%, 66/86 = 76.7% (real MiniLM)
-SEMANTIC_CATCH_FLOOR = {"held_out": 0.81, "fresh": 0.82, "fresh2": 0.74}
-# measured 0.0%, 7.1%, 3.3%, 10.2%
-SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.02, "held_out": 0.08, "fresh": 0.05, "fresh2": 0.11}
+# false alarms fails, without pinning the exact counts of this corpus. "In scope" is every kind
+# but the described answers only the judge's check can see (tests.leak_table.JUDGE_ONLY_KINDS).
+# Measured with issue 33's guard (GUARD_VERSION 5), rules alone: held_out catch 236/289 = 81.7%,
+# in scope 220/240 = 91.7%; false alarms 0/288 development, 10/189 = 5.3% held_out.
+RULES_HELD_OUT_FLOOR = {"catch": 0.79, "in_scope": 0.90}
+RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.06}
+# Rules + the semantic layer (real MiniLM): catch, in-scope catch, false alarms measured
+# development 306/332 = 92.2%, 283/286 = 99.0%, 0/288; held_out 239/289 = 82.7%, 222/240 = 92.5%,
+# 11/189 = 5.8%; fresh 76/91 = 83.5%, 67/69 = 97.1%, 1/60 = 1.7%; fresh2 66/86 = 76.7%,
+# 58/63 = 92.1%, 2/49 = 4.1%.
+SEMANTIC_CATCH_FLOOR = {"development": 0.90, "held_out": 0.81, "fresh": 0.82, "fresh2": 0.74}
+SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.91, "fresh": 0.95, "fresh2": 0.90}
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.06, "fresh": 0.02, "fresh2": 0.05}
 
 
-def _rates(half: str, embedder=None) -> tuple[float, float]:
+def _rates(half: str, embedder=None) -> tuple[float, float, float]:
+    """Catch, in-scope catch and false-alarm rate of the guard on one group of the corpus."""
     corpus = load_corpus()
-    items = corpus.half(half)
-    flags = [(s.leaks, bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder))) for s in items]
-    leaking = [hit for leaks, hit in flags if leaks]
-    clean = [hit for leaks, hit in flags if not leaks]
-    return sum(leaking) / len(leaking), sum(clean) / len(clean)
+    flags = [(s, bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder))) for s in corpus.half(half)]
+    leaking = [hit for s, hit in flags if s.leaks]
+    in_scope = [hit for s, hit in flags if s.in_scope]
+    clean = [hit for s, hit in flags if not s.leaks]
+    return sum(leaking) / len(leaking), sum(in_scope) / len(in_scope), sum(clean) / len(clean)
 
 
 def test_the_corpus_is_split_once_by_question_and_large_enough():
     corpus = load_corpus()
-    dev, held, fresh, fresh2 = (set(corpus.split[h]) for h in ("development", "held_out", "fresh", "fresh2"))
-    assert not dev & held and not (dev | held) & (fresh | fresh2) and not fresh & fresh2
-    assert dev | held | fresh | fresh2 == set(corpus.batches)
+    dev, held, *fresh_groups = (set(corpus.split[h]) for h in GROUPS)
+    assert not dev & held and all(not (dev | held) & g for g in fresh_groups)
+    assert all(not a & b for i, a in enumerate(fresh_groups) for b in fresh_groups[i + 1 :])
+    assert set().union(dev, held, *fresh_groups) == set(corpus.batches)
     dev_q = {q.id for q in corpus.questions("development")}
     held_q = {q.id for q in corpus.questions("held_out")}
     assert not dev_q & held_q
     assert sum(s.leaks for s in corpus.suggestions) >= 200 and sum(not s.leaks for s in corpus.suggestions) >= 150
     assert len(corpus.questions()) >= 25
     assert sum(1 for q in corpus.questions() if not q.options) >= 5  # phrase answers too
+    # Issue 33: six subjects or more besides medicine, each suggestion with its domain.
+    assert len({s.domain for s in corpus.suggestions if s.new_domain} - {"medicine"}) >= 6
+    assert all(s.domain for s in corpus.suggestions)
 
 
 def test_rules_floor_on_the_held_out_half():
-    catch, alarms = _rates("held_out")
-    assert catch >= RULES_HELD_OUT_CATCH_FLOOR and alarms <= RULES_FALSE_ALARM_CEILING
-    assert _rates("development")[1] <= RULES_FALSE_ALARM_CEILING
+    catch, in_scope, alarms = _rates("held_out")
+    assert catch >= RULES_HELD_OUT_FLOOR["catch"] and in_scope >= RULES_HELD_OUT_FLOOR["in_scope"]
+    assert alarms <= RULES_FALSE_ALARM_CEILING["held_out"]
+    assert _rates("development")[2] <= RULES_FALSE_ALARM_CEILING["development"]
 
 
 @pytest.fixture(scope="module")
@@ -501,10 +696,11 @@ def minilm():
 
 
 def test_semantic_layer_floor_with_the_real_minilm(minilm):
-    for group in ("held_out", "fresh", "fresh2"):
-        catch, alarms = _rates(group, minilm)
-        assert catch >= SEMANTIC_CATCH_FLOOR[group] and alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group
-    assert _rates("development", minilm)[1] <= SEMANTIC_FALSE_ALARM_CEILING["development"]
+    for group in SEMANTIC_CATCH_FLOOR:
+        catch, in_scope, alarms = _rates(group, minilm)
+        assert catch >= SEMANTIC_CATCH_FLOOR[group], group
+        assert in_scope >= SEMANTIC_IN_SCOPE_FLOOR[group], group
+        assert alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group
 
 
 def test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds(minilm):

@@ -1153,7 +1153,8 @@ _QUANTIFIED = [
     ),
     re.compile(
         r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
-        r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)\s+(?:is|was|isn['’]t|wasn['’]t)\b"
+        r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)(?:\s+(?:for|to|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+        r"\s+(?:is|was|isn['’]t|wasn['’]t)\b"
         r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
     ),
 ]
