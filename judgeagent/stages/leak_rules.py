@@ -33,6 +33,33 @@ templates:
   answer was right"), unless it is an instruction to check ("Make sure your answer is
   correct").
 
+Issue 33 (seven subjects besides medicine, written by someone who never read these rules)
+added wordings of the same give-aways, each read from the question's own wording and options:
+
+* **Letters anywhere**: a lone option letter is a pointer wherever it stands, also as the last
+  step of a worked sequence ("Step 3: that gives C", "ridge D, ozone A"), unless it is a unit
+  ("25 °C"), a symbol ("E = hf"), an initial ("E. M. Forster") or part of a name ("Company B").
+* **Positions in the list** without the word "option": "the fourth battle listed", "of the five
+  elements listed, the last one", "the last of the four boundary types", "listed third",
+  "second from the bottom"; never the question's own words ("first ionisation energy"), the
+  batch's questions ("the last of the three items"), or an order of work ("from the first to
+  the last", "each in turn").
+* **Disclosure in any quantifier**: "all but one hold up", "everything is correct except the
+  ... item", "two of three stand", "the exception is the one about", "two right, one wrong",
+  "your only slip", "the name you gave is not the right one".
+* **The writer's pick** ("I'd go with the battle fought on the south coast", "the safer bet is
+  ..."), and **verdicts on a candidate** a rule cannot read as an option ("so he isn't the
+  answer", "is the wrong term here", "set him aside"), unless said of any candidate or under a
+  condition ("if a value has the wrong units, reject it").
+* **Options that are numbers** ("3", "128", "4 m/s²") are named by their value, not by the
+  stem's own data in a worked step.
+
+And what is never a leak: a list naming every option side by side ("Go through lithium,
+oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
+question wants ("a person, not a place", "the answer is a single word"); a warning against
+confusing two ideas ("A heap is often confused with a stack"); one word of an option that
+another question of the batch is about, or a title's word written in lower case ("the sea").
+
 Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
 """
 
