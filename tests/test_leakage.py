@@ -886,3 +886,26 @@ def test_a_failed_leak_check_is_reported_and_left_out_of_the_leak_free_figures()
     # A run made before the guard failed closed has no such field, and no such figure.
     old = {k: v for k, v in ok.items() if k not in ("check_failed", "guard_version")}
     assert "batches_check_failed" not in _leakage([record(0, old, [True], [True])])
+
+
+def test_a_recorded_check_is_read_back_as_it_was_written():
+    # A finished run replays with the verdict of the guard it ran with (issue 33: the guard of
+    # GUARD_VERSION 5 reads a lone letter as a leak, which the run's guard passed).
+    from judgeagent.protocols.judgeagent.appendix_e2 import KeptChecks
+    from judgeagent.stages.leakage import RecordedLeakCheck
+
+    old = {"suggestions": "D", "leaks_before": [], "rewritten": False, "leaks_after": [], "flagged": False,
+           "rewrite_error": None, "mode": "rules", "judge_before": [], "judge_after": []}
+    check = RecordedLeakCheck(old)
+    assert check.suggestions == "D" and not check.flagged and check.to_dict() == old
+
+    class Live:
+        async def check(self, text, questions):
+            return LeakCheck(text, leaks_before=find_leaks(text, questions))
+
+    guard = KeptChecks(Live(), {("transfer", "b1", "b0"): old})  # type: ignore[arg-type]
+    kept = asyncio.run(guard.check("D", [MC], ("transfer", "b1", "b0")))
+    assert kept.to_dict() == old
+    # Another text, or a check the run never made, goes to the guard of this checkout.
+    assert asyncio.run(guard.check("D", [MC], ("transfer", "b2", "b0"))).leaks_before
+    assert asyncio.run(guard.check("C", [MC], ("transfer", "b1", "b0"))).leaks_before

@@ -272,6 +272,23 @@ class LeakCheck:
         return {k: list(v) if isinstance(v, list) else v for k, v in self.__dict__.items()}
 
 
+class RecordedLeakCheck(LeakCheck):
+    """A check a finished run recorded, read back as it was written.
+
+    A finished run replays with its own figures: the verdict of the guard it ran with, not of
+    the guard in this checkout (which may flag what that one passed, and so ask the judge for a
+    rewrite the run never made). ``to_dict`` gives back the record unchanged, ``guard_version``
+    included or (for a check made before it was written) left out.
+    """
+
+    def __init__(self, record: dict) -> None:
+        super().__init__(**{k: v for k, v in record.items() if k in LeakCheck.__dataclass_fields__})
+        self.record = dict(record)
+
+    def to_dict(self) -> dict:
+        return dict(self.record)
+
+
 def _describe(leaks: list[dict]) -> str:
     what = {
         "option_text": "states the text of a correct option",

@@ -38,6 +38,7 @@ from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.extension import path_text
 from judgeagent.stages.grading import ask_batch
 from judgeagent.stages.leak_judge import resolve_leak_check
+from judgeagent.stages.leakage import LeakCheck, RecordedLeakCheck
 from judgeagent.stages.models import Models
 
 
@@ -61,7 +62,8 @@ async def run_experiments(ctx: RunContext) -> None:
     # The encoder the experiments were measured with (not the graph's backend): the same
     # leak checks, so the same re-asks, as in runs made before they joined the engine.
     embedder = shared_embedder()
-    guard = LeakGuard(models, embedder, opts.leak_threshold, resolve_leak_check(opts.leak_check, models.judge))
+    live = LeakGuard(models, embedder, opts.leak_threshold, resolve_leak_check(opts.leak_check, models.judge))
+    guard = KeptChecks(live, recorded_checks(ctx.folder.path / "appendix_e2.json"))
     with ctx.timed("appendix_e2_s"):
         if opts.reask_extended:
             done = await asyncio.gather(*(settled(reask_followups(models, bench, guard, r), r["batch_id"]) for r in records))
@@ -69,6 +71,38 @@ async def run_experiments(ctx: RunContext) -> None:
         if opts.transfer:
             details["transfer"] = await transfer(models, bench, guard, embedder, records, opts, ctx.cfg.seed)
     ctx.folder.write_json("appendix_e2.json", details)
+
+
+@dataclass
+class KeptChecks:
+    """The leakage guard for the experiments, which keeps the checks an earlier pass of this run
+    recorded: a finished run replays with the verdicts of the guard it ran with (a later guard
+    may flag a text that one passed, and ask for a rewrite the run never made)."""
+
+    guard: LeakGuard
+    kept: dict[tuple, dict]
+
+    async def check(self, text: str, questions: list[Question], key: tuple) -> LeakCheck:
+        record = self.kept.get(key)
+        if record is not None and (record.get("rewritten") or record.get("suggestions") == text):
+            return RecordedLeakCheck(record)
+        return await self.guard.check(text, questions)
+
+
+def recorded_checks(path) -> dict[tuple, dict]:
+    """The leak checks appendix_e2.json holds, by experiment and batch (and source batch)."""
+    try:
+        details = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    kept: dict[tuple, dict] = {}
+    for item in details.get("reask_extended") or []:
+        if item.get("leak"):
+            kept[("reask_extended", item["batch_id"])] = item["leak"]
+    for item in (details.get("transfer") or {}).get("batches") or []:
+        if item.get("leak"):
+            kept[("transfer", item["batch_id"], item.get("source"))] = item["leak"]
+    return kept
 
 
 def figures(ctx: RunContext, seed_metrics: dict) -> dict:
@@ -106,12 +140,12 @@ def asked_followups(record: dict) -> list[tuple[Question, dict, dict | None]]:
     return [(Question(**rd["question"]), rd["answer"], rd.get("path")) for rd in record.get("rounds", []) if rd.get("question") and rd.get("answer")]
 
 
-async def reask_followups(models: Models, bench: Benchmark, guard: LeakGuard, record: dict) -> FollowUpReask:
+async def reask_followups(models: Models, bench: Benchmark, guard: KeptChecks, record: dict) -> FollowUpReask:
     followups = asked_followups(record)
     text = suggestions_of(record)
     if not followups or not text:
         return FollowUpReask(record["batch_id"], text, None, [], [])
-    check = await guard.check(text, [q for q, _, _ in followups])
+    check = await guard.check(text, [q for q, _, _ in followups], ("reask_extended", record["batch_id"]))
     answers = []
     for q, _, path in followups:
         context = None
@@ -175,7 +209,7 @@ def chunk_similarity(embedder, held: dict, sources: dict[str, dict]) -> dict[str
     return {sid: round(float(vecs[0] @ v), 4) for sid, v in zip(sources, vecs[1:])}
 
 
-async def transfer(models: Models, bench: Benchmark, guard: LeakGuard, embedder, records: list[dict], opts: Any, seed: int) -> dict:
+async def transfer(models: Models, bench: Benchmark, guard: KeptChecks, embedder, records: list[dict], opts: Any, seed: int) -> dict:
     by_id = {r["batch_id"]: r for r in records}
     if len(by_id) < 2:
         return {"error": "needs at least 2 batches (lower --batch-size or raise --limit)", "source": sorted(by_id), "held_out": [], "batches": []}
@@ -185,7 +219,7 @@ async def transfer(models: Models, bench: Benchmark, guard: LeakGuard, embedder,
     return {"source": source, "held_out": held_out, "batches": [b for b in batches if b is not None]}
 
 
-async def transfer_one(models: Models, bench: Benchmark, guard: LeakGuard, embedder, held: dict, sources: dict[str, dict], seed: int) -> dict | None:
+async def transfer_one(models: Models, bench: Benchmark, guard: KeptChecks, embedder, held: dict, sources: dict[str, dict], seed: int) -> dict | None:
     """One held-out batch asked with its nearest source batch's suggestions and with a placebo."""
     if not sources:
         return None
@@ -193,7 +227,7 @@ async def transfer_one(models: Models, bench: Benchmark, guard: LeakGuard, embed
     similarity = None if any(record_entities(held) & e for e in ents.values()) else chunk_similarity(embedder, held, sources)
     sid, why = nearest_source(record_entities(held), ents, similarity)
     questions = [Question(**q) for q in held["seed"]]
-    check = await guard.check(suggestions_of(sources[sid]) or "", questions)
+    check = await guard.check(suggestions_of(sources[sid]) or "", questions, ("transfer", held["batch_id"], sid))
     context = bench.document_text(questions[0].doc_id) if bench.qtype.shows_context and questions[0].doc_id else None
     placebo = placebo_suggestion(len(check.suggestions), batch_seed(seed, held["batch_id"], "transfer-placebo"))
     after, control = await asyncio.gather(
