@@ -649,9 +649,11 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.06}
 # development 306/332 = 92.2%, 283/286 = 99.0%, 0/288; held_out 239/289 = 82.7%, 222/240 = 92.5%,
 # 11/189 = 5.8%; fresh 76/91 = 83.5%, 67/69 = 97.1%, 1/60 = 1.7%; fresh2 66/86 = 76.7%,
 # 58/63 = 92.1%, 2/49 = 4.1%.
-SEMANTIC_CATCH_FLOOR = {"development": 0.90, "held_out": 0.81, "fresh": 0.82, "fresh2": 0.74}
-SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.91, "fresh": 0.95, "fresh2": 0.90}
-SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.06, "fresh": 0.02, "fresh2": 0.05}
+# fresh3 (issue 33's untouched group), measured once with the final guard: 152/180 = 84.4%,
+# 147/162 = 90.7%, 8/112 = 7.1% (the issue's target, 95% and 5%, is not met there).
+SEMANTIC_CATCH_FLOOR = {"development": 0.90, "held_out": 0.81, "fresh": 0.82, "fresh2": 0.74, "fresh3": 0.83}
+SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.91, "fresh": 0.95, "fresh2": 0.90, "fresh3": 0.89}
+SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.06, "fresh": 0.02, "fresh2": 0.05, "fresh3": 0.08}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float, float]:
