@@ -26,9 +26,10 @@ def _key_status(spec) -> str:
 
 async def _check_all(specs, strict: bool) -> list[dict]:
     """One tiny request per model. ``strict`` (--only): a model that cannot be used is an error."""
+    from judgeagent.config import LLMConfig
     from judgeagent.llm import LLMClient
 
-    async with LLMClient(None, no_cache=True, max_attempts=2, timeout_s=60.0, backoff_base=0.5) as client:
+    async with LLMClient(None, LLMConfig(no_cache=True, max_attempts=2, timeout_s=60.0)) as client:
         return [await _check_one(client, spec, strict) for spec in specs]
 
 

@@ -159,7 +159,7 @@ def role_encoders(config: GraphConfig, embedder: Embedder) -> dict[str, Encoder]
 
 def embed_identity(embedder: Encoder) -> str:
     """What an embedding depends on besides its text: model, version, backend, precision."""
-    return f"{embedder.name}@{encoder_version(embedder)}/{getattr(embedder, 'backend', 'torch')}/{embedder.precision}"
+    return f"{embedder.name}@{encoder_version(embedder)}/{embedder.backend}/{embedder.precision}"
 
 
 @dataclass(frozen=True)
@@ -252,9 +252,9 @@ def _embed_function(engine: Engine, encoder: Encoder) -> tuple[Callable[..., np.
     encoder costs too little to ship anywhere and runs here, after the extraction, whose
     spaCy workers keep the cores busy until then.
     """
-    if getattr(encoder, "backend", None) == "static":
+    if encoder.backend == "static":
         return (lambda texts, batch_size, progress=None: encoder.encode(texts, batch_size, progress)), False
-    return engine.embed, getattr(engine, "embeds_while_extracting", False)
+    return engine.embed, engine.embeds_while_extracting
 
 
 CACHE_WINDOW = 512  # chunks whose cached extractions are read (and fresh ones written) at a time
@@ -469,7 +469,7 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "extractor": extractor.name,
         "embedding_model": {"name": Embedder.name, "version": model_version(), "dim": Embedder.dim,
                             "normalized": True, "metric": "inner_product", "precision": embedder.precision,
-                            "backend": getattr(embedder, "backend", None)},
+                            "backend": embedder.backend},
         "indexes": indexes,
         "counts": {
             "entities": tables.n_nodes,

@@ -32,6 +32,8 @@ from typing import Any
 
 from judgeagent.batches import together
 from judgeagent.data.benchmark import Question
+from judgeagent.llm.client import LLMResult
+from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.usage import cost_usd
 from judgeagent.prompts import messages, render, schemas
 
@@ -39,13 +41,13 @@ LEAK_CHECK_MODES = ("rules", "judge", "off")
 _LEAKING = {"picks_out", "eliminates", "both"}
 
 
-def resolve_leak_check(setting: str, judge: Any) -> str:
+def resolve_leak_check(setting: str, judge: ModelSpec) -> str:
     """The mode to run: ``setting`` itself, or for ``auto`` one chosen from the judge's spec."""
     if setting in LEAK_CHECK_MODES:
         return setting
     if setting != "auto":
         raise ValueError(f"leak_check must be auto, rules, judge or off, not {setting!r}")
-    return "rules" if getattr(judge, "is_local", False) else "judge"
+    return "rules" if judge.is_local else "judge"
 
 
 @dataclass
@@ -126,10 +128,10 @@ def _add_spent(total: dict, one: dict) -> dict:
     }
 
 
-def _spent(res: Any, judge: Any) -> dict:
+def _spent(res: LLMResult, judge: ModelSpec) -> dict:
     """Tokens and cost of one call; a cached answer cost nothing this time."""
     usage = res.usage
-    cost = 0.0 if res.cached else cost_usd(usage, getattr(judge, "price_in_per_1k", 0.0), getattr(judge, "price_out_per_1k", 0.0))
+    cost = 0.0 if res.cached else cost_usd(usage, judge.price_in_per_1k, judge.price_out_per_1k)
     return {"cached": res.cached, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
             "cost_usd": round(cost, 6)}
 
