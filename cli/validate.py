@@ -50,7 +50,7 @@ def validate(
     seed: Annotated[int | None, typer.Option(help="Bootstrap seed (default: the sweep's own).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    from judgeagent.sweep.validate import validate as run_validate
+    from judgeagent.sweeps.validate import validate as run_validate
 
     out = run_validate(sweep_dir, reference, n_resamples=bootstrap, seed=seed)
     if as_json:

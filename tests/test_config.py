@@ -385,7 +385,7 @@ SWEEP_SHARES = {"judge": EvalConfig, "data": EvalConfig, "graph": EvalConfig, "s
 @pytest.mark.parametrize("name", sorted(SWEEP_SHARES))
 def test_a_sweep_setting_shared_with_a_run_has_the_runs_type_default_and_range(name):
     from judgeagent.protocols.judgeagent import JudgeAgentOptions
-    from judgeagent.sweep.config import SweepConfig
+    from judgeagent.sweeps.config import SweepConfig
 
     source = JudgeAgentOptions if SWEEP_SHARES[name] == "judgeagent" else SWEEP_SHARES[name]
     mine, theirs = SweepConfig.model_fields[name], source.model_fields[name]

@@ -31,7 +31,7 @@ import numpy as np
 
 from judgeagent.errors import DataError, JudgeAgentError
 from judgeagent.metrics import ranking
-from judgeagent.sweep.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
+from judgeagent.sweeps.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
 
 REFERENCE_COLUMNS = ("model", "score")
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
 
 OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
 
@@ -92,8 +92,8 @@ def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, c
         return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
 
     items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
-    from judgeagent.sweep.leaderboard import build_leaderboard
-    from judgeagent.sweep.outputs import write_outputs
+    from judgeagent.sweeps.leaderboard import build_leaderboard
+    from judgeagent.sweeps.outputs import write_outputs
 
     board = build_leaderboard(folder, cfg, states)
     files = write_outputs(folder, board, cfg)
