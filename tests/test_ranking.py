@@ -282,3 +282,25 @@ def test_difficulty_check_keeps_unknown_levels_and_handles_missing_ones():
     assert out.ordered is None  # only one of Easy/Medium/Hard present
     with pytest.raises(ValueError, match="levels has 1 entries for 3 generated items"):
         difficulty_check([[1, 0, 1]], ["Hard"], [[1]])
+
+
+def test_the_bootstraps_row_by_row_forms_are_scipys_correlations():
+    """_spearman_rows and _kendall_rows (every resample at once) give, row by row, what
+    scipy's spearmanr and kendalltau give; an all-tied row is NaN in both."""
+    import warnings
+
+    from scipy import stats
+
+    from judgeagent.metrics.ranking import _kendall_rows, _spearman_rows
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, (200, 5)).astype(float)
+    y = rng.integers(0, 4, (200, 5)).astype(float)
+    x[0] = 2.0  # no spread
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)
+        rho = [stats.spearmanr(a, b).statistic for a, b in zip(x, y)]
+        tau = [stats.kendalltau(a, b).statistic for a, b in zip(x, y)]
+    np.testing.assert_allclose(_spearman_rows(x, y), rho, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(_kendall_rows(x, y), tau, atol=1e-12, equal_nan=True)
+    assert np.isnan(_spearman_rows(x, y)[0]) and np.isnan(_kendall_rows(x, y)[0])

@@ -20,10 +20,12 @@ for one run.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from scipy import stats
 
 from judgeagent.metrics.stats import mcnemar_exact, sign_flip_test
 
@@ -305,24 +307,21 @@ def pairwise_tests(
 
 
 # ----------------------------------------------------------------------------- rank agreement
-def _average_ranks(s: np.ndarray) -> np.ndarray:
-    """Average ranks (1 = smallest) along the last axis; ties share the mean of their ranks."""
-    a, b = s[..., :, None], s[..., None, :]
-    return (b < a).sum(axis=-1) + ((b == a).sum(axis=-1) + 1) / 2.0
-
-
 def _spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho per row (Pearson on average ranks); NaN where a side has no spread."""
-    rx, ry = _average_ranks(x), _average_ranks(y)
-    rx = rx - rx.mean(axis=-1, keepdims=True)
-    ry = ry - ry.mean(axis=-1, keepdims=True)
-    den = np.sqrt((rx**2).sum(axis=-1) * (ry**2).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (rx * ry).sum(axis=-1) / den, np.nan)
+    """Spearman's rho per row (Pearson on average ranks); NaN where a side has no spread.
+    ``spearmanr`` correlates every row with every other; this pairs row i with row i only."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)  # an all-tied row is NaN, left out
+        return np.asarray(stats.pearsonr(stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1), axis=-1).statistic)
 
 
 def _kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b per row: (concordant − discordant) / √((n0 − tx)(n0 − ty))."""
+    """Kendall's tau-b per row: (concordant − discordant) / √((n0 − tx)(n0 − ty)).
+
+    Written out because the bootstrap needs it on every resample at once: scipy's
+    ``kendalltau(axis=-1)`` loops over the rows in Python, 800 times slower on 2000 resamples
+    of 6 targets. :func:`kendall_tau_b` (one pair of vectors) is scipy's; a test checks both agree.
+    """
     n = x.shape[-1]
     iu = np.triu_indices(n, 1)
     sx = np.sign(x[..., :, None] - x[..., None, :])[..., iu[0], iu[1]]
@@ -345,13 +344,21 @@ def spearman(x, y) -> float | None:
     """Spearman's rank correlation of two score vectors (pairs with a NaN left out); None
     with fewer than 2 pairs or when either side has no spread."""
     a, b = _pair(x, y)
-    return _round(float(_spearman_rows(a, b))) if a.size >= 2 else None
+    if a.size < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)  # no spread: NaN, so None
+        return _round(float(stats.spearmanr(a, b).statistic))
 
 
 def kendall_tau_b(x, y) -> float | None:
     """Kendall's tau-b (tie-corrected) of two score vectors; None like :func:`spearman`."""
     a, b = _pair(x, y)
-    return _round(float(_kendall_rows(a, b))) if a.size >= 2 else None
+    if a.size < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)
+        return _round(float(stats.kendalltau(a, b).statistic))
 
 
 @dataclass(frozen=True)
