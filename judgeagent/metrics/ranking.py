@@ -450,6 +450,16 @@ class LevelAccuracy:
 
 
 @dataclass(frozen=True)
+class LevelStep:
+    """One step down the levels present: how many points more the easier level got right."""
+
+    easier: str
+    harder: str
+    gap: float | None
+    ci: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
 class DifficultyCheck:
     """Are generated items easier than the seeds, and is Hard harder than Easy?"""
 
@@ -457,8 +467,7 @@ class DifficultyCheck:
     ordered: bool | None
     hard_harder_than_seeds: bool | None
     generated_easier_than_seeds: bool | None
-    # Each step down the levels present: {"easier", "harder", "gap" (points), "ci"}.
-    steps: list[dict] = field(default_factory=list)
+    steps: list[LevelStep] = field(default_factory=list)
     ordered_by_intervals: bool | None = None
 
     def row(self, level: str) -> LevelAccuracy | None:
@@ -470,7 +479,7 @@ class DifficultyCheck:
             "ordered": self.ordered,
             "hard_harder_than_seeds": self.hard_harder_than_seeds,
             "generated_easier_than_seeds": self.generated_easier_than_seeds,
-            "steps": _jsonable(self.steps),
+            "steps": [_jsonable(asdict(st)) for st in self.steps],
             "ordered_by_intervals": self.ordered_by_intervals,
         }
 
@@ -552,14 +561,14 @@ def difficulty_check(
     present = [name for name in LEVELS if name in by_level]
     accs = [by_level[name].accuracy for name in present]
     ordered = all(a > b for a, b in zip(accs, accs[1:])) if len(accs) >= 2 else None  # type: ignore[operator]
-    steps: list[dict] = [
-        {"easier": a, "harder": b, "gap": _round(by_level[a].accuracy - by_level[b].accuracy), "ci": _interval(boots[a] - boots[b], level)}  # type: ignore[operator]
+    steps = [
+        LevelStep(a, b, _round(by_level[a].accuracy - by_level[b].accuracy), _interval(boots[a] - boots[b], level))  # type: ignore[operator]
         for a, b in zip(present, present[1:])
     ]
     hard, everything = by_level.get("Hard"), rows[1]
     return DifficultyCheck(
         steps=steps,
-        ordered_by_intervals=all(st["ci"] is not None and st["ci"][0] > 0 for st in steps) if steps else None,
+        ordered_by_intervals=all(st.ci is not None and st.ci[0] > 0 for st in steps) if steps else None,
         rows=rows,
         ordered=ordered,
         hard_harder_than_seeds=None if hard is None or hard.gap_ci is None else hard.gap_ci[1] < 0,

@@ -24,7 +24,7 @@ import csv
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -186,41 +186,71 @@ def read_reference(path: Path, targets: Sequence[str], unranked: Sequence[str] =
     return out
 
 
-def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> dict:
-    """The validity figures of a sweep (see the module's docstring), as a JSON-ready dict."""
+@dataclass(frozen=True)
+class TargetScores:
+    name: str
+    generated_accuracy: float | None  # % right on the shared generated items
+    seed_accuracy: float | None  # ACC1 on the seed questions
+    reference_score: float | None  # from --reference
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The validity figures of a sweep; ``to_dict`` is ``judgeagent validate --json``."""
+
+    sweep: str
+    targets: list[TargetScores]
+    n_shared_items: int
+    n_seed_questions: int
+    n_bootstrap: int
+    seed: int
+    level: float
+    vs_seeds: ranking.Agreement | None
+    vs_reference: ranking.Agreement | None
+    reference: str | None
+    not_on_reference: list[str]
+    unranked: list[str]
+    difficulty: ranking.DifficultyCheck | None
+    note: str | None = None  # why there is nothing to compare
+
+    def to_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "note"}
+        out |= {"targets": [asdict(t) for t in self.targets]}
+        out |= {k: None if out[k] is None else out[k].to_dict() for k in ("vs_seeds", "vs_reference", "difficulty")}
+        return out if self.note is None else out | {"note": self.note}
+
+
+def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> Validation:
+    """The validity figures of a sweep (see the module's docstring)."""
     fig = load_sweep(sweep_dir)
     ref = read_reference(reference, fig.targets, fig.unranked) if reference is not None else None
-    kw: dict = {"n_resamples": n_resamples or fig.n_bootstrap, "seed": fig.seed if seed is None else seed}
+    n_boot, boot_seed = n_resamples or fig.n_bootstrap, fig.seed if seed is None else seed
     scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.generated)]
     seed_scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.seeds)]
     answered = bool((~np.isnan(fig.generated)).any())
-    out: dict = {
-        "sweep": str(fig.folder),
-        "targets": [
-            {"name": t, "generated_accuracy": s, "seed_accuracy": a, "reference_score": None if ref is None else ref.get(t)}
-            for t, s, a in zip(fig.targets, scores, seed_scores)
-        ],
-        "n_shared_items": len(fig.clusters),
-        "n_seed_questions": len(fig.seed_clusters),
-        "n_bootstrap": kw["n_resamples"],
-        "seed": kw["seed"],
-        "level": 0.95,
-        "vs_seeds": None,
-        "vs_reference": None,
-        "reference": None if reference is None else str(reference),
-        "not_on_reference": [] if ref is None else [t for t in fig.targets if t not in ref],
-        "unranked": fig.unranked,
-        "difficulty": None,
-    }
-    if not answered:
-        return out | {"note": "no target answered a shared item: nothing to compare"}
-    if fig.seeds.size and len(fig.targets) > 1:
-        out["vs_seeds"] = ranking.rank_agreement(fig.generated, fig.clusters, fig.seeds, reference_clusters=fig.seed_clusters, **kw).to_dict()
-    if ref is not None:
+    vs_seeds = vs_reference = difficulty = None
+    if answered and fig.seeds.size and len(fig.targets) > 1:
+        vs_seeds = ranking.rank_agreement(fig.generated, fig.clusters, fig.seeds, reference_clusters=fig.seed_clusters,
+                                          n_resamples=n_boot, seed=boot_seed)
+    if answered and ref is not None:
         vector = np.array([ref.get(t, np.nan) for t in fig.targets], dtype=float)
-        out["vs_reference"] = ranking.rank_agreement(fig.generated, fig.clusters, vector, **kw).to_dict()
-    if fig.seeds.size:
-        out["difficulty"] = ranking.difficulty_check(
-            fig.generated, fig.levels, fig.seeds, clusters=fig.clusters, seed_clusters=fig.seed_clusters, **kw
-        ).to_dict()
-    return out
+        vs_reference = ranking.rank_agreement(fig.generated, fig.clusters, vector, n_resamples=n_boot, seed=boot_seed)
+    if answered and fig.seeds.size:
+        difficulty = ranking.difficulty_check(fig.generated, fig.levels, fig.seeds, clusters=fig.clusters, seed_clusters=fig.seed_clusters,
+                                              n_resamples=n_boot, seed=boot_seed)
+    return Validation(
+        sweep=str(fig.folder),
+        targets=[TargetScores(t, s, a, None if ref is None else ref.get(t)) for t, s, a in zip(fig.targets, scores, seed_scores)],
+        n_shared_items=len(fig.clusters),
+        n_seed_questions=len(fig.seed_clusters),
+        n_bootstrap=n_boot,
+        seed=boot_seed,
+        level=0.95,
+        vs_seeds=vs_seeds,
+        vs_reference=vs_reference,
+        reference=None if reference is None else str(reference),
+        not_on_reference=[] if ref is None else [t for t in fig.targets if t not in ref],
+        unranked=fig.unranked,
+        difficulty=difficulty,
+        note=None if answered else "no target answered a shared item: nothing to compare",
+    )
