@@ -57,7 +57,7 @@ def scripted_run(tmp: Path, demo_graph: Path, demo_seeds) -> tuple[Path, Path, s
 def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str]) -> Path:
     """A finished sweep of two scripted targets that both get the ``everyone_wrong`` topics
     wrong, with the judge whose gate rejects REJECTED_TOPICS."""
-    from judgeagent.sweep import SweepConfig, sweep
+    from judgeagent.sweeps import SweepConfig, sweep
 
     graph = tmp / "graphs" / "medqa-demo"
     shutil.copytree(demo_graph, graph)

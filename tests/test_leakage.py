@@ -9,6 +9,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from judgeagent.config import LLMConfig
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.client import LLMResult
@@ -843,7 +844,7 @@ def _guard_through_server(responder, suggestions: str, questions: list[Question]
         spec = ModelSpec("scripted", srv.base_url, "scripted-model")
 
         async def go():
-            async with LLMClient(None, no_cache=True) as client:
+            async with LLMClient(None, LLMConfig(no_cache=True)) as client:
                 check = await guard_suggestions(Models(client, spec, spec), suggestions, questions, mode="judge")
                 return check, client.max_reasks
 

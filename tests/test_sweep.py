@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import judgeagent
 from judgeagent.cli.app import app
-from judgeagent.sweep import SweepConfig, sweep
+from judgeagent.sweeps import SweepConfig, sweep
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 FAST = {"summary": False, "controls": False, "leak_check": "rules"}

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from judgeagent.config import DEFAULT_DATA, EvalConfig, LLMConfig, _Config
+from judgeagent.config import EvalConfig, LLMConfig, _Config, field_of
 from judgeagent.errors import ConfigError
+from judgeagent.protocols.judgeagent import JudgeAgentOptions
 
 # Settings of the interview the sweep sets itself; the rest of the judgeagent protocol's
 # options may be given in ``options``.
@@ -26,22 +27,24 @@ class SweepConfig(_Config):
     """One sweep: every target interviewed by the same judge on the same seeds and graph, then
     asked the same shared bank items."""
 
+    # Every setting a sweep shares with a run or with the interview is that field itself
+    # (default, range, description), declared again here; tests/test_config.py checks the types agree.
     targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf).")
-    judge: str = Field(default="local", description="The one model that writes every target's follow-ups and feedback.")
-    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
-    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built once, before the targets, when missing).")
-    limit: int | None = Field(default=None, ge=1, description="Use only the first N seed questions.")
-    batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt).")
-    rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
-    bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples of every interval (ACC1, ΔACC, ranks, agreement).")
-    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstraps.")
-    concurrency: int = Field(default=8, ge=1, description="Units (batches, items) each target's run asks at once.")
+    judge: str = field_of(EvalConfig, "judge", note="The same for every target.")
+    data: Path = field_of(EvalConfig, "data")
+    graph: Path | None = field_of(EvalConfig, "graph", note="A sweep builds it once, before the targets.")
+    limit: int | None = field_of(JudgeAgentOptions, "limit")
+    batch_size: int = field_of(JudgeAgentOptions, "batch_size")
+    rounds: int = field_of(JudgeAgentOptions, "rounds")
+    bootstrap: int = field_of(JudgeAgentOptions, "bootstrap", note="Also of the leaderboard's ranks and agreement.")
+    seed: int = field_of(EvalConfig, "seed")
+    concurrency: int = field_of(EvalConfig, "concurrency", note="Per target.")
     parallel: int | None = Field(default=None, ge=1, description="Targets interviewed at once (default: all). Each model's own concurrency limit holds across them.")
     shared: bool = Field(default=True, description="Ask every target the shared bank items the judge wrote during the sweep's interviews.")
     options: dict[str, Any] = Field(default_factory=dict, description="Further options of the judgeagent protocol for every interview (a sweep file's [options] table).")
     out: Path | None = Field(default=None, description="Sweep folder (default: runs/<date>-sweep-<data>; a rerun of the same sweep finds it).")
-    report: bool = Field(default=True, description="Write report.html for the sweep and for every run.")
-    llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget (--budget-usd and --max-requests hold per run).")
+    report: bool = field_of(EvalConfig, "report", note="For every run, and the sweep's own report.html.")
+    llm: LLMConfig = field_of(EvalConfig, "llm", note="--budget-usd and --max-requests hold per run.")
 
     @field_validator("targets", mode="before")
     @classmethod

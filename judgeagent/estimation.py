@@ -37,8 +37,6 @@ import math
 import random
 import sqlite3
 import statistics
-import sys
-import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -709,15 +707,3 @@ def render_text(est: Estimate) -> str:
     out += [f"note: {n}" for n in est.notes]
     out += [f"warning: {w}" for w in est.warnings()]
     return "\n".join(out)
-
-
-class _CallableModule(types.ModuleType):
-    """``judgeagent.estimate(cfg)`` is the function, but once this module is imported the
-    package attribute ``judgeagent.estimate`` is the module (Python sets it): calling the
-    module calls the function, so both spellings work whatever was imported first."""
-
-    def __call__(self, cfg: EvalConfig) -> Estimate:
-        return estimate(cfg)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -10,7 +10,7 @@ from itertools import combinations
 from pathlib import Path
 
 from judgeagent.blocks import DASH, Document, Facts, Heading, Para, Section, Table, TableBlock, shorten
-from judgeagent.sweep.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder
+from judgeagent.sweeps.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder
 
 
 def write_outputs(folder: SweepFolder, board: dict, cfg) -> dict[str, Path]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SweepFolder, target_slugs
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.folder import SweepFolder, target_slugs
 
 SHARED_STAGE = "shared items"
 FOLLOWUP_STAGE = "extension"  # the target's answers to follow-ups, in the estimate's stages
@@ -20,8 +20,8 @@ FOLLOWUP_STAGE = "extension"  # the target's answers to follow-ups, in the estim
 
 def estimate_sweep(cfg: SweepConfig):
     """(the combined estimate, {target: its own estimate}); nothing is sent or started."""
-    from judgeagent.estimate import Span, combine, estimate
-    from judgeagent.sweep.runner import finished
+    from judgeagent.estimation import Span, combine, estimate
+    from judgeagent.sweeps.runner import finished
 
     folder = SweepFolder.for_config(cfg)
     slugs = target_slugs(cfg.targets)
@@ -49,7 +49,7 @@ def estimate_sweep(cfg: SweepConfig):
 
 
 def render(cfg: SweepConfig) -> str:
-    from judgeagent.estimate import render_text
+    from judgeagent.estimation import render_text
 
     total, per = estimate_sweep(cfg)
     out = [f"sweep of {len(per)} target(s), judge {cfg.judge}: per target, expected (low–high)"]

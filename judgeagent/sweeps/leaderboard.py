@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgeagent.metrics import ranking
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_records
 
 if TYPE_CHECKING:
-    from judgeagent.sweep.config import SweepConfig
-    from judgeagent.sweep.runner import TargetState
+    from judgeagent.sweeps.config import SweepConfig
+    from judgeagent.sweeps.runner import TargetState
 
 SHARED, SEEDS = "shared items", "seed questions (ACC1)"
 

@@ -24,12 +24,14 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
 
 OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
 
@@ -92,8 +94,8 @@ def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, c
         return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
 
     items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
-    from judgeagent.sweep.leaderboard import build_leaderboard
-    from judgeagent.sweep.outputs import write_outputs
+    from judgeagent.sweeps.leaderboard import build_leaderboard
+    from judgeagent.sweeps.outputs import write_outputs
 
     board = build_leaderboard(folder, cfg, states)
     files = write_outputs(folder, board, cfg)
@@ -130,16 +132,36 @@ def check_models(cfg: SweepConfig) -> None:
         raise ConfigError(f"options: {e}") from None
 
 
+class _Saved(BaseModel):
+    """A target's state as an earlier session wrote it to sweep.json (its place in the folder
+    is worked out again: only how far it got is carried over)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    status: Annotated[str, BeforeValidator(lambda v: v or PENDING)] = PENDING
+    error: str | None = None
+    shared_status: str | None = None
+    shared_error: str | None = None
+    shared_dir: str | None = None
+
+
+class _SavedSweep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    targets: Annotated[list[_Saved], BeforeValidator(lambda v: v or [])] = Field(default_factory=list)
+
+
 def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
     """Each target's state: what sweep.json says of an earlier session, else pending."""
-    before = {t["name"]: t for t in (folder.read().get("targets") or [])} if folder.sweep_path.exists() else {}
+    saved = _SavedSweep.model_validate(folder.read()).targets if folder.sweep_path.exists() else []
+    before = {t.name: t for t in saved}
     out = []
     for name, slug_ in target_slugs(cfg.targets).items():
         st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
-        if name in before:
-            old = before[name]
-            st.status, st.error = old.get("status", PENDING), old.get("error")
-            st.shared_status, st.shared_error, st.shared_dir = old.get("shared_status"), old.get("shared_error"), old.get("shared_dir")
+        if (old := before.get(name)) is not None:
+            st.status, st.error = old.status, old.error
+            st.shared_status, st.shared_error, st.shared_dir = old.shared_status, old.shared_error, old.shared_dir
         out.append(st)
     return out
 
