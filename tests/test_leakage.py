@@ -23,9 +23,11 @@ from judgeagent.stages.leak_semantic import scores as semantic_scores
 from judgeagent.stages.leakage import (
     ANSWER_RULES,
     GUARD_VERSION,
+    NOTHING_TO_KEEP,
     LeakCheck,
     find_leaks,
     guard_suggestions,
+    only_letters,
     prime_guard,
 )
 from tests.leak_table import GROUPS, load_corpus
@@ -237,6 +239,28 @@ def test_failed_rewrite_keeps_the_original_and_flags():
     assert not check.rewritten and check.flagged
     assert check.rewrite_error == "timeout: no reply"
     assert check.leaks_after == check.leaks_before != []
+
+
+@pytest.mark.parametrize("text", ["D.", "D", " (B) ", "A, C"])
+def test_suggestions_of_nothing_but_option_letters_are_flagged_without_a_rewrite(text):
+    # The bundled judge writes "D." as its whole advice; asked to rewrite it, it never closed
+    # its JSON (cut off at 600 tokens, then 1200: a call with no answer, the batch incomplete).
+    judge = FakeJudge()
+    check = guard(judge, text, [MC, MC2])
+    assert judge.calls == []
+    assert check.leaks_before and check.leaks_after == check.leaks_before
+    assert check.flagged and not check.rewritten and check.rewrite_error == NOTHING_TO_KEEP
+    assert check.suggestions == text  # re-asked as written, never counted leak-free
+
+
+def test_only_letters_means_the_batch_s_option_letters_and_nothing_else():
+    assert only_letters("D.", [MC]) and only_letters("(A), (B)", [MC, MC2])
+    assert not only_letters("C or D", [MC])  # a word beside the letters: the rewrite decides
+    assert not only_letters("E.", [MC])  # no option E: a letter of no question
+    assert not only_letters("D. Review hyperkalemia.", [MC])  # advice beside it, for a rewrite to keep
+    assert not only_letters("a", [MC])  # an article, not a capital letter
+    assert not only_letters("", [MC]) and not only_letters("...", [MC])
+    assert not only_letters("B", [KQA])  # a phrase question has no letters
 
 
 def test_guard_uses_the_embedder_when_given():

@@ -10,6 +10,8 @@ and wrong seed answers (:mod:`judgeagent.stages.leak_rules`), all on text normal
 :func:`guard_suggestions` adds the judge's leak check (:mod:`judgeagent.stages.leak_judge`).
 Leaking suggestions are rewritten once by the judge; the batch is flagged when the rewrite
 still leaks, or when a judge verdict stays unreadable (``check_failed``: fail closed).
+Suggestions that are nothing but option letters ("D.") are flagged without a rewrite: every
+word of them is the leak, so there is no advice to keep.
 
 Choices, each made to keep false alarms low without letting plain give-aways through:
 
@@ -70,7 +72,8 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # maximum (issue 30). 5: rules that hold on new domains (letters anywhere, positions in the
 # question's list, quantified disclosure, the writer's pick, verdicts on a candidate, numeric
 # options; even lists, kinds of answer and confusion warnings stay clean) and the phrase
-# threshold recalibrated on a development half with seven more subjects (issue 33).
+# threshold recalibrated on a development half with seven more subjects (issue 33);
+# suggestions of nothing but option letters, which letters anywhere flags, are not rewritten.
 GUARD_VERSION = 5
 
 
@@ -333,7 +336,8 @@ async def guard_suggestions(
     threshold: float = 0.85,
     mode: str = "rules",
 ) -> LeakCheck:
-    """Check ``suggestions``; if they leak, have the judge rewrite them once and check again.
+    """Check ``suggestions``; if they leak, have the judge rewrite them once and check again
+(unless they are nothing but option letters: then they are flagged as they are).
 
     ``mode`` is ``rules``, ``judge`` (rules, then the judge's leak check per seed question) or
     ``off`` (no check: the suggestions pass as written).
@@ -346,6 +350,15 @@ async def guard_suggestions(
     if not before:
         # Nothing found, but a verdict that could not be read is no verdict: fail closed.
         return LeakCheck(suggestions, mode=mode, judge_before=judged, flagged=failed, check_failed=failed)
+    if only_letters(suggestions, questions):
+        # Nothing but the leak: no advice for a rewrite to keep, so none is asked for; flagged
+        # as an empty rewrite is. (The bundled judge, asked to rewrite "D.", never closed its
+        # JSON: 600 tokens, then 1200, cut off; a call with no answer, so the batch was left
+        # incomplete, and every rerun the same at temperature 0.)
+        return LeakCheck(
+            suggestions, leaks_before=before, leaks_after=before, flagged=True, rewrite_error=NOTHING_TO_KEEP, mode=mode,
+            judge_before=judged, check_failed=failed,
+        )
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
     msgs = messages(render("leak_rewrite_system"), user)
     res = await models.ask_judge(msgs, schema=schemas.LEAK_REWRITE, stage="leak-rewrite", max_tokens=600)
@@ -362,6 +375,17 @@ async def guard_suggestions(
         rewrite, leaks_before=before, rewritten=True, leaks_after=after, flagged=bool(after) or failed_after, mode=mode,
         judge_before=judged, judge_after=[v.to_dict() for v in verdicts_after], check_failed=failed_after,
     )
+
+
+NOTHING_TO_KEEP = "no rewrite asked: the suggestions are nothing but option letters, no advice to keep"
+
+
+def only_letters(suggestions: str, questions: list[Question]) -> bool:
+    """Whether ``suggestions`` hold nothing but the batch's option letters ("D.", "(B)", "A, C"):
+    every word of them is the leak, so a rewrite could only drop them all or make advice up."""
+    words = re.findall(r"\w+", suggestions)
+    letters = {letter for q in questions for letter in q.options or {}}
+    return bool(words) and all(w in letters for w in words)
 
 
 def _unread(verdicts: list[JudgeVerdict]) -> bool:
