@@ -78,6 +78,8 @@ def test_escalate_with_the_bundled_model(tmp_path, graph):
 @pytest.mark.timeout(3600)
 def test_appendix_e2_with_the_bundled_model(tmp_path, graph):
     m, recs, _ = run(tmp_path, graph, "--reask-extended", "--transfer", limit=6)
+    # Both batches finished (else transfer has one batch, and only its error): the reason if not.
+    assert m["incomplete"]["n_batches"] == 0 and len(recs) == 2, m["incomplete"]
     assert m["transfer"]["held_out"] and m["transfer"]["n_batches"] == 1
     assert m["transfer"]["delta_acc"] == pytest.approx(m["transfer"]["acc2"] - m["transfer"]["acc1"], abs=1e-3)
     assert m["reask_extended"]["seeds"]["acc1"] == m["acc1"]
