@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import judgeagent
 from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig, LLMConfig
-from judgeagent.estimate import combine, estimate, render_text
+from judgeagent.estimating import combine, estimate, render_text
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 PRICES = {"target": (0.001, 0.002), "judge": (0.003, 0.012)}  # USD per 1k tokens in, out
@@ -92,7 +92,7 @@ def test_a_scripted_run_falls_inside_its_estimate_and_the_dry_run_sends_nothing(
     cfg = config(earlier, models_file, "b", seed=1, limit=9)
     est = estimate(cfg)
     # The estimate learnt from run A: the judge's completions and the gate's pass rate.
-    assert est.rates["try_accepted"]["source"].startswith("measured")
+    assert est.rates["try_accepted"].source.startswith("measured")
     assert all(m.measured.startswith("measured on 1 earlier run") for m in est.models.values())
 
     before = (len(target.requests), len(judge.requests))

@@ -193,8 +193,8 @@ def test_an_unknown_protocol_is_one_line_listing_the_known_ones(tmp_path):
     assert res.exit_code == 2
     known = "judgeagent, kieval, interviewer, escalate, contamination, bank"
     assert res.output == f"error: --protocol must be one of {known} (got mmlu)\n"
+    from judgeagent.engine.registry import get_protocol, names
     from judgeagent.errors import ConfigError
-    from judgeagent.registry import get_protocol, names
 
     assert names() == known.split(", ")
     with pytest.raises(ConfigError, match=rf"^--protocol must be one of {known} \(got x\)$"):

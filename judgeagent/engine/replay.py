@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from judgeagent.config import SHARED_FIELDS
+from judgeagent.engine.registry import owners, protocol_class
 from judgeagent.errors import ConfigError
-from judgeagent.registry import owners, protocol_class
 
 
-def saved_config(path: Path, overrides: dict | None = None) -> dict:
+def saved_config(path: Path, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The EvalConfig fields of a run's ``config.json``, set to resume that run's folder unless
     the ``overrides`` the caller will lay on top say where the run goes (``out`` or ``resume``).
 
@@ -38,7 +39,7 @@ def saved_config(path: Path, overrides: dict | None = None) -> dict:
     return fields
 
 
-def made_by(saved: dict) -> tuple[str, dict]:
+def made_by(saved: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(protocol, options it implies) of a config.json written before the engine."""
     settings = saved.get("settings") or {}
     flat = saved.get("eval_config") or {}
@@ -51,7 +52,7 @@ def made_by(saved: dict) -> tuple[str, dict]:
     return str(flat.get("protocol") or "judgeagent"), {}
 
 
-def from_flat(saved: dict, path: Path) -> dict:
+def from_flat(saved: dict[str, Any], path: Path) -> dict[str, Any]:
     """The new form of an old flat eval_config: the shared settings, and the options of the
     protocol that made the run."""
     # Runs written before config.json held eval_config: their settings are the same fields,

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from judgeagent.budgets import Stage
 from judgeagent.data.benchmark import Question
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.models import Models
 
 NO_REPLY = "(no reply)"
+REPLY_TOKENS = 200  # the target's free-text turn
+
+
+def reply_stage(name: str, completion: float) -> Stage:
+    """A stage at which the target replies in free text to a dialogue's question."""
+    return Stage(name, REPLY_TOKENS, completion)
 
 
 def transcript(turns: list[tuple[str, str | None]]) -> str:
@@ -23,13 +30,13 @@ def question_text(q: Question) -> str:
     return "\n".join(lines)
 
 
-def reply_messages(history: list[tuple[str, str | None]], question: str) -> list[dict]:
+def reply_messages(history: list[tuple[str, str | None]], question: str) -> list[dict[str, str]]:
     return messages(render("dialogue_system"), render("dialogue_turn", dialogue=transcript(history), question=question.strip()))
 
 
-async def target_reply(models: Models, history: list[tuple[str, str | None]], question: str, *, stage: str) -> tuple[str | None, str | None]:
+async def target_reply(models: Models, history: list[tuple[str, str | None]], question: str, *, stage: Stage) -> tuple[str | None, str | None]:
     """The target's reply to one question of a dialogue: (reply, error)."""
-    res = await models.ask_target(reply_messages(history, question), schema=schemas.DIALOGUE_REPLY, stage=stage, max_tokens=200)
+    res = await models.ask_target(reply_messages(history, question), schema=schemas.DIALOGUE_REPLY, stage=stage.name, max_tokens=stage.max_tokens)
     if not res.ok or not isinstance(res.data, dict):
         return None, res.error or "no reply"
     reply = str(res.data.get("reply", "")).strip()

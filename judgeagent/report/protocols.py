@@ -9,26 +9,22 @@ an overview, then its protocol's sections. Pure: the run folder in, blocks out.
 from __future__ import annotations
 
 from judgeagent.blocks import Document, Facts, Para, Section
-from judgeagent.registry import protocols
+from judgeagent.engine.registry import protocols
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
 EXAMPLES_PER_RANGE = 2
 
 
-def run_protocol(run: Run) -> str:
-    return str(run.config.get("protocol") or run.metrics.get("protocol") or "judgeagent")
-
-
 def protocol_sections(run: Run) -> list[Section]:
     """What the run's protocol contributes to its report, asked of the registry."""
-    cls = protocols().get(run_protocol(run))
+    cls = protocols().get(run.protocol)
     return cls().report_sections(run) if cls is not None else []
 
 
 def protocol_document(run: Run) -> Document | None:
     """The document of a run made by a protocol other than JudgeAgent's; None for JudgeAgent's."""
-    name = run_protocol(run)
+    name = run.protocol
     if name == "judgeagent":
         return None
     known = protocols()
@@ -40,4 +36,4 @@ def protocol_document(run: Run) -> Document | None:
 
 
 def _warnings(run: Run) -> list[str]:
-    return ["The run is incomplete (stopped early): the figures cover the finished units only."] if run.metrics.get("complete") is False else []
+    return ["The run is incomplete (stopped early): the figures cover the finished units only."] if run.figures.complete is False else []

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from judgeagent.budgets import GENERATION
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
@@ -155,7 +156,7 @@ async def generate_question(
     out = Generated(question=None)
     for attempt in range(tries):
         # A different temperature per retry: the journal would otherwise replay the same bad answer.
-        res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=None if attempt == 0 else 0.7)
+        res = await models.ask_judge(msgs, schema=schema, stage=GENERATION.name, max_tokens=GENERATION.max_tokens, temperature=None if attempt == 0 else 0.7)
         reason = res.error if not res.ok else validate(res.data, qtype, avoid)
         if reason is None:
             question = assemble(res.data, qtype, qid, level, rng, position)

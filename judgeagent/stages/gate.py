@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from judgeagent.budgets import gate_stage
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.graph.embed_queue import embed
 from judgeagent.graph.fixed_precision import decision_embedder
@@ -301,7 +302,8 @@ class QualityGate:
         and what it said: an option's text, a phrase, or "cannot be determined" (a miss)."""
         schema = schemas.GATE_ANSWER_MC if qtype.is_multiple_choice else schemas.GATE_ANSWER_PHRASE
         res = await self.models.ask_judge(
-            answer_messages(question, qtype, texts), schema=schema, stage="gate", max_tokens=16 if qtype.is_multiple_choice else 40
+            answer_messages(question, qtype, texts), schema=schema, stage=gate_stage(qtype.is_multiple_choice).name,
+            max_tokens=gate_stage(qtype.is_multiple_choice).max_tokens,
         )
         reply = res.data.get("answer") if res.ok and isinstance(res.data, dict) else None
         if reply is None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judgeagent.batches import together
+from judgeagent.budgets import LEAK_CHECK
 from judgeagent.data.benchmark import Question
 from judgeagent.llm.usage import cost_usd
 from judgeagent.prompts import messages, render, schemas
@@ -105,7 +106,7 @@ async def _check_one(models: Any, suggestions: str, question: Question, number: 
     error = "no JSON reply"
     for _ in range(UNREADABLE_TRIES):
         # A failed call is never stored, so asking again sends the request again.
-        res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage="leak-check", max_tokens=200)
+        res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage=LEAK_CHECK.name, max_tokens=LEAK_CHECK.max_tokens)
         spent = _add_spent(spent, _spent(res, models.judge))
         verdict = res.data.get("verdict") if res.ok and isinstance(res.data, dict) else None
         if verdict in schemas.LEAK_VERDICTS:

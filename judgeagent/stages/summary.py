@@ -10,6 +10,7 @@ the report only reads it.
 
 from __future__ import annotations
 
+from judgeagent.budgets import SUMMARY
 from judgeagent.errors import JudgeAgentError
 from judgeagent.prompts import messages, render, schemas
 
@@ -20,7 +21,6 @@ FIELDS = (*LIST_FIELDS, "response_to_feedback")
 # its reply, so a long run is sampled: evenly spaced batches, each field cut short.
 MAX_PROMPT_CHARS = 12_000
 FIELD_CHARS = 300
-MAX_TOKENS = 700
 
 
 def _right(answers: list[dict]) -> int:
@@ -113,7 +113,7 @@ async def summarize_interview(models, records: list[dict]) -> dict:
     if not any(v.get("evaluation") for r in records for v in r.get("validations") or []):
         return {"error": "no batch has an evaluation to summarise"}
     try:
-        res = await models.ask_judge(summary_prompt(records), schema=schemas.SUMMARY, stage="summary", max_tokens=MAX_TOKENS)
+        res = await models.ask_judge(summary_prompt(records), schema=schemas.SUMMARY, stage=SUMMARY.name, max_tokens=SUMMARY.max_tokens)
     except JudgeAgentError as e:  # e.g. the budget ran out: the run's results stand without a summary
         return {"error": str(e)}
     if not res.ok:

@@ -20,7 +20,8 @@ import sys
 import types
 
 from judgeagent.sweep.config import SweepConfig, read_sweep_file
-from judgeagent.sweep.runner import SweepResult, TargetState, sweep
+from judgeagent.sweep.runner import SweepResult, sweep
+from judgeagent.sweep.state import TargetState
 
 __all__ = ["SweepConfig", "SweepResult", "TargetState", "read_sweep_file", "sweep"]
 

@@ -20,7 +20,7 @@ FOLLOWUP_STAGE = "extension"  # the target's answers to follow-ups, in the estim
 
 def estimate_sweep(cfg: SweepConfig):
     """(the combined estimate, {target: its own estimate}); nothing is sent or started."""
-    from judgeagent.estimate import Span, combine, estimate
+    from judgeagent.estimating import Span, combine, estimate
     from judgeagent.sweep.runner import finished
 
     folder = SweepFolder.for_config(cfg)
@@ -49,7 +49,7 @@ def estimate_sweep(cfg: SweepConfig):
 
 
 def render(cfg: SweepConfig) -> str:
-    from judgeagent.estimate import render_text
+    from judgeagent.estimating import render_text
 
     total, per = estimate_sweep(cfg)
     out = [f"sweep of {len(per)} target(s), judge {cfg.judge}: per target, expected (low–high)"]

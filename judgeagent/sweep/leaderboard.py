@@ -18,10 +18,10 @@ import numpy as np
 
 from judgeagent.metrics import ranking
 from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records
+from judgeagent.sweep.state import TargetState
 
 if TYPE_CHECKING:
     from judgeagent.sweep.config import SweepConfig
-    from judgeagent.sweep.runner import TargetState
 
 SHARED, SEEDS = "shared items", "seed questions (ACC1)"
 

@@ -30,27 +30,7 @@ from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
 from judgeagent.sweep.config import SweepConfig
 from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
-
-OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
-
-
-@dataclass
-class TargetState:
-    """One target's place in the sweep, as sweep.json keeps it."""
-
-    name: str
-    slug: str
-    status: str = PENDING  # of its interview: ok | incomplete | failed | pending
-    error: str | None = None
-    run_dir: str = ""
-    shared_status: str | None = None  # of its shared-items run (None: not run)
-    shared_error: str | None = None
-    shared_dir: str | None = None
-
-    @property
-    def usable(self) -> bool:
-        """Its interview has figures (finished, or finished but for some incomplete batches)."""
-        return self.status in (OK, INCOMPLETE)
+from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, PENDING, TargetState
 
 
 @dataclass

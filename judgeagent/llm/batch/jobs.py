@@ -18,19 +18,39 @@ import asyncio
 import functools
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeagent.errors import ConfigError
 from judgeagent.llm.batch.api import METADATA_KEY, BatchAPI, BatchCallFailed, JobState
-from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger
+from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger, BatchSettings
 from judgeagent.llm.batch.lines import CHAT_URL, input_line, parse_jsonl
 from judgeagent.llm.outcome import Failure, FailureKind
-from judgeagent.llm.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from judgeagent.llm.batch.hub import BatchHub, Ticket
+    from judgeagent.llm.batch.display import Display
+    from judgeagent.llm.batch.waves import WaveBarrier
+    from judgeagent.llm.outcome import Reply
+
+
+class BatchHub(Protocol):
+    """What a job needs of the hub that sends it (judgeagent.llm.batch.hub.BatchHub)."""
+
+    display: Display
+    barrier: WaveBarrier
+
+    def answer(self, state: str, line: Any, convo: list[dict]) -> Reply | Failure | str: ...
+
+
+class Ticket(Protocol):
+    """A request of the job (judgeagent.llm.batch.hub.Ticket)."""
+
+    cid: str
+    key: str
+    stage: str
+    body: dict
+    ledger: BatchLedger
 
 # Failures of a setup call that mean this endpoint's Batch API cannot be used at all.
 UNUSABLE = frozenset({FailureKind.AUTH, FailureKind.BAD_REQUEST, FailureKind.REFUSED_PARAMETER, FailureKind.QUOTA})
@@ -41,13 +61,6 @@ UNCERTAIN = frozenset({FailureKind.TIMEOUT, FailureKind.UNREACHABLE, FailureKind
 class BatchRejected(ConfigError):
     """The provider refused a batch job or its Batch API: one line naming why, exit 2. Nothing
     in the job was run or billed, and every answer so far is kept."""
-
-
-@dataclass
-class BatchSettings:
-    poll_s: float = 15.0
-    deadline_s: float | None = None
-    policy: RetryPolicy = field(default_factory=RetryPolicy)
 
 
 @dataclass(eq=False)
@@ -69,7 +82,7 @@ class JobRun:
         self.deadline_cancelled = False
         self.ledgers: dict[int, BatchLedger] = {}
         self.waiters: dict[str, list[Waiter]] = {}
-        self.tickets: list[Ticket] = []
+        self.tickets: Sequence[Ticket] = []
         self.task: asyncio.Task | None = None
         self.finished = False
 

@@ -17,15 +17,23 @@ of a body gets the outcome its last line had, so nothing answered is paid for tw
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from judgeagent.llm.batch.lines import body_hash, split_id
 from judgeagent.llm.journal import Journal
-
-if TYPE_CHECKING:
-    from judgeagent.llm.batch.jobs import BatchSettings
+from judgeagent.llm.retry import RetryPolicy
 
 SENT, ANSWERED, GONE, LIVE = "sent", "answered", "gone", "live"
+
+
+@dataclass
+class BatchSettings:
+    """How a run's jobs are polled: every ``poll_s`` at first, cancelled ``deadline_s`` after creation."""
+
+    poll_s: float = 15.0
+    deadline_s: float | None = None
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
 
 
 class BatchLedger:

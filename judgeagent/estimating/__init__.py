@@ -1,0 +1,93 @@
+"""Cost before the run: ``judgeagent evaluate ... --dry-run`` and ``judgeagent.estimate(cfg)``.
+
+What a run will send, per model and stage: requests, prompt and completion tokens, cost, and
+the wall time, each as a range (low, expected, high), because regenerations, rounds without
+a knowledge path, gate failures, re-asks and early stops are random. Nothing is sent, no
+model is loaded (the bundled llama server is not started) and no graph is built or read.
+
+How it is made, one module per job:
+
+1. The run is opened as the engine opens it (``engine.open_run``: models, benchmark, units,
+   run folder), so the units still to ask are exactly those a real run would ask.
+2. The protocol is asked for everything that is its own: its call plan per unit
+   (:meth:`~judgeagent.engine.protocol.Protocol.call_plan`: the prompts rendered from the
+   real templates on the unit's real questions, each with its stage's budget and completion
+   prior, and how many of each as a random count), the rates those counts depend on and
+   their priors (``Protocol.rates``), and whether it needs a graph. The estimate knows no
+   protocol by name.
+3. :mod:`~judgeagent.estimating.history` reads earlier runs: their journals (completion
+   tokens and seconds per request, the tokenizer ratio, re-asks) and their records, which
+   the protocol that wrote them reads for the rates they show (``Protocol.observe``).
+4. :mod:`~judgeagent.estimating.lines` turns the plans, made at the low, expected and high
+   end of every rate, into one line per model and stage; :mod:`~judgeagent.estimating.tokens`
+   counts the prompts; :mod:`~judgeagent.estimating.model` adds lines and runs up;
+   :mod:`~judgeagent.estimating.render` writes them out.
+"""
+
+from __future__ import annotations
+
+import random
+
+from judgeagent.config import EvalConfig
+from judgeagent.engine.callplan import SCENARIOS, Call
+from judgeagent.engine.protocol import Protocol
+from judgeagent.engine.run import open_run
+from judgeagent.estimating.history import rates_from, read_history
+from judgeagent.estimating.lines import Plans, Sums, line, model_info, sums, wall
+from judgeagent.estimating.model import Estimate, Line, ModelInfo, RateRange, Span, combine
+from judgeagent.estimating.render import render_text
+from judgeagent.estimating.tokens import count_prompts
+
+MAX_PLANNED_UNITS = 120  # beyond this many units, a seeded sample is planned and scaled up
+
+__all__ = ["Estimate", "Line", "ModelInfo", "RateRange", "Span", "combine", "estimate", "render_text"]
+
+
+def estimate(cfg: EvalConfig) -> Estimate:
+    """What running ``cfg`` will send and cost, without sending anything (see the module docstring).
+
+    Bad settings raise the same one-line errors a run does (an unknown model, a missing data
+    folder); a missing API key does not matter here."""
+    protocol, run = open_run(cfg)
+    cfg = run.cfg
+    todo = protocol.todo(run)
+    roles = {"target": run.target, "judge": run.judge, **run.roles}
+    history = read_history(cfg, run.folder.path, roles)
+    rates = rates_from(history, protocol.rates)
+    notes: list[str] = []
+    if type(protocol).call_plan is Protocol.call_plan:
+        notes.append(f"--protocol {protocol.name} has no call plan of its own: counted as one answer per unit (a lower bound)")
+    planned = todo
+    if len(todo) > MAX_PLANNED_UNITS:
+        planned = sorted(random.Random(cfg.seed).sample(todo, MAX_PLANNED_UNITS), key=lambda u: u.index)
+        notes.append(f"{len(todo)} units: {len(planned)} of them planned (seeded sample), scaled up")
+    scale = len(todo) / len(planned) if planned else 0.0
+
+    # Every scenario's calls; the prompts counted once (the plans render the same prompts).
+    plans: Plans = {}
+    for s in SCENARIOS:
+        values = rates.scenario(s)
+        calls: list[tuple[Call, float]] = [(c, scale) for u in planned for c in protocol.call_plan(run, u, values)]
+        if todo or not run.done:  # the closing requests, once per run
+            calls += [(c, 1.0) for c in protocol.call_plan(run, None, values)]
+        plans[s] = calls
+    prompts = {id(c.messages): c.messages for calls in plans.values() for c, _ in calls}
+    counted = dict(zip(prompts, count_prompts(list(prompts.values()))))
+    accs = sums(plans, roles, counted)
+
+    infos = {spec.name: model_info(spec, cfg, history) for spec in roles.values()}
+    priors = {stage: acc.per_completion() for (_, stage), acc in accs["expected"].items()}
+    lines = []
+    for model, stage in sorted({k for acc in accs.values() for k in acc}):
+        spec = next(sp for sp in roles.values() if sp.name == model)
+        lines.append(line(model, stage, [accs[s].get((model, stage)) or Sums() for s in SCENARIOS], spec, history, priors))
+    est = Estimate(lines, infos, Span.zero(), len(todo), len(run.units) - len(todo), protocol.name, str(run.folder.path), notes,
+                   {r.name: RateRange(round(v[0], 3), round(v[1], 3), round(v[2], 3), rates.sources[r]) for r, v in rates.values.items()},
+                   cfg.llm.budget_usd, cfg.llm.max_requests)  # fmt: skip
+    est.wall_s = wall(est, cfg)
+    if run.units and len(todo) < len(run.units):
+        notes.append(f"{len(run.units) - len(todo)} of {len(run.units)} units are finished in {run.folder.path}: only the rest is counted")
+    if protocol.needs_graph(run.options) and not (cfg.graph_dir() / "manifest.json").exists():
+        notes.append(f"the graph {cfg.graph_dir()} is not built yet: building it adds time (not counted), and no model request")
+    return est
+
