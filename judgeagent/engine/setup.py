@@ -11,12 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from judgeagent.batches import Batch, make_batches
 from judgeagent.config import EvalConfig, GenerationOptions, ProtocolOptions, SeedOptions
 from judgeagent.data import load_benchmark
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.errors import ConfigError
-from judgeagent.records import FollowUpRecord
+from judgeagent.records import FollowUpRecord, JsonModel
 
 if TYPE_CHECKING:
     from judgeagent.graph import ContextGraph
@@ -114,16 +116,26 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+class SeenModel(JsonModel):
+    """What a session saw of a model (the client's usage summary), or an earlier session's
+    config.json kept of it."""
+
+    temperature_sent: float | None = None
+    sampled: bool = False
+    reasoning: bool = False
+    served_models: list[str] = Field(default_factory=list)
+
+
 def model_info(spec: ModelSpec, learned: Mapping[str, Any] | None = None, before: Mapping[str, Any] | None = None) -> dict[str, object]:
     """A model as config.json records it, with whether its answers are samples (a temperature
     above 0, asked for or forced to 1 by the server) and whether it reasons before answering
     (declared, or seen in its replies: think text or reasoning tokens). What an earlier
     session of the run saw still holds: a resumed run may replay every answer."""
-    learned, before = learned or {}, before or {}
+    now, then = SeenModel.model_validate(learned or {}), SeenModel.model_validate(before or {})
     return {
         "name": spec.name, "base_url": spec.base_url, "model": spec.model,
-        "temperature": learned.get("temperature_sent") or spec.temperature,
-        "sampled": bool(spec.temperature > 0 or learned.get("sampled") or before.get("sampled")),
-        "reasoning": bool(spec.reasoning or learned.get("reasoning") or before.get("reasoning")),
-        "served_models": sorted(set(learned.get("served_models") or []) | set(before.get("served_models") or [])),
+        "temperature": now.temperature_sent or spec.temperature,
+        "sampled": bool(spec.temperature > 0 or now.sampled or then.sampled),
+        "reasoning": bool(spec.reasoning or now.reasoning or then.reasoning),
+        "served_models": sorted(set(now.served_models) | set(then.served_models)),
     }  # fmt: skip

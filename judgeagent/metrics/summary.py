@@ -30,31 +30,29 @@ def compute_metrics(records: Sequence[InterviewRecord], *, eval_every_round: boo
         before += flags(r.seed_answers)
         after += flags(r.last.reanswers)
         labels += [q.difficulty for q in r.seed]
-    out = paper_metrics(before, after).to_dict()
-    out["n_batches"] = len(records)
-    out["by_difficulty"] = metrics_by_label(labels, before, after) if any(labels) else {}
+    asked = [rd for r in records for rd in r.asked]
+    n_rounds = sum(len(r.rounds) for r in records)
+    out: dict[str, Any] = paper_metrics(before, after).to_dict() | {
+        "n_batches": len(records),
+        "by_difficulty": metrics_by_label(labels, before, after) if any(labels) else {},
+    }
     if eval_every_round and records:
         points = min(len(r.validations) for r in records)
-        out["by_round"] = [
+        out |= {"by_round": [
             {"after_round": k, **paper_metrics(before, [f for r in records for f in flags(r.validations[k].reanswers)]).to_dict()}
             for k in range(points)
-        ]
-    asked = [rd for r in records for rd in r.asked]
-    # A Hard question the judge could answer from one chunk is not counted as Hard.
-    out["extension_accuracy"] = accuracy_by_level((rd.reported_level, rd.answer.correct) for rd in asked if rd.answer is not None)
-    n_rounds = sum(len(r.rounds) for r in records)
-    out["extension"] = {
-        "rounds": n_rounds,
-        "asked": len(asked),
-        "skipped": n_rounds - len(asked),
-        "skip_reasons": sorted({rd.skipped for r in records for rd in r.rounds if rd.skipped}),
+        ]}  # fmt: skip
+    return out | {
+        # A Hard question the judge could answer from one chunk is not counted as Hard.
+        "extension_accuracy": accuracy_by_level((rd.reported_level, rd.answer.correct) for rd in asked if rd.answer is not None),
+        "extension": {"rounds": n_rounds, "asked": len(asked), "skipped": n_rounds - len(asked),
+                      "skip_reasons": sorted({rd.skipped for r in records for rd in r.rounds if rd.skipped})},
+        "trajectories": {r.batch_id: r.trajectory for r in records},
+        "evaluation_failures": sum(1 for r in records if r.last.evaluation is None),
+        "answer_errors": sum(1 for r in records for a in r.seed_answers if a.error),
+        "phrase_grading": _phrase_grading(records),
+        **trust_metrics(records, bootstrap=bootstrap, seed=seed),
     }
-    out["trajectories"] = {r.batch_id: r.trajectory for r in records}
-    out["evaluation_failures"] = sum(1 for r in records if r.last.evaluation is None)
-    out["answer_errors"] = sum(1 for r in records for a in r.seed_answers if a.error)
-    out["phrase_grading"] = _phrase_grading(records)
-    out.update(trust_metrics(records, bootstrap=bootstrap, seed=seed))
-    return out
 
 
 def trust_metrics(records: Sequence[InterviewRecord], *, bootstrap: int, seed: int) -> dict[str, Any]:
@@ -62,13 +60,13 @@ def trust_metrics(records: Sequence[InterviewRecord], *, bootstrap: int, seed: i
     from judgeagent.stages.gate import gate_summary
 
     after = [flags(r.last.reanswers) for r in records]
-    out: dict[str, Any] = _significance(records, after, bootstrap=bootstrap, seed=seed)
     before = [f for r in records for f in flags(r.seed_answers)]
-    out["controls"] = _controls(records, before, [f for batch in after for f in batch])
-    out["leakage"] = _leakage(records)
-    out["gate"] = gate_summary([rd.to_json() for r in records for rd in r.rounds])
-    out["decontamination"] = _decontamination(records)
-    return out
+    return _significance(records, after, bootstrap=bootstrap, seed=seed) | {
+        "controls": _controls(records, before, [f for batch in after for f in batch]),
+        "leakage": _leakage(records),
+        "gate": gate_summary([rd.to_json() for r in records for rd in r.rounds]),
+        "decontamination": _decontamination(records),
+    }
 
 
 def _significance(records: Sequence[InterviewRecord], after: list[list[bool]], *, bootstrap: int, seed: int) -> dict[str, Any]:
@@ -80,16 +78,17 @@ def _significance(records: Sequence[InterviewRecord], after: list[list[bool]], *
     ``design_effect`` says how far apart the two views are.
     """
     flat_after = [f for batch in after for f in batch]
-    comparisons = {"none": [flags(r.seed_answers) for r in records]}
+    seeds = [flags(r.seed_answers) for r in records]
+    comparisons = {"none": seeds}
     if any(r.last.controls for r in records):
         comparisons |= {name: [flags(_control_answers(r, name)) for r in records] for name in CONTROLS}
     out: dict[str, Any] = {}
-    seeds_batches: list[BatchFlags] = list(zip(comparisons["none"], after))
+    seeds_batches: list[BatchFlags] = list(zip(seeds, after))
     if flat_after:
-        before = [f for batch in comparisons["none"] for f in batch]
-        out["ci"] = clustered_bootstrap_ci(seeds_batches, n_resamples=bootstrap, seed=seed)
-        out["ci_naive"] = paired_bootstrap_ci(before, flat_after, n_resamples=bootstrap, seed=seed) | {"ci_method": NAIVE}
-        out["design_effect"] = design_effect(seeds_batches)
+        before = [f for batch in seeds for f in batch]
+        out = {"ci": clustered_bootstrap_ci(seeds_batches, n_resamples=bootstrap, seed=seed),
+               "ci_naive": paired_bootstrap_ci(before, flat_after, n_resamples=bootstrap, seed=seed) | {"ci_method": NAIVE},
+               "design_effect": design_effect(seeds_batches)}
     permutation: dict[str, object] = {}
     mcnemar: dict[str, object] = {}
     for name, other in comparisons.items():
@@ -172,7 +171,7 @@ def _leakage(records: Sequence[InterviewRecord]) -> dict[str, Any]:
     # Only checks made by the guard that fails closed carry the field; older runs' figures
     # stay as they were written.
     if any("check_failed" in c.model_fields_set for c in checked):
-        out["batches_check_failed"] = sum(1 for c in checked if c.check_failed)
+        out |= {"batches_check_failed": sum(1 for c in checked if c.check_failed)}
     return out
 
 

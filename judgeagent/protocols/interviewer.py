@@ -45,7 +45,7 @@ from judgeagent.engine.registry import register
 from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 from judgeagent.metrics import interviewer as im
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols.dialogue import question_text, reply_messages, reply_stage, target_reply, transcript
+from judgeagent.protocols.dialogue import Reply, Text, question_text, reply_messages, reply_stage, target_reply, transcript
 from judgeagent.protocols.seedwise import Parts, SeedProtocol
 from judgeagent.records import AnswerRecord, Json, JsonModel, LeakRecord, QuestionRecord, SeedUnitRecord, omittable, read_figures
 from judgeagent.stages.grading import Answer, ask_batch
@@ -104,6 +104,32 @@ class InterviewReport(JsonModel):
     strengths: list[str] = Field(default_factory=list)
     weaknesses: list[str] = Field(default_factory=list)
     error: str | None = omittable()
+
+
+# ----------------------------------------------------------------------------- the judge's replies
+class FeedbackReply(Reply):
+    feedback: Text = ""
+
+
+class FollowUpQuestions(Reply):
+    """The rationale and clarification questions (schemas.INTERVIEWER_FOLLOWUPS)."""
+
+    rationale: Text = ""
+    clarification: Text = ""
+
+    def by_kind(self) -> dict[str, str]:
+        return {"rationale": self.rationale, "clarification": self.clarification}
+
+
+class FollowUpGrades(FollowUpQuestions):
+    """Each follow-up's verdict ("adequate" or not) and a comment (schemas.FOLLOWUP_GRADES)."""
+
+    comment: Text = ""
+
+
+class ReportReply(Reply):
+    strengths: list[Text] = Field(default_factory=list)
+    weaknesses: list[Text] = Field(default_factory=list)
 
 
 def feedback_messages(q: Question, answer: Answer, earlier: list[str]) -> list[dict[str, str]]:
@@ -186,21 +212,22 @@ class Interviewer(SeedProtocol[InterviewerOptions, InterviewerRecord]):
         exchange = transcript([(question_text(q), a.answer.reply) for a in interview.attempts])
         res = await models.ask_judge(followup_messages(q, exchange), schema=schemas.INTERVIEWER_FOLLOWUPS, stage=FOLLOWUPS.name,
                                      max_tokens=FOLLOWUPS.max_tokens)
-        if not res.ok or not isinstance(res.data, dict):
+        asked = FollowUpQuestions.read(res)
+        if asked is None:
             return
         history = [(question_text(q), interview.attempts[-1].answer.reply)]
-        for kind in KINDS:
-            question = str(res.data.get(kind, "")).strip()
+        for kind, question in asked.by_kind().items():
             if question:
                 reply, _ = await target_reply(models, history, question, stage=FOLLOWUP_ANSWER)
                 interview.followups.append(FollowUpTurn(kind=kind, question=question, reply=reply))
         if len(interview.followups) == len(KINDS):
-            grades = await models.ask_judge(grade_messages(q, interview.followups), schema=schemas.FOLLOWUP_GRADES, stage=GRADE.name,
-                                            max_tokens=GRADE.max_tokens)
-            if grades.ok and isinstance(grades.data, dict):
+            res = await models.ask_judge(grade_messages(q, interview.followups), schema=schemas.FOLLOWUP_GRADES, stage=GRADE.name,
+                                         max_tokens=GRADE.max_tokens)
+            if (grades := FollowUpGrades.read(res)) is not None:
+                verdicts = grades.by_kind()
                 for turn in interview.followups:
-                    turn.verdict = str(grades.data.get(turn.kind) or "") or None
-                interview.followup_comment = str(grades.data.get("comment", "")).strip()
+                    turn.verdict = verdicts.get(turn.kind) or None
+                interview.followup_comment = grades.comment
 
     async def finish(self, run: Run) -> None:
         """The Interview Report's strengths and weaknesses, from every question's digest,
@@ -273,15 +300,14 @@ class Interviewer(SeedProtocol[InterviewerOptions, InterviewerRecord]):
 async def write_feedback(models: Models, q: Question, answer: Answer, earlier: list[str]) -> str | None:
     res = await models.ask_judge(feedback_messages(q, answer, earlier), schema=schemas.INTERVIEWER_FEEDBACK, stage=FEEDBACK.name,
                                  max_tokens=FEEDBACK.max_tokens)
-    text = str(res.data.get("feedback", "")).strip() if res.ok and isinstance(res.data, dict) else ""
-    return text or None
+    reply = FeedbackReply.read(res)
+    return reply.feedback if reply and reply.feedback else None
 
 
 async def write_report(models: Models, records: Sequence[InterviewerRecord]) -> InterviewReport:
     res = await models.ask_judge(report_messages(digest(records)), schema=schemas.INTERVIEW_REPORT, stage=REPORT.name, max_tokens=REPORT.max_tokens)
-    data = res.data if res.ok and isinstance(res.data, dict) else {}
-    lists = {k: [str(s).strip() for s in data.get(k) or [] if str(s).strip()] for k in ("strengths", "weaknesses")}
-    report = InterviewReport(strengths=lists["strengths"], weaknesses=lists["weaknesses"])
+    reply = ReportReply.read(res) or ReportReply()
+    report = InterviewReport(strengths=[s for s in reply.strengths if s], weaknesses=[s for s in reply.weaknesses if s])
     if not res.ok:
         report.error = res.error
     return report

@@ -28,7 +28,7 @@ from judgeagent.llm.registry import ModelSpec
 from judgeagent.metrics import kieval as score
 from judgeagent.planning import PathLength, Plan
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.protocols.dialogue import question_text, reply_messages, reply_stage, target_reply, transcript
+from judgeagent.protocols.dialogue import Reply, Text, question_text, reply_messages, reply_stage, target_reply, transcript
 from judgeagent.protocols.seedwise import Parts, SeedProtocol
 from judgeagent.records import Json, JsonModel, SeedUnitRecord, read_figures
 from judgeagent.stages.extension import path_text
@@ -85,22 +85,32 @@ def evaluator_messages(seed: Question, passages: str, history: History, question
     return messages(render("kieval_evaluator_system"), user)
 
 
-def read_score(data: dict[str, object]) -> TurnScore | None:
-    """The evaluator's reply as numbers; None when any score is missing."""
-    try:
-        aspects = {a: int(_aspect(data, a)["score"]) for a in ASPECTS}
-        overall = int(str(data["overall"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-    comments = {a: str(_aspect(data, a).get("comment", "")).strip() for a in ASPECTS}
-    return TurnScore(aspects=aspects, comments=comments, overall=overall, stop=data.get("stop") == "stop", stop_reason=str(data.get("stop_reason", "")).strip())
+class AspectScore(Reply):
+    score: int
+    comment: Text = ""
 
 
-def _aspect(data: dict[str, object], name: str) -> dict[str, str]:
-    part = data[name]
-    if not isinstance(part, dict):
-        raise TypeError(f"{name}: not an object")
-    return part
+class EvaluatorReply(Reply):
+    """The evaluator's scores of one reply (schemas.KIEVAL_SCORE)."""
+
+    accuracy: AspectScore
+    logic: AspectScore
+    relevance: AspectScore
+    coherence: AspectScore
+    conciseness: AspectScore
+    overall: int
+    stop: Text = ""
+    stop_reason: Text = ""
+
+    def score(self) -> TurnScore:
+        aspects = {"accuracy": self.accuracy, "logic": self.logic, "relevance": self.relevance, "coherence": self.coherence,
+                   "conciseness": self.conciseness}
+        return TurnScore(aspects={a: s.score for a, s in aspects.items()}, comments={a: s.comment for a, s in aspects.items()},
+                         overall=self.overall, stop=self.stop == "stop", stop_reason=self.stop_reason)
+
+
+class InteractorReply(Reply):
+    question: Text = ""
 
 
 def unusable(reply: str | None, error: str | None, earlier: list[str | None]) -> str | None:
@@ -159,8 +169,8 @@ class KIEval(SeedProtocol[KIEvalOptions, DialogueRecord]):
         """The interactor's question for ``turn``, from the seed, the passages and the replies so far."""
         msgs = interactor_messages(seed, passages, history, turn)
         res = await parts.models.ask_judge(msgs, schema=schemas.KIEVAL_QUESTION, stage=INTERACTOR.name, max_tokens=INTERACTOR.max_tokens)
-        text = str(res.data.get("question", "")).strip() if res.ok and isinstance(res.data, dict) else ""
-        return text or None
+        reply = InteractorReply.read(res)
+        return reply.question if reply and reply.question else None
 
     async def score_turn(self, parts: Parts[KIEvalOptions], seed: Question, passages: str, history: History, turn: Turn) -> str | None:
         """The evaluator's scores of one reply; returns the stop reason when it ends the dialogue."""
@@ -169,7 +179,8 @@ class KIEval(SeedProtocol[KIEvalOptions, DialogueRecord]):
         models = parts.models
         evaluator: ModelSpec = parts.evaluator or models.judge
         res = await models.client.chat(evaluator, msgs, schema=schemas.KIEVAL_SCORE, stage=EVALUATOR.name, max_tokens=EVALUATOR.max_tokens, seed=models.seed)
-        turn.score = read_score(res.data) if res.ok and isinstance(res.data, dict) else None
+        reply = EvaluatorReply.read(res)
+        turn.score = reply.score() if reply is not None else None
         if turn.score is None:
             return f"the evaluator gave no score ({res.error or 'incomplete reply'})"
         if turn.score.stop:
