@@ -9,8 +9,8 @@ handles Ctrl-C, failed calls and stops, and writes the outputs.
 from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import LeakGuard, Protocol, split_seeds
 from judgeagent.engine.registry import register
-from judgeagent.engine.run import RunContext, arun, open_run, run, run_loop
+from judgeagent.engine.run import arun, open_run, run, run_loop
 from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 
-__all__ = ["FinishedRun", "LeakGuard", "Protocol", "RunContext", "RunOutcome", "RunServices", "arun", "open_run", "register", "resolve", "run",
-           "run_loop", "split_seeds"]
+__all__ = ["FinishedRun", "LeakGuard", "Protocol", "RunOutcome", "RunServices", "arun", "open_run", "register", "resolve", "run", "run_loop",
+           "split_seeds"]
