@@ -20,7 +20,6 @@ every run where it stopped, and sends no request for what is finished.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -28,9 +27,11 @@ from typing import Any
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
+from judgeagent.metrics.figures import RunFigures
+from judgeagent.records import BankItemRecord, InterviewRecord, Json, JsonModel
 from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
-from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, PENDING, TargetState
+from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed, target_slugs
+from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, SharedItem, SharedItems, SweepFile, TargetState
 
 
 @dataclass
@@ -112,14 +113,14 @@ def check_models(cfg: SweepConfig) -> None:
 
 def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
     """Each target's state: what sweep.json says of an earlier session, else pending."""
-    before = {t["name"]: t for t in (folder.read().get("targets") or [])} if folder.sweep_path.exists() else {}
+    saved = SweepFile.model_validate(folder.read()) if folder.sweep_path.exists() else SweepFile()
+    before = {t.name: t for t in saved.targets}
     out = []
     for name, slug_ in target_slugs(cfg.targets).items():
         st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
-        if name in before:
-            old = before[name]
-            st.status, st.error = old.get("status", PENDING), old.get("error")
-            st.shared_status, st.shared_error, st.shared_dir = old.get("shared_status"), old.get("shared_error"), old.get("shared_dir")
+        if (old := before.get(name)) is not None:
+            st.status, st.error = old.status, old.error
+            st.shared_status, st.shared_error, st.shared_dir = old.shared_status, old.shared_error, old.shared_dir
         out.append(st)
     return out
 
@@ -141,16 +142,16 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
 
 
 # ----------------------------------------------------------------------------- the async part
-async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console, say: Notify) -> list[dict]:
+async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console, say: Notify) -> list[SharedItem]:
     watch = Watch(console) if progress else None
     try:
         gate = asyncio.Semaphore(cfg.parallel or len(states))
         await asyncio.gather(*(_interview(cfg, folder, st, gate, watch, n_batches, say) for st in states))
         items = shared_items(folder, states)
-        folder.write_json(SHARED_ITEMS_FILE, {"items": items})
+        folder.write_json(SHARED_ITEMS_FILE, SharedItems(items=items).to_json())
         folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=False)
         if cfg.shared and items:
-            ids = [i["item_id"] for i in items]
+            ids = [i.item_id for i in items]
             await asyncio.gather(*(_shared(cfg, folder, st, ids, gate, watch, say) for st in states if st.usable))
         return items
     finally:
@@ -204,51 +205,54 @@ async def _run(ecfg: EvalConfig, *, report: bool) -> tuple[str, str | None]:
     return (OK, None) if outcome.complete else (INCOMPLETE, incomplete_reason(outcome.metrics))
 
 
-def incomplete_reason(metrics: dict) -> str:
-    inc = metrics.get("incomplete") or {}
-    n = inc.get("n_batches") or 0
-    why = ", ".join(f"{k}: {v}" for k, v in (inc.get("reasons") or {}).items())
-    return f"{n} unit(s) incomplete ({why}); rerun to retry them"
+def incomplete_reason(metrics: Json) -> str:
+    inc = RunFigures.from_json(metrics).incomplete
+    why = ", ".join(f"{k}: {v}" for k, v in inc.reasons.items())
+    return f"{inc.n_batches} unit(s) incomplete ({why}); rerun to retry them"
 
 
 def finished(run_dir: Path, items: list[str] | None = None) -> bool:
     """A run folder whose metrics say it is complete (and, for a shared-items run, that has
     answered every item): reopening it would only replay, so it is left alone."""
-    try:
-        metrics = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return False
-    if not metrics.get("complete"):
+    metrics = read_model(run_dir / "metrics.json", RunFigures)
+    if metrics is None or not metrics.complete:
         return False
     if items is None:
         return True
-    answered = {r.get("item_id") for r in read_records(run_dir)}
+    answered = {r.item_id for r in read_typed(run_dir, BankItemRecord)}
     return answered >= set(items)
 
 
-def shared_items(folder: SweepFolder, states: list[TargetState]) -> list[dict]:
+class _Benchmark(JsonModel):
+    question_type: str
+
+
+class _RunConfig(JsonModel):
+    benchmark: _Benchmark
+
+
+def shared_items(folder: SweepFolder, states: list[TargetState]) -> list[SharedItem]:
     """The gate-passed follow-ups of every usable interview, each once (items are
     content-addressed), in target then batch order; ``cluster`` is the batch that wrote it."""
-    from judgeagent.bank.fill import banked_rounds, item_id
+    from judgeagent.bank.fill import item_id
 
-    out: dict[str, dict] = {}
+    out: dict[str, SharedItem] = {}
     for st in states:
         if not st.usable:
             continue
         run_dir = folder.target_dir(st.slug)
-        try:
-            qtype = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["benchmark"]["question_type"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        if (config := read_model(run_dir / "config.json", _RunConfig)) is None:
             continue
-        records = sorted(read_records(run_dir), key=lambda r: r.get("batch_index", 0))
-        for rec, rd in banked_rounds(records):
-            q = rd["question"]
-            iid = item_id(qtype, q["question"], q.get("options"), q["answer"])
-            out.setdefault(iid, {
-                "item_id": iid, "level": rd.get("level"), "counted_as": rd.get("counted_as"), "qtype": qtype,
-                "question": q["question"], "options": q.get("options"), "answer": q["answer"],
-                "source_target": st.name, "source_batch": rec.get("batch_id"), "cluster": f"{st.name}/{rec.get('batch_id')}",
-            })  # fmt: skip
+        qtype = config.benchmark.question_type
+        for rec in sorted(read_typed(run_dir, InterviewRecord), key=lambda r: r.batch_index):
+            for rd in rec.rounds:
+                if not rd.banked or rd.question is None:
+                    continue
+                q = rd.question
+                iid = item_id(qtype, q.question, q.options, q.answer)
+                out.setdefault(iid, SharedItem(item_id=iid, level=rd.level, counted_as=rd.counted_as, qtype=qtype, question=q.question,
+                                               options=q.options, answer=q.answer, source_target=st.name, source_batch=rec.batch_id,
+                                               cluster=f"{st.name}/{rec.batch_id}"))
     return list(out.values())
 
 

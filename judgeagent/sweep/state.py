@@ -1,9 +1,13 @@
 """Each target's place in a sweep, as sweep.json keeps it (the runner moves it, the
-leaderboard reads it)."""
+leaderboard reads it), and the shared items, as shared_items.json keeps them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pydantic import Field
+
+from judgeagent.records import JsonModel
 
 OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
 
@@ -25,3 +29,44 @@ class TargetState:
     def usable(self) -> bool:
         """Its interview has figures (finished, or finished but for some incomplete batches)."""
         return self.status in (OK, INCOMPLETE)
+
+
+class SharedItem(JsonModel):
+    """A gate-passed follow-up of an interview that every target answers (shared_items.json)."""
+
+    item_id: str
+    level: str | None = None
+    counted_as: str | None = None
+    qtype: str = ""
+    question: str = ""
+    options: dict[str, str] | None = None
+    answer: str = ""
+    source_target: str = ""
+    source_batch: str = ""
+    cluster: str = ""  # the batch that wrote it, the bootstrap's unit
+
+    @property
+    def reported_level(self) -> str:
+        return self.counted_as or self.level or ""
+
+
+class SharedItems(JsonModel):
+    items: list[SharedItem] = Field(default_factory=list)
+
+
+class SavedTarget(JsonModel):
+    """A target's state as sweep.json kept it."""
+
+    name: str
+    status: str = PENDING
+    error: str | None = None
+    shared_status: str | None = None
+    shared_error: str | None = None
+    shared_dir: str | None = None
+
+
+class SweepFile(JsonModel):
+    """What a rerun reads back of sweep.json."""
+
+    created: str | None = None
+    targets: list[SavedTarget] = Field(default_factory=list)
