@@ -391,7 +391,7 @@ class BankItemRecord(UnitRecord):
 
 
 # ----------------------------------------------------------------------------- bookkeeping
-class IncompleteEntry(TypedDict):
+class IncompleteEntry(JsonModel):
     """One line of incomplete.json: the unit a call left without an answer, and why."""
 
     batch_id: str
@@ -400,6 +400,10 @@ class IncompleteEntry(TypedDict):
     stage: str
     kind: str  # a FailureKind value, or "unreadable verdict"
     message: str
+
+    @property
+    def reason(self) -> str:
+        return f"{self.kind} ({self.model}, {self.stage})"
 
 
 class IncompleteSummary(TypedDict):

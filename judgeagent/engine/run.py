@@ -108,7 +108,7 @@ def budget_stop_message(reason: str, n_records: int, folder: RunFolder) -> str:
 
 def incomplete_entry(unit: Batch, err: CallFailed) -> IncompleteEntry:
     """One line of incomplete.json: which unit, and which call brought no answer, why."""
-    return {"batch_id": unit.id, "batch_index": unit.index, "model": err.model, "stage": err.stage, "kind": err.kind, "message": str(err)}
+    return IncompleteEntry(batch_id=unit.id, batch_index=unit.index, model=err.model, stage=err.stage, kind=err.kind, message=str(err))
 
 
 class RunContext:
@@ -271,8 +271,8 @@ class RunContext:
 
     def write_incomplete(self) -> Path:
         """incomplete.json: this session's units that a call left without an answer."""
-        entries = sorted(self.run.state.incomplete.values(), key=lambda e: e["batch_index"])
-        return self.run.write_json(INCOMPLETE_FILE, {"n_batches": len(entries), "batches": entries})
+        entries = sorted(self.run.state.incomplete.values(), key=lambda e: e.batch_index)
+        return self.run.write_json(INCOMPLETE_FILE, {"n_batches": len(entries), "batches": [e.to_json() for e in entries]})
 
     # ------------------------------------------------------------------ outputs
     def write_config(self, *, before: Json | None = None, learned: dict[str, Any] | None = None) -> None:

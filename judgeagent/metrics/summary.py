@@ -193,6 +193,6 @@ def incomplete_summary(missing: list[str], failed: Mapping[str, IncompleteEntry]
     reasons: dict[str, int] = {}
     for batch_id in missing:
         entry = failed.get(batch_id)
-        reason = f"{entry['kind']} ({entry['model']}, {entry['stage']})" if entry else ("not run: the run stopped" if stopped else "not run")
+        reason = entry.reason if entry else ("not run: the run stopped" if stopped else "not run")
         reasons[reason] = reasons.get(reason, 0) + 1
     return {"n_batches": len(missing), "batch_ids": list(missing), "reasons": dict(sorted(reasons.items()))}
