@@ -14,6 +14,7 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, fail, user_errors
 from judgeagent.cli.evaluate import BATCH_FLAGS
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
+from judgeagent.sweep.board import Leaderboard
 from judgeagent.sweep.config import SweepConfig
 
 _SWEEP = "Sweep"
@@ -62,7 +63,7 @@ def sweep_command(
                    "Rerun the same command to retry them")  # fmt: skip
 
 
-def print_leaderboard(board: dict) -> None:
+def print_leaderboard(board: Leaderboard) -> None:
     from judgeagent.sweep.outputs import COLUMNS, basis_note, difficulty_verdict, table_rows, validity_lines
 
     t = Table(title="leaderboard")

@@ -79,8 +79,8 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
         first = sent(servers)
         again = sweep(cfg)
         assert sent(servers) == first  # finished: not one request, not even a preflight
-    board = result.leaderboard
-    assert again.leaderboard == board
+    board = result.leaderboard.to_json()  # leaderboard.json as written
+    assert again.leaderboard == result.leaderboard
     items = json.loads((result.sweep_dir / "shared_items.json").read_text())["items"]
     topics = [TOPICS.index(it["question"]) for it in items]
     assert len(items) == len(set(topics)) >= 6  # every gate-passed follow-up, each once
@@ -170,8 +170,8 @@ def test_the_judge_limit_holds_across_targets_interviewed_at_once(tmp_path, grap
         models = models_file(tmp_path / "judgeagent.toml", {"judge": judge.base_url, "strong": s.base_url, "weak": w.base_url}, judge_concurrency=1)
         result = judgeagent.sweep(config(tmp_path, graph, ["strong", "weak"], models, parallel=None, concurrency=2, shared=False))
         assert judge.max_in_flight == 1
-    assert [r["name"] for r in result.leaderboard["targets"]] == ["strong", "weak"]
-    assert result.leaderboard["ranked_on"] == "seed questions (ACC1)"
+    assert [r.name for r in result.leaderboard.targets] == ["strong", "weak"]
+    assert result.leaderboard.ranked_on == "seed questions (ACC1)"
 
 
 def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, graph, demo_seeds):

@@ -2,7 +2,7 @@
 
     from judgeagent.sweep import SweepConfig, sweep
     result = sweep(SweepConfig(targets=["local", "local-gemma"], judge="local", limit=6))
-    result.leaderboard["targets"][0]["name"], result.sweep_dir, result.failed
+    result.leaderboard.targets[0].name, result.sweep_dir, result.failed
 
 Every target is interviewed by the same judge on the same seed questions and graph (an
 ordinary engine run of the judgeagent protocol each), then every target answers the same
@@ -18,6 +18,7 @@ judge wrote during the sweep). The sweep folder:
 
 import sys
 import types
+from typing import Any
 
 from judgeagent.sweep.config import SweepConfig, read_sweep_file
 from judgeagent.sweep.runner import SweepResult, sweep
@@ -31,7 +32,7 @@ class _CallableModule(types.ModuleType):
     attribute ``judgeagent.sweep`` is the package (Python sets it): calling the package calls
     the function, so ``from judgeagent import sweep; sweep(...)`` works whatever came first."""
 
-    def __call__(self, *args, **kwargs) -> SweepResult:
+    def __call__(self, *args: Any, **kwargs: Any) -> SweepResult:
         return sweep(*args, **kwargs)
 
 

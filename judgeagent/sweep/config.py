@@ -74,7 +74,7 @@ class SweepConfig(_Config):
         return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed, concurrency=self.concurrency,
                           out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items}, llm=self.llm)
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume a sweep folder: everything that changes a
         figure, with paths made absolute (where the output goes and how requests are sent do not)."""
         d = self.model_dump(mode="json", exclude={"out", "report", "parallel"})
@@ -84,14 +84,14 @@ class SweepConfig(_Config):
         return d
 
 
-def targets_problem(targets: list) -> str | None:
+def targets_problem(targets: list[str]) -> str | None:
     if any(t == "" for t in targets):
         return "targets has an empty name (two commas, or one at an end)"
     dup = next((t for i, t in enumerate(targets) if t in targets[:i]), None)
     return None if dup is None else f"targets names {dup} twice"
 
 
-def options_problem(options: dict) -> str | None:
+def options_problem(options: dict[str, Any]) -> str | None:
     own = [k for k in options if k in OWN_OPTIONS]
     if own:
         return f"options.{own[0]}: {own[0]} is a setting of the sweep itself, not of options"
@@ -100,7 +100,7 @@ def options_problem(options: dict) -> str | None:
     return None
 
 
-def read_sweep_file(path: Path) -> dict:
+def read_sweep_file(path: Path) -> dict[str, Any]:
     """The settings of a sweep file: TOML (``.toml``) or YAML (``.yaml``/``.yml``), the keys
     of :class:`SweepConfig` at the top level (``[options]`` and ``[llm]`` as tables)."""
     path = Path(path)

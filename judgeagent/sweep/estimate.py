@@ -10,15 +10,20 @@ the target's own follow-up answers.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from judgeagent.budgets import EXTENSION
 from judgeagent.sweep.config import SweepConfig
 from judgeagent.sweep.folder import SweepFolder, target_slugs
 
+if TYPE_CHECKING:
+    from judgeagent.estimating import Estimate
+
 SHARED_STAGE = "shared items"
-FOLLOWUP_STAGE = "extension"  # the target's answers to follow-ups, in the estimate's stages
+FOLLOWUP_STAGE = EXTENSION.name  # the target's answers to follow-ups, in the estimate's stages
 
 
-def estimate_sweep(cfg: SweepConfig):
+def estimate_sweep(cfg: SweepConfig) -> tuple[Estimate, dict[str, Estimate]]:
     """(the combined estimate, {target: its own estimate}); nothing is sent or started."""
     from judgeagent.estimating import Span, combine, estimate
     from judgeagent.sweep.runner import finished
@@ -38,7 +43,7 @@ def estimate_sweep(cfg: SweepConfig):
                 continue
             k = 1.0 / ln.requests.expected  # one follow-up answer's tokens, cost and time
 
-            def each(span, k=k):
+            def each(span: Span, k: float = k, followups: Span = followups) -> Span:
                 return Span(followups.low * span.expected * k, followups.expected * span.expected * k, followups.high * span.expected * k)
 
             est.lines.append(replace(ln, stage=SHARED_STAGE, requests=followups, prompt_tokens=each(ln.prompt_tokens),

@@ -83,11 +83,14 @@ class SweepFolder:
                 return folder
         raise JudgeAgentError(f"too many sweeps named {base} in {RUNS_DIR}; pass --out")
 
-    def read(self) -> dict:
+    def read(self) -> dict[str, Any]:
         try:
-            return json.loads(self.sweep_path.read_text(encoding="utf-8"))
+            data = json.loads(self.sweep_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{self.sweep_path}: cannot read the sweep ({e})") from None
+        if not isinstance(data, dict):
+            raise JudgeAgentError(f"{self.sweep_path}: not a sweep (no JSON object)")
+        return data
 
     def write_json(self, name: str, data: Any) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -106,7 +109,7 @@ class SweepFolder:
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{path}: cannot read ({e})") from None
 
-    def write_sweep(self, cfg: SweepConfig, targets: list[dict], *, n_shared: int | None, complete: bool) -> Path:
+    def write_sweep(self, cfg: SweepConfig, targets: list[dict[str, Any]], *, n_shared: int | None, complete: bool) -> Path:
         before = SweepFile.model_validate(self.read()) if self.sweep_path.exists() else SweepFile()
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         return self.write_json(SWEEP_FILE, {

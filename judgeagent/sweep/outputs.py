@@ -6,58 +6,65 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judgeagent.blocks import DASH, Document, Facts, Heading, Para, Section, Table, TableBlock, shorten
-from judgeagent.sweep.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder
+from judgeagent.blocks import DASH, Block, Document, Facts, Heading, Para, Section, Table, TableBlock, shorten
+from judgeagent.sweep.board import Leaderboard, SharedAnswer, TargetRow
+from judgeagent.sweep.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder, read_model
+from judgeagent.sweep.state import SharedItem, SharedItems
+
+if TYPE_CHECKING:
+    from judgeagent.sweep.config import SweepConfig
 
 
-def write_outputs(folder: SweepFolder, board: dict, cfg) -> dict[str, Path]:
-    files = {"json": folder.write_json(f"{LEADERBOARD}.json", board)}
+def write_outputs(folder: SweepFolder, board: Leaderboard, cfg: SweepConfig) -> dict[str, Path]:
+    files = {"json": folder.write_json(f"{LEADERBOARD}.json", board.to_json())}
     files["md"] = folder.write_text(f"{LEADERBOARD}.md", to_markdown(board))
     files["csv"] = folder.write_text(f"{LEADERBOARD}.csv", to_csv(board))
     files["tex"] = folder.write_text(f"{LEADERBOARD}.tex", to_latex(board))
     if cfg.report:
         from judgeagent.report.html import to_html
 
-        items = (folder.read_json(SHARED_ITEMS_FILE) or {}).get("items") or []
+        items = (read_model(folder.path / SHARED_ITEMS_FILE, SharedItems) or SharedItems()).items
         files["html"] = folder.write_text(REPORT, to_html(document(board, items, folder.path.name)))
     return files
 
 
 # ----------------------------------------------------------------------------- cells
-def num(v, fmt: str = "{:.1f}") -> str:
+def num(v: float | None, fmt: str = "{:.1f}") -> str:
     return DASH if v is None else fmt.format(v)
 
 
-def with_ci(v, ci) -> str:
+def with_ci(v: float | None, ci: Sequence[float] | None) -> str:
     if v is None:
         return DASH
     return f"{v:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]" if ci else f"{v:.1f}"
 
 
-def signed_ci(v, ci) -> str:
+def signed_ci(v: float | None, ci: Sequence[float] | None) -> str:
     if v is None:
         return DASH
     return f"{v:+.1f} [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else f"{v:+.1f}"
 
 
-def theta(r: dict) -> str:
-    return DASH if r.get("theta") is None else f"{r['theta'] + 0.0:+.2f} ± {r['theta_se']:.2f}".replace("-0.00", "+0.00")
+def theta(r: TargetRow) -> str:
+    return DASH if r.theta is None else f"{r.theta + 0.0:+.2f} ± {r.theta_se or 0.0:.2f}".replace("-0.00", "+0.00")
 
 
-def shared(r: dict) -> str:
-    return DASH if r.get("shared_accuracy") is None else f"{r['shared_accuracy']:.1f} ({r['shared_n']})"
+def shared(r: TargetRow) -> str:
+    return DASH if r.shared_accuracy is None else f"{r.shared_accuracy:.1f} ({r.shared_n})"
 
 
-def status(r: dict) -> str:
-    if r["status"] == "failed":
-        return r.get("error") or "failed"
-    notes = [r["status"]] if r["status"] != "ok" else []
-    if r.get("shared_status") == "failed":
-        notes.append(f"shared items failed: {r.get('shared_error')}")
-    elif r.get("shared_status") == "incomplete":
+def status(r: TargetRow) -> str:
+    if r.status == "failed":
+        return r.error or "failed"
+    notes = [r.status] if r.status != "ok" else []
+    if r.shared_status == "failed":
+        notes.append(f"shared items failed: {r.shared_error}")
+    elif r.shared_status == "incomplete":
         notes.append("shared items incomplete")
     return "; ".join(notes) or "ok"
 
@@ -66,28 +73,28 @@ COLUMNS = ["rank", "target", "ACC1 % [95% CI]", "ΔACC pts [95% CI]", "shared it
 NUMERIC = {2, 3, 4, 5}
 
 
-def table_rows(board: dict) -> list[list[str]]:
-    return [[r.get("rank_label") or DASH, r["name"], with_ci(r.get("acc1"), r.get("acc1_ci")), signed_ci(r.get("delta_acc"), r.get("delta_acc_ci")),
-             shared(r), theta(r), status(r)] for r in board["targets"]]  # fmt: skip
+def table_rows(board: Leaderboard) -> list[list[str]]:
+    return [[r.rank_label or DASH, r.name, with_ci(r.acc1, r.acc1_ci), signed_ci(r.delta_acc, r.delta_acc_ci), shared(r), theta(r), status(r)]
+            for r in board.targets]  # fmt: skip
 
 
-def basis_note(board: dict) -> str:
-    if board["ranked_on"] == "shared items":
-        what = f"{board['n_shared_items']} shared items (every target asked the same gate-passed follow-ups the judge wrote)"
+def basis_note(board: Leaderboard) -> str:
+    if board.ranked_on == "shared items":
+        what = f"{board.n_shared_items} shared items (every target asked the same gate-passed follow-ups the judge wrote)"
         how = "of the interview batches that wrote them"
     else:
-        what = f"the {board['n_seed_questions']} seed questions (ACC1), as no shared item was answered"
+        what = f"the {board.n_seed_questions} seed questions (ACC1), as no shared item was answered"
         how = "of the seed batches"
-    return (f"Ranked on {what}; rank intervals from {board['n_bootstrap']} bootstrap resamples {how} (95%). "
-            f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. Judge: {board['judge']}.")
+    return (f"Ranked on {what}; rank intervals from {board.n_bootstrap} bootstrap resamples {how} (95%). "
+            f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. Judge: {board.judge}.")
 
 
-def pair_rows(board: dict) -> list[list[str]]:
+def pair_rows(board: Leaderboard) -> list[list[str]]:
     out = []
-    for p in board["pairwise"]:
-        diff = DASH if p.get("diff") is None else f"{p['diff']:+.1f}"
-        out.append([f"{p['a']} vs {p['b']}", str(p["n_shared"]), str(p["a_only"]), str(p["b_only"]), diff, f"{p['p_value']:.3g}",
-                    f"{p['p_holm']:.3g}", "yes" if p["significant"] else "no"])  # fmt: skip
+    for p in board.pairwise:
+        diff = DASH if p.diff is None else f"{p.diff:+.1f}"
+        out.append([f"{p.a} vs {p.b}", str(p.n_shared), str(p.a_only), str(p.b_only), diff, f"{p.p_value:.3g}", f"{p.p_holm:.3g}",
+                    "yes" if p.significant else "no"])  # fmt: skip
     return out
 
 
@@ -95,31 +102,28 @@ PAIR_NUMERIC = {1, 2, 3, 4, 5, 6}
 PAIR_COLUMNS = ["pair", "items both answered", "first only right", "second only right", "difference pts", "p", "p (Holm)", "significant"]
 
 
-def validity_lines(board: dict) -> list[str]:
-    v = board.get("validity") or {}
-    out = []
-    a = v.get("seed_vs_generated")
-    if a:
-        def ci(k):
-            return f" [{a[k][0]:.2f}, {a[k][1]:.2f}]" if a.get(k) else ""
-
-        sp = DASH if a.get("spearman") is None else f"{a['spearman']:.2f}{ci('spearman_ci')}"
-        kt = DASH if a.get("kendall") is None else f"{a['kendall']:.2f}{ci('kendall_ci')}"
-        out.append(f"Rank agreement, generated items vs seed questions (ACC1), {a['n_targets']} targets: Spearman {sp}, Kendall τ-b {kt}.")
-    else:
-        out.append("Rank agreement, generated items vs seed questions: needs two targets with answers to shared items.")
-    return out
+def _interval(ci: Sequence[float] | None) -> str:
+    return f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
 
 
-def difficulty_rows(board: dict) -> list[list[str]]:
-    d = (board.get("validity") or {}).get("difficulty")
+def validity_lines(board: Leaderboard) -> list[str]:
+    a = board.validity.seed_vs_generated
+    if a is None:
+        return ["Rank agreement, generated items vs seed questions: needs two targets with answers to shared items."]
+    sp = DASH if a.spearman is None else f"{a.spearman:.2f}{_interval(a.spearman_ci)}"
+    kt = DASH if a.kendall is None else f"{a.kendall:.2f}{_interval(a.kendall_ci)}"
+    return [f"Rank agreement, generated items vs seed questions (ACC1), {a.n_targets} targets: Spearman {sp}, Kendall τ-b {kt}."]
+
+
+def difficulty_rows(board: Leaderboard) -> list[list[str]]:
+    d = board.validity.difficulty
     if not d:
         return []
     rows = []
-    for r in d["rows"]:
-        ci = f" [{r['ci'][0]:.1f}, {r['ci'][1]:.1f}]" if r.get("ci") else ""
-        gap = DASH if r.get("gap_vs_seeds") is None else f"{r['gap_vs_seeds']:+.1f}" + (f" [{r['gap_ci'][0]:+.1f}, {r['gap_ci'][1]:+.1f}]" if r.get("gap_ci") else "")
-        rows.append([r["level"], str(r["n_items"]), str(r["n_answers"]), DASH if r.get("accuracy") is None else f"{r['accuracy']:.1f}{ci}", gap])
+    for r in d.rows:
+        ci = f" [{r.ci[0]:.1f}, {r.ci[1]:.1f}]" if r.ci else ""
+        gap = DASH if r.gap_vs_seeds is None else f"{r.gap_vs_seeds:+.1f}" + (f" [{r.gap_ci[0]:+.1f}, {r.gap_ci[1]:+.1f}]" if r.gap_ci else "")
+        rows.append([r.level, str(r.n_items), str(r.n_answers), DASH if r.accuracy is None else f"{r.accuracy:.1f}{ci}", gap])
     return rows
 
 
@@ -127,16 +131,16 @@ DIFFICULTY_NUMERIC = {1, 2, 3, 4}
 DIFFICULTY_COLUMNS = ["questions", "items", "answers", "accuracy % [95% CI]", "vs seeds pts [95% CI]"]
 
 
-def difficulty_verdict(board: dict) -> str | None:
-    d = (board.get("validity") or {}).get("difficulty")
+def difficulty_verdict(board: Leaderboard) -> str | None:
+    d = board.validity.difficulty
     if not d:
         return None
 
-    def yn(v):
+    def yn(v: bool | None) -> str:
         return "not enough data" if v is None else ("yes" if v else "no")
 
-    return (f"Easy > Medium > Hard in accuracy: {yn(d.get('ordered'))}. Hard harder than the seeds: {yn(d.get('hard_harder_than_seeds'))}. "
-            f"Generated items easier than the seeds: {yn(d.get('generated_easier_than_seeds'))}.")
+    return (f"Easy > Medium > Hard in accuracy: {yn(d.ordered)}. Hard harder than the seeds: {yn(d.hard_harder_than_seeds)}. "
+            f"Generated items easier than the seeds: {yn(d.generated_easier_than_seeds)}.")
 
 
 # ----------------------------------------------------------------------------- text formats
@@ -145,10 +149,10 @@ def _md_table(columns: list[str], rows: list[list[str]], numeric: set[int]) -> l
     return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
 
 
-def to_markdown(board: dict) -> str:
+def to_markdown(board: Leaderboard) -> str:
     lines = ["# Leaderboard", "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "", basis_note(board), ""]
-    if board["pairwise"]:
-        lines += ["## Pairwise differences", "", f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs.", "",
+    if board.pairwise:
+        lines += ["## Pairwise differences", "", f"{board.pairwise_method}, {board.correction}-corrected over all pairs.", "",
                   *_md_table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC), ""]  # fmt: skip
     lines += ["## Validity", "", *validity_lines(board), ""]
     if rows := difficulty_rows(board):
@@ -160,27 +164,33 @@ CSV_COLUMNS = ["rank", "target", "status", "rank_lo", "rank_hi", "rank_label", "
                "delta_acc_hi", "shared_accuracy", "shared_n", "theta", "theta_se", "error"]  # fmt: skip
 
 
-def to_csv(board: dict) -> str:
+def _csv_error(r: TargetRow) -> str | None:
+    if r.status == "failed":
+        return r.error
+    return f"shared items: {r.shared_error}" if r.shared_error else r.error
+
+
+def to_csv(board: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for r in board["targets"]:
-        ri, a1, da = r.get("rank_interval") or [None, None], r.get("acc1_ci") or [None, None], r.get("delta_acc_ci") or [None, None]
-        error = r.get("error") if r["status"] == "failed" else (r.get("shared_error") and f"shared items: {r['shared_error']}") or r.get("error")
-        values = [r.get("rank"), r["name"], r["status"], ri[0], ri[1], r.get("rank_label"), r.get("acc1"), a1[0], a1[1], r.get("acc2"),
-                  r.get("delta_acc"), da[0], da[1], r.get("shared_accuracy"), r.get("shared_n"), r.get("theta"), r.get("theta_se"), error]  # fmt: skip
+    for r in board.targets:
+        ri, a1, da = r.rank_interval or (None, None), r.acc1_ci or (None, None), r.delta_acc_ci or (None, None)
+        failed = r.status == "failed"
+        values = [r.rank, r.name, r.status, ri[0], ri[1], r.rank_label, r.acc1, a1[0], a1[1], r.acc2, r.delta_acc, da[0], da[1],
+                  r.shared_accuracy, None if failed else r.shared_n, r.theta, r.theta_se, _csv_error(r)]  # fmt: skip
         w.writerow(["" if v is None else v for v in values])
     return buf.getvalue()
 
 
-def to_latex(board: dict) -> str:
+def to_latex(board: Leaderboard) -> str:
     from judgeagent.report.compare import latex_escape
 
     cols = ["Rank", "Target", "ACC1 (\\%)", "$\\Delta$ACC (pts)", "Shared (\\%)", "$\\theta \\pm$ SE"]
     lines = [r"\begin{tabular}{llrrrr}", r"\toprule", " & ".join(cols) + r" \\", r"\midrule"]
-    for r, row in zip(board["targets"], table_rows(board)):
+    for r, row in zip(board.targets, table_rows(board)):
         cells = [latex_escape(c).replace("±", r"$\pm$") for c in row[:6]]
-        if r["status"] == "failed":
+        if r.status == "failed":
             cells = [cells[0], cells[1], r"\multicolumn{4}{l}{" + latex_escape(status(r)) + "}"]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
@@ -188,41 +198,41 @@ def to_latex(board: dict) -> str:
 
 
 # ----------------------------------------------------------------------------- HTML
-def document(board: dict, items: list[dict], title: str) -> Document:
-    lead = board["targets"][0]["name"] if board["targets"] and board["targets"][0].get("rank") else None
-    top = [Para(f"Best: {lead} ({board['targets'][0]['rank_label']})." if lead else "No target has figures yet.", "lead"),
-           TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
-    links = [(r["name"], f"{r['run_dir']}/report.html") for r in board["targets"] if r.get("run_dir")]
-    top.append(Facts([(n, p) for n, p in links]))
+def document(board: Leaderboard, items: list[SharedItem], title: str) -> Document:
+    first = board.targets[0] if board.targets else None
+    lead = first.name if first is not None and first.rank else None
+    top: list[Block] = [Para(f"Best: {lead} ({first.rank_label})." if first is not None and lead else "No target has figures yet.", "lead"),
+                        TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
+    top.append(Facts([(r.name, f"{r.run_dir}/report.html") for r in board.targets if r.run_dir]))
     sections = [Section("Leaderboard", "leaderboard", top)]
-    if board["pairwise"]:
+    if board.pairwise:
         sections.append(Section("Pairwise differences", "pairwise", [
-            Para(f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs."),
+            Para(f"{board.pairwise_method}, {board.correction}-corrected over all pairs."),
             TableBlock(Table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC)),
         ]))  # fmt: skip
-    valid: list = [Para(line) for line in validity_lines(board)]
+    valid: list[Block] = [Para(line) for line in validity_lines(board)]
     if rows := difficulty_rows(board):
         valid += [TableBlock(Table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC)), Para(difficulty_verdict(board) or "")]
     sections.append(Section("Validity", "validity", valid))
     sections.append(Section("Per-item comparison", "items", per_item_blocks(board, items)))
-    return Document(f"Sweep {title}", f"{len(board['targets'])} targets, judge {board['judge']}, {board['n_shared_items']} shared items", sections)
+    return Document(f"Sweep {title}", f"{len(board.targets)} targets, judge {board.judge}, {board.n_shared_items} shared items", sections)
 
 
-def per_item_blocks(board: dict, items: list[dict]) -> list:
+def per_item_blocks(board: Leaderboard, items: list[SharedItem]) -> list[Block]:
     """For every two targets: the shared items both got right, both wrong, or one only, with
     both answers side by side."""
-    names = board["matrix"]["targets"]
-    answers = board.get("answers") or {}
+    names = board.matrix.targets
+    answers = board.answers
     if len(names) < 2 or not items:
         return [Para("Needs two targets with answers to shared items.", "note")]
-    out: list = []
+    out: list[Block] = []
     for a, b in combinations(names, 2):
-        groups: dict[str, list[dict]] = {"one only: " + a: [], "one only: " + b: [], "both wrong": [], "both right": []}
+        groups: dict[str, list[SharedItem]] = {"one only: " + a: [], "one only: " + b: [], "both wrong": [], "both right": []}
         for it in items:
-            x, y = answers.get(a, {}).get(it["item_id"]), answers.get(b, {}).get(it["item_id"])
+            x, y = answers.get(a, {}).get(it.item_id), answers.get(b, {}).get(it.item_id)
             if x is None or y is None:
                 continue
-            key = "both right" if x["correct"] and y["correct"] else "both wrong" if not (x["correct"] or y["correct"]) else "one only: " + (a if x["correct"] else b)
+            key = "both right" if x.correct and y.correct else "both wrong" if not (x.correct or y.correct) else "one only: " + (a if x.correct else b)
             groups[key].append(it)
         out.append(Heading(f"{a} vs {b}", 3))
         out.append(Facts([(k, str(len(v))) for k, v in groups.items()]))
@@ -230,25 +240,25 @@ def per_item_blocks(board: dict, items: list[dict]) -> list:
             if not its:
                 continue
             out.append(Heading(f"{key} ({len(its)})", 4))
-            rows = [[shorten(it["question"], 300), it.get("level") or DASH, _correct(it), _reply(it, answers[a][it["item_id"]]), _reply(it, answers[b][it["item_id"]])]
+            rows = [[shorten(it.question, 300), it.level or DASH, _correct(it), _reply(it, answers[a][it.item_id]), _reply(it, answers[b][it.item_id])]
                     for it in its]  # fmt: skip
             out.append(TableBlock(Table(["question", "level", "correct", f"{a} answered", f"{b} answered"], rows)))
     return out
 
 
-def _correct(it: dict) -> str:
-    opts = it.get("options") or {}
-    return f"{it['answer']}. {opts[it['answer']]}" if it["answer"] in opts else str(it["answer"])
+def _correct(it: SharedItem) -> str:
+    opts = it.options or {}
+    return f"{it.answer}. {opts[it.answer]}" if it.answer in opts else it.answer
 
 
-def _reply(it: dict, ans: dict) -> str:
-    mark = "✓ " if ans["correct"] else "✗ "
-    opts = it.get("options") or {}
-    if ans.get("chosen") and ans["chosen"] in opts:
-        text = f"{ans['chosen']}. {opts[ans['chosen']]}"
+def _reply(it: SharedItem, ans: SharedAnswer) -> str:
+    mark = "✓ " if ans.correct else "✗ "
+    opts = it.options or {}
+    if ans.chosen and ans.chosen in opts:
+        text = f"{ans.chosen}. {opts[ans.chosen]}"
     else:
-        text = shorten(ans.get("reply") or ans.get("error") or "(no answer)", 300)
-    raw = " ".join(str(ans.get("reply") or "").split())
-    if raw and raw != ans.get("chosen"):
+        text = shorten(ans.reply or ans.error or "(no answer)", 300)
+    raw = " ".join((ans.reply or "").split())
+    if raw and raw != ans.chosen:
         text += f" (reply: {shorten(raw, 300)})"
     return mark + text

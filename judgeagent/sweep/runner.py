@@ -23,12 +23,13 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
 from judgeagent.metrics.figures import RunFigures
 from judgeagent.records import BankItemRecord, InterviewRecord, Json, JsonModel
+from judgeagent.sweep.board import Leaderboard
 from judgeagent.sweep.config import SweepConfig
 from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed, target_slugs
 from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, SharedItem, SharedItems, SweepFile, TargetState
@@ -37,7 +38,7 @@ from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, SharedItem, SharedIte
 @dataclass
 class SweepResult:
     sweep_dir: Path
-    leaderboard: dict
+    leaderboard: Leaderboard
     targets: list[TargetState]
     files: dict[str, Path] = field(default_factory=dict)
 
@@ -45,14 +46,16 @@ class SweepResult:
     def failed(self) -> list[TargetState]:
         return [t for t in self.targets if t.status == FAILED or t.shared_status == FAILED]
 
-    def __getitem__(self, key: str) -> Any:
-        return self.leaderboard[key]
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import TaskID
 
 Notify = Callable[[str], None]
 
 
-def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, console=None, notify: Notify | None = None, **settings) -> SweepResult:
+def sweep(cfg: SweepConfig | dict[str, Any] | None = None, /, *, progress: bool = False, console: Console | None = None, notify: Notify | None = None,
+          **settings: Any) -> SweepResult:
     """Run the sweep ``cfg`` (or a SweepConfig made from ``settings``) and write its folder.
 
     Bad setup (an unknown model, a missing key for every role, bad data) raises a
@@ -83,7 +86,7 @@ def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, c
     return SweepResult(folder.path, board, states, files)
 
 
-def _config(cfg: SweepConfig | dict | None, settings: dict) -> SweepConfig:
+def _config(cfg: SweepConfig | dict[str, Any] | None, settings: dict[str, Any]) -> SweepConfig:
     if cfg is None:
         return SweepConfig(**settings)
     if isinstance(cfg, dict):
@@ -142,7 +145,8 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
 
 
 # ----------------------------------------------------------------------------- the async part
-async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console, say: Notify) -> list[SharedItem]:
+async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console: Console | None,
+                 say: Notify) -> list[SharedItem]:
     watch = Watch(console) if progress else None
     try:
         gate = asyncio.Semaphore(cfg.parallel or len(states))
@@ -260,11 +264,11 @@ class Watch:
     """One progress bar per run of the sweep, moved by counting the lines of its
     records.jsonl (the engine's own bars would fight over the terminal when runs overlap)."""
 
-    def __init__(self, console=None):
+    def __init__(self, console: Console | None = None) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
-        self.tasks: dict[int, Path] = {}
+        self.tasks: dict[TaskID, Path] = {}
         self.bar.start()
         self._poll = asyncio.get_running_loop().create_task(self._run())
 

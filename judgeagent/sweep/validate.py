@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class SweepFigures:
     seed: int
 
 
-def _json(path: Path) -> dict:
+def _json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -66,7 +67,7 @@ def _json(path: Path) -> dict:
     return data
 
 
-def _matrix(path: Path, block: dict, key: str, rows: int, cols: int) -> np.ndarray:
+def _matrix(path: Path, block: dict[str, Any], key: str, rows: int, cols: int) -> np.ndarray:
     cells = block.get("correct")
     if not isinstance(cells, list) or len(cells) != rows or any(not isinstance(r, list) or len(r) != cols for r in cells):
         raise DataError(path, f"{key}.correct is not a {rows} × {cols} matrix")
@@ -122,7 +123,7 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
     )
 
 
-def _levels(folder: Path, items: list[str], fallback) -> list[str]:
+def _levels(folder: Path, items: list[str], fallback: object) -> list[str]:
     """Each shared item's level as counted (a Hard question one passage answers counts as
     Medium), from shared_items.json; else the levels in the leaderboard's matrix."""
     by_id: dict[str, str] = {}
@@ -186,15 +187,15 @@ def read_reference(path: Path, targets: Sequence[str], unranked: Sequence[str] =
     return out
 
 
-def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> dict:
+def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> dict[str, Any]:
     """The validity figures of a sweep (see the module's docstring), as a JSON-ready dict."""
     fig = load_sweep(sweep_dir)
     ref = read_reference(reference, fig.targets, fig.unranked) if reference is not None else None
-    kw: dict = {"n_resamples": n_resamples or fig.n_bootstrap, "seed": fig.seed if seed is None else seed}
+    kw: dict[str, Any] = {"n_resamples": n_resamples or fig.n_bootstrap, "seed": fig.seed if seed is None else seed}
     scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.generated)]
     seed_scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.seeds)]
     answered = bool((~np.isnan(fig.generated)).any())
-    out: dict = {
+    out: dict[str, Any] = {
         "sweep": str(fig.folder),
         "targets": [
             {"name": t, "generated_accuracy": s, "seed_accuracy": a, "reference_score": None if ref is None else ref.get(t)}
