@@ -168,7 +168,7 @@ DRY_RUN_HELP = (
 
 def print_estimate(cfg: EvalConfig) -> None:
     """``--dry-run``: the run's estimate (judgeagent.estimate), nothing sent."""
-    from judgeagent.estimating import estimate, render_text
+    from judgeagent.estimation import estimate, render_text
 
     console.print(render_text(estimate(cfg)), highlight=False, markup=False, soft_wrap=True)
 

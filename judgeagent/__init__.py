@@ -29,8 +29,8 @@ def __getattr__(name: str):
         from judgeagent.config import EvalConfig
 
         return EvalConfig
-    if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimating/)
-        from judgeagent.estimating import estimate
+    if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimation/)
+        from judgeagent.estimation import estimate
 
         return estimate
     if name in ("sweep", "SweepConfig"):  # several targets, one judge, one leaderboard (judgeagent/sweep/)

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 import judgeagent
 from judgeagent.cli.app import app
 from judgeagent.config import EvalConfig, LLMConfig
-from judgeagent.estimating import combine, estimate, render_text
+from judgeagent.estimation import combine, estimate, render_text
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "medqa-demo"
 PRICES = {"target": (0.001, 0.002), "judge": (0.003, 0.012)}  # USD per 1k tokens in, out

@@ -7,7 +7,7 @@ times it is sent. How many is often random (a regeneration after a gate failure,
 with no knowledge path, a dialogue that stops early, a re-ask only when a seed was wrong),
 so it is a :class:`Count`: its mean, variance and the least and most it can be, built from
 the probabilities in :class:`Rates` (measured on earlier runs, or the priors below).
-:mod:`judgeagent.estimating` turns the plans into requests, tokens, cost and time.
+:mod:`judgeagent.estimation` turns the plans into requests, tokens, cost and time.
 """
 
 from __future__ import annotations

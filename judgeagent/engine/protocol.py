@@ -143,7 +143,7 @@ class Protocol(Generic[OptionsT, RecordT]):
     # ------------------------------------------------------------------ estimating (--dry-run)
     def call_plan(self, run: RunServices[OptionsT, RecordT], unit: Batch | None, rates: RateValues) -> list[Call]:
         """The requests ``unit`` will send, for ``judgeagent evaluate --dry-run``
-        (:mod:`judgeagent.estimating`); ``unit`` None: the run's closing requests, sent once.
+        (:mod:`judgeagent.estimation`); ``unit`` None: the run's closing requests, sent once.
 
         Each :class:`~judgeagent.engine.callplan.Call` is a kind of request: its stage (name,
         answer budget and completion prior, the constants the run sends it with), its role,

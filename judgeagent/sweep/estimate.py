@@ -17,7 +17,7 @@ from judgeagent.sweep.config import SweepConfig
 from judgeagent.sweep.folder import SweepFolder, target_slugs
 
 if TYPE_CHECKING:
-    from judgeagent.estimating import Estimate
+    from judgeagent.estimation import Estimate
 
 SHARED_STAGE = "shared items"
 FOLLOWUP_STAGE = EXTENSION.name  # the target's answers to follow-ups, in the estimate's stages
@@ -25,7 +25,7 @@ FOLLOWUP_STAGE = EXTENSION.name  # the target's answers to follow-ups, in the es
 
 def estimate_sweep(cfg: SweepConfig) -> tuple[Estimate, dict[str, Estimate]]:
     """(the combined estimate, {target: its own estimate}); nothing is sent or started."""
-    from judgeagent.estimating import Span, combine, estimate
+    from judgeagent.estimation import Span, combine, estimate
     from judgeagent.sweep.runner import finished
 
     folder = SweepFolder.for_config(cfg)
@@ -54,7 +54,7 @@ def estimate_sweep(cfg: SweepConfig) -> tuple[Estimate, dict[str, Estimate]]:
 
 
 def render(cfg: SweepConfig) -> str:
-    from judgeagent.estimating import render_text
+    from judgeagent.estimation import render_text
 
     total, per = estimate_sweep(cfg)
     out = [f"sweep of {len(per)} target(s), judge {cfg.judge}: per target, expected (low–high)"]

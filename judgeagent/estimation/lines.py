@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from judgeagent.config import EvalConfig
 from judgeagent.engine.callplan import Call
-from judgeagent.estimating.history import History, Measured
-from judgeagent.estimating.model import Estimate, Line, ModelInfo, Span, server_queues
+from judgeagent.estimation.history import History, Measured
+from judgeagent.estimation.model import Estimate, Line, ModelInfo, Span, server_queues
 from judgeagent.llm.registry import ModelSpec
 
 # Seconds per request when no earlier run measured them: a fixed part plus prompt tokens read

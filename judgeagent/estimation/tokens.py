@@ -1,7 +1,7 @@
 """Prompt tokens as the estimate counts them: MiniLM's word-piece tokenizer (installed with the
 package, loaded in milliseconds) plus the chat format's markers. For remote models it stands
 in for the provider's BPE tokenizer (for English prose within about 15%); an earlier run's
-journal corrects it per model (:mod:`judgeagent.estimating.history`)."""
+journal corrects it per model (:mod:`judgeagent.estimation.history`)."""
 
 from __future__ import annotations
 

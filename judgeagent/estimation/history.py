@@ -28,7 +28,7 @@ from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.engine.callplan import Rate, Rates
 from judgeagent.engine.registry import protocols
 from judgeagent.errors import JudgeAgentError
-from judgeagent.estimating.tokens import count_prompts
+from judgeagent.estimation.tokens import count_prompts
 from judgeagent.records import JsonModel
 
 if TYPE_CHECKING:

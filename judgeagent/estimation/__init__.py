@@ -15,13 +15,13 @@ How it is made, one module per job:
    prior, and how many of each as a random count), the rates those counts depend on and
    their priors (``Protocol.rates``), and whether it needs a graph. The estimate knows no
    protocol by name.
-3. :mod:`~judgeagent.estimating.history` reads earlier runs: their journals (completion
+3. :mod:`~judgeagent.estimation.history` reads earlier runs: their journals (completion
    tokens and seconds per request, the tokenizer ratio, re-asks) and their records, which
    the protocol that wrote them reads for the rates they show (``Protocol.observe``).
-4. :mod:`~judgeagent.estimating.lines` turns the plans, made at the low, expected and high
-   end of every rate, into one line per model and stage; :mod:`~judgeagent.estimating.tokens`
-   counts the prompts; :mod:`~judgeagent.estimating.model` adds lines and runs up;
-   :mod:`~judgeagent.estimating.render` writes them out.
+4. :mod:`~judgeagent.estimation.lines` turns the plans, made at the low, expected and high
+   end of every rate, into one line per model and stage; :mod:`~judgeagent.estimation.tokens`
+   counts the prompts; :mod:`~judgeagent.estimation.model` adds lines and runs up;
+   :mod:`~judgeagent.estimation.render` writes them out.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from judgeagent.config import EvalConfig
 from judgeagent.engine.callplan import SCENARIOS, Call
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import open_run
-from judgeagent.estimating.history import rates_from, read_history
-from judgeagent.estimating.lines import Plans, Sums, line, model_info, sums, wall
-from judgeagent.estimating.model import Estimate, Line, ModelInfo, RateRange, Span, combine
-from judgeagent.estimating.render import render_text
-from judgeagent.estimating.tokens import count_prompts
+from judgeagent.estimation.history import rates_from, read_history
+from judgeagent.estimation.lines import Plans, Sums, line, model_info, sums, wall
+from judgeagent.estimation.model import Estimate, Line, ModelInfo, RateRange, Span, combine
+from judgeagent.estimation.render import render_text
+from judgeagent.estimation.tokens import count_prompts
 
 MAX_PLANNED_UNITS = 120  # beyond this many units, a seeded sample is planned and scaled up
 

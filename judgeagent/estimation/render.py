@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judgeagent.estimating.model import Estimate, Span
+from judgeagent.estimation.model import Estimate, Span
 
 
 def _n(v: float) -> str:
