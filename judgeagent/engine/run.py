@@ -39,7 +39,7 @@ from judgeagent.engine import setup
 from judgeagent.engine.folder import RunFolder
 from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import Protocol
-from judgeagent.engine.services import RunOutcome, RunServices, read_records
+from judgeagent.engine.services import RunOutcome, RunServices, RunState, read_records
 from judgeagent.errors import BudgetExceeded, CallFailed, ConfigError, RunInterrupted
 from judgeagent.llm.breaker import CircuitOpen
 from judgeagent.records import IncompleteEntry, Json, JsonModel, UnitRecord
@@ -116,8 +116,8 @@ class RunContext:
     steps (:class:`~judgeagent.engine.services.RunServices`), and what only the engine
     touches: the client, the asking loop, the progress bar."""
 
-    def __init__(self, protocol: Protocol[Any, Any], run: AnyRun, *, console: Console | None = None):
-        self.protocol, self.run, self.console = protocol, run, console
+    def __init__(self, protocol: Protocol[Any, Any], run: AnyRun, state: RunState, *, console: Console | None = None):
+        self.protocol, self.run, self.state, self.console = protocol, run, state, console
         self.client: LLMClient | None = None
 
     # ------------------------------------------------------------------ opening
@@ -133,8 +133,9 @@ class RunContext:
         if protocol.needs_benchmark(options):
             bench = setup.load(cfg)
             batches = setup.seed_batches(cfg, bench, options)
+        state = RunState()
         run: AnyRun = RunServices(cfg, options, protocol.records, target=target, judge=judge, roles=roles, bench=bench,
-                                  batches=batches or [], folder=RunFolder(Path(".")), progress=progress)
+                                  batches=batches or [], folder=RunFolder(Path(".")), state=state, progress=progress)
         run.units = protocol.units(run)
         if not run.units:
             raise ConfigError(f"{cfg.data}: nothing to ask")
@@ -144,7 +145,7 @@ class RunContext:
             name, data, kind = protocol.folder_name(run)
             run.folder = RunFolder.for_settings(protocol.identity(run), target=name, data=data, out=cfg.out, kind=kind)
         run.done = read_records(run.folder, protocol.records)
-        return cls(protocol, run, console=console)
+        return cls(protocol, run, state, console=console)
 
     # ------------------------------------------------------------------ the sequence
     async def go(self, reporter: Reporter | None) -> RunOutcome:
@@ -160,23 +161,23 @@ class RunContext:
                 protocol.prime(run, todo)
             with run.timed("interview_s"):
                 await self.ask(todo)
-            if run.state.stopped is None:
+            if self.state.stopped is None:
                 try:
                     with client.unit("finish"):  # its requests are one more wave
                         await protocol.finish(run)
                 except (BudgetExceeded, CircuitOpen) as e:
-                    run.state.stopped, run.state.stop_error = str(e), e
+                    self.state.stopped, self.state.stop_error = str(e), e
             usage = self.llm_usage(client)
             # Now known: whether each model reasons, and whether its answers are samples.
             self.write_config(before=before, learned=client.usage.summary()["models"])
-        run.state.models = None
+        self.state.models = None
         return self.outputs(usage, reporter)
 
     def outputs(self, usage: dict[str, object], reporter: Reporter | None) -> RunOutcome:
         """metrics.json and the protocol's files, the reports, then the writes outside the folder."""
         protocol, run = self.protocol, self.run
         records = sorted(run.records(), key=lambda r: r.batch_index)
-        run.state.usage = usage
+        self.state.usage = usage
         metrics = protocol.metrics(run, records)
         for name, content in protocol.outputs(run, records, metrics).items():
             run.write_json(name, content)
@@ -185,7 +186,7 @@ class RunContext:
             reporter(run.folder.path)
         protocol.after(run, records)  # what finished is worth keeping, even after a stop
         self.raise_if_stopped(len(records))
-        return RunOutcome(run.folder, run.read_json("metrics.json") or {}, run.complete, run.state.stopped, run.state.timings, protocol.name)
+        return RunOutcome(run.folder, run.read_json("metrics.json") or {}, run.complete, self.state.stopped, self.state.timings, protocol.name)
 
     # ------------------------------------------------------------------ models
     @asynccontextmanager
@@ -203,7 +204,7 @@ class RunContext:
                         seen.add(spec.identity)
                         await client.preflight(spec)
             self.client = client
-            run.state.models = Models(client, run.target, run.judge, seed=run.cfg.seed)
+            self.state.models = Models(client, run.target, run.judge, seed=run.cfg.seed)
             yield client
 
     def llm_usage(self, client: LLMClient) -> dict[str, object]:
@@ -227,7 +228,7 @@ class RunContext:
         """
         run, client = self.run, self.client
         assert client is not None, "asked inside connected()"
-        state = run.state
+        state = self.state
         state.incomplete = {}
 
         async def one(unit: Batch) -> None:
@@ -271,7 +272,7 @@ class RunContext:
 
     def write_incomplete(self) -> Path:
         """incomplete.json: this session's units that a call left without an answer."""
-        entries = sorted(self.run.state.incomplete.values(), key=lambda e: e.batch_index)
+        entries = sorted(self.state.incomplete.values(), key=lambda e: e.batch_index)
         return self.run.write_json(INCOMPLETE_FILE, {"n_batches": len(entries), "batches": [e.to_json() for e in entries]})
 
     # ------------------------------------------------------------------ outputs
@@ -302,7 +303,7 @@ class RunContext:
 
     def raise_if_stopped(self, n_records: int) -> None:
         """Called once the outputs are written: a stop is an error that says how to go on."""
-        state, folder = self.run.state, self.run.folder
+        state, folder = self.state, self.run.folder
         if isinstance(state.stop_error, CircuitOpen):
             state.stop_error.run_folder = folder.path  # the CLI names it beside the message
             raise state.stop_error

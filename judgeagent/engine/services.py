@@ -66,7 +66,8 @@ class RunServices(Generic[OptionsT, RecordT]):
     """The services a protocol's steps may use for one run (see the module docstring)."""
 
     def __init__(self, cfg: EvalConfig, options: OptionsT, records: type[RecordT], *, target: ModelSpec, judge: ModelSpec,
-                 roles: dict[str, ModelSpec], bench: Benchmark | None, batches: list[Batch], folder: RunFolder, progress: bool = False):
+                 roles: dict[str, ModelSpec], bench: Benchmark | None, batches: list[Batch], folder: RunFolder, state: RunState,
+                 progress: bool = False):
         self.cfg, self.options, self.record_model = cfg, options, records
         self.target, self.judge, self.roles = target, judge, roles
         self._bench = bench
@@ -75,7 +76,7 @@ class RunServices(Generic[OptionsT, RecordT]):
         self.folder = folder
         self.done: list[RecordT] = []  # records finished before this session
         self.progress = progress
-        self.state = RunState()
+        self._state = state  # the engine's: what the protocol reads of it, it reads through the properties below
 
     # ------------------------------------------------------------------ facts
     @property
@@ -108,30 +109,30 @@ class RunServices(Generic[OptionsT, RecordT]):
     @property
     def models(self) -> Models:
         """The models over the run's client: only while the units are asked and finished."""
-        if self.state.models is None:
+        if self._state.models is None:
             raise RuntimeError("the models are asked only inside the run (ask_unit, finish)")
-        return self.state.models
+        return self._state.models
 
     @property
     def graph(self) -> ContextGraph | None:
         """The context graph, once a step has asked for it with :meth:`ensure_graph`."""
-        return self.state.graph
+        return self._state.graph
 
     def ensure_graph(self) -> ContextGraph:
         """The run's context graph, loaded or built (see setup.ensure_graph)."""
-        if self.state.graph is None:
-            self.state.graph = setup.ensure_graph(self.cfg, self.bench, self.progress)
-        return self.state.graph
+        if self._state.graph is None:
+            self._state.graph = setup.ensure_graph(self.cfg, self.bench, self.progress)
+        return self._state.graph
 
     def embedder(self) -> EmbeddingQueue:
         """One queue for the whole run: gate and leakage embeddings from every unit are batched."""
         from judgeagent.graph.embed import shared_embedder
         from judgeagent.graph.embed_queue import EmbeddingQueue
 
-        if self.state.embedder is None:
-            graph = self.state.graph
-            self.state.embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
-        return self.state.embedder
+        if self._state.embedder is None:
+            graph = self._state.graph
+            self._state.embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
+        return self._state.embedder
 
     # ------------------------------------------------------------------ the run folder
     def append(self, record: RecordT) -> None:
@@ -157,17 +158,17 @@ class RunServices(Generic[OptionsT, RecordT]):
         """Adds the block's wall time to ``timings[name]`` (metrics.json reports them)."""
         t = time.perf_counter()
         yield
-        self.state.timings[name] = self.state.timings.get(name, 0.0) + time.perf_counter() - t
+        self._state.timings[name] = self._state.timings.get(name, 0.0) + time.perf_counter() - t
 
     @property
     def complete(self) -> bool:
         """Every unit was run to its end: nothing stopped the run and no call went unanswered."""
-        return self.state.stopped is None and not self.state.incomplete
+        return self._state.stopped is None and not self._state.incomplete
 
     def bookkeeping(self, finished: set[str], n_units: int | None = None) -> Bookkeeping:
         """What every metrics.json reports beside its figures: the units left out and why,
         this session's usage and timings, and whether the figures cover every unit."""
-        units, st = self.units, self.state
+        units, st = self.units, self._state
         return {
             "incomplete": incomplete_summary([u.id for u in units if u.id not in finished], st.incomplete, st.stopped),
             "llm_usage": st.usage,
