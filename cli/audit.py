@@ -59,6 +59,7 @@ def audit_command(
             results = done.results
             console.print(f"{name}: {done.auditor}: {done.added} new label(s), {done.changed} changed, {done.total} in all "
                           f"(audit folder {done.audit_dir})", highlight=False, soft_wrap=True)  # fmt: skip
+            _carried(done.carried, as_json)
         _print(results, as_json)
         return
     if len(args) != 1:
@@ -79,9 +80,19 @@ def audit_command(
         for note in result.notes:
             console.print(f"note: {note}", highlight=False, soft_wrap=True)
         console.print(f"audit folder: {result.audit_dir}\npage: {result.page}\nthen: judgeagent audit import LABELS_FILE", highlight=False, soft_wrap=True)
+    _carried(result.carried, as_json)
     for w in result.warnings:
         err_console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     _print(result.results, as_json)
+
+
+def _carried(carried, as_json: bool) -> None:
+    """Which figures files and reports now carry the audit (on stderr with --json, so stdout stays JSON)."""
+    out = err_console if as_json else console
+    if carried.updated:
+        out.print("updated with the audit: " + ", ".join(str(p) for p in carried.updated), highlight=False, soft_wrap=True)
+    for note in carried.notes:
+        out.print(f"note: {note}", highlight=False, soft_wrap=True)
 
 
 def _pct(est: dict | None) -> str:

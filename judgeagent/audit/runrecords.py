@@ -13,6 +13,7 @@ from pathlib import Path
 
 from judgeagent.audit.items import PASSED, UNGATED, AuditItem, PathStep, SourceChunk
 from judgeagent.bank.fill import item_id
+from judgeagent.metrics.audited import Answered
 
 NO_LINKS = ("links: the run recorded the path's entities and chunks, not the edge walked between two entities (or whether the walk jumped); "
             "runs made since the sampler records them have it")
@@ -99,3 +100,30 @@ def main_arm(config: dict) -> str:
     arms = (config.get("settings") or {}).get("settings") or []
     first = arms[0] if arms else None
     return str(first.get("name")) if isinstance(first, dict) and first.get("name") else "full"
+
+
+# What a run's accuracy on its generated items is called in its figures.
+WHAT = {"judgeagent": "follow-up questions (the extension accuracy)", "escalate": "escalation questions", "contamination": "generated questions",
+        "bank": "bank items"}
+
+
+def answered(run_dir: Path, config: dict) -> tuple[list[Answered], str]:
+    """Every answer the run's figures count to a generated item (its main arm's), with the
+    item's id, the level it counts as and whether it was right; and what the items are called."""
+    protocol = str(config.get("protocol") or "judgeagent")
+    qtype = str((config.get("benchmark") or {}).get("question_type") or "kmc")
+    recs = records(run_dir)
+    what = WHAT.get(protocol, "generated questions")
+    if protocol == "bank":
+        return [Answered(str(r["item_id"]), str(r.get("level") or "unlabeled"), bool(r.get("correct"))) for r in recs if r.get("item_id")], what
+    arm = main_arm(config)
+    out = []
+    for rec in recs:
+        if rec.get("setting", arm) != arm:
+            continue
+        for s in slots(rec, protocol):
+            q, a = s.entry.get("question"), s.entry.get("answer")
+            if q and a:
+                level = str(s.entry.get("counted_as") or s.entry.get("level") or "unknown")
+                out.append(Answered(item_id(qtype, q["question"], q.get("options"), q["answer"]), level, bool(a.get("correct"))))
+    return out, what

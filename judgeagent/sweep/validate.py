@@ -31,6 +31,8 @@ import numpy as np
 
 from judgeagent.errors import DataError, JudgeAgentError
 from judgeagent.metrics import ranking
+from judgeagent.metrics.audited import AuditBlock
+from judgeagent.report.audited import audit_sentence, block_of
 from judgeagent.sweep.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
 
 REFERENCE_COLUMNS = ("model", "score")
@@ -50,6 +52,7 @@ class SweepFigures:
     seed_clusters: list[str]
     n_bootstrap: int
     seed: int
+    audit: AuditBlock | None = None  # the audit of the shared items, when one was imported
 
 
 def _json(path: Path) -> dict:
@@ -119,6 +122,7 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
         seed_clusters=seed_clusters,
         n_bootstrap=int(board.get("n_bootstrap") or 2000),
         seed=int(board.get("seed") or 0),
+        audit=block_of(board),
     )
 
 
@@ -194,12 +198,17 @@ def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int
     scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.generated)]
     seed_scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.seeds)]
     answered = bool((~np.isnan(fig.generated)).any())
+    on_valid = {t.name: t.accuracy for t in fig.audit.leaderboard.targets} if fig.audit is not None and fig.audit.leaderboard is not None else {}
     out: dict = {
         "sweep": str(fig.folder),
         "targets": [
-            {"name": t, "generated_accuracy": s, "seed_accuracy": a, "reference_score": None if ref is None else ref.get(t)}
+            {"name": t, "generated_accuracy": s, "generated_valid_accuracy": on_valid.get(t), "seed_accuracy": a,
+             "reference_score": None if ref is None else ref.get(t)}
             for t, s, a in zip(fig.targets, scores, seed_scores)
         ],
+        # The generated items' audit, which qualifies every figure on them (None: never audited).
+        "audit": None if fig.audit is None else fig.audit.model_dump(mode="json", exclude={"verdicts"}),
+        "audit_line": audit_sentence(fig.audit, items="shared items", source=str(fig.folder)),
         "n_shared_items": len(fig.clusters),
         "n_seed_questions": len(fig.seed_clusters),
         "n_bootstrap": kw["n_resamples"],
