@@ -54,10 +54,11 @@ def scripted_run(tmp: Path, demo_graph: Path, demo_seeds) -> tuple[Path, Path, s
     return run, graph, model
 
 
-def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str], *, report: bool = False) -> Path:
-    """A finished sweep of two scripted targets, a and b (labelled: their models are
-    URLs), that both get the ``everyone_wrong`` topics wrong, with the judge whose gate
-    rejects REJECTED_TOPICS."""
+def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str], *, report: bool = False,
+                   labels: tuple[str | None, str | None] = ("a", "b")) -> Path:
+    """A finished sweep of two scripted targets that both get the ``everyone_wrong`` topics
+    wrong, with the judge whose gate rejects REJECTED_TOPICS. Their models are URLs; each is
+    named by its label in ``labels``, or by its URL where the label is None."""
     from judgeagent.sweep import SweepConfig, sweep
 
     graph = tmp / "graphs" / "medqa-demo"
@@ -68,7 +69,8 @@ def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[
         models = tmp / "judgeagent.toml"
         models.write_text(f'[models.judge]\nbase_url = "{judge.base_url}"\nmodel = "judge"\n')
         cfg = SweepConfig.model_validate({
-            "targets": [f"a={a.base_url}@model-a", f"b={b.base_url}@model-b"], "judge": "judge", "data": DATA, "graph": graph, "limit": 6,
+            "targets": [(f"{label}=" if label else "") + f"{srv.base_url}@model-{n}" for label, srv, n in zip(labels, (a, b), "ab")],
+            "judge": "judge", "data": DATA, "graph": graph, "limit": 6,
             "concurrency": 1, "parallel": 1, "bootstrap": 200,
             "options": {"summary": False, "controls": False, "leak_check": "rules"}, "out": tmp / "sweep", "report": report,
             "llm": {"models_file": models, "max_attempts": 1}})  # fmt: skip

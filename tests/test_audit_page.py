@@ -5,7 +5,6 @@ without sideways scrolling, on every item."""
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import tempfile
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from audit_double import read_items
-from browser import Browser, need_browser, not_blank
+from browser import Browser, fits, full_page_png, need_browser, not_blank
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
@@ -116,13 +115,6 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
     assert out["invalid"]["hits"] == (1 if items[1]["status"] != "rejected" else 0)
 
 
-OVERFLOW_JS = """(() => {
-  const w = document.documentElement.clientWidth;
-  const wide = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1).map(e => e.tagName + '.' + e.className);
-  return {scroll: document.documentElement.scrollWidth, client: w, wide: wide};
-})()"""
-
-
 @pytest.mark.parametrize("width", [1280, 420])
 def test_the_page_fits_the_width_on_every_item(audit_dir, tmp_path, width):
     url = (audit_dir / "audit.html").resolve().as_uri()
@@ -133,12 +125,9 @@ def test_the_page_fits_the_width_on_every_item(audit_dir, tmp_path, width):
         for k in range(n):
             if k:
                 b.press("ArrowRight")
-            fit = b.js(OVERFLOW_JS)
-            assert fit["scroll"] <= fit["client"] and fit["wide"] == [], (k, fit)
-        height = b.js("document.documentElement.scrollHeight")
-        shot = b.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
-                      clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})["data"]  # fmt: skip
-        png = base64.b64decode(shot)
+            fit = fits(b)
+            assert fit["ok"], (k, fit)
+        png = full_page_png(b, width)
         not_blank(png)
         (tmp_path / f"audit-{width}.png").write_bytes(png)
         assert b.errors() == []

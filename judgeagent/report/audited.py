@@ -23,10 +23,17 @@ def block_of(figures: dict | None) -> AuditBlock | None:
         return None
 
 
+def exact(rate: Rate) -> bool:
+    """Every item the rate speaks for was labelled: the share is known, its interval a point."""
+    return rate.ci is not None and rate.ci[0] == rate.ci[1]
+
+
 def rate_text(rate: Rate | None) -> str:
-    """"12.0% [3.1, 30.2]"; a dash with no estimate."""
+    """"12.0% [3.1, 30.2]", "9.1% (exact)" when every item was labelled; a dash with no estimate."""
     if rate is None or rate.estimate is None:
         return DASH
+    if exact(rate):
+        return f"{100 * rate.estimate:.1f}% (exact)"
     ci = f" [{100 * rate.ci[0]:.1f}, {100 * rate.ci[1]:.1f}]" if rate.ci else ""
     return f"{100 * rate.estimate:.1f}%{ci}"
 
@@ -50,7 +57,9 @@ def audit_sentence(block: AuditBlock | None, *, items: str, source: str) -> str:
                 f"label them on {block.audit_dir}/audit.html, then `judgeagent audit import FILE`.")  # fmt: skip
     who = ("people: " + ", ".join(block.auditors)) if block.basis == "people" else f"the model auditor {block.model_auditor} alone, no person yet"
     defects = [f"{name} {rate_text(r)}" for name, r in block.by_defect.items() if r.hits]
-    return (f"Invalid {items}: {rate_text(block.invalid)} (95% interval of the stratified sample) of {block.population}, "
+    share = (f"{100 * (block.invalid.estimate or 0.0):.1f}% (exact: every one labelled)" if exact(block.invalid)
+             else f"{rate_text(block.invalid)} (95% interval of the stratified sample)")  # fmt: skip
+    return (f"Invalid {items}: {share} of {block.population}, "
             f"from {block.n_labelled} of {block.n_sample} sampled items labelled ({who}; audit {block.audit_id})"
             + (f"; by defect: {', '.join(defects)}" if defects else "") + ".")  # fmt: skip
 

@@ -284,7 +284,7 @@ def document(board: dict, items: list[dict], title: str, source: str = ".") -> D
         top.append(Para(note, "note"))
     labelled = [r for r in board["targets"] if r.get("model") and r["model"] != r["name"]]
     if labelled:
-        top.append(Facts([(r["name"], r["model"]) for r in labelled]))
+        top += [Heading("The models behind the labels"), Facts([(r["name"], r["model"]) for r in labelled])]
     links = [(f"{r['name']}: interview report", f"{r['run_dir']}/report.html") for r in board["targets"] if r.get("run_dir")]
     if links:
         top += [Heading("Each target's interview"), Links(links)]
