@@ -16,6 +16,7 @@ from browser import Browser, fits, full_page_png, need_browser, not_blank
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.report import write_reports
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +107,8 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
     second = items[1]["item_id"]
     entry = next(e for e in body["labels"] if e["item_id"] == second)
     assert entry["labels"] == ["wrong key", "ambiguous", "not self-contained"] and entry["comment"] == "the key names the wrong drug"
+    run = audit_dir.parent
+    write_reports(run, html=True, md=False)
     res = CliRunner().invoke(app, ["audit", "import", str(exported)])
     assert res.exit_code == 0, res.output
     assert f"Ana Lopez: {n} new label(s)" in res.output
@@ -113,6 +116,10 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
     passed = [i for i in items if i["status"] != "rejected"]
     assert out["n_labelled"] == n and out["invalid"]["n"] == len(passed)
     assert out["invalid"]["hits"] == (1 if items[1]["status"] != "rejected" else 0)
+    # The exported file's import carries the rate into the run's metrics.json and report.
+    block = json.loads((run / "metrics.json").read_text())["audit"]
+    assert block["auditors"] == ["Ana Lopez"] and block["invalid"]["hits"] == out["invalid"]["hits"]
+    assert "Invalid follow-up questions: " in (run / "report.html").read_text()
 
 
 @pytest.mark.parametrize("width", [1280, 420])
