@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from audit_double import labels_file, scripted_sweep
+from audit_double import DATA, judge_for, labels_file, scripted_sweep
 from interview_double import TOPICS
+from scripted_server import ScriptedServer
 from typer.testing import CliRunner
 
 from judgeagent.audit.design import Design
@@ -141,3 +142,34 @@ def test_a_sweep_carries_its_audit_into_the_leaderboard_validate_and_a_rerun(tmp
     again = json.loads((sweep_dir / "leaderboard.json").read_text())
     assert again["audit"]["leaderboard"] == on_valid and again["audit"]["invalid"] == block["invalid"]
     assert "Invalid shared items:" in (sweep_dir / "report.html").read_text()
+
+
+def test_a_rerun_keeps_the_audit_and_a_changed_run_drops_it(tmp_path, demo_graph, demo_seeds):
+    run = tmp_path / "run"
+    args = ["evaluate", "--data", DATA, "--graph", demo_graph, "--limit", 6, "--concurrency", 2, "--no-summary", "--no-controls",
+            "--leak-check", "rules", "--out", run]  # fmt: skip
+    with ScriptedServer(judge_for(demo_seeds)) as srv:
+        model = f"{srv.base_url}@scripted"
+        assert cli(*args, "--target", model, "--judge", model).exit_code == 0
+        assert cli("audit", run, "--sample", 6).exit_code == 0
+        folder = run / "audit"
+        assert cli("audit", "import", labels_file(tmp_path / "ana.json", folder, {i: ["valid"] for i in design(folder).order})).exit_code == 0
+        block = json.loads((run / "metrics.json").read_text())["audit"]
+        # The same command again finds the finished run and rewrites metrics.json from the same records: the audit stays.
+        assert cli(*args, "--target", model, "--judge", model).exit_code == 0
+        assert json.loads((run / "metrics.json").read_text())["audit"] == block
+        # A batch lost and asked again on resuming gives the same record (the journal replays it): the audit stays.
+        lines = (run / "records.jsonl").read_text().splitlines()
+        (run / "records.jsonl").write_text(lines[0] + "\n")
+        assert cli(*args, "--target", model, "--judge", model).exit_code == 0
+        assert json.loads((run / "metrics.json").read_text())["audit"] == block
+        # Records that changed since the audit (here a follow-up's grade) drop it, and the report says why.
+        lines = (run / "records.jsonl").read_text().splitlines()
+        rec = json.loads(lines[1])
+        answered = next(rd for rd in rec["rounds"] if rd.get("answer"))
+        answered["answer"]["correct"] = not answered["answer"]["correct"]
+        (run / "records.jsonl").write_text("\n".join([lines[0], json.dumps(rec)]) + "\n")
+        assert cli(*args, "--target", model, "--judge", model).exit_code == 0
+    assert len((run / "records.jsonl").read_text().splitlines()) == 2
+    assert "audit" not in json.loads((run / "metrics.json").read_text())
+    assert "whose figures are not carried into these ones: the run changed after it" in (run / "report.html").read_text()

@@ -108,8 +108,10 @@ def _carry_run(run_dir: Path, block: AuditBlock, replace: bool) -> Carried:
         return Carried(notes=[f"{path}: not there (the run has not finished): the audit's figures stay in the audit folder"])
     if _keeps_other(metrics.get("audit"), block, replace):
         return Carried(notes=[f"{path} keeps the audit {metrics['audit']['audit_id']}: importing labels of this one carries it instead"])
+    from judgeagent.engine.folder import RunFolder
+
     answers, what = answered(run_dir, read_config(run_dir))
-    block = block.model_copy(update={"accuracy": accuracy_on_valid(answers, block.verdicts, what)})
+    block = block.model_copy(update={"accuracy": accuracy_on_valid(answers, block.verdicts, what), "records_sha256": RunFolder(run_dir).records_digest()})
     write_json_atomic(path, metrics | {"audit": block.model_dump(mode="json")})
     return Carried([path, *_rewrite_reports(run_dir)])
 

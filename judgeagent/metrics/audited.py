@@ -123,6 +123,7 @@ class AuditBlock(BaseModel):
     method: str = ""
     verdicts: dict[str, bool] = Field(default_factory=dict)  # item id → audited valid; every labelled item, sample and suspects
     accuracy: AccuracyOnValid | None = None  # a run
+    records_sha256: str | None = None  # a run: its records.jsonl when the figures were computed (a rerun keeps the block only if unchanged)
     leaderboard: LeaderboardOnValid | None = None  # a sweep
     notes: list[str] = Field(default_factory=list)
 

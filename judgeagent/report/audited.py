@@ -47,9 +47,13 @@ def rate_cell(block: AuditBlock | None) -> str:
     return rate_text(block.invalid) + (" (model)" if block.basis == "model auditor" else "")
 
 
-def audit_sentence(block: AuditBlock | None, *, items: str, source: str) -> str:
+def audit_sentence(block: AuditBlock | None, *, items: str, source: str, dropped: bool = False) -> str:
     """One line on the audit of ``items`` ("follow-up questions", "shared items"), or that it
-    was never audited (``source``: the folder to pass to ``judgeagent audit``)."""
+    was never audited (``source``: the folder to pass to ``judgeagent audit``); ``dropped``:
+    the source has an audit folder whose block a rerun dropped, because the run changed."""
+    if block is None and dropped:
+        return (f"The {items} have an audit ({source}/audit) whose figures are not carried into these ones: the run changed after it "
+                "(a resumed run asked more); `judgeagent audit import LABELS_FILE` carries it again, or draw a new one.")  # fmt: skip
     if block is None:
         return f"The {items} were never audited: how many are invalid is unknown (`judgeagent audit {source}` draws a sample to label)."
     if block.basis == "none" or block.invalid is None:
@@ -81,12 +85,12 @@ def accuracy_caption(acc: AccuracyOnValid) -> str:
             f"audited invalid, {acc.n_unlabelled} to items nobody labelled (in the first column only).")  # fmt: skip
 
 
-def audit_blocks(figures: dict, items: str, source: str) -> list:
+def audit_blocks(figures: dict, items: str, source: str, *, dropped: bool = False) -> list:
     """The audit of a run's generated items beside their figures (``figures``: its
     metrics.json): the invalid-item rate, or that nobody audited them, and the accuracy on
     the items audited valid."""
     block = block_of(figures)
-    out: list = [Para(audit_sentence(block, items=items, source=source), "note" if block is not None else "warn")]
+    out: list = [Para(audit_sentence(block, items=items, source=source, dropped=dropped), "note" if block is not None else "warn")]
     if block is not None and block.accuracy is not None and block.accuracy.n_items:
         out.append(TableBlock(accuracy_table(block.accuracy), accuracy_caption(block.accuracy)))
     return out
