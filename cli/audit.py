@@ -75,7 +75,7 @@ def audit_command(
     cfg = build_config(AuditConfig, FLAGS, given | {"source": args[0]})
     result = audit(cfg, say=lambda line: console.print(line, highlight=False, soft_wrap=True))
     if not as_json:
-        console.print(f"{result.sampled} of {result.population} items drawn ({result.kind} {cfg.source}), {result.suspects} suspect(s) after them",
+        console.print(f"{result.sampled} of {result.population} item(s) drawn ({result.kind} {cfg.source}), {result.suspects} suspect(s) after them",
                       highlight=False, soft_wrap=True)  # fmt: skip
         for note in result.notes:
             console.print(f"note: {note}", highlight=False, soft_wrap=True)
@@ -116,7 +116,7 @@ def _print(results: dict | None, as_json: bool) -> None:
         typer.echo(json.dumps(results, indent=2, ensure_ascii=False))
         return
     if results["basis"] == "none":
-        console.print(f"no label yet: open the page, label, export, then `judgeagent audit import FILE` ({results['n_sample']} items in the sample)",
+        console.print(f"no label yet: open the page, label, export, then `judgeagent audit import FILE` ({results['n_sample']} in the sample)",
                       highlight=False, soft_wrap=True)  # fmt: skip
         return
     inv = results.get("invalid") or {}

@@ -179,7 +179,8 @@
     (item.chunks || []).forEach(function (c, i) {
       var q = el("blockquote", "chunk");
       q.appendChild(el("span", "src", "[" + (i + 1) + "] " + c.chunk_id));
-      var names = (item.path || []).filter(function (s) { return s.chunk_id === c.chunk_id && s.entity; })
+      // The entities of this passage's step, and those that the walk reached through it (the link's shared passage).
+      var names = (item.path || []).filter(function (s) { return (s.chunk_id === c.chunk_id || s.via_chunk === c.chunk_id) && s.entity; })
         .map(function (s) { return s.entity; });
       appendMarked(q, c.text, names);
       box.appendChild(q);

@@ -170,11 +170,15 @@ def write_page(folder: AuditFolder, source: Source, design: Design, items: dict[
     shown += [page_item(items[i], "suspect", reasons=r, model=model_of(i)) for i, r in suspects.items()]
     audit_id = folder.audit_id if folder.exists else ""
     writer = (source.writer or {}).get("name") or (source.writer or {}).get("identity") or "?"
-    subtitle = (f"{len(design.order)} items drawn at random from {design.population} ({len(design.strata)} strata, seed {design.seed}); "
-                f"{len(suspects)} suspects after them · written by {writer} · audit {audit_id}")  # fmt: skip
+    subtitle = (f"{_n(len(design.order), 'item')} drawn at random from {design.population} ({_n(len(design.strata), 'stratum', 'strata')}, "
+                f"seed {design.seed}); {_n(len(suspects), 'suspect')} after them · written by {writer} · audit {audit_id}")  # fmt: skip
     html = render(audit_id=audit_id, audit_dir=str(folder.path.resolve()), title=f"{source.kind} {source.path.resolve().name}",
                   subtitle=subtitle, items=shown, notes=source.notes)  # fmt: skip
     return folder.write_page(html)
+
+
+def _n(k: int, one: str, many: str | None = None) -> str:
+    return f"{k} {one if k == 1 else (many or one + 's')}"
 
 
 # ----------------------------------------------------------------------------- labels and figures
