@@ -49,10 +49,11 @@ def rate_cell(block: AuditBlock | None) -> str:
 
 def audit_sentence(block: AuditBlock | None, *, items: str, source: str, dropped: bool = False) -> str:
     """One line on the audit of ``items`` ("follow-up questions", "shared items"), or that it
-    was never audited (``source``: the folder to pass to ``judgeagent audit``); ``dropped``:
+    was never audited (``source``: the folder to pass to ``judgeagent audit``, or a placeholder
+    in a file that may move, RUN_DIR); ``dropped``:
     the source has an audit folder whose block a rerun dropped, because the run changed."""
     if block is None and dropped:
-        return (f"The {items} have an audit ({source}/audit) whose figures are not carried into these ones: the run changed after it "
+        return (f"The {items} have an audit (audit/ in the run folder) whose figures are not carried into these ones: the run changed after it "
                 "(a resumed run asked more); `judgeagent audit import LABELS_FILE` carries it again, or draw a new one.")  # fmt: skip
     if block is None:
         return f"The {items} were never audited: how many are invalid is unknown (`judgeagent audit {source}` draws a sample to label)."

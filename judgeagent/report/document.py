@@ -45,7 +45,7 @@ def summary_section(run: Run) -> Section:
     if (t := sec.extension_accuracy(m)) is not None:
         ext = m.get("extension") or {}
         blocks += [Heading("Follow-up questions"), TableBlock(t, f"{ext.get('asked', '?')} asked, {ext.get('skipped', 0)} skipped.")]
-        blocks += audited.audit_blocks(run.metrics, "follow-up questions", str(run.path), dropped=run.audit_dropped)
+        blocks += audited.audit_blocks(run.metrics, "follow-up questions", "RUN_DIR", dropped=run.audit_dropped)
     if (t := sec.usage(m)) is not None:
         blocks += [Heading("Requests, tokens and cost"), TableBlock(t, "Per stage; cached calls were answered from the run's journal and cost nothing.")]
     if tm := sec.timings(m):

@@ -39,7 +39,7 @@ def protocol_document(run: Run) -> Document | None:
     overview = [("Protocol", f"{name}: {title}"), *sec.overview(run)[:4]]
     head = Section("Summary", "summary", [Facts(overview), *[Para(w, "warn") for w in _warnings(run)]])
     if name in GENERATED:  # the audit of the questions it wrote (or asked, for a bank run) beside its figures
-        head.blocks += audited.audit_blocks(run.metrics, GENERATED[name], str(run.path), dropped=run.audit_dropped)
+        head.blocks += audited.audit_blocks(run.metrics, GENERATED[name], "RUN_DIR", dropped=run.audit_dropped)
     return Document(f"JudgeAgent report ({name}): {run.target} on {run.data_name}",
                     f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}", [head, *protocol_sections(run)])
 

@@ -23,7 +23,7 @@ def write_outputs(folder: SweepFolder, board: dict, *, report: bool) -> dict[str
         from judgeagent.report.html import to_html
 
         items = (folder.read_json(SHARED_ITEMS_FILE) or {}).get("items") or []
-        files["html"] = folder.write_text(REPORT, to_html(document(board, items, folder.path.name, str(folder.path))))
+        files["html"] = folder.write_text(REPORT, to_html(document(board, items, folder.path.name)))
     return files
 
 
@@ -275,7 +275,7 @@ def valid_note(board: dict) -> str | None:
 
 
 # ----------------------------------------------------------------------------- HTML
-def document(board: dict, items: list[dict], title: str, source: str = ".") -> Document:
+def document(board: dict, items: list[dict], title: str, source: str = "SWEEP_DIR") -> Document:
     top: list = [Para(lead_sentence(board), "lead"), Para(audit_line(board, source), "note" if audit_of(board) else "warn"),
                  TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
     if rows := valid_rows(board):
