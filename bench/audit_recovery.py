@@ -129,11 +129,13 @@ def replication(rep: int, abilities, limit: int, bootstrap: int, share: float, s
         cfg = SweepConfig.model_validate({
             "targets": names, "judge": "judge", "data": DATA, "graph": graph, "limit": limit, "seed": rep, "bootstrap": bootstrap,
             "options": {"summary": False, "controls": False, "leak_check": "rules"}, "out": here / "sweep", "report": False,
-            "llm": {"models_file": models, "max_attempts": 1},
+            # A loaded 2-core machine can make a scripted reply time out: retried, as a real run would.
+            "llm": {"models_file": models, "max_attempts": 3},
         })  # fmt: skip
         result = sweep(cfg)
     if result.failed:
-        raise SystemExit(f"replication {rep}: target(s) failed: {', '.join(t.name for t in result.failed)}")
+        why = "; ".join(f"{t.name}: {t.error or t.shared_error}" for t in result.failed)
+        raise Failed(f"replication {rep}: target(s) failed: {why}")
     sweep_dir = result.sweep_dir
     items = json.loads((sweep_dir / "shared_items.json").read_text())["items"]
     wrong = {it["item_id"]: it["question"] in judge.defective for it in items}
@@ -171,6 +173,10 @@ def replication(rep: int, abilities, limit: int, bootstrap: int, share: float, s
         "valid_sample": {"scores": scores_of(half["block"]["leaderboard"]["targets"], "accuracy"), "intervals": intervals_of(half["block"]["leaderboard"]["targets"])},
         "valid_all": {"scores": scores_of(full["block"]["leaderboard"]["targets"], "accuracy"), "intervals": intervals_of(full["block"]["leaderboard"]["targets"])},
     }  # fmt: skip
+
+
+class Failed(RuntimeError):
+    """A target of the replication's sweep failed (its figures would be missing)."""
 
 
 def exact(scores: list[float | None], abilities) -> bool:
@@ -211,17 +217,28 @@ def main() -> None:
     ap.add_argument("--sample-share", type=float, default=0.5, help="the partial audit's sample, as a share of the shared items")
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--abilities", default=",".join(f"{a:g}" for a in ABILITIES), help="comma-separated true abilities")
-    ap.add_argument("--json", type=Path, help="also write each replication's figures here")
+    ap.add_argument("--json", type=Path, help="also write each replication's figures here, one JSON line each")
     args = ap.parse_args()
     abilities = [float(x) for x in args.abilities.split(",")]
     print(f"bench/audit_recovery.py: {len(abilities)} targets of abilities {', '.join(f'{a:g}' for a in abilities)}, wrong keys in "
           f"{args.defect_share:.0%} of the judge's questions, partial audit of {args.sample_share:.0%}; {load()} at the start")  # fmt: skip
     built_graph()
     runs = []
+    if args.json:  # one line per replication, written as each ends: a stopped bench keeps what it measured
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text("")
     with tempfile.TemporaryDirectory(prefix="bench-audit-") as tmp:
         for rep in range(args.replications):
-            r = replication(rep, abilities, args.limit, args.bootstrap, args.defect_share, args.sample_share, Path(tmp))
+            try:
+                r = replication(rep, abilities, args.limit, args.bootstrap, args.defect_share, args.sample_share, Path(tmp))
+            except Failed as e:  # once more, from scratch; a second failure ends the bench
+                print(f"  {e}; running it again", flush=True)
+                shutil.rmtree(Path(tmp) / f"rep{rep}", ignore_errors=True)
+                r = replication(rep, abilities, args.limit, args.bootstrap, args.defect_share, args.sample_share, Path(tmp))
             runs.append(r)
+            if args.json:
+                with args.json.open("a") as f:
+                    f.write(json.dumps(r) + "\n")
             ci = r["rate_ci"]
             print(f"  replication {rep}: {r['n_items']} shared items, {r['n_wrong']} with a wrong key ({r['true_share']:.1%}); rate "
                   f"{r['rate']:.1%} [{ci[0]:.1%}, {ci[1]:.1%}] from {r['n_sampled']}; accuracy all "
@@ -229,9 +246,6 @@ def main() -> None:
                   f"{', '.join('–' if s is None else f'{s:.0f}' for s in r['valid_all']['scores'])} ({load()})", flush=True)  # fmt: skip
             shutil.rmtree(Path(tmp) / f"rep{rep}", ignore_errors=True)
     summarize(runs, abilities)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(runs, indent=2))
 
 
 if __name__ == "__main__":
