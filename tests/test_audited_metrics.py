@@ -69,3 +69,24 @@ def test_an_unchanged_ranking_and_none_to_rank_on():
 def test_keep_valid_and_rank_changes():
     assert keep_valid(ITEMS, VERDICTS).tolist() == [True, False, True, True, False, False]
     assert rank_changes(["a", "b"], {"a": 1, "b": None}, {"a": 1, "b": 2}) == ["b: unranked on all items, 2nd on valid items"]
+
+
+def test_a_leaderboard_takes_the_audit_and_says_when_it_no_longer_fits():
+    from judgeagent.metrics.audited import AuditBlock
+    from judgeagent.sweep.audited import apply_audit, keep_audit
+
+    board = {"ranked_on": "shared items", "n_bootstrap": 100, "seed": 0,
+             "matrix": {"targets": ["A", "B", "C"], "items": ITEMS, "clusters": ["b1", "b1", "b2", "b2", "b3", "b3"], "correct": X.astype(int).tolist()},
+             "targets": [{"name": "A", "rank": 1}, {"name": "C", "rank": 2}, {"name": "B", "rank": 3}]}  # fmt: skip
+    block = AuditBlock(audit_id="A1", audit_dir="audit", updated="", basis="people", population=6, n_sample=6, n_labelled=5, verdicts=VERDICTS)
+    out = apply_audit(board, block)
+    assert {k: v for k, v in out.items() if k != "audit"} == board
+    on_valid = out["audit"]["leaderboard"]
+    assert [t["name"] for t in on_valid["targets"]] == ["B", "A", "C"] and on_valid["ranking_changed"] is True and out["audit"]["notes"] == []
+    # The sweep has more shared items than the audit drew from (a rerun added some): said so, once however often it is applied.
+    first = apply_audit(board, block.model_copy(update={"population": 5}))
+    grown = keep_audit(board, first)  # a rerun re-applies the block it finds
+    assert grown["audit"]["notes"] == ["the shared items changed since the audit was drawn (5 when it was drawn, 6 now): its rate is of the items "
+                                       "it drew from; draw a new audit for the new ones"]  # fmt: skip
+    seeds = apply_audit(board | {"ranked_on": "seed questions (ACC1)"}, block)["audit"]["leaderboard"]
+    assert seeds["targets"] == [] and "rests on the seed questions" in seeds["note"] and (seeds["n_valid"], seeds["n_invalid"]) == (3, 2)

@@ -47,11 +47,12 @@ def audit_block(folder: AuditFolder, results: dict) -> AuditBlock:
     model = {i: v["labels"] for i, v in (models[name].get("verdicts") or {}).items() if v.get("labels")} if name else None
     basis, labels = basis_labels(people, model)
     source = Path(str((meta.get("source") or {}).get("path") or ""))
+    stratum = design.stratum_of()
     return AuditBlock(
         audit_id=str(meta["audit_id"]), audit_dir=_relative(folder.path, source), updated=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         basis=results["basis"] if results["basis"] in ("people", "model auditor") else "none", auditors=list(results.get("auditors") or []),
         model_auditor=results.get("model_auditor"), population=sum(s.size for s in design.strata if not s.rejected),
-        n_sample=sum(1 for i in design.order if not design.stratum_of()[i].rejected), n_labelled=int((results.get("invalid") or {}).get("n") or 0),
+        n_sample=sum(1 for i in design.order if not stratum[i].rejected), n_labelled=int((results.get("invalid") or {}).get("n") or 0),
         invalid=_rate(results.get("invalid")), by_defect={k: r for k, v in (results.get("by_defect") or {}).items() if (r := _rate(v))},
         by_level={k: r for k, v in (results.get("by_level") or {}).items() if (r := _rate(v))}, method=str((results.get("method") or {}).get("rate") or ""),
         verdicts={i: ls == [VALID] for i, ls in labels.items()} if basis != "none" else {},

@@ -92,6 +92,7 @@ def audit_blocks(figures: dict, items: str, source: str, *, dropped: bool = Fals
     the items audited valid."""
     block = block_of(figures)
     out: list = [Para(audit_sentence(block, items=items, source=source, dropped=dropped), "note" if block is not None else "warn")]
+    out += [Para(f"Audit: {n}.", "note") for n in (block.notes if block is not None else [])]
     if block is not None and block.accuracy is not None and block.accuracy.n_items:
         out.append(TableBlock(accuracy_table(block.accuracy), accuracy_caption(block.accuracy)))
     return out

@@ -12,13 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from judgeagent.metrics.audited import AuditBlock, LeaderboardOnValid, leaderboard_on_valid
+from judgeagent.sweep.leaderboard import SHARED, calibrate
 
 
 def apply_audit(board: dict, block: AuditBlock) -> dict:
     """``board`` with ``audit``: the block, its figures on valid items computed from the
     board's own per-item matrix."""
-    from judgeagent.sweep.leaderboard import SHARED, calibrate
-
     m = board.get("matrix") or {}
     names, items, clusters = list(m.get("targets") or []), list(m.get("items") or []), list(m.get("clusters") or [])
     notes = [n for n in block.notes if not n.startswith(_CHANGED)]

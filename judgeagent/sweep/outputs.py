@@ -276,7 +276,9 @@ def valid_note(board: dict) -> str | None:
 
 # ----------------------------------------------------------------------------- HTML
 def document(board: dict, items: list[dict], title: str, source: str = "SWEEP_DIR") -> Document:
-    top: list = [Para(lead_sentence(board), "lead"), Para(audit_line(board, source), "note" if audit_of(board) else "warn"),
+    block = audit_of(board)
+    top: list = [Para(lead_sentence(board), "lead"), Para(audit_line(board, source), "note" if block else "warn"),
+                 *[Para(f"Audit: {n}.", "note") for n in (block.notes if block else [])],
                  TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
     if rows := valid_rows(board):
         top += [Heading("On the shared items audited valid"), TableBlock(Table(VALID_COLUMNS, rows, {2, 3}), valid_note(board) or "")]
