@@ -55,6 +55,16 @@ class UnitHead(TypedDict):
     start_entity: str | None
 
 
+class GenerationAttempt(TypedDict):
+    """One try at writing a follow-up: it passed, or why it failed (and, when the quality
+    gate judged it, the gate's verdict; when the gate rejected it, the question itself)."""
+
+    ok: NotRequired[bool]
+    error: NotRequired[str]
+    gate: NotRequired[dict]
+    question: NotRequired[QuestionRecord]  # a gate-rejected question, key at its letter (not in runs before the audit)
+
+
 class RoundRecord(TypedDict):
     """One extension round: the follow-up written from a path window, asked and graded."""
 
@@ -66,7 +76,7 @@ class RoundRecord(TypedDict):
     answer: AnswerRecord | None
     score_after: NotRequired[float | None]  # the difficulty controller's score after it
     counted_as: NotRequired[str]  # a Hard question one chunk answers counts as Medium
-    generation_attempts: NotRequired[list[dict]]
+    generation_attempts: NotRequired[list[GenerationAttempt]]
     gate: NotRequired[dict | None]
 
 

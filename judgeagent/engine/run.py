@@ -125,6 +125,8 @@ async def _run(protocol: Protocol, ctx: RunContext, reporter: Reporter | None) -
     metrics = protocol.metrics(ctx, records)
     for name, content in protocol.outputs(ctx, records, metrics).items():
         ctx.folder.write_json(name, content)
+    if (audit := ctx.folder.kept_audit()) is not None:  # judgeagent audit's block, still true of these records
+        metrics["audit"] = audit
     ctx.folder.write_json("metrics.json", metrics)
     if ctx.cfg.report and protocol.writes_report and reporter is not None:
         reporter(ctx.folder.path)

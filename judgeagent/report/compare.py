@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from judgeagent.errors import JudgeAgentError
 from judgeagent.registry import get_protocol
+from judgeagent.report.audited import block_of, rate_cell
 from judgeagent.report.load import AblationRun, Run
 from judgeagent.report.sections import DASH, pct, signed
 
@@ -49,6 +50,8 @@ class Grid:
         m = self.cells.get((row, group))
         if m is None:
             return DASH
+        if key == AUDIT_KEY:  # the audit of the run's generated questions: its invalid rate, or "not audited"
+            return rate_cell(block_of(m)) if m.get(AUDIT_KEY) is not False else DASH
         return signed(m.get(key)) if key in self.signed_keys else pct(m.get(key))
 
     def flat_columns(self) -> list[str]:
@@ -77,11 +80,33 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
             row = f"{row} [{protocol_of(run)}]"
         if (row, group) in cells:  # the same pair twice: keep both, told apart by folder
             row = f"{row} ({run.path.name})"
-        cells[(row, group)] = _protocol(protocol_of(run)).compare_values(run.metrics) if mixed else run.metrics
+        values = _protocol(protocol_of(run)).compare_values(run.metrics) if mixed else run.metrics
+        # False: the protocol writes no questions, so there is nothing to audit.
+        cells[(row, group)] = values | {AUDIT_KEY: run.metrics.get(AUDIT_KEY) if writes_questions(run) else False}
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
     columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol("judgeagent").compare_columns
+    if any(writes_questions(r) for r in runs):
+        columns += (AUDIT_COLUMN,)
     return Grid("target" if by == "target" else "data", rows, groups, columns, cells)
+
+
+AUDIT_KEY = "audit"
+AUDIT_COLUMN = ("invalid items % [95% CI]", AUDIT_KEY)  # of the run's generated questions, from its audit
+# The protocols whose figures rest on questions a model wrote (or a bank's items).
+WRITING_PROTOCOLS = ("judgeagent", "escalate", "contamination", "bank")
+
+
+def writes_questions(run: Run) -> bool:
+    return protocol_of(run) in WRITING_PROTOCOLS
+
+
+def audit_notes(runs: list[Run]) -> list[str]:
+    """One line naming the runs whose generated questions were never audited."""
+    never = [n for n, r in zip(_run_names(runs), runs) if writes_questions(r) and block_of(r.metrics) is None]
+    if not never:
+        return []
+    return [f"never audited: {', '.join(never)}: how many of their generated questions are invalid is unknown (`judgeagent audit RUN_DIR`)"]
 
 
 def protocol_of(run: Run) -> str:

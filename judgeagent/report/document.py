@@ -15,6 +15,7 @@ from judgeagent.blocks import (  # noqa: F401  (the block types are still import
     Facts,
     Figure,
     Heading,
+    Links,
     Para,
     QuestionBlock,
     Section,
@@ -23,8 +24,8 @@ from judgeagent.blocks import (  # noqa: F401  (the block types are still import
 from judgeagent.blocks import (
     shorten as _cut,
 )
+from judgeagent.report import audited, plots
 from judgeagent.report import boundary as kb
-from judgeagent.report import plots
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
@@ -44,6 +45,7 @@ def summary_section(run: Run) -> Section:
     if (t := sec.extension_accuracy(m)) is not None:
         ext = m.get("extension") or {}
         blocks += [Heading("Follow-up questions"), TableBlock(t, f"{ext.get('asked', '?')} asked, {ext.get('skipped', 0)} skipped.")]
+        blocks += audited.audit_blocks(run.metrics, "follow-up questions", "RUN_DIR", dropped=run.audit_dropped)
     if (t := sec.usage(m)) is not None:
         blocks += [Heading("Requests, tokens and cost"), TableBlock(t, "Per stage; cached calls were answered from the run's journal and cost nothing.")]
     if tm := sec.timings(m):

@@ -47,6 +47,12 @@ class Run:
         return float(d.get("t1", 0.5)), float(d.get("t2", 1.0))
 
     @property
+    def audit_dropped(self) -> bool:
+        """The run has an audit folder (the default one) but its metrics.json no audit block:
+        a rerun that changed the records dropped it."""
+        return "audit" not in self.metrics and (self.path / "audit" / "design.json").exists()
+
+    @property
     def modules(self) -> dict:
         """The module switches of the reported setting: an ablation run keeps one entry per
         setting in settings.settings, while the top-level flags are the command line's."""

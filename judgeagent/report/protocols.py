@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from judgeagent.blocks import Document, Facts, Para, Section
 from judgeagent.registry import protocols
+from judgeagent.report import audited
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
 EXAMPLES_PER_RANGE = 2
+# The protocols whose figures rest on generated questions (judgeagent's own, in its document), and what they call them.
+GENERATED = {"escalate": "escalation questions", "contamination": "generated questions", "bank": "bank items"}
 
 
 def run_protocol(run: Run) -> str:
@@ -35,6 +38,8 @@ def protocol_document(run: Run) -> Document | None:
     title = known[name].title if name in known else name
     overview = [("Protocol", f"{name}: {title}"), *sec.overview(run)[:4]]
     head = Section("Summary", "summary", [Facts(overview), *[Para(w, "warn") for w in _warnings(run)]])
+    if name in GENERATED:  # the audit of the questions it wrote (or asked, for a bank run) beside its figures
+        head.blocks += audited.audit_blocks(run.metrics, GENERATED[name], "RUN_DIR", dropped=run.audit_dropped)
     return Document(f"JudgeAgent report ({name}): {run.target} on {run.data_name}",
                     f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}", [head, *protocol_sections(run)])
 

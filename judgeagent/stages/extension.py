@@ -197,7 +197,9 @@ async def generate_question(
                 out.attempts.append({"ok": True, "gate": verdict.to_dict()})
                 return out
             reason = "; ".join(verdict.reasons)
-            out.attempts.append({"error": reason, "gate": verdict.to_dict()})
+            # The rejected question itself, with its key at the letter it was given: an audit
+            # of the gate reads it here (runs before this kept only the verdict).
+            out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
         else:
             out.attempts.append({"error": reason})
         msgs = msgs + [

@@ -24,7 +24,7 @@ def estimate_sweep(cfg: SweepConfig):
     from judgeagent.sweeps.runner import finished
 
     folder = SweepFolder.for_config(cfg)
-    slugs = target_slugs(cfg.targets)
+    slugs = target_slugs(cfg.names)
     per = {t: estimate(cfg.eval_config(t, folder.target_dir(s))) for t, s in slugs.items()}
     if cfg.shared:
         followups = Span.zero()

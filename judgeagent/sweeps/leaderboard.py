@@ -125,7 +125,7 @@ def build_leaderboard(folder: SweepFolder, cfg: SweepConfig, states: list[Target
         n_shared = int((~np.isnan(shared[i])).sum()) if shared.size else 0
         r = ranks[i] if ranks else None
         rows.append({
-            "name": st.name, "status": st.status, "error": st.error,
+            "name": st.name, "model": cfg.model(st.name), "status": st.status, "error": st.error,
             "shared_status": st.shared_status, "shared_error": st.shared_error,
             "acc1": _pct(m.get("acc1")), "acc1_ci": _ci(m, "acc1"), "acc2": _pct(m.get("acc2")),
             "delta_acc": _pct(m.get("delta_acc")), "delta_acc_ci": _ci(m, "delta_acc"),

@@ -9,16 +9,17 @@ import io
 from itertools import combinations
 from pathlib import Path
 
-from judgeagent.blocks import DASH, Document, Facts, Heading, Para, Section, Table, TableBlock, shorten
+from judgeagent.blocks import DASH, Document, Facts, Heading, Links, Para, Section, Table, TableBlock, shorten
 from judgeagent.sweeps.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder
 
 
-def write_outputs(folder: SweepFolder, board: dict, cfg) -> dict[str, Path]:
+def write_outputs(folder: SweepFolder, board: dict, *, report: bool) -> dict[str, Path]:
+    """Every leaderboard file from ``board``; report.html too when ``report``."""
     files = {"json": folder.write_json(f"{LEADERBOARD}.json", board)}
     files["md"] = folder.write_text(f"{LEADERBOARD}.md", to_markdown(board))
     files["csv"] = folder.write_text(f"{LEADERBOARD}.csv", to_csv(board))
     files["tex"] = folder.write_text(f"{LEADERBOARD}.tex", to_latex(board))
-    if cfg.report:
+    if report:
         from judgeagent.report.html import to_html
 
         items = (folder.read_json(SHARED_ITEMS_FILE) or {}).get("items") or []
@@ -146,7 +147,10 @@ def _md_table(columns: list[str], rows: list[list[str]], numeric: set[int]) -> l
 
 
 def to_markdown(board: dict) -> str:
-    lines = ["# Leaderboard", "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "", basis_note(board), ""]
+    lines = ["# Leaderboard", "", lead_sentence(board), "", audit_line(board, "SWEEP_DIR"), "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "",
+             basis_note(board), ""]  # fmt: skip
+    if rows := valid_rows(board):
+        lines += ["## On the shared items audited valid", "", *_md_table(VALID_COLUMNS, rows, {2, 3}), "", valid_note(board) or "", ""]
     if board["pairwise"]:
         lines += ["## Pairwise differences", "", f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs.", "",
                   *_md_table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC), ""]  # fmt: skip
@@ -157,18 +161,26 @@ def to_markdown(board: dict) -> str:
 
 
 CSV_COLUMNS = ["rank", "target", "status", "rank_lo", "rank_hi", "rank_label", "acc1", "acc1_lo", "acc1_hi", "acc2", "delta_acc", "delta_acc_lo",
-               "delta_acc_hi", "shared_accuracy", "shared_n", "theta", "theta_se", "error"]  # fmt: skip
+               "delta_acc_hi", "shared_accuracy", "shared_n", "theta", "theta_se", "error", "model",
+               # On the shared items audited valid (empty: never audited); the invalid rate is the same on every row.
+               "valid_rank", "valid_rank_label", "valid_accuracy", "valid_n", "valid_theta", "invalid_rate", "invalid_lo", "invalid_hi"]  # fmt: skip
 
 
 def to_csv(board: dict) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
+    block = audit_of(board)
+    valid = {t.name: t for t in block.leaderboard.targets} if block is not None and block.leaderboard is not None else {}
+    rate = block.invalid if block is not None else None
     for r in board["targets"]:
         ri, a1, da = r.get("rank_interval") or [None, None], r.get("acc1_ci") or [None, None], r.get("delta_acc_ci") or [None, None]
         error = r.get("error") if r["status"] == "failed" else (r.get("shared_error") and f"shared items: {r['shared_error']}") or r.get("error")
         values = [r.get("rank"), r["name"], r["status"], ri[0], ri[1], r.get("rank_label"), r.get("acc1"), a1[0], a1[1], r.get("acc2"),
-                  r.get("delta_acc"), da[0], da[1], r.get("shared_accuracy"), r.get("shared_n"), r.get("theta"), r.get("theta_se"), error]  # fmt: skip
+                  r.get("delta_acc"), da[0], da[1], r.get("shared_accuracy"), r.get("shared_n"), r.get("theta"), r.get("theta_se"), error, r.get("model")]  # fmt: skip
+        mine = valid.get(r["name"])
+        values += [mine.rank, mine.rank_label, mine.accuracy, mine.n, mine.theta] if mine is not None else [None] * 5
+        values += [rate.estimate, rate.ci[0], rate.ci[1]] if rate is not None and rate.estimate is not None and rate.ci else [None] * 3
         w.writerow(["" if v is None else v for v in values])
     return buf.getvalue()
 
@@ -187,25 +199,117 @@ def to_latex(board: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- the audit, and the lead
+def lead_sentence(board: dict) -> str:
+    """Who is best, said as the rank intervals allow: one best target, a tie, or no clear best."""
+    ranked = [r for r in board["targets"] if r.get("rank") is not None]
+    if not ranked:
+        return "No target has figures yet."
+    could_lead = [r for r in ranked if (r.get("rank_interval") or [r["rank"]])[0] == 1]
+    tied = [r for r in ranked if r["rank"] == 1]
+    first = ranked[0]
+    if len(tied) > 1:
+        score = "" if first.get("score") is None else f" ({first['score']:.1f}% each on the {_basis_words(board)})"
+        return f"Tied for first: {_and([r['name'] for r in tied])}{score}; the data cannot tell them apart."
+    if len(could_lead) > 1:
+        others = [r for r in could_lead if r is not first]
+        intervals = ", ".join(f"{r['name']} {r['rank_label']}" for r in could_lead)
+        return (f"No clear best: {first['name']} leads on the point estimate, but {_and([r['name'] for r in others])} could also be first "
+                f"(rank intervals at 95%: {intervals}).")  # fmt: skip
+    if first.get("rank_label") == "1st":
+        return f"Best: {first['name']} (1st at 95%: no other target's rank interval reaches first)."
+    return f"Best on the point estimate: {first['name']} (ranked {first['rank_label']} at 95%)."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _basis_words(board: dict) -> str:
+    return "shared items" if board["ranked_on"] == "shared items" else "seed questions"
+
+
+def audit_of(board: dict):
+    from judgeagent.report.audited import block_of
+
+    return block_of(board)
+
+
+def audit_line(board: dict, source: str) -> str:
+    from judgeagent.report.audited import audit_sentence
+
+    return audit_sentence(audit_of(board), items="shared items", source=source)
+
+
+VALID_COLUMNS = ["rank on valid items", "target", "shared items audited valid % (n)", "θ ± SE", "rank on all items"]
+
+
+def valid_rows(board: dict) -> list[list[str]]:
+    block = audit_of(board)
+    on_valid = block.leaderboard if block is not None else None
+    if on_valid is None:
+        return []
+    from judgeagent.metrics.ranking import ordinal
+
+    rows = []
+    for t in on_valid.targets:
+        th = DASH if t.theta is None or t.theta_se is None else f"{t.theta + 0.0:+.2f} ± {t.theta_se:.2f}".replace("-0.00", "+0.00")
+        rows.append([t.rank_label or DASH, t.name, DASH if t.accuracy is None else f"{t.accuracy:.1f} ({t.n})", th,
+                     DASH if t.rank_all is None else ordinal(t.rank_all)])  # fmt: skip
+    return rows
+
+
+def valid_note(board: dict) -> str | None:
+    """What the table on valid items rests on, and how its ranking differs from all items'."""
+    block = audit_of(board)
+    v = block.leaderboard if block is not None else None
+    if v is None:
+        return None
+    rests = (f"On the {v.n_valid} of {v.n_items} shared items audited valid ({v.n_invalid} audited invalid and {v.n_unlabelled} not labelled "
+             "are left out); rank intervals resample the batches that wrote them.")  # fmt: skip
+    if v.note:
+        return f"{rests} {v.note[0].upper()}{v.note[1:]}."
+    if v.ranking_changed:
+        return f"{rests} The ranking changes on valid items: {'; '.join(v.changes)}."
+    return f"{rests} The ranking is the same as on all items."
+
+
 # ----------------------------------------------------------------------------- HTML
-def document(board: dict, items: list[dict], title: str) -> Document:
-    lead = board["targets"][0]["name"] if board["targets"] and board["targets"][0].get("rank") else None
-    top = [Para(f"Best: {lead} ({board['targets'][0]['rank_label']})." if lead else "No target has figures yet.", "lead"),
-           TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
-    links = [(r["name"], f"{r['run_dir']}/report.html") for r in board["targets"] if r.get("run_dir")]
-    top.append(Facts([(n, p) for n, p in links]))
+def document(board: dict, items: list[dict], title: str, source: str = "SWEEP_DIR") -> Document:
+    block = audit_of(board)
+    top: list = [Para(lead_sentence(board), "lead"), Para(audit_line(board, source), "note" if block else "warn"),
+                 *[Para(f"Audit: {n}.", "note") for n in (block.notes if block else [])],
+                 TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
+    if rows := valid_rows(board):
+        top += [Heading("On the shared items audited valid"), TableBlock(Table(VALID_COLUMNS, rows, {2, 3}), valid_note(board) or "")]
+    elif note := valid_note(board):
+        top.append(Para(note, "note"))
+    labelled = [r for r in board["targets"] if r.get("model") and r["model"] != r["name"]]
+    if labelled:
+        top += [Heading("The models behind the labels"), Facts([(r["name"], r["model"]) for r in labelled])]
+    links = [(f"{r['name']}: interview report", f"{r['run_dir']}/report.html") for r in board["targets"] if r.get("run_dir")]
+    if links:
+        top += [Heading("Each target's interview"), Links(links)]
     sections = [Section("Leaderboard", "leaderboard", top)]
     if board["pairwise"]:
-        sections.append(Section("Pairwise differences", "pairwise", [
-            Para(f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs."),
-            TableBlock(Table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC)),
-        ]))  # fmt: skip
+        pw: list = [Para(f"{board['pairwise_method']}, {board['correction']}-corrected over all pairs."),
+                    TableBlock(Table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC))]  # fmt: skip
+        if valid_pairs := valid_pair_rows(board):
+            pw += [Heading("On the shared items audited valid"), TableBlock(Table(PAIR_COLUMNS, valid_pairs, PAIR_NUMERIC))]
+        sections.append(Section("Pairwise differences", "pairwise", pw))
     valid: list = [Para(line) for line in validity_lines(board)]
     if rows := difficulty_rows(board):
         valid += [TableBlock(Table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC)), Para(difficulty_verdict(board) or "")]
     sections.append(Section("Validity", "validity", valid))
     sections.append(Section("Per-item comparison", "items", per_item_blocks(board, items)))
     return Document(f"Sweep {title}", f"{len(board['targets'])} targets, judge {board['judge']}, {board['n_shared_items']} shared items", sections)
+
+
+def valid_pair_rows(board: dict) -> list[list[str]]:
+    block = audit_of(board)
+    if block is None or block.leaderboard is None:
+        return []
+    return pair_rows({"pairwise": [p.model_dump() for p in block.leaderboard.pairwise]})
 
 
 def per_item_blocks(board: dict, items: list[dict]) -> list:

@@ -94,14 +94,26 @@ def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, c
         return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
 
     items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
+    from judgeagent.sweeps.audited import keep_audit
+    from judgeagent.sweeps.folder import LEADERBOARD
     from judgeagent.sweeps.leaderboard import build_leaderboard
     from judgeagent.sweeps.outputs import write_outputs
 
-    board = build_leaderboard(folder, cfg, states)
-    files = write_outputs(folder, board, cfg)
+    # An audit imported into the leaderboard this one replaces stays, recomputed on the new answers.
+    board = keep_audit(build_leaderboard(folder, cfg, states), _previous(folder.path / f"{LEADERBOARD}.json"))
+    files = write_outputs(folder, board, report=cfg.report)
     complete = all(s.status == OK and (s.shared_status in (OK, None) if cfg.shared else True) for s in states)
     folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete)
     return SweepResult(folder.path, board, states, files)
+
+
+def _previous(path: Path) -> dict | None:
+    """The leaderboard a rebuild replaces (None when there is none, or it cannot be read)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _config(cfg: SweepConfig | dict | None, settings: dict) -> SweepConfig:
@@ -122,10 +134,10 @@ def check_models(cfg: SweepConfig) -> None:
     from judgeagent.llm import load_registry
 
     registry = load_registry(cfg.llm.models_file)
-    for name in (*cfg.targets, cfg.judge):
+    for name in (*(cfg.model(n) for n in cfg.names), cfg.judge):
         registry.resolve(name)
     try:
-        resolve(cfg.eval_config(cfg.targets[0]))
+        resolve(cfg.eval_config(cfg.names[0]))
     except ValidationError as e:
         raise ConfigError(f"options: {describe(e)}") from None
     except ConfigError as e:  # a setting of another protocol
@@ -157,7 +169,7 @@ def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
     saved = _SavedSweep.model_validate(folder.read()).targets if folder.sweep_path.exists() else []
     before = {t.name: t for t in saved}
     out = []
-    for name, slug_ in target_slugs(cfg.targets).items():
+    for name, slug_ in target_slugs(cfg.names).items():
         st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
         if (old := before.get(name)) is not None:
             st.status, st.error = old.status, old.error
@@ -172,7 +184,7 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
     from judgeagent.batches import make_batches
     from judgeagent.engine import setup
 
-    ecfg = cfg.eval_config(cfg.targets[0])
+    ecfg = cfg.eval_config(cfg.names[0])
     bench = setup.load(ecfg)
     batches = make_batches(bench, cfg.batch_size, cfg.limit)
     if not batches:
