@@ -182,6 +182,14 @@ class Browser:
         return [ev["params"]["request"]["url"] for ev in self.events if ev.get("method") == "Network.requestWillBeSent"]
 
     def close(self) -> None:
+        # Closed as a person closes it (Browser.close): Chromium writes localStorage to the
+        # profile lazily, and a SIGTERM under load could end it before the write, losing
+        # labels a real close keeps. SIGTERM stays the fallback for a browser that hangs.
+        try:
+            self.call("Browser.close")
+            self.proc.wait(20)
+        except Exception:
+            pass
         try:
             self.ws.close()
         except Exception:
