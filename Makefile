@@ -1,7 +1,8 @@
 # The two commands of the README quick start:
 #   make demo   set up .venv (first time: ~15 min, mostly compiling llama.cpp), build the demo
 #               graph and run a small offline interview with the bundled model
-#   make test   lint (ruff), type-check (mypy), then the whole test suite (what CI runs)
+#   make test   lint (ruff), type-check (mypy), the import check, the count of string-key reads
+#               (issue 31), then the whole test suite (what CI runs)
 PY := .venv/bin/python
 JA := .venv/bin/judgeagent
 
@@ -22,6 +23,7 @@ test: setup
 	$(PY) -m ruff check judgeagent cli tests bench
 	$(PY) -m mypy
 	$(PY) scripts/check_imports.py
+	$(PY) scripts/count_key_reads.py
 	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 clean:

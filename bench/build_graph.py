@@ -317,7 +317,7 @@ def time_raw_encode(texts: list[str], names: list[str], batch_size: int, entity_
     t0, c0 = time.perf_counter(), cpu_seconds()
     runner = None
     for role, items, bs in (("chunks", texts, batch_size), ("entities", names, entity_batch_size)):
-        kind = roles.get(role, {}).get("encoder", "minilm")
+        kind = roles[role].encoder if role in roles else "minilm"
         if kind != "minilm":
             encoder_for(kind, None).encode(items)  # type: ignore[arg-type]
             continue
@@ -429,7 +429,7 @@ def print_raw(graph, texts: list[str], config, workers: int, total: float, mon) 
           f"{raw_spacy_cpu:.2f} s CPU   ({load()})")
     raw_enc, raw_enc_cpu = time_raw_encode(texts, names, config.embed_batch_size, ENTITY_BATCH_SIZE,
                                            emb.get("backend") or "torch", bf16, graph.roles)
-    print(f"raw encoders (chunks {graph.roles['chunks']['encoder']}, names {graph.roles['entities']['encoder']}; "
+    print(f"raw encoders (chunks {graph.roles['chunks'].encoder}, names {graph.roles['entities'].encoder}; "
           f"MiniLM {emb.get('backend') or 'torch'} {emb['precision']}), {n} chunks + {len(names)} names: "
           f"{raw_enc:.2f} s ({n / raw_enc:.1f} chunks/s), {raw_enc_cpu:.2f} s CPU   ({load()})")
     raw, raw_cpu = raw_spacy + raw_enc, raw_spacy_cpu + raw_enc_cpu

@@ -42,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from judgeagent.config import LLMConfig  # noqa: E402
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
 from tests.leak_table import FRESH, FRESH2, GROUPS, HALVES, Suggestion, load_corpus  # noqa: E402
 
@@ -115,7 +116,7 @@ async def judge_flags(model: str, items: list[Suggestion], batches: dict) -> tup
     spec = load_registry().resolve(model)
     flags: dict[str, bool] = {}
     failed = 0
-    async with LLMClient(None, no_cache=True) as client:
+    async with LLMClient(None, LLMConfig(no_cache=True)) as client:
         models = Models(client, spec, spec)
         for i, s in enumerate(items, 1):
             verdicts = await judge_leak_check(models, s.text, batches[s.batch])

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server
 import httpx  # noqa: E402
 from scripted_server import ScriptedServerProcess  # noqa: E402
 
+from judgeagent.config import LLMConfig  # noqa: E402
 from judgeagent.llm import LLMClient, ModelSpec, load_registry  # noqa: E402
 
 DELAY = 0.2
@@ -136,7 +137,7 @@ def bench_thinking(n: int, plain_wall: float | None, c: int = 8) -> dict:
 async def _local() -> dict:
     spec = load_registry().resolve("local")
     prompt = [{"role": "user", "content": "Write a short story about a cat who learns to read."}]
-    async with LLMClient(None, no_cache=True) as client:
+    async with LLMClient(None, LLMConfig(no_cache=True)) as client:
         t0 = time.perf_counter()
         await client.preflight(spec)
         cold = time.perf_counter() - t0

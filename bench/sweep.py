@@ -15,7 +15,7 @@ sweep). Printed, over the replications:
 
 Modes:
 
-* default: the real sweep (``judgeagent.sweep.sweep``) on data/medqa-demo, the five
+* default: the real sweep (``judgeagent.sweep``) on data/medqa-demo, the five
   targets and a scripted judge (tests/interview_double.py's, writing a distinct question
   from each path's passages) on 127.0.0.1; the graph is built once into bench/out/;
 * ``--simulated``: the same maths (judgeagent.metrics.ranking) on answer matrices drawn
@@ -132,7 +132,7 @@ def real_replication(rep: int, abilities, limit: int, bootstrap: int, work: Path
     from scripted_server import ScriptedServer
 
     from judgeagent.data import load_benchmark
-    from judgeagent.sweep import SweepConfig, sweep
+    from judgeagent.sweeps import SweepConfig, sweep
 
     seeds = load_benchmark(DATA).questions
     key = {q.question.strip(): q.answer for q in seeds}

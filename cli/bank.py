@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -12,6 +12,9 @@ from rich.table import Table
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
 from judgeagent.errors import JudgeAgentError
+
+if TYPE_CHECKING:
+    from judgeagent.bank.summary import BankSummary
 
 BANK_HELP = (
     "`bank GRAPH_DIR`: the bank's items by type and level, which come from an older build of the graph, the targets that "
@@ -42,7 +45,7 @@ def bank(
 
     summary = bank_summary(Path(args[0]))
     if as_json:
-        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(summary.model_dump(), indent=2, ensure_ascii=False))
     else:
         print_summary(summary)
 
@@ -57,37 +60,37 @@ def _export_bank(graph_dir: Path, fmt: str | None, out: Path | None) -> None:
         console.print(f"wrote {path}", highlight=False)
 
 
-def print_summary(s: dict) -> None:
+def print_summary(s: BankSummary) -> None:
     # A line of its own: as a table title the path would wrap inside the narrow table.
-    console.print(f"{s['n_items']} item(s) in {s['bank']}", highlight=False)
+    console.print(f"{s.n_items} item(s) in {s.bank}", highlight=False)
     t = Table()
     t.add_column("type")
     order = {"easy": 0, "medium": 1, "hard": 2}
-    levels = sorted({lv for c in s["by_type_and_level"].values() for lv in c}, key=lambda lv: (order.get(lv, 3), lv))
+    levels = sorted({lv for c in s.by_type_and_level.values() for lv in c}, key=lambda lv: (order.get(lv, 3), lv))
     for lv in levels:
         t.add_column(lv, justify="right")
-    for qtype, counts in s["by_type_and_level"].items():
+    for qtype, counts in s.by_type_and_level.items():
         t.add_row(qtype, *(str(counts.get(lv, 0)) for lv in levels))
     console.print(t)
-    older = s["from_older_graph"]
-    if older["n_items"]:
-        console.print(f"{older['n_items']} item(s) come from an older build of the graph (input hash now {s['graph_hash']}; "
-                      f"theirs: {', '.join(older['by_graph_hash'])})", highlight=False)
+    older = s.from_older_graph
+    if older.n_items:
+        console.print(f"{older.n_items} item(s) come from an older build of the graph (input hash now {s.graph_hash}; "
+                      f"theirs: {', '.join(map(str, older.by_graph_hash))})", highlight=False)
     else:
-        console.print("every item comes from the graph as it is built now" if s["graph_hash"] else "the graph is not built")
-    targets = Table(title=f"targets that answered ({s['n_answers']} answers)")
+        console.print("every item comes from the graph as it is built now" if s.graph_hash else "the graph is not built")
+    targets = Table(title=f"targets that answered ({s.n_answers} answers)")
     for col in ("target", "answers", "items", "runs", "accuracy"):
         targets.add_column(col, justify="left" if col == "target" else "right")
-    for x in s["targets"]:
-        targets.add_row(x["name"], str(x["n_answers"]), str(x["n_items"]), str(x["n_runs"]), f"{x['accuracy']:.1f}%")
+    for x in s.targets:
+        targets.add_row(x.name, str(x.n_answers), str(x.n_items), str(x.n_runs), f"{x.accuracy:.1f}%")
     console.print(targets)
-    cal = s["calibration"]
+    cal = s.calibration
     if cal is None:
         console.print("not calibrated yet (judgeagent calibrate GRAPH_DIR)")
         return
-    console.print(f"calibrated {cal['fitted']} on {cal['n_targets']} target(s); {len(cal['flagged'])} item(s) flagged")
-    for f in cal["flagged"]:
-        console.print(f"  flagged {f['item_id']}: {f['reason']}", highlight=False)
+    console.print(f"calibrated {cal.fitted} on {cal.n_targets} target(s); {len(cal.flagged)} item(s) flagged")
+    for f in cal.flagged:
+        console.print(f"  flagged {f.item_id}: {f.reason}", highlight=False)
 
 
 @app.command("calibrate")
@@ -103,17 +106,17 @@ def calibrate(
 
     result = calibrate_bank(graph_dir)
     if as_json:
-        typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(result.model_dump(), indent=2, ensure_ascii=False))
         return
-    t = Table(title=f"abilities ({result['n_items']} items, {result['n_answers']} answers)")
+    t = Table(title=f"abilities ({result.n_items} items, {result.n_answers} answers)")
     for col in ("target", "θ", "SE", "items", "accuracy"):
         t.add_column(col, justify="left" if col == "target" else "right")
-    for x in result["targets"]:
-        t.add_row(x["name"], f"{x['theta']:.2f}", f"{x['se']:.2f}", str(x["n_answered"]), f"{100 * x['accuracy']:.1f}%")
+    for x in result.targets:
+        t.add_row(x.name, f"{x.theta:.2f}", f"{x.se:.2f}", str(x.n_answered), f"{100 * x.accuracy:.1f}%")
     console.print(t)
-    lv = result["level_vs_b"]
-    rho = "n/a" if lv["spearman"] is None else f"{lv['spearman']:.2f}"
-    console.print(f"Spearman ρ (generated level vs fitted b): {rho} over {lv['n_items']} items; {len(result['flagged'])} item(s) flagged")
+    lv = result.level_vs_b
+    rho = "n/a" if lv.spearman is None else f"{lv.spearman:.2f}"
+    console.print(f"Spearman ρ (generated level vs fitted b): {rho} over {lv.n_items} items; {len(result.flagged)} item(s) flagged")
     console.print(f"wrote {calibration_path(graph_dir)} (and .md)", highlight=False)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +16,10 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
 from judgeagent.config import GraphConfig
+
+if TYPE_CHECKING:
+    from judgeagent.graph.info import GraphInfo
+    from judgeagent.graph.manifest import BuildStats, RoleEncoder
 
 # build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
 BUILD_FLAGS = config_flags(
@@ -24,22 +29,21 @@ BUILD_FLAGS = config_flags(
 )
 
 
-def reuse_line(build: dict) -> str:
+def reuse_line(build: BuildStats) -> str:
     """What the per-chunk cache saved, and where the work ran."""
-    r = build["reused"]
-    where = f"; engine {build['engine']} on {len(build['nodes'])} node(s)" if build["engine"] != "local" else ""
-    return (f"reused {r['extraction_reused']} of {r['chunks']} chunk extractions, "
-            f"{r['chunks'] - r['chunk_vectors_embedded']} of {r['chunks']} chunk vectors, "
-            f"{r['entity_vectors'] - r['entity_vectors_embedded']} of {r['entity_vectors']} entity vectors{where}")
+    r = build.reused
+    where = f"; engine {build.engine} on {len(build.nodes)} node(s)" if build.engine != "local" else ""
+    return (f"reused {r.extraction_reused} of {r.chunks} chunk extractions, "
+            f"{r.chunks - r.chunk_vectors_embedded} of {r.chunks} chunk vectors, "
+            f"{r.entity_vectors - r.entity_vectors_embedded} of {r.entity_vectors} entity vectors{where}")
 
 
 ENCODER_LABELS = {"minilm": "MiniLM", "wordllama": "WordLlama's static vectors"}
 
 
-def encoder_line(role: dict) -> str:
+def encoder_line(role: RoleEncoder) -> str:
     """One role's encoder as graph-info prints it: 'wordllama (wordllama-l2-supercat-256 0.4.0, static fp32, 256-d)'."""
-    return (f"{role.get('encoder')} ({role.get('model')} {role.get('version')}, {role.get('backend')} "
-            f"{role.get('precision')}, {role.get('dim')}-d)")
+    return f"{role.encoder} ({role.model} {role.version}, {role.backend} {role.precision}, {role.dim}-d)"
 
 
 def _say(text: str) -> None:
@@ -62,18 +66,18 @@ def build_graph_cmd(
     benchmark = load_benchmark(data_dir, chunk_tokens=config.chunk_tokens, section_chunks=config.section_chunks)
     out_dir = config.out_dir(data_dir)
     graph = build_graph(benchmark, config, out_dir, progress=True)
-    m = graph.manifest
-    c = m["counts"]
+    m = graph.meta
+    c = m.counts
     if graph.reused:
         _say(f"reused graph at {out_dir} (input unchanged; --force rebuilds it)")
     else:
-        _say(f"built graph at {out_dir} in {m['timings_s']['total']:.1f} s")
-        _say(reuse_line(m["build"]))
+        _say(f"built graph at {out_dir} in {m.timings_s.get('total', 0.0):.1f} s")
+        _say(reuse_line(m.build))
     _say(
-        f"{c['entities']} entities ({c['stop_entities']} stop), "
-        f"{c['edges_strong'] + c['edges_weak']} edges ({c['edges_strong']} strong, {c['edges_weak']} weak), "
-        f"{c['chunks']} chunks, {c['documents']} documents; "
-        f"indexes: entity {m['indexes']['entity']['kind']}, chunk {m['indexes']['chunk']['kind']}"
+        f"{c.entities} entities ({c.stop_entities} stop), "
+        f"{c.edges_strong + c.edges_weak} edges ({c.edges_strong} strong, {c.edges_weak} weak), "
+        f"{c.chunks} chunks, {c.documents} documents; "
+        f"indexes: entity {m.indexes['entity'].kind}, chunk {m.indexes['chunk'].kind}"
     )
 
 
@@ -88,44 +92,42 @@ def graph_info_cmd(
 
     info = graph_info(load_graph(graph_dir))
     if as_json:
-        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(info.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return
     _print_info(info)
 
 
-def _print_info(info: dict) -> None:
+def _print_info(info: GraphInfo) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    e = info["edges"]
-    console.print(Text(info["path"], style="bold"))
+    e = info.edges
+    console.print(Text(info.path, style="bold"))
     _say(
-        f"nodes {info['nodes']}  edges {e['total']} (strong {e['strong']}, weak {e['weak']})  "
-        f"chunks {info['chunks']}  documents {info['documents']}"
+        f"nodes {info.nodes}  edges {e.total} (strong {e.strong}, weak {e.weak})  "
+        f"chunks {info.chunks}  documents {info.documents}"
     )
     _say(
-        f"stop entities {info['stop_entity_count']} (share > {info['stop_entity_share']} and in "
-        f">= {info['stop_entity_min_count']} documents or chunks)  "
-        f"components {info['connected_components']} (largest {info['largest_component_share']:.1%} of "
-        f"non-stop nodes)  isolated {info['isolated_nodes']}"
+        f"stop entities {info.stop_entity_count} (share > {info.stop_entity_share} and in "
+        f">= {info.stop_entity_min_count} documents or chunks)  "
+        f"components {info.connected_components} (largest {info.largest_component_share:.1%} of "
+        f"non-stop nodes)  isolated {info.isolated_nodes}"
     )
-    d = info["dropped_entities"]
+    d = info.dropped_entities
     _say(f"dropped entities {sum(d.values())}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
-         + f"  (weak edges: chunks at most {info['weak_edge_window']} apart)")
-    _say("encoders: " + "; ".join(f"{role} {encoder_line(e)}" for role, e in info["encoders"].items()))
-    c = info["chunk_model_tokens"]
-    _say(f"largest chunk {c['largest']} model tokens ({c['largest_chunk']}; limit {c['max_seq_length']}, "
-         f"{c['over_limit']} over)")
-    q = info["degree_quantiles"]
-    _say("degree " + "  ".join(f"{k} {v:g}" for k, v in q.items()))
+         + f"  (weak edges: chunks at most {info.weak_edge_window} apart)")
+    _say("encoders: " + "; ".join(f"{role} {encoder_line(r)}" for role, r in info.encoders.items()))
+    c = info.chunk_model_tokens
+    _say(f"largest chunk {c.largest} model tokens ({c.largest_chunk}; limit {c.max_seq_length}, {c.over_limit} over)")
+    _say("degree " + "  ".join(f"{k} {v:g}" for k, v in info.degree_quantiles.items()))
     top = Table(title="top entities by degree", title_justify="left")
     for col in ("entity", "degree", "chunks", "kind"):
         top.add_column(col)
-    for r in info["top_entities_by_degree"]:
-        top.add_row(Text(r["entity"]), str(r["degree"]), str(r["chunks"]), Text(r["kind"]))
+    for r in info.top_entities_by_degree:
+        top.add_row(Text(r.entity), str(r.degree), str(r.chunks), Text(r.kind))
     console.print(top)
-    if info["stop_entities"]:
-        _say("stop entities: " + ", ".join(f"{s['entity']} ({s['documents']} docs)" for s in info["stop_entities"]))
+    if info.stop_entities:
+        _say("stop entities: " + ", ".join(f"{s.entity} ({s.documents} docs)" for s in info.stop_entities))
 
 
 @app.command("sample-path")
@@ -154,7 +156,7 @@ def sample_path_cmd(
     else:
         _say(
             f"{entity!r} → nearest graph entity {match.entity!r} (cosine {match.similarity:.3f}; "
-            f"the text was embedded with {ENCODER_LABELS.get(str(graph.roles['entities'].get('encoder')), 'its encoder')}, "
+            f"the text was embedded with {ENCODER_LABELS.get(graph.roles['entities'].encoder, 'its encoder')}, "
             "the entity names' encoder, and searched in the FAISS entity index)"
         )
         # The encoder is loaded anyway, so chunks are ranked against the user's own words.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -18,40 +19,47 @@ CHECK_PROMPT = "Count from 1 to 20, separated by spaces."
 CHECK_MAX_TOKENS = 48
 
 
+@dataclass
+class CheckRow:
+    """One model's --check result as the table and the plain lines show it."""
+
+    status: str = ""  # OK, FAIL or SKIP
+    latency: str = ""
+    tps: str = ""
+    detail: str = ""
+
+
 def _key_status(spec) -> str:
     if spec.api_key_env is None:
         return "not needed"
     return "yes" if spec.api_key() is not None else "no"
 
 
-async def _check_all(specs, strict: bool) -> list[dict]:
+async def _check_all(specs, strict: bool) -> list[CheckRow]:
     """One tiny request per model. ``strict`` (--only): a model that cannot be used is an error."""
+    from judgeagent.config import LLMConfig
     from judgeagent.llm import LLMClient
 
-    async with LLMClient(None, no_cache=True, max_attempts=2, timeout_s=60.0, backoff_base=0.5) as client:
+    async with LLMClient(None, LLMConfig(no_cache=True, max_attempts=2, timeout_s=60.0)) as client:
         return [await _check_one(client, spec, strict) for spec in specs]
 
 
-async def _check_one(client, spec, strict: bool) -> dict:
+async def _check_one(client, spec, strict: bool) -> CheckRow:
     """The check row for one model: SKIP without its key, FAIL if it cannot start or answer.
 
     Without --only, one unusable model must not hide the others, so its failure is a row;
     with --only the user named it, so a configuration error is raised instead.
     """
-    row = {"status": "", "latency": "", "tps": "", "detail": ""}
     if spec.api_key() is None and not strict:
-        row.update(status="SKIP", detail=f"{spec.api_key_env} not set")
-        return row
+        return CheckRow(status="SKIP", detail=f"{spec.api_key_env} not set")
     if (why := unavailable(spec)) is not None and not strict:  # an optional model whose extra is not installed
-        row.update(status="SKIP", detail=why)
-        return row
+        return CheckRow(status="SKIP", detail=why)
     try:
         server_start = await _timed_preflight(client, spec)
     except ConfigError as e:
         if strict:
             raise
-        row.update(status="FAIL", detail=str(e))
-        return row
+        return CheckRow(status="FAIL", detail=str(e))
     r = await client.chat(
         spec,
         [{"role": "user", "content": CHECK_PROMPT}],
@@ -59,14 +67,12 @@ async def _check_one(client, spec, strict: bool) -> dict:
         max_tokens=CHECK_MAX_TOKENS,
     )  # at the model's own temperature: a model that only takes 1 is checked as it will run
     if not r.ok:
-        row.update(status="FAIL", detail=r.error or "")
-        return row
+        return CheckRow(status="FAIL", detail=r.error or "")
     tps = r.usage.completion_tokens / r.latency_s if r.latency_s > 0 else 0.0
     detail = f"{r.usage.completion_tokens} tokens"
     if server_start is not None:
         detail += f"; server started in {server_start:.1f} s"
-    row.update(status="OK", latency=f"{r.latency_s:.2f} s", tps=f"{tps:.1f}", detail=detail)
-    return row
+    return CheckRow(status="OK", latency=f"{r.latency_s:.2f} s", tps=f"{tps:.1f}", detail=detail)
 
 
 async def _timed_preflight(client, spec) -> float | None:
@@ -114,7 +120,7 @@ def models(
     if results is not None:
         console.print(_checks_table(specs, results))
         _echo_check_lines(specs, results)
-        if any(r["status"] == "FAIL" for r in results):
+        if any(r.status == "FAIL" for r in results):
             raise typer.Exit(1)
 
 
@@ -140,7 +146,7 @@ def _models_table(specs, source: Path | None) -> Table:
     return table
 
 
-def _checks_table(specs, results: list[dict]) -> Table:
+def _checks_table(specs, results: list[CheckRow]) -> Table:
     """The --check results, coloured for a person reading the terminal."""
     checks = Table(title="Check: one tiny request each", title_justify="left")
     checks.add_column("name", no_wrap=True)
@@ -149,17 +155,17 @@ def _checks_table(specs, results: list[dict]) -> Table:
     checks.add_column("tokens/s", no_wrap=True)
     checks.add_column("detail", overflow="fold")
     for spec, row in zip(specs, results):
-        colour = {"OK": "green", "FAIL": "red", "SKIP": "yellow"}.get(row["status"], "white")
-        checks.add_row(spec.name, f"[{colour}]{row['status']}[/]", row["latency"], row["tps"], row["detail"])
+        colour = {"OK": "green", "FAIL": "red", "SKIP": "yellow"}.get(row.status, "white")
+        checks.add_row(spec.name, f"[{colour}]{row.status}[/]", row.latency, row.tps, row.detail)
     return checks
 
 
-def _echo_check_lines(specs, results: list[dict]) -> None:
+def _echo_check_lines(specs, results: list[CheckRow]) -> None:
     """Plain lines too, for logs and scripts: "local: OK 0.52 s 38.1 tokens/s"."""
     for spec, row in zip(specs, results):
-        line = f"{spec.name}: {row['status']}"
-        if row["status"] == "OK":
-            line += f" {row['latency']} {row['tps']} tokens/s"
-        elif row["detail"]:
-            line += f" ({row['detail']})"
+        line = f"{spec.name}: {row.status}"
+        if row.status == "OK":
+            line += f" {row.latency} {row.tps} tokens/s"
+        elif row.detail:
+            line += f" ({row.detail})"
         typer.echo(line)

@@ -26,6 +26,7 @@ from pydantic_core import PydanticUndefined
 from rich.markup import escape
 
 from judgeagent.cli.common import fail
+from judgeagent.config import merged
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def build_config(
 ) -> Any:
     """``model`` from ``base`` (a saved config, from the file ``source``) with ``given`` on top;
     a validation error becomes one line naming the flag (or the file and field), exit 2."""
-    data = merge(base or {}, given)
+    data = merged(base or {}, given)
     try:
         return model.model_validate(data)
     except ValidationError as e:
@@ -252,11 +253,3 @@ def _has(tree: dict, path: tuple[str, ...]) -> bool:
             return False
         tree = tree[part]
     return True
-
-
-def merge(base: dict, top: dict) -> dict:
-    """``top`` over ``base``, nested dicts merged key by key."""
-    out = dict(base)
-    for k, v in top.items():
-        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out

@@ -14,8 +14,8 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, fail, user_errors
 from judgeagent.cli.evaluate import BATCH_FLAGS
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
-from judgeagent.sweep.board import Leaderboard
-from judgeagent.sweep.config import SweepConfig
+from judgeagent.sweeps.board import Leaderboard
+from judgeagent.sweeps.config import SweepConfig
 
 _SWEEP = "Sweep"
 _LLM = "Models and budget"
@@ -44,8 +44,8 @@ def sweep_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the expected requests, tokens, cost and time per target and in all, "
                                           "and send no request.", rich_help_panel=_SWEEP)] = False,
 ) -> None:
-    from judgeagent.sweep import sweep
-    from judgeagent.sweep.config import read_sweep_file
+    from judgeagent.sweeps import sweep
+    from judgeagent.sweeps.config import read_sweep_file
 
     base = read_sweep_file(file) if file is not None else None
     cfg = build_config(SweepConfig, FLAGS, given, base=base, source=file)
@@ -64,7 +64,7 @@ def sweep_command(
 
 
 def print_leaderboard(board: Leaderboard) -> None:
-    from judgeagent.sweep.outputs import COLUMNS, basis_note, difficulty_verdict, table_rows, validity_lines
+    from judgeagent.sweeps.outputs import COLUMNS, basis_note, difficulty_verdict, table_rows, validity_lines
 
     t = Table(title="leaderboard")
     for i, c in enumerate(COLUMNS):
@@ -79,6 +79,6 @@ def print_leaderboard(board: Leaderboard) -> None:
 
 
 def print_estimate(cfg: SweepConfig) -> None:
-    from judgeagent.sweep.estimate import render
+    from judgeagent.sweeps.estimate import render
 
     console.print(render(cfg), highlight=False, markup=False, soft_wrap=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -13,6 +13,10 @@ from rich.table import Table
 
 from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
+
+if TYPE_CHECKING:
+    from judgeagent.metrics.ranking import Agreement
+    from judgeagent.sweeps.validate import Validation
 
 VALIDATE_HELP = (
     "Rank agreement between the targets' accuracy on a sweep's shared generated items and (a) their ACC1 on the seed "
@@ -31,10 +35,10 @@ def _ci(ci, digits: int = 2) -> str:
     return "–" if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
 
-def _with_ci(a: dict, key: str) -> str:
+def _with_ci(a: Agreement, point: float | None, ci: tuple[float, float] | None) -> str:
     # No point value with two or more targets: one side ranks them all equal (no spread).
-    point = ("tied" if a["n_targets"] >= 2 else "–") if a[key] is None else f"{a[key]:.2f}"
-    return f"{point} {_ci(a[key + '_ci'])}"
+    shown = ("tied" if a.n_targets >= 2 else "–") if point is None else f"{point:.2f}"
+    return f"{shown} {_ci(ci)}"
 
 
 def _yes_no(v) -> str:
@@ -50,53 +54,56 @@ def validate(
     seed: Annotated[int | None, typer.Option(help="Bootstrap seed (default: the sweep's own).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    from judgeagent.sweep.validate import validate as run_validate
+    from judgeagent.sweeps.validate import validate as run_validate
 
     out = run_validate(sweep_dir, reference, n_resamples=bootstrap, seed=seed)
     if as_json:
-        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(out.to_dict(), indent=2, ensure_ascii=False))
         return
     print_validation(out)
 
 
-def print_validation(out: dict) -> None:
+def print_validation(out: Validation) -> None:
     console.print(
-        f"{len(out['targets'])} targets, {out['n_shared_items']} shared generated items, {out['n_seed_questions']} seed questions "
-        f"({out['n_bootstrap']:,} bootstrap resamples over batches, seed {out['seed']})",
+        f"{len(out.targets)} targets, {out.n_shared_items} shared generated items, {out.n_seed_questions} seed questions "
+        f"({out.n_bootstrap:,} bootstrap resamples over batches, seed {out.seed})",
         highlight=False,
         soft_wrap=True,
     )
+    console.print(out.audit_line, highlight=False, soft_wrap=True)
+    audited = out.audit is not None and out.audit.leaderboard is not None and bool(out.audit.leaderboard.targets)
     scores = Table(title="scores (%)")
-    for col in ("target", "generated items", "seeds (ACC1)") + (("reference",) if out["reference"] else ()):
+    columns = ("target", "generated items") + (("audited valid",) if audited else ()) + ("seeds (ACC1)",) + (("reference",) if out.reference else ())
+    for col in columns:
         scores.add_column(col, justify="left" if col == "target" else "right")
-    ranked = sorted(out["targets"], key=lambda t: -1.0 if t["generated_accuracy"] is None else t["generated_accuracy"], reverse=True)
+    ranked = sorted(out.targets, key=lambda t: -1.0 if t.generated_accuracy is None else t.generated_accuracy, reverse=True)
     for t in ranked:
-        cells = [t["name"], _num(t["generated_accuracy"], 1), _num(t["seed_accuracy"], 1)]
-        if out["reference"]:
-            cells.append(_num(t["reference_score"], 4).rstrip("0").rstrip(".") if t["reference_score"] is not None else "–")
+        cells = [t.name, _num(t.generated_accuracy, 1)] + ([_num(t.generated_valid_accuracy, 1)] if audited else []) + [_num(t.seed_accuracy, 1)]
+        if out.reference:
+            cells.append(_num(t.reference_score, 4).rstrip("0").rstrip(".") if t.reference_score is not None else "–")
         scores.add_row(*cells)
     console.print(scores)
-    if out.get("note"):
-        console.print(out["note"])
+    if out.note:
+        console.print(out.note)
         return
     agree = Table(title="rank agreement with the ranking on generated items")
     for col in ("against", "n", "Spearman ρ [95% CI]", "Kendall τb [95% CI]"):
         agree.add_column(col, justify="left" if col == "against" else "right")
-    rows = [("(a) seeds, ACC1", out["vs_seeds"])]
-    if out["reference"]:
-        console.print(f"(b) reference: {out['reference']}", highlight=False, soft_wrap=True)
-        rows.append((f"(b) {Path(out['reference']).name}", out["vs_reference"]))
+    rows = [("(a) seeds, ACC1", out.vs_seeds)]
+    if out.reference:
+        console.print(f"(b) reference: {out.reference}", highlight=False, soft_wrap=True)
+        rows.append((f"(b) {Path(out.reference).name}", out.vs_reference))
     for name, a in rows:
         if a is None:
             agree.add_row(name, "–", "–", "–")
         else:
-            agree.add_row(name, str(a["n_targets"]), _with_ci(a, "spearman"), _with_ci(a, "kendall"))
+            agree.add_row(name, str(a.n_targets), _with_ci(a, a.spearman, a.spearman_ci), _with_ci(a, a.kendall, a.kendall_ci))
     console.print(agree)
-    if out.get("unranked"):
-        console.print(f"failed in the sweep, not ranked: {', '.join(out['unranked'])}", highlight=False, soft_wrap=True)
-    if out["not_on_reference"]:
-        console.print(f"not on the reference, left out of (b): {', '.join(out['not_on_reference'])}", highlight=False, soft_wrap=True)
-    d = out["difficulty"]
+    if out.unranked:
+        console.print(f"failed in the sweep, not ranked: {', '.join(out.unranked)}", highlight=False, soft_wrap=True)
+    if out.not_on_reference:
+        console.print(f"not on the reference, left out of (b): {', '.join(out.not_on_reference)}", highlight=False, soft_wrap=True)
+    d = out.difficulty
     if d is None:
         console.print("difficulty check: no seed answers in the sweep")
         return
@@ -104,16 +111,16 @@ def print_validation(out: dict) -> None:
     diff = Table(title="difficulty check: accuracy over all targets (%); gap = generated − seeds", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for col in ("", "items", "batches", "accuracy [95% CI]", "gap [95% CI]"):
         diff.add_column(col, justify="left" if not col else "right", no_wrap=True)
-    for r in d["rows"]:
-        gap = "–" if r["gap_vs_seeds"] is None else f"{r['gap_vs_seeds']:+.1f} {_ci(r['gap_ci'], 1)}"
-        diff.add_row(r["level"], str(r["n_items"]), str(r["n_clusters"]), f"{_num(r['accuracy'], 1)} {_ci(r['ci'], 1)}", gap)
+    for r in d.rows:
+        gap = "–" if r.gap_vs_seeds is None else f"{r.gap_vs_seeds:+.1f} {_ci(r.gap_ci, 1)}"
+        diff.add_row(r.level, str(r.n_items), str(r.n_clusters), f"{_num(r.accuracy, 1)} {_ci(r.ci, 1)}", gap)
     console.print(diff)
-    steps = "; ".join(f"{st['easier']} − {st['harder']} {_num(st['gap'], 1)} {_ci(st['ci'], 1)}" for st in d.get("steps") or [])
+    steps = "; ".join(f"{st.easier} − {st.harder} {_num(st.gap, 1)} {_ci(st.ci, 1)}" for st in d.steps)
     console.print(
-        f"Easy > Medium > Hard: {_yes_no(d['ordered'])} by the point estimates, {_yes_no(d.get('ordered_by_intervals'))} by the intervals"
+        f"Easy > Medium > Hard: {_yes_no(d.ordered)} by the point estimates, {_yes_no(d.ordered_by_intervals)} by the intervals"
         + (f" ({steps})" if steps else "")
-        + f"; Hard harder than the seeds: {_yes_no(d['hard_harder_than_seeds'])}; "
-        f"generated items easier than the seeds: {_yes_no(d['generated_easier_than_seeds'])}",
+        + f"; Hard harder than the seeds: {_yes_no(d.hard_harder_than_seeds)}; "
+        f"generated items easier than the seeds: {_yes_no(d.generated_easier_than_seeds)}",
         highlight=False,
         soft_wrap=True,
     )

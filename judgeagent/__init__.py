@@ -29,14 +29,16 @@ def __getattr__(name: str):
         from judgeagent.config import EvalConfig
 
         return EvalConfig
+    # The modules behind estimate and sweep are named estimation and sweeps: a submodule named
+    # like the function would replace it here as soon as it is imported.
     if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimation/)
         from judgeagent.estimation import estimate
 
         return estimate
-    if name in ("sweep", "SweepConfig"):  # several targets, one judge, one leaderboard (judgeagent/sweep/)
-        import judgeagent.sweep as _sweep
+    if name in ("sweep", "SweepConfig"):  # several targets, one judge, one leaderboard (judgeagent/sweeps/)
+        from judgeagent import sweeps
 
-        return _sweep if name == "sweep" else _sweep.SweepConfig
+        return getattr(sweeps, name)
     if name == "audit":  # the audit of generated questions (judgeagent/audit/): a package that is also the call
         import judgeagent.audit as _audit
 

@@ -63,22 +63,33 @@ async def run_batches(
     concurrency: int,
     on_done: Callable[[Batch], None] | None = None,
 ) -> None:
-    """Run ``work`` for every batch, at most ``concurrency`` at once; the first error cancels the rest."""
+    """Run ``work`` for every batch, at most ``concurrency`` at once; the first error cancels the rest.
+
+    The error is raised as itself, not inside an ExceptionGroup: the engine catches a budget
+    stop or an open circuit by its type, and a second unit failing while the rest were being
+    cancelled (the same stop, seen again) adds nothing to it. Ctrl-C and a cancelled caller
+    cancel every unit, as a task group does.
+    """
     sem = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(b: Batch):
+    async def one(b: Batch) -> None:
         async with sem:
             await work(b)
         if on_done:
             on_done(b)
 
-    tasks = [asyncio.create_task(one(b)) for b in batches]
     try:
-        await asyncio.gather(*tasks)
-    finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        async with asyncio.TaskGroup() as group:
+            for b in batches:
+                group.create_task(one(b))
+    except ExceptionGroup as errors:
+        raise _first(errors) from None
+
+
+def _first(errors: BaseExceptionGroup) -> BaseException:
+    """The first error of a task group's, nested groups opened."""
+    first = errors.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 async def together(*aws: Awaitable):

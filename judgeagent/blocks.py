@@ -66,6 +66,13 @@ class Bullets:
 
 
 @dataclass
+class Links:
+    """Links to other files (a sweep's per-target reports): (text, relative path)."""
+
+    items: list[tuple[str, str]]
+
+
+@dataclass
 class Figure:
     name: str  # file stem of the PNG beside the Markdown report
     title: str  # alt text
@@ -89,7 +96,7 @@ class QuestionBlock:
     label: str = ""
 
 
-Block = Heading | Para | Facts | TableBlock | Bullets | Figure | Excerpt | QuestionBlock
+Block = Heading | Para | Facts | TableBlock | Bullets | Links | Figure | Excerpt | QuestionBlock
 
 
 @dataclass

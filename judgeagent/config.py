@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.fields import FieldInfo
 
 DEFAULT_DATA = Path("data/medqa-demo")
 GRAPHS_DIR = Path("graphs")
@@ -50,6 +51,16 @@ def parse_duration(text: str) -> float:
     if seconds <= 0:
         raise ValueError("a duration must be more than 0")
     return seconds
+
+
+def field_of(model: type[BaseModel], name: str, *, note: str | None = None) -> Any:
+    """``model``'s field ``name``, to declare again on another model (``judge: str =
+    field_of(EvalConfig, "judge")``): its default, range and description stay written once.
+    ``note`` adds what the field does on the other model beside what it does on ``model``."""
+    info = model.model_fields[name]
+    if note is None:
+        return FieldInfo.merge_field_infos(info)
+    return FieldInfo.merge_field_infos(info, description=f"{info.description} {note}")
 
 
 class _Config(BaseModel):
@@ -198,7 +209,7 @@ class EvalConfig(_Config):
     """
 
     target: str = Field(default="local", description="Model under evaluation: a name from `judgeagent models`, provider:model, URL@model or local:/path.gguf.")
-    judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as --target).")
+    judge: str = Field(default="local", description="Model that writes questions and feedback (same forms as a target).")
     data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
     graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built when missing).")
     rebuild_graph: bool = Field(default=False, description="Rebuild the context graph when it was built from other data than --data (else the run is refused).")
@@ -221,7 +232,7 @@ class EvalConfig(_Config):
         extra = {k: v for k, v in data.items() if k not in SHARED_FIELDS}
         if not extra:
             return data
-        options = _merged(dict(data.get("options") or {}), extra)
+        options = merged(dict(data.get("options") or {}), extra)
         return {k: v for k, v in data.items() if k in SHARED_FIELDS} | {"options": options}
 
     @model_validator(mode="before")
@@ -261,11 +272,12 @@ class EvalConfig(_Config):
         return fixed.model_dump(mode="json")
 
 
-def _merged(base: dict, top: dict) -> dict:
-    """``top`` over ``base``, nested dicts merged key by key (``--t2`` over a saved controller)."""
+def merged(base: dict, top: dict) -> dict:
+    """``top`` over ``base``, nested dicts merged key by key (``--t2`` over a saved controller,
+    flags over a config file)."""
     out = dict(base)
     for k, v in top.items():
-        out[k] = _merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        out[k] = merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
 

@@ -137,11 +137,17 @@ class MatchedEntity(JsonModel):
 
 
 class PathStepRecord(JsonModel):
-    """One (entity, chunk) pair of a knowledge path, with the chunk's text."""
+    """One (entity, chunk) pair of a knowledge path, with the chunk's text, and what connects
+    its entity to the previous step's (``graph.sampler.PathStep``: recorded for the audit;
+    the first step, and the steps of paths written before, have none)."""
 
     entity: str = ""
     chunk_id: str = ""
     text: str = ""
+    via: str | None = omittable()  # "chunk" | "jump" | "random"
+    via_chunk: str | None = omittable()  # via "chunk": the previous step's chunk, which holds both entities
+    edge: str | None = omittable()  # the graph's edge between the two entities: "strong" | "weak" | None
+    edge_weight: int | None = omittable()
 
 
 class PathRecord(JsonModel):
@@ -179,6 +185,7 @@ class GenerationAttempt(JsonModel):
     ok: bool = omittable(False)
     error: str | None = omittable()
     gate: GateRecord | None = omittable()
+    question: QuestionRecord | None = omittable()  # a gate-rejected question, key at its letter (not in runs before the audit)
 
     @property
     def reached_gate(self) -> bool:

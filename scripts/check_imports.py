@@ -18,8 +18,10 @@ The layers, in pipeline order; a module may import its own layer and the ones be
     engine    judgeagent.engine (with the protocol registry)
     protocols judgeagent.protocols
     report    judgeagent.report, and the exports of finished runs (bank.export, bank.inspect_log)
-    audit     judgeagent.audit: reads finished runs, sweeps and banks, asks a model auditor
-    top       api, cli, the package itself
+    sweep     judgeagent.sweeps: several targets' runs and their leaderboard (its --dry-run estimate is top)
+    audit     judgeagent.audit: reads finished runs, sweeps and banks, asks a model auditor, carries
+              its figures into metrics.json and leaderboard.json and rewrites their reports
+    top       api, estimate, cli, the package itself
 
 Plug-ins are found by name (``judgeagent.engine.registry`` imports the modules of
 ``judgeagent/protocols/`` with importlib), which is not an import arrow: the registry knows
@@ -48,8 +50,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("judgeagent.engine",)),
     ("protocols", ("judgeagent.protocols",)),
     ("report", ("judgeagent.report", "judgeagent.bank.export", "judgeagent.bank.inspect_log")),
+    ("sweep", ("judgeagent.sweeps",)),
     ("audit", ("judgeagent.audit",)),
-    ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent")),
+    ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent.sweeps.estimate", "judgeagent")),
 ]
 
 

@@ -14,6 +14,7 @@ from ability_server import WRONG_PHRASE, AbilityTarget, ability_servers, difficu
 from interview_double import RIGHT, WRONGS
 from scripted_server import ScriptedServer
 
+from judgeagent.config import LLMConfig
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.llm import LLMClient
 from judgeagent.llm.registry import ModelSpec
@@ -37,7 +38,7 @@ def _ask(servers: list[ScriptedServer], qtype, batches: list[list[Question]], **
     """Every server's graded answers to every batch: [server][batch][question] -> Answer."""
 
     async def go():
-        async with LLMClient(None, backoff_base=0.01, timeout_s=10.0) as client:
+        async with LLMClient(None, LLMConfig(timeout_s=10.0), backoff_base=0.01) as client:
             out = []
             for srv in servers:
                 spec = ModelSpec("scripted", srv.base_url, "scripted-model")

@@ -15,6 +15,7 @@ import pytest
 from batch_server import BatchServer, JobScript
 from scripted_server import Fault, RefusesOptions
 
+from judgeagent.config import LLMConfig
 from judgeagent.llm import FailureKind, LLMClient, ModelSpec
 from judgeagent.llm.batch import BatchRejected
 from judgeagent.llm.batch.lines import NotRun, chunks, custom_id, input_line, outcome, parse_jsonl
@@ -28,8 +29,9 @@ def ask(n: int, start: int = 0) -> list[list[dict]]:
     return [[{"role": "user", "content": f"question {i}"}] for i in range(start, start + n)]
 
 
-def client(path, **kw) -> LLMClient:
-    return LLMClient(path, batch_api=True, batch_poll_s=0.01, backoff_base=0.01, **kw)
+def client(path, **settings) -> LLMClient:
+    """A Batch API client polling every 10 ms; ``settings`` are LLMConfig's fields."""
+    return LLMClient(path, LLMConfig(batch_api=True, batch_api_poll_s=0.01, **settings), backoff_base=0.01)
 
 
 async def chat_all(c: LLMClient, spec: ModelSpec, convos: list[list[dict]], **kw) -> list:
@@ -216,7 +218,7 @@ def test_past_the_deadline_the_job_is_cancelled_what_finished_is_kept_and_the_re
         with BatchServer(default=QUICK) as srv:
             srv.script_jobs(JobScript(validating_s=0.0, in_progress_s=0.01, hold=never, hold_at=0.5, cancel_hold=cancelled))
             spec = ModelSpec("m", srv.base_url, "scripted-model", price_in_per_1k=1.0, price_out_per_1k=1.0, batch_discount=0.5)
-            async with client(tmp_path / "j.sqlite", batch_deadline_s=0.05) as c:
+            async with client(tmp_path / "j.sqlite", batch_api_deadline="0.05s") as c:
                 calls = asyncio.gather(*[c.chat(spec, m) for m in ask(4)])
                 while not (srv.jobs and srv.jobs[0].cancel_at is not None):
                     await asyncio.to_thread(srv.polled.wait, 5)

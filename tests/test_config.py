@@ -375,3 +375,22 @@ def test_config_json_replays_a_contamination_probe(tmp_path, demo_graph, demo_se
     for d in (ref, replay):
         d.pop("llm_usage")
     assert replay == ref and ref["n_batches"] == 3
+
+
+# A sweep's settings that a run or the interview also has are those fields themselves (issue 31).
+SWEEP_SHARES = {"judge": EvalConfig, "data": EvalConfig, "graph": EvalConfig, "seed": EvalConfig, "concurrency": EvalConfig, "report": EvalConfig,
+                "llm": EvalConfig, "limit": "judgeagent", "batch_size": "judgeagent", "rounds": "judgeagent", "bootstrap": "judgeagent"}
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP_SHARES))
+def test_a_sweep_setting_shared_with_a_run_has_the_runs_type_default_and_range(name):
+    from judgeagent.protocols.judgeagent import JudgeAgentOptions
+    from judgeagent.sweeps.config import SweepConfig
+
+    source = JudgeAgentOptions if SWEEP_SHARES[name] == "judgeagent" else SWEEP_SHARES[name]
+    mine, theirs = SweepConfig.model_fields[name], source.model_fields[name]
+    assert mine.annotation == theirs.annotation
+    assert mine.metadata == theirs.metadata
+    assert mine.get_default(call_default_factory=True) == theirs.get_default(call_default_factory=True)
+    assert mine.description.startswith(theirs.description)
+    assert getattr(SweepConfig(targets=["a"]), name) == getattr(source(), name)

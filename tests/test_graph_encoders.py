@@ -91,7 +91,7 @@ def test_graph_from_before_roles_reads_as_minilm_for_both(bench, scripted_extrac
     del m["encoders"]
     path.write_text(json.dumps(m))
     g = load_graph(tmp_path / "g", embedder=embedder)
-    assert g.roles["entities"]["encoder"] == g.roles["chunks"]["encoder"] == "minilm" and g.shared_encoder
+    assert g.roles["entities"].encoder == g.roles["chunks"].encoder == "minilm" and g.shared_encoder
 
 
 def test_static_vectors_ignore_batching_and_are_unit_length():

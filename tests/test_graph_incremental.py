@@ -154,6 +154,7 @@ class StreamingEngine:
     """A local engine that watches how many of the extractions it handed out are still alive."""
 
     name = "watching"
+    embeds_while_extracting = False
 
     def __init__(self, extractor, embedder):
         from collections import Counter

@@ -13,7 +13,7 @@ from judgeagent.graph import build_graph
 from judgeagent.graph.engines import LocalEngine
 
 TABLE = {f"Enzyme {i} cleaves substrate {i % 4} in the liver.": [f"enzyme {i}", f"substrate {i % 4}"] for i in range(12)}
-THREAD = "judgeagent-embed-chunks"
+THREAD = "judgeagent-embed-chunks"  # the embedding worker's name prefix
 
 
 class GatedExtractor(ScriptedExtractor):
@@ -78,7 +78,7 @@ def test_chunks_embedded_beside_the_extraction_give_the_same_graph(bench, embedd
     extractor = GatedExtractor(TABLE, beside.began)
     g = _build(bench, tmp_path / "beside", LocalEngine(extractor, beside), beside)
     assert extractor.saw_embedding is True  # the chunk pass began while the extractor was still running
-    assert beside.calls[0] == (THREAD, 12)  # the 12 chunks, in the background thread
+    assert beside.calls[0][0].startswith(THREAD) and beside.calls[0][1] == 12  # the 12 chunks, in the background thread
     assert g.manifest["build"]["reused"]["chunk_vectors_embedded"] == 12
 
     after = RecordingEmbedder(embedder)
@@ -94,7 +94,7 @@ def test_torch_gets_its_threads_back(bench, embedder, tmp_path):
     rec = RecordingEmbedder(embedder)
     _build(bench, tmp_path / "g", LocalEngine(GatedExtractor(TABLE, rec.began), rec), rec)
     assert torch.get_num_threads() == before
-    assert THREAD not in {t.name for t in threading.enumerate()}
+    assert not any(t.name.startswith(THREAD) for t in threading.enumerate())
 
 
 def test_a_failed_chunk_embedding_fails_the_build_and_writes_nothing(bench, embedder, tmp_path):
@@ -102,7 +102,7 @@ def test_a_failed_chunk_embedding_fails_the_build_and_writes_nothing(bench, embe
     with pytest.raises(RuntimeError, match="embedder broke"):
         _build(bench, tmp_path / "g", LocalEngine(GatedExtractor(TABLE, rec.began), rec), rec)
     assert not (tmp_path / "g").exists()
-    assert THREAD not in {t.name for t in threading.enumerate()}
+    assert not any(t.name.startswith(THREAD) for t in threading.enumerate())
 
 
 def test_a_failed_extraction_stops_the_chunk_embedding(bench, embedder, tmp_path):
@@ -111,6 +111,6 @@ def test_a_failed_extraction_stops_the_chunk_embedding(bench, embedder, tmp_path
     with pytest.raises(RuntimeError, match="extractor broke"):
         _build(bench, tmp_path / "g", LocalEngine(extractor, rec), rec)
     # The build returned only after the background thread ended: nothing keeps embedding.
-    assert THREAD not in {t.name for t in threading.enumerate()}
+    assert not any(t.name.startswith(THREAD) for t in threading.enumerate())
     assert not (tmp_path / "g").exists()
 

@@ -9,6 +9,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from judgeagent.config import LLMConfig
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue
 from judgeagent.llm.client import LLMResult
@@ -644,7 +645,7 @@ def _guard_through_server(responder, suggestions: str, questions: list[Question]
         spec = ModelSpec("scripted", srv.base_url, "scripted-model")
 
         async def go():
-            async with LLMClient(None, no_cache=True) as client:
+            async with LLMClient(None, LLMConfig(no_cache=True)) as client:
                 check = await guard_suggestions(Models(client, spec, spec), suggestions, questions, mode="judge")
                 return check, client.max_reasks
 
@@ -675,10 +676,11 @@ def test_a_verdict_readable_on_the_retry_counts():
 
 def test_a_failed_leak_check_is_reported_and_left_out_of_the_leak_free_figures():
     from judgeagent.metrics.summary import _leakage  # the "leakage" block of metrics.json
+    from judgeagent.records import InterviewRecord
 
-    def record(index: int, leak: dict, before: list[bool], after: list[bool]) -> dict:
-        return {"batch_index": index, "batch_id": f"b{index}", "seed_answers": [{"correct": c} for c in before],
-                "validations": [{"leak": leak, "reanswers": [{"correct": c} for c in after], "controls": None}]}
+    def record(index: int, leak: dict, before: list[bool], after: list[bool]) -> InterviewRecord:
+        return InterviewRecord.from_json({"batch_index": index, "batch_id": f"b{index}", "seed_answers": [{"question_id": "q", "correct": c} for c in before],
+                                          "validations": [{"leak": leak, "reanswers": [{"question_id": "q", "correct": c} for c in after], "controls": None}]})
 
     ok = LeakCheck(CLEAN, mode="judge").to_dict()
     failed = LeakCheck(CLEAN, mode="judge", flagged=True, check_failed=True).to_dict()

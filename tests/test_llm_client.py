@@ -7,6 +7,7 @@ import time
 import pytest
 from scripted_server import Fault, ScriptedServer
 
+from judgeagent.config import LLMConfig
 from judgeagent.errors import BudgetExceeded, ConfigError
 from judgeagent.llm import FailureKind, LLMClient, ModelSpec
 from judgeagent.llm.client import _FORMS_LLAMA
@@ -35,11 +36,11 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def client(tmp_path=None, **kw):
-    kw.setdefault("backoff_base", 0.01)
-    kw.setdefault("timeout_s", 10.0)
+def client(tmp_path=None, backoff_base=0.01, **settings):
+    """A client with a fast backoff; ``settings`` are LLMConfig's fields (timeout 10 s unless given)."""
+    settings.setdefault("timeout_s", 10.0)
     journal = tmp_path / "journal.sqlite" if tmp_path is not None else None
-    return LLMClient(journal, **kw)
+    return LLMClient(journal, LLMConfig(**settings), backoff_base=backoff_base)
 
 
 # --------------------------------------------------------------------------- retries
@@ -279,7 +280,7 @@ def test_shared_cache_and_no_cache(tmp_path):
         cache = tmp_path / "cache.sqlite"
 
         async def go(run_dir, **kw):
-            async with LLMClient(tmp_path / run_dir / "journal.sqlite", cache_path=cache, **kw) as c:
+            async with LLMClient(tmp_path / run_dir / "journal.sqlite", LLMConfig(cache=cache, **kw)) as c:
                 return [await c.chat(spec_for(srv), ask(i)) for i in range(4)]
 
         run(go("run1"))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from scripted_server import Fault, ScriptedServer
 
+from judgeagent.config import LLMConfig
 from judgeagent.llm import LLMClient, load_registry
 
 RUNNER = textwrap.dedent(
@@ -95,9 +96,7 @@ def test_fake_key_never_appears_in_any_written_file(tmp_path, monkeypatch):
         schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
         async def go():
-            async with LLMClient(
-                run_dir / "journal.sqlite", cache_path=tmp_path / "cache.sqlite", backoff_base=0.01
-            ) as c:
+            async with LLMClient(run_dir / "journal.sqlite", LLMConfig(cache=tmp_path / "cache.sqlite"), backoff_base=0.01) as c:
                 results = [await c.chat(spec, [{"role": "user", "content": f"q{i}"}], schema=schema) for i in range(4)]
                 await c.preflight(spec)
                 return results, c.usage.summary()

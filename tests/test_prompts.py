@@ -17,6 +17,7 @@ from interview_double import RIGHT, WRONGS, Script, schema_name
 from scripted_server import ScriptedServer
 
 from judgeagent import prompts
+from judgeagent.config import LLMConfig
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
 from judgeagent.errors import CallFailed
 from judgeagent.graph.llm_extract import LLMExtractor
@@ -90,7 +91,7 @@ def protocol_prompts() -> list[list[dict]]:
     from judgeagent.protocols import kieval as kv
 
     history = [("Which ion rises?", "Potassium, because the kidneys fail.")]
-    turns = [iv.FollowUpTurn("rationale", "Why?", "Because."), iv.FollowUpTurn("clarification", "What is it?", "This.")]
+    turns = [iv.FollowUpTurn(kind="rationale", question="Why?", reply="Because."), iv.FollowUpTurn(kind="clarification", question="What is it?", reply="This.")]
     wrong = grading.Answer("m1", "A", "A", False, "letter")
     return [
         dialogue.reply_messages(history, "Why?"),
@@ -278,7 +279,7 @@ def scripted(script: Script):
 
 def with_models(spec: ModelSpec, work):
     async def go():
-        async with LLMClient(None, backoff_base=0.01, timeout_s=10.0) as client:
+        async with LLMClient(None, LLMConfig(timeout_s=10.0), backoff_base=0.01) as client:
             return await work(Models(client, spec, spec))
 
     return asyncio.run(go())

@@ -4,6 +4,7 @@ values, the early stop, the unknown-name error, resume, and the Appendix E.2 exp
 
 from __future__ import annotations
 
+import csv
 import json
 from math import exp
 from pathlib import Path
@@ -246,9 +247,11 @@ def test_compare_puts_each_protocol_in_its_own_columns(tmp_path, demo_graph, dem
     res = CliRunner().invoke(app, ["compare", str(tmp_path / "ja"), str(tmp_path / "es"), "--format", "csv"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines[0] == "target,medqa-demo ACC1,medqa-demo ACC2,medqa-demo CR,medqa-demo CtE,medqa-demo ACC-AUC (norm.),medqa-demo held Hard"
-    ja, es = (line.split(",") for line in lines[1:])
-    assert ja[0].endswith("[judgeagent]") and ja[1:] == ["50.00", "66.67", "33.33", "16.67", "", ""]
-    assert es[0].endswith("[escalate]") and es[1:] == ["", "", "", "", "75.00", "0.00"]
+    # Then the invalid rate of each run's generated questions, from its audit (none here).
+    assert lines[0] == ("target,medqa-demo ACC1,medqa-demo ACC2,medqa-demo CR,medqa-demo CtE,medqa-demo ACC-AUC (norm.),medqa-demo held Hard,"
+                        "medqa-demo invalid items % [95% CI]")
+    ja, es = (next(csv.reader([line])) for line in lines[1:])
+    assert ja[0].endswith("[judgeagent]") and ja[1:] == ["50.00", "66.67", "33.33", "16.67", "", "", "not audited"]
+    assert es[0].endswith("[escalate]") and es[1:] == ["", "", "", "", "75.00", "0.00", "not audited"]
     assert ("warning: the runs follow different protocols, whose columns are not comparable with each other "
             "(judgeagent: ACC1, ACC2, CR, CtE; escalate: ACC-AUC (norm.), held Hard)") in " ".join(res.stderr.split())

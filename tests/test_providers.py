@@ -213,7 +213,7 @@ def test_a_dead_endpoint_opens_the_breaker_naming_the_model_and_the_last_error()
         from scripted_server import Fault
 
         async def go():
-            async with LLMClient(None, backoff_base=0.001, max_attempts=2) as c:
+            async with LLMClient(None, LLMConfig(max_attempts=2), backoff_base=0.001) as c:
                 spec = ModelSpec("judge-x", srv.base_url, "model-x")
                 ok = [await c.chat(spec, ask(i)) for i in range(3)]
                 srv.push_faults(*[Fault.status(503, message="upstream down")] * 100)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from judgeagent.metrics.ranking import (
+    LevelStep,
     accuracies,
     difficulty_check,
     holm,
@@ -250,10 +251,8 @@ def test_difficulty_check_hand_computed():
     assert [r.n_clusters for r in out.rows] == [4, 4, 2, 1, 1]  # no clusters: each item its own
     # Easy resamples its two items (2/2 and 1/2 right): 50% with P 1/4, 75% with P 1/2, 100%
     # with P 1/4; Medium is always 50%: the step's interval is [0, 50], not above 0.
-    assert out.steps == [
-        {"easier": "Easy", "harder": "Medium", "gap": 25.0, "ci": (0.0, 50.0)},
-        {"easier": "Medium", "harder": "Hard", "gap": 50.0, "ci": (50.0, 50.0)},
-    ]
+    assert out.steps == [LevelStep("Easy", "Medium", 25.0, (0.0, 50.0)), LevelStep("Medium", "Hard", 50.0, (50.0, 50.0))]
+    assert out.to_dict()["steps"][0] == {"easier": "Easy", "harder": "Medium", "gap": 25.0, "ci": [0.0, 50.0]}
     assert out.ordered_by_intervals is False
 
 
@@ -269,7 +268,7 @@ def test_difficulty_check_flags_easy_generated_items_and_inverted_levels():
     out = difficulty_check(generated, levels, seeds, clusters=[j // 3 for j in range(300)], seed=1)
     assert out.generated_easier_than_seeds is True
     assert out.ordered is False and out.ordered_by_intervals is False
-    assert [st["gap"] < 0 for st in out.steps] == [True, True]
+    assert [st.gap < 0 for st in out.steps] == [True, True]
     assert out.row("Easy").n_clusters == 100  # items written 3 per batch, one level each in turn
     assert out.hard_harder_than_seeds is False
     assert out.row("all generated").n_answers == 4 * 300 - 10
@@ -282,3 +281,25 @@ def test_difficulty_check_keeps_unknown_levels_and_handles_missing_ones():
     assert out.ordered is None  # only one of Easy/Medium/Hard present
     with pytest.raises(ValueError, match="levels has 1 entries for 3 generated items"):
         difficulty_check([[1, 0, 1]], ["Hard"], [[1]])
+
+
+def test_the_bootstraps_row_by_row_forms_are_scipys_correlations():
+    """_spearman_rows and _kendall_rows (every resample at once) give, row by row, what
+    scipy's spearmanr and kendalltau give; an all-tied row is NaN in both."""
+    import warnings
+
+    from scipy import stats
+
+    from judgeagent.metrics.ranking import _kendall_rows, _spearman_rows
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 4, (200, 5)).astype(float)
+    y = rng.integers(0, 4, (200, 5)).astype(float)
+    x[0] = 2.0  # no spread
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.ConstantInputWarning)
+        rho = [stats.spearmanr(a, b).statistic for a, b in zip(x, y)]
+        tau = [stats.kendalltau(a, b).statistic for a, b in zip(x, y)]
+    np.testing.assert_allclose(_spearman_rows(x, y), rho, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(_kendall_rows(x, y), tau, atol=1e-12, equal_nan=True)
+    assert np.isnan(_spearman_rows(x, y)[0]) and np.isnan(_kendall_rows(x, y)[0])

@@ -1,5 +1,5 @@
 """`judgeagent validate SWEEP_DIR [--reference FILE.csv]` through the CLI, on sweep folders
-built here in the layout `judgeagent sweep` writes (judgeagent/sweep/__init__.py)."""
+built here in the layout `judgeagent sweep` writes (judgeagent/sweeps/__init__.py)."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def test_validate_a_real_sweep_of_known_ability_targets(tmp_path, demo_graph, de
     from interview_double import Script
     from scripted_server import ScriptedServer
 
-    from judgeagent.sweep import SweepConfig, sweep
+    from judgeagent.sweeps import SweepConfig, sweep
 
     graph = tmp_path / "graphs" / "medqa-demo"
     shutil.copytree(demo_graph, graph)

@@ -13,8 +13,10 @@ from pathlib import Path
 
 from judgeagent.audit.items import PASSED, UNGATED, AuditItem, PathStep, SourceChunk
 from judgeagent.bank.fill import item_id
+from judgeagent.metrics.audited import Answered
 
-NO_RELATIONS = "relations: the path records its entities and chunks, not the edge walked between two entities (or whether the walk jumped)"
+NO_LINKS = ("links: the run recorded the path's entities and chunks, not the edge walked between two entities (or whether the walk jumped); "
+            "runs made since the sampler records them have it")
 
 
 def read_config(run_dir: Path) -> dict:
@@ -54,14 +56,20 @@ def slots(record: dict, protocol: str) -> list[Slot]:
 
 
 def provenance(path: dict | None) -> tuple[list[PathStep], list[SourceChunk], list[str]]:
-    """The path's entities and its chunks (each once, in path order), and what is missing."""
+    """The path's entities with the link walked between each two, its chunks (each once, in
+    path order), and what is missing."""
     steps = (path or {}).get("steps") or []
     if not steps:
         return [], [], ["the knowledge path and its source chunks (none recorded)"]
     chunks: dict[str, str] = {}
     for s in steps:
         chunks.setdefault(str(s.get("chunk_id")), str(s.get("text") or ""))
-    return [PathStep(str(s.get("entity")), str(s.get("chunk_id"))) for s in steps], [SourceChunk(c, t) for c, t in chunks.items()], [NO_RELATIONS]
+    out = [PathStep(str(s.get("entity")), str(s.get("chunk_id")), s.get("via"), s.get("via_chunk"), s.get("edge"), s.get("edge_weight")) for s in steps]
+    # A window's first step may carry the link from the step before the window: it links to nothing shown.
+    out[0] = PathStep(out[0].entity, out[0].chunk_id)
+    # Runs before the sampler recorded links have no "via" on any step after the first.
+    missing = [NO_LINKS] if len(steps) > 1 and not any("via" in s for s in steps[1:]) else []
+    return out, [SourceChunk(c, t) for c, t in chunks.items()], missing
 
 
 def asked_item(slot: Slot, qtype: str, *, writer: str | None, source: str) -> AuditItem | None:
@@ -92,3 +100,30 @@ def main_arm(config: dict) -> str:
     arms = (config.get("settings") or {}).get("settings") or []
     first = arms[0] if arms else None
     return str(first.get("name")) if isinstance(first, dict) and first.get("name") else "full"
+
+
+# What a run's accuracy on its generated items is called in its figures.
+WHAT = {"judgeagent": "follow-up questions (the extension accuracy)", "escalate": "escalation questions", "contamination": "generated questions",
+        "bank": "bank items"}
+
+
+def answered(run_dir: Path, config: dict) -> tuple[list[Answered], str]:
+    """Every answer the run's figures count to a generated item (its main arm's), with the
+    item's id, the level it counts as and whether it was right; and what the items are called."""
+    protocol = str(config.get("protocol") or "judgeagent")
+    qtype = str((config.get("benchmark") or {}).get("question_type") or "kmc")
+    recs = records(run_dir)
+    what = WHAT.get(protocol, "generated questions")
+    if protocol == "bank":
+        return [Answered(str(r["item_id"]), str(r.get("level") or "unlabeled"), bool(r.get("correct"))) for r in recs if r.get("item_id")], what
+    arm = main_arm(config)
+    out = []
+    for rec in recs:
+        if rec.get("setting", arm) != arm:
+            continue
+        for s in slots(rec, protocol):
+            q, a = s.entry.get("question"), s.entry.get("answer")
+            if q and a:
+                level = str(s.entry.get("counted_as") or s.entry.get("level") or "unknown")
+                out.append(Answered(item_id(qtype, q["question"], q.get("options"), q["answer"]), level, bool(a.get("correct"))))
+    return out, what

@@ -114,7 +114,7 @@ def read_sweep(sweep_dir: Path, *, include_rejected: bool = False) -> Source:
         raise JudgeAgentError(f"{sweep_dir}: the sweep has no shared items yet (its interviews wrote none that passed the gate)")
     runs: dict[str, Source] = {}
     for t in sweep.get("targets") or []:
-        run_dir = sweep_dir / "targets" / str(t.get("slug"))  # the sweep folder's layout (judgeagent/sweep/__init__.py)
+        run_dir = sweep_dir / "targets" / str(t.get("slug"))  # the sweep folder's layout (judgeagent/sweeps/__init__.py)
         if (run_dir / "config.json").exists():
             runs[str(t.get("name"))] = read_run(run_dir, include_rejected=include_rejected)
     items = [_shared_item(it, runs.get(str(it.get("source_target")))) for it in shared]

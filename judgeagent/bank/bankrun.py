@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from judgeagent.bank.adaptive import AdaptiveTest
-from judgeagent.bank.calibrate import current_graph_hash, load_calibration
+from judgeagent.bank.calibrate import Calibration, current_graph_hash, read_calibration
 from judgeagent.bank.irt import eap
 from judgeagent.bank.store import Bank, BankItem
 from judgeagent.data.benchmark import QuestionType
@@ -38,17 +38,17 @@ class BankPool:
     items: list[BankItem]
     flagged: list[str]  # set aside: calibration says the key looks wrong
     params: dict[str, tuple[float, float]]  # item id → (a, b) for calibrated items
-    calibration: dict | None
+    calibration: Calibration | None
 
 
 def bank_pool(graph_dir: Path, bank: Bank, *, adaptive: bool) -> BankPool:
     """Unflagged items; for an adaptive test only calibrated items with a > 0."""
-    calibration = load_calibration(graph_dir)
+    calibration = read_calibration(graph_dir)
     if adaptive and calibration is None:
         raise ConfigError(f"--adaptive needs a calibrated bank: run `judgeagent calibrate {graph_dir}` first")
-    fitted = {i["item_id"]: i for i in (calibration or {}).get("items", [])}
-    flagged = {k for k, i in fitted.items() if i["flagged"]}
-    params = {k: (i["a"], i["b"]) for k, i in fitted.items() if not i["flagged"] and i["a"] > 0}
+    fitted = {i.item_id: i for i in (calibration.items if calibration is not None else [])}
+    flagged = {k for k, i in fitted.items() if i.flagged}
+    params = {k: (i.a, i.b) for k, i in fitted.items() if not i.flagged and i.a > 0}
     items = [i for i in bank.items() if i.item_id not in flagged and (not adaptive or i.item_id in params)]
     if not items:
         raise ConfigError(f"{bank.path}: no usable items" + (" with calibrated parameters" if adaptive else ""))

@@ -19,11 +19,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from judgeagent.bank.calibrate import load_calibration
+from judgeagent.bank.calibrate import CalibratedItem, read_calibration
 from judgeagent.bank.store import Bank, BankItem
 from judgeagent.errors import JudgeAgentError
 
-BANK_EXPORTS: dict[str, Callable[[list[BankItem], dict, Path], list[Path]]] = {}
+Fitted = dict[str, CalibratedItem]  # item id → its calibration, for the items the last fit saw
+BANK_EXPORTS: dict[str, Callable[[list[BankItem], Fitted, Path], list[Path]]] = {}
 RUN_EXPORTS: dict[str, Callable[[Path, Path], list[Path]]] = {}
 
 
@@ -47,9 +48,9 @@ def export_bank(graph_dir: Path, fmt: str, out: Path) -> list[Path]:
     """Write the bank's unflagged items in ``fmt`` into the folder ``out``."""
     if fmt not in BANK_EXPORTS:
         raise JudgeAgentError(f"--format must be one of {', '.join(BANK_EXPORTS)} (got {fmt!r})")
-    calibration = load_calibration(graph_dir) or {}
-    fitted = {i["item_id"]: i for i in calibration.get("items", [])}
-    items = [i for i in Bank.open(graph_dir, create=False).items() if not fitted.get(i.item_id, {}).get("flagged")]
+    calibration = read_calibration(graph_dir)
+    fitted = {i.item_id: i for i in calibration.items} if calibration is not None else {}
+    items = [i for i in Bank.open(graph_dir, create=False).items() if not (i.item_id in fitted and fitted[i.item_id].flagged)]
     if not items:
         raise JudgeAgentError(f"{graph_dir}: the bank has no items to export")
     out = Path(out)
@@ -74,20 +75,20 @@ def _passages(item: BankItem) -> str:
     return "\n\n".join(s["text"].strip() for s in item.path)
 
 
-def _row(item: BankItem, fitted: dict) -> dict:
+def _row(item: BankItem, fitted: Fitted) -> dict:
     """One item as a flat record (the hf columns); a and b when it is calibrated."""
-    fit = fitted.get(item.item_id) or {}
+    fit = fitted.get(item.item_id)
     return {
         "id": item.item_id, "question_type": item.qtype, "question": item.question,
         "option_letters": list((item.options or {}).keys()), "options": list((item.options or {}).values()),
         "answer": item.answer, "answer_text": item.answer_text, "level": item.level or "", "counted_as": item.counted_as or "",
         "passages": _passages(item), "chunk_ids": item.chunk_ids, "judge": item.judge, "graph_hash": item.graph_hash or "",
-        "irt_a": fit.get("a"), "irt_b": fit.get("b"),
+        "irt_a": None if fit is None else fit.a, "irt_b": None if fit is None else fit.b,
     }
 
 
 @bank_exporter("generic")
-def to_generic(items: list[BankItem], fitted: dict, out: Path) -> list[Path]:
+def to_generic(items: list[BankItem], fitted: Fitted, out: Path) -> list[Path]:
     corpus = [{"doc_id": i.item_id, "title": f"knowledge path of {i.item_id}", "text": _passages(i)} for i in items]
     questions = []
     for i in items:
@@ -105,7 +106,7 @@ def to_generic(items: list[BankItem], fitted: dict, out: Path) -> list[Path]:
 
 
 @bank_exporter("hf")
-def to_hf(items: list[BankItem], fitted: dict, out: Path) -> list[Path]:
+def to_hf(items: list[BankItem], fitted: Fitted, out: Path) -> list[Path]:
     datasets = _optional("datasets", "bank")
     rows = [_row(i, fitted) for i in items]
     features = datasets.Features({
@@ -148,7 +149,7 @@ def inspect_sample(item: BankItem) -> dict:
 
 
 @bank_exporter("inspect")
-def to_inspect(items: list[BankItem], fitted: dict, out: Path) -> list[Path]:
+def to_inspect(items: list[BankItem], fitted: Fitted, out: Path) -> list[Path]:
     mc = [i for i in items if i.options]
     if mc and len(mc) != len(items):
         raise JudgeAgentError("the bank mixes multiple-choice and phrase items; Inspect's task takes one kind")

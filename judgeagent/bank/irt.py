@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 LOG_A_SD = 0.3
 PRIOR_D_SD = 2.0
@@ -169,28 +170,12 @@ def flag_items(item_rest: np.ndarray) -> np.ndarray:
     return np.nan_to_num(item_rest, nan=0.0) < 0
 
 
-def rank(values) -> np.ndarray:
-    """Ranks from 1, ties given their average rank (as Spearman's ρ needs)."""
-    v = np.asarray(values, float)
-    order = np.argsort(v, kind="mergesort")
-    where = np.empty(len(v), int)
-    where[order] = np.arange(len(v))
-    sorted_v = v[order]
-    starts = np.r_[True, sorted_v[1:] != sorted_v[:-1]]
-    group = starts.cumsum()[where]  # 1-based tie group of each value
-    bounds = np.r_[np.nonzero(starts)[0], len(v)]  # where each group starts in the sorted order, then the end
-    return 0.5 * (bounds[group - 1] + 1 + bounds[group])
-
-
 def spearman(x, y) -> float | None:
     """Spearman's ρ (Pearson on average ranks); None with fewer than 3 pairs or no spread."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) < 3:
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None
-    rx, ry = rank(x), rank(y)
-    if rx.std() == 0 or ry.std() == 0:
-        return None
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return float(stats.spearmanr(x, y).statistic)
 
 
 def naive_difficulty(x, mask=None) -> np.ndarray:

@@ -16,7 +16,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from judgeagent.data.benchmark import Question
@@ -182,9 +182,9 @@ class Bank:
     def answers(self) -> list[BankAnswer]:
         """Every answer, in the order they were written."""
         with self.connect() as db:
-            rows = db.execute("SELECT * FROM answers ORDER BY id").fetchall()
-        return [BankAnswer(r["item_id"], r["target"], r["target_name"], r["run"], r["mode"], r["reply"], r["chosen"], bool(r["correct"]), r["created"])
-                for r in rows]
+            rows = db.execute(f"SELECT {', '.join(BankAnswer.__dataclass_fields__)} FROM answers ORDER BY id").fetchall()
+        # The columns in the dataclass's order; SQLite keeps the flag as an integer.
+        return [replace(a, correct=bool(a.correct)) for a in (BankAnswer(*r) for r in rows)]
 
 
 ITEM_COLUMNS = tuple(f for f in BankItem.__dataclass_fields__ if f != "created")

@@ -13,6 +13,7 @@ existing folder's resumes it instead of starting a new one.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import re
@@ -88,6 +89,27 @@ class RunFolder:
     def write_json(self, name: str, data: Mapping[str, object]) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
         return write_json_atomic(self.path / name, data)
+
+    def records_digest(self) -> str | None:
+        """sha256 of records.jsonl as it is (None when there is none): what an audit's figures
+        were computed from."""
+        try:
+            return hashlib.sha256(self.records_path.read_bytes()).hexdigest()
+        except FileNotFoundError:
+            return None
+
+    def kept_audit(self) -> dict[str, Any] | None:
+        """The audit block of the metrics.json being replaced, when its figures were computed
+        from the records as they still are (a replay, or a rerun that asked nothing new).
+        Otherwise it is dropped: the run changed, so `judgeagent audit import` must carry it again."""
+        try:
+            old = json.loads(self.metrics_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        block = old.get("audit") if isinstance(old, dict) else None
+        if isinstance(block, dict) and block.get("records_sha256") and block["records_sha256"] == self.records_digest():
+            return block
+        return None
 
     def append_record(self, record: Mapping[str, Any]) -> None:
         """Append one line, written through at once: a killed process loses no record.

@@ -75,6 +75,10 @@ class Protocol(Generic[OptionsT, RecordT]):
     records: ClassVar[type[UnitRecord]] = UnitRecord  # the second type argument
     label: ClassVar[str] = ""  # the progress bar's label (default: the name)
     writes_report: ClassVar[bool] = True  # report.html / report.md (with --report, the default)
+    # What `judgeagent audit` checks of its runs, as the report names it: the questions a model
+    # wrote (or a bank's items) that its figures rest on; empty when it writes none. The report
+    # and compare say whether anyone audited them.
+    audited_items: ClassVar[str] = ""
     # (label, key) pairs `compare` shows for this protocol; keys are those of compare_values().
     compare_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
     # The probabilities its call plan uses (their priors are the estimate's when no earlier

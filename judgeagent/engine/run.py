@@ -181,6 +181,8 @@ class RunContext:
         metrics = protocol.metrics(run, records)
         for name, content in protocol.outputs(run, records, metrics).items():
             run.write_json(name, content)
+        if (audit := run.folder.kept_audit()) is not None:  # judgeagent audit's block, still true of these records
+            metrics = metrics | {"audit": audit}
         run.write_json("metrics.json", metrics)
         if run.cfg.report and protocol.writes_report and reporter is not None:
             reporter(run.folder.path)

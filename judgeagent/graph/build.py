@@ -19,6 +19,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -159,7 +160,7 @@ def role_encoders(config: GraphConfig, embedder: Embedder) -> dict[str, Encoder]
 
 def embed_identity(embedder: Encoder) -> str:
     """What an embedding depends on besides its text: model, version, backend, precision."""
-    return f"{embedder.name}@{encoder_version(embedder)}/{getattr(embedder, 'backend', 'torch')}/{embedder.precision}"
+    return f"{embedder.name}@{encoder_version(embedder)}/{embedder.backend}/{embedder.precision}"
 
 
 @dataclass(frozen=True)
@@ -252,9 +253,9 @@ def _embed_function(engine: Engine, encoder: Encoder) -> tuple[Callable[..., np.
     encoder costs too little to ship anywhere and runs here, after the extraction, whose
     spaCy workers keep the cores busy until then.
     """
-    if getattr(encoder, "backend", None) == "static":
+    if encoder.backend == "static":
         return (lambda texts, batch_size, progress=None: encoder.encode(texts, batch_size, progress)), False
-    return engine.embed, getattr(engine, "embeds_while_extracting", False)
+    return engine.embed, engine.embeds_while_extracting
 
 
 CACHE_WINDOW = 512  # chunks whose cached extractions are read (and fresh ones written) at a time
@@ -333,23 +334,23 @@ class _Embedding:
         progress(len(texts) - sum(len(rows) for rows in self.todo.values()))
         self.first = [rows[0] for rows in self.todo.values()]  # one text of each string to embed
         self.beside = beside and bool(self.first)
-        self._thread: threading.Thread | None = None
-        self._vecs: np.ndarray | None = None
-        self._error: BaseException | None = None
+        # One worker: the embedding is one long call, run beside the caller's extraction.
+        self._pool: ThreadPoolExecutor | None = None
+        self._future: Future[np.ndarray] | None = None
         self._cancel = threading.Event()
         self._narrow = threading.Event()  # torch on one thread while the extraction runs
         self._narrow.set()
 
     def start(self) -> None:
         """Start embedding in a thread (once; only with ``beside``)."""
-        if self.beside and self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="judgeagent-embed-chunks", daemon=True)
-            self._thread.start()
+        if self.beside and self._future is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgeagent-embed-chunks")
+            self._future = self._pool.submit(self._run)
 
     def extraction_done(self) -> None:
         self._narrow.clear()
 
-    def _run(self) -> None:
+    def _run(self) -> np.ndarray:
         narrowed: list[int] = []  # torch's thread count before this thread narrowed it
         tried = False
 
@@ -368,9 +369,7 @@ class _Embedding:
             self.progress(n)
 
         try:
-            self._vecs = self._embed(tick)
-        except BaseException as e:  # noqa: BLE001 - result() raises it in the calling thread
-            self._error = e
+            return self._embed(tick)  # an error is the future's: result() raises it in the calling thread
         finally:
             if narrowed:
                 set_torch_threads(narrowed.pop())
@@ -393,14 +392,10 @@ class _Embedding:
             if self.beside:
                 self.start()
                 self.extraction_done()
-                assert self._thread is not None
-                self._thread.join()
-                if self._error is not None:
-                    raise self._error
-                vecs = self._vecs
+                assert self._future is not None
+                vecs = self._future.result()
             else:
                 vecs = self._embed(self.progress)
-            assert vecs is not None
             for i, v in zip(self.first, vecs):
                 self.out[self.todo[self.keys[i]]] = v
             self.cache.put_vectors([self.keys[i] for i in self.first], vecs)
@@ -409,8 +404,8 @@ class _Embedding:
     def stop(self) -> None:
         """End the background embedding, if any, at its next batch."""
         self._cancel.set()
-        if self._thread is not None:
-            self._thread.join()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:
@@ -463,13 +458,13 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_hash": digest,
         "benchmark": {"name": benchmark.name, "format": benchmark.format,
-                      "qtype": getattr(benchmark.qtype, "value", str(benchmark.qtype))},
+                      "qtype": benchmark.qtype.value},
         "source_files": [str(p) for p in benchmark.source_files],
         "settings": settings,
         "extractor": extractor.name,
         "embedding_model": {"name": Embedder.name, "version": model_version(), "dim": Embedder.dim,
                             "normalized": True, "metric": "inner_product", "precision": embedder.precision,
-                            "backend": getattr(embedder, "backend", None)},
+                            "backend": embedder.backend},
         "indexes": indexes,
         "counts": {
             "entities": tables.n_nodes,

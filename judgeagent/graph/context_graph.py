@@ -22,8 +22,9 @@ import numpy as np
 from judgeagent.graph import store
 from judgeagent.graph.cooccur import KIND_NAMES, GraphTables, row, to_networkx
 from judgeagent.graph.embed import Embedder, shared_embedder
-from judgeagent.graph.encoders import ROLES, Encoder, check_encoders, encoder_for, manifest_roles
+from judgeagent.graph.encoders import ROLES, Encoder, check_encoders, encoder_for
 from judgeagent.graph.index import load_index, reconstruct, search
+from judgeagent.graph.manifest import GraphManifest
 from judgeagent.graph.normalize import normalize_query
 from judgeagent.graph.sampler import KnowledgePath, random_path, sample_path
 
@@ -47,7 +48,8 @@ class ContextGraph:
 
     def __init__(self, folder: Path, manifest: dict, embedder: Embedder | None = None):
         self.path = Path(folder)
-        self.manifest = manifest
+        self.manifest = manifest  # the JSON as written; read it through ``meta``
+        self.meta = GraphManifest.model_validate(manifest)
         self._embedder = embedder
         nodes = json.loads((self.path / store.NODES).read_text(encoding="utf-8"))
         a = store.read_arrays(self.path / store.ARRAYS)  # memory-mapped: pages load as queries touch them
@@ -66,9 +68,9 @@ class ContextGraph:
         self._chunk_index = None
         self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
         self._late_vectors: dict[int, np.ndarray] = {}  # vectors the build did not store, embedded once each
-        self.roles = manifest_roles(manifest)
+        self.roles = self.meta.roles()
         self._encoders: dict[str, Encoder] = {role: self._role_encoder(role) for role in ROLES}
-        check_encoders(self.path, manifest, self._encoders)
+        check_encoders(self.path, self.roles, self._encoders)
 
     # --- nodes and edges ------------------------------------------------------------
 
@@ -138,11 +140,11 @@ class ContextGraph:
         """MiniLM on the graph's backend: what a run's other checks (gate, leakage) embed with,
         whichever encoders the graph's roles have."""
         if self._embedder is None:
-            self._embedder = shared_embedder(self.manifest.get("embedding_model", {}).get("backend"))
+            self._embedder = shared_embedder(self.meta.embedding_model.backend)
         return self._embedder
 
     def _role_encoder(self, role: str) -> Encoder:
-        kind = self.roles[role].get("encoder", "minilm")
+        kind = self.roles[role].encoder
         return self.embedder if kind == "minilm" else encoder_for(kind, self.embedder)
 
     def encoder(self, role: str) -> Encoder:

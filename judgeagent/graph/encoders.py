@@ -20,8 +20,7 @@ from typing import Protocol
 import numpy as np
 
 from judgeagent.errors import JudgeAgentError
-
-ROLES = ("entities", "chunks")
+from judgeagent.graph.manifest import ROLES, RoleEncoder
 
 
 class Encoder(Protocol):
@@ -88,26 +87,13 @@ def role_identity(kind: str, encoder: Encoder) -> dict:
             "backend": encoder.backend, "precision": encoder.precision}
 
 
-def manifest_roles(manifest: dict) -> dict[str, dict]:
-    """Each role's recorded encoder; a graph from before roles existed used MiniLM for both."""
-    roles = manifest.get("encoders")
-    if isinstance(roles, dict) and all(r in roles for r in ROLES):
-        return roles
-    model = manifest.get("embedding_model", {})
-    old = {"encoder": "minilm", "model": model.get("name"), "version": model.get("version"), "dim": model.get("dim"),
-           "backend": model.get("backend") or "torch", "precision": model.get("precision")}
-    return dict.fromkeys(ROLES, old)
-
-
-def check_encoders(folder, manifest: dict, encoders: dict[str, Encoder]) -> None:
+def check_encoders(folder, recorded: dict[str, RoleEncoder], encoders: dict[str, Encoder]) -> None:
     """Refuse, in one line, a graph whose recorded encoder differs from the one given for a
     role (another model, version, dimension or backend; not precision)."""
-    recorded = manifest_roles(manifest)
     for role in ROLES:
-        want, have = recorded[role], role_identity(recorded[role].get("encoder", "minilm"), encoders[role])
-        fields = ("model", "version", "dim", "backend")
-        if any(want.get(f) != have[f] for f in fields):
-            built = "/".join(str(want.get(f)) for f in fields)
-            here = "/".join(str(have[f]) for f in fields)
+        want = recorded[role]
+        have = RoleEncoder.model_validate(role_identity(want.encoder, encoders[role]))
+        if want.identity() != have.identity():
+            built, here = ("/".join(map(str, r.identity())) for r in (want, have))
             raise EncoderMismatch(f"{folder}: its {role} vectors were made by {built}, and this would embed "
                                   f"queries with {here}; rebuild it with `judgeagent build-graph --force`")

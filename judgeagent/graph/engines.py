@@ -28,6 +28,7 @@ __all__ = ["Engine", "LocalEngine", "Progress", "check_engine", "extractions", "
 class Engine(Protocol):
     name: str
     node_items: Counter  # node id -> chunks or strings it processed (one node for the local engine)
+    embeds_while_extracting: bool  # the builder may call embed from another thread while extract runs
 
     def extract(self, texts: Sequence[str], progress: Progress | None = None) -> Iterator[ChunkExtraction]:
         """One extraction per text, in input order, as they finish."""

@@ -4,16 +4,74 @@ chunk fits the embedding model."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from pydantic import BaseModel
 
 from judgeagent.graph.cooccur import STOP_MIN_COUNT, WEAK_MIN_CHUNKS, WEAK_WINDOW
-from judgeagent.graph.encoders import ROLES
+from judgeagent.graph.manifest import ROLES, RoleEncoder
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 
 
-def graph_info(graph, top: int = 15) -> dict:
-    """A JSON-ready summary of a loaded ContextGraph."""
+class Edges(BaseModel):
+    strong: int
+    weak: int
+    total: int
+
+
+class TopEntity(BaseModel):
+    entity: str
+    degree: int
+    chunks: int
+    kind: str
+
+
+class StopEntity(BaseModel):
+    entity: str
+    documents: int
+    chunks: int
+
+
+class ChunkTokens(BaseModel):
+    """The largest chunk in the embedding model's word-pieces, against what the model reads."""
+
+    largest: int  # as the model counts: with [CLS], [SEP]
+    largest_chunk: str | None
+    max_seq_length: int
+    over_limit: int
+
+
+class GraphInfo(BaseModel):
+    """What ``judgeagent graph-info`` shows; ``--json`` prints ``model_dump`` (fields in this order)."""
+
+    path: str
+    nodes: int
+    edges: Edges
+    chunks: int
+    documents: int
+    stop_entity_count: int
+    isolated_nodes: int
+    connected_components: int  # over non-stop entities
+    largest_component_nodes: int
+    largest_component_share: float
+    degree_quantiles: dict[str, float]
+    top_entities_by_degree: list[TopEntity]
+    stop_entities: list[StopEntity]
+    dropped_entities: dict[str, int]
+    chunk_model_tokens: ChunkTokens
+    indexes: dict[str, Any]
+    extractor: str | None
+    encoders: dict[str, RoleEncoder]
+    stop_entity_share: float | None
+    stop_entity_min_count: int
+    weak_edge_window: int
+    weak_edge_min_chunks: int
+
+
+def graph_info(graph, top: int = 15) -> GraphInfo:
+    """The summary of a loaded ContextGraph."""
     from scipy import sparse
     from scipy.sparse.csgraph import connected_components
 
@@ -37,7 +95,8 @@ def graph_info(graph, top: int = 15) -> dict:
     stops = np.flatnonzero(t.stop)
     stops = stops[np.argsort(-doc_count[stops], kind="stable")]
     chunk_tokens = chunk_model_tokens(graph)
-    return {
+    meta = graph.meta
+    return GraphInfo.model_validate({
         "path": str(graph.path),
         "nodes": n,
         "edges": {**t.edge_counts(), "total": sum(t.edge_counts().values())},
@@ -61,26 +120,26 @@ def graph_info(graph, top: int = 15) -> dict:
         ],
         "dropped_entities": t.dropped,
         "chunk_model_tokens": chunk_tokens,
-        "indexes": graph.manifest.get("indexes", {}),
-        "extractor": graph.manifest.get("extractor"),
-        "encoders": {role: dict(graph.roles[role]) for role in ROLES},
-        "stop_entity_share": graph.manifest.get("settings", {}).get("stop_entity_share"),
+        "indexes": {k: v.model_dump(exclude_unset=True) for k, v in meta.indexes.items()},  # as the manifest has them
+        "extractor": meta.extractor,
+        "encoders": {role: graph.roles[role] for role in ROLES},
+        "stop_entity_share": meta.settings.get("stop_entity_share"),
         "stop_entity_min_count": STOP_MIN_COUNT,
         "weak_edge_window": WEAK_WINDOW,
         "weak_edge_min_chunks": WEAK_MIN_CHUNKS,
-    }
+    })
 
 
-def chunk_model_tokens(graph) -> dict:
+def chunk_model_tokens(graph) -> ChunkTokens:
     """The largest chunk in the embedding model's word-pieces, against what the model reads."""
     from judgeagent.data.chunking import SPECIAL_TOKENS, count_model_tokens_batch, max_chunk_tokens
 
     sizes = count_model_tokens_batch([graph.chunk_text(c) for c in graph.chunk_ids])
     largest = int(np.argmax(sizes)) if sizes else -1
-    return {
-        "largest": sizes[largest] + SPECIAL_TOKENS if sizes else 0,  # as the model counts: with [CLS], [SEP]
-        "largest_chunk": graph.chunk_ids[largest] if sizes else None,
-        "max_seq_length": max_chunk_tokens() + SPECIAL_TOKENS,
-        "over_limit": int(sum(n > max_chunk_tokens() for n in sizes)),
-    }
+    return ChunkTokens(
+        largest=sizes[largest] + SPECIAL_TOKENS if sizes else 0,
+        largest_chunk=graph.chunk_ids[largest] if sizes else None,
+        max_seq_length=max_chunk_tokens() + SPECIAL_TOKENS,
+        over_limit=int(sum(n > max_chunk_tokens() for n in sizes)),
+    )
 

@@ -107,7 +107,7 @@ def _extractor_factory(extractor: EntityExtractor) -> Callable[[], Any]:
 def _embedder_factory(embedder: Embedder) -> Callable[[], Embedder]:
     """The same backend and precision as the driver's embedder, so vectors agree and the
     cache identity holds whichever node computed them."""
-    return functools.partial(Embedder, backend=getattr(embedder, "backend", "torch"), bf16=embedder.bf16)
+    return functools.partial(Embedder, backend=embedder.backend, bf16=embedder.bf16)
 
 
 class RayEngine:
@@ -121,6 +121,8 @@ class RayEngine:
     """
 
     name = "ray"
+    # Both pools want the cluster's cores: the chunks are embedded after the extraction ends.
+    embeds_while_extracting = False
 
     def __init__(self, config, extractor: EntityExtractor, embedder: Embedder, *, address: str | None = None,
                  actors: int | None = None):
@@ -129,7 +131,7 @@ class RayEngine:
 
         self._started = False
         if not ray.is_initialized():
-            self._init(ray, address if address is not None else getattr(config, "ray_address", None))
+            self._init(ray, address if address is not None else config.ray_address)
         _quiet_ray_data()
         self.node_items: Counter = Counter()  # node id -> items (chunks or strings) it processed
         self._make_extractor = _extractor_factory(extractor)

@@ -34,7 +34,7 @@ class CircuitOpen(JudgeAgentError):
 
 
 class CircuitBreaker:
-    def __init__(self, window: int = 20, max_failure_share: float = 0.2):
+    def __init__(self, window: int, max_failure_share: float):  # LLMConfig.breaker_window, .breaker_failure_share
         self.window = max(1, window)
         self.max_failure_share = max_failure_share
         self._lock = threading.Lock()

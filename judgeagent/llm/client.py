@@ -41,6 +41,7 @@ from typing import Any
 
 import openai
 
+from judgeagent.config import LLMConfig
 from judgeagent.errors import ConfigError
 from judgeagent.llm.batch import SEND_LIVE, BatchHub, BatchLedger, BatchSettings
 from judgeagent.llm.batch.display import RichLines
@@ -117,42 +118,31 @@ class LLMClient:
     """Async, concurrent, retrying, journaling chat client. Use as ``async with LLMClient(...)``.
 
     - ``journal_path``: the run's SQLite journal (None: no journal, nothing replayed).
-    - ``cache_path``: an optional cache shared between runs, read after the journal.
-    - ``no_cache``: send every request even if an answer is stored (answers are still written).
-    - ``max_requests`` / ``budget_usd``: stop with BudgetExceeded before a request that would
-      exceed them (HTTP requests sent, retries and re-asks included / upper-bound cost).
-    - ``max_attempts``, ``backoff_base``, ``backoff_max``, ``rate_limit_patience_s``: the
-      retry policy (see retry.py). Tests shrink ``backoff_base``.
+    - ``settings``: the run's :class:`~judgeagent.config.LLMConfig` (the shared cache, replay,
+      budgets, attempts, timeout, circuit breaker, Batch API); its fields are the only place
+      their defaults are written, so ``LLMClient(path)`` is a client with the defaults.
+    - ``backoff_base``, ``backoff_max``, ``rate_limit_patience_s``: the rest of the retry
+      policy (see retry.py, whose defaults they are). Tests shrink ``backoff_base``.
     - ``max_reasks``: re-asks after an unparsable or schema-violating structured reply.
-    - ``breaker_window`` / ``breaker_failure_share``: the circuit breaker (see breaker.py).
     """
 
     def __init__(
         self,
         journal_path: Path | None,
+        settings: LLMConfig | None = None,
         *,
-        cache_path: Path | None = None,
-        no_cache: bool = False,
-        max_requests: int | None = None,
-        budget_usd: float | None = None,
-        max_attempts: int = 6,
-        timeout_s: float = 120.0,
-        backoff_base: float = 0.5,
-        backoff_max: float = 30.0,
+        backoff_base: float = RetryPolicy.backoff_base,
+        backoff_max: float = RetryPolicy.backoff_max,
+        rate_limit_patience_s: float = RetryPolicy.rate_limit_patience,
         max_reasks: int = 2,
-        rate_limit_patience_s: float = 600.0,
-        breaker_window: int = 20,
-        breaker_failure_share: float = 0.2,
-        batch_api: bool = False,
-        batch_deadline_s: float | None = None,
-        batch_poll_s: float = 15.0,
     ):
-        self.store = AnswerStore(journal_path, cache_path, no_cache)
-        self.policy = RetryPolicy(max(1, max_attempts), backoff_base, backoff_max, rate_limit_patience=rate_limit_patience_s)
-        self.breaker = CircuitBreaker(breaker_window, breaker_failure_share)
-        self.timeout_s = timeout_s
+        settings = settings if settings is not None else LLMConfig()
+        self.store = AnswerStore(journal_path, settings.cache, settings.no_cache)
+        self.policy = RetryPolicy(settings.max_attempts, backoff_base, backoff_max, rate_limit_patience=rate_limit_patience_s)
+        self.breaker = CircuitBreaker(settings.breaker_window, settings.breaker_failure_share)
+        self.timeout_s = settings.timeout_s
         self.max_reasks = max_reasks
-        self.usage = UsageTracker(max_requests=max_requests, budget_usd=budget_usd)
+        self.usage = UsageTracker(max_requests=settings.max_requests, budget_usd=settings.budget_usd)
         self.pool = LocalServerPool()
         self._states: dict[str, ModelState] = {}
         self._limiters: dict[str, RateLimiter] = {}
@@ -161,30 +151,17 @@ class LLMClient:
         self._secrets: set[str] = set()
         # The Batch API (judgeagent/llm/batch/): every remote model with --batch-api, or with
         # batch_api = true in judgeagent.toml, is asked through the event loop's hub.
-        self.batch_api = batch_api
-        self.batch_settings = BatchSettings(batch_poll_s, batch_deadline_s, self.policy)
+        self.batch_api = settings.batch_api
+        self.batch_settings = BatchSettings(settings.batch_api_poll_s, settings.batch_api_deadline_s, self.policy)
         self._hub: BatchHub | None = None
         self._ledger: BatchLedger | None = None
         self._batch_notes: list[str] = []
         self._display: RichLines | None = None
 
     @classmethod
-    def from_config(cls, cfg, journal_path: Path | None) -> LLMClient:
-        """From a ``judgeagent.config.LLMConfig``."""
-        return cls(
-            journal_path,
-            cache_path=cfg.cache,
-            no_cache=cfg.no_cache,
-            max_requests=cfg.max_requests,
-            budget_usd=cfg.budget_usd,
-            max_attempts=cfg.max_attempts,
-            timeout_s=cfg.timeout_s,
-            breaker_window=getattr(cfg, "breaker_window", 20),
-            breaker_failure_share=getattr(cfg, "breaker_failure_share", 0.2),
-            batch_api=getattr(cfg, "batch_api", False),
-            batch_deadline_s=getattr(cfg, "batch_api_deadline_s", None),
-            batch_poll_s=getattr(cfg, "batch_api_poll_s", 15.0),
-        )
+    def from_config(cls, cfg: LLMConfig, journal_path: Path | None) -> LLMClient:
+        """The client of a run: ``cfg`` is its ``EvalConfig.llm``."""
+        return cls(journal_path, cfg)
 
     @property
     def journal(self):

@@ -15,6 +15,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from judgeagent.config import LLMConfig
 from judgeagent.llm.outcome import Failure, FailureKind
 
 RETRYABLE = frozenset(
@@ -24,7 +25,8 @@ RETRYABLE = frozenset(
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_attempts: int = 6  # attempts per request for transient failures other than 429
+    # attempts per request for transient failures other than 429 (the client passes --max-attempts)
+    max_attempts: int = LLMConfig.model_fields["max_attempts"].default
     backoff_base: float = 0.5  # seconds; doubled each attempt, with jitter in [0.5, 1]
     backoff_max: float = 30.0
     max_wait: float = 300.0  # the longest single Retry-After we honour

@@ -16,10 +16,12 @@ from typing import Any
 
 import httpx2  # the HTTP library the openai package is built on
 import openai
+from pydantic import ValidationError
 
 from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.thinking import reasoning_share, split_thinking
 from judgeagent.llm.usage import TokenUsage
+from judgeagent.llm.wire import Choice, Completion, ErrorBody, Usage
 
 # error.code values meaning "no more until the quota resets / you pay", even under 429:
 # OpenAI's insufficient_quota; Zhipu's 1113 (in arrears), 1304 (daily limit),
@@ -54,11 +56,9 @@ def error_fields(body: Any) -> tuple[str, str | None, str | None]:
     """(message, param, code) of an error body, tolerant of every shape seen in the wild."""
     err = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(err, dict):
-        msg = err.get("message")
-        text = msg if isinstance(msg, str) else json.dumps(body, ensure_ascii=False)[:500]
-        param = err.get("param")
-        code = err.get("code")
-        return _one_line(text), str(param) if param else None, str(code) if code not in (None, "") else None
+        e = ErrorBody.model_validate(err)
+        text = e.message if isinstance(e.message, str) else json.dumps(body, ensure_ascii=False)[:500]
+        return _one_line(text), str(e.param) if e.param else None, str(e.code) if e.code not in (None, "") else None
     return _one_line(str(err) if err is not None else ""), None, None
 
 
@@ -121,48 +121,32 @@ def reply_from(resp: Any, convo: list[dict]) -> Reply | Failure:
     ``message.reasoning_content`` (DeepSeek, vLLM, SGLang) and ``message.reasoning`` (newer
     vLLM) are thinking, never the answer; so are terminated ``<think>`` blocks in content.
     """
-    choices = resp.get("choices") if isinstance(resp, dict) else None
-    if not choices or not isinstance(choices[0], dict):
+    try:
+        completion = Completion.model_validate(resp) if isinstance(resp, dict) else None
+    except ValidationError:
+        completion = None
+    if completion is None or not completion.choices or not isinstance(completion.choices[0], dict):
         return Failure(FailureKind.MALFORMED, "the response has no choices")
-    choice: dict = choices[0]
-    message: dict = choice["message"] if isinstance(choice.get("message"), dict) else {}
-    raw = message.get("content")
+    choice = Choice.model_validate(completion.choices[0])  # only the first is read
+    message = choice.message
+    raw = message.content
     if raw is not None and not isinstance(raw, str):
         raw = json.dumps(raw)  # e.g. a list of content parts
     answer, thinking, unterminated = split_thinking(raw) if raw else ("" if raw is not None else None, "", False)
-    field_thinking = next((message[k] for k in ("reasoning_content", "reasoning") if isinstance(message.get(k), str)), "")
+    field_thinking = next((t for t in (message.reasoning_content, message.reasoning) if t is not None), "")
     thinking = "\n".join(t for t in (field_thinking, thinking) if t)
-    tokens = _tokens(resp.get("usage"), convo, raw or "", thinking, answer or "")
-    return Reply(answer, raw, thinking, unterminated, tokens, choice.get("finish_reason"), str(resp.get("model") or ""))
+    tokens = _tokens(completion.usage, convo, raw or "", thinking, answer or "")
+    return Reply(answer, raw, thinking, unterminated, tokens, choice.finish_reason, str(completion.model or ""))
 
 
-def _tokens(u: Any, convo: list[dict], raw: str, thinking: str, answer: str) -> TokenUsage:
-    if isinstance(u, dict) and u.get("prompt_tokens") is not None:
-        prompt = int(u.get("prompt_tokens") or 0)
-        completion = int(u.get("completion_tokens") or 0)
-        details = u.get("completion_tokens_details")
-        reported = details.get("reasoning_tokens") if isinstance(details, dict) else None
-        reasoning = int(reported) if reported is not None else reasoning_share(completion, thinking, answer)
-        return TokenUsage(prompt, completion, reasoning, min(prompt, cached_prompt_tokens(u)))
+def _tokens(u: Usage | None, convo: list[dict], raw: str, thinking: str, answer: str) -> TokenUsage:
+    if u is not None and u.prompt_tokens is not None:
+        prompt = u.prompt_tokens
+        completion = u.completion_tokens or 0
+        reported = u.completion_tokens_details.reasoning_tokens
+        reasoning = reported if reported is not None else reasoning_share(completion, thinking, answer)
+        return TokenUsage(prompt, completion, reasoning, min(prompt, u.cached_tokens))
     # A server without usage: estimate by words so accounting is never empty.
     prompt = sum(len(str(m.get("content", "")).split()) for m in convo)
     think = len(thinking.split())
     return TokenUsage(prompt, len(answer.split()) + think, think)
-
-
-def cached_prompt_tokens(u: dict) -> int:
-    """Prompt tokens the provider read from its prompt cache, as it reports them.
-
-    OpenAI, DashScope, Gemini's and vLLM's OpenAI-compatible modes:
-    ``usage.prompt_tokens_details.cached_tokens``. DeepSeek: ``usage.prompt_cache_hit_tokens``
-    (beside ``prompt_cache_miss_tokens``; the two add up to ``prompt_tokens``). Both are
-    parts of ``prompt_tokens``, never on top of it. A server that reports neither: 0.
-    """
-    details = u.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    if cached is None:
-        cached = u.get("prompt_cache_hit_tokens")
-    try:
-        return max(0, int(cached or 0))
-    except (TypeError, ValueError):
-        return 0

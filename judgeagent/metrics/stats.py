@@ -19,9 +19,9 @@ than NaN, which JSON cannot carry.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import comb
 
 import numpy as np
+from scipy.stats import binomtest
 
 # Resamples drawn per step of bootstrap_ci, so memory stays bounded for long samples.
 _CHUNK = 256
@@ -106,15 +106,15 @@ def unpaired_gap_ci(
 def mcnemar_exact(before: Sequence[bool], after: Sequence[bool]) -> dict:
     """Exact two-sided McNemar test: is right→wrong (b) as likely as wrong→right (c)?
 
-    Under the null each discordant question flips either way with probability ½, so
-    p = min(1, 2·P(X ≤ min(b, c))) with X ~ Bin(b + c, ½); p = 1 without discordant pairs.
+    Under the null each discordant question flips either way with probability ½: the
+    two-sided exact binomial test of b successes in b + c trials (scipy's ``binomtest``,
+    which for p = ½ is min(1, 2·P(X ≤ min(b, c)))); p = 1 without discordant pairs.
     """
     bf, af = _paired(before, after)
     b = int(np.sum(bf & ~af))
     c = int(np.sum(~bf & af))
     n = b + c
-    # Integer tail over 2^(n-1): exact, and Python's int division rounds correctly even for huge n.
-    p = min(1.0, sum(comb(n, k) for k in range(min(b, c) + 1)) / 2 ** (n - 1)) if n else 1.0
+    p = float(binomtest(b, n, 0.5).pvalue) if n else 1.0
     return {"b": b, "c": c, "n_discordant": n, "p_value": p}
 
 

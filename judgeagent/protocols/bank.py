@@ -71,6 +71,7 @@ class BankRun(Protocol[BankOptions, BankItemRecord]):
     order = 60
     label = "bank items"
     writes_report = False
+    audited_items = "bank items"
     rates = ()  # one request per item asked: nothing random to learn
 
     def __init__(self) -> None:

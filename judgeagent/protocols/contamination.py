@@ -195,6 +195,7 @@ class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
     title = "Contamination probe (Appendix E.1: seeds vs new questions on the same knowledge)"
     order = 40
     label = "contamination probe"
+    audited_items = "generated questions"
     rates = SHARED_RATES
 
     def __init__(self) -> None:

@@ -84,6 +84,7 @@ class Escalate(SeedProtocol[EscalateOptions, EscalationRecord]):
     name = "escalate"
     title = "MACEval (escalation until failure, ACC-AUC)"
     order = 30
+    audited_items = "escalation questions"
     compare_columns = (("ACC-AUC (norm.)", "escalate_auc"), ("held Hard", "escalate_hard"))
     rates = SHARED_RATES
 

@@ -15,14 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
 from judgeagent.engine.registry import AnyProtocol, get_protocol
 from judgeagent.errors import JudgeAgentError
+from judgeagent.metrics.audited import AuditBlock
 from judgeagent.metrics.figures import paper_values
 from judgeagent.records import Json
+from judgeagent.report.audited import block_of, rate_cell
 from judgeagent.report.load import AblationRun, Run
 from judgeagent.report.sections import DASH, pct, signed
 
@@ -40,19 +42,24 @@ IGNORED_PREFIXES = ("llm.",)
 
 @dataclass
 class Grid:
-    """A table with column groups: ``cells[(row, group)]`` is one run's metrics."""
+    """A table with column groups: ``cells[(row, group)]`` is one run's figures, by key, and
+    ``audits[(row, group)]`` the audit of its generated questions (None: never audited; a
+    run whose protocol writes no questions has none to audit and no entry)."""
 
     row_title: str
     rows: list[str]
     groups: list[str]
     metrics: tuple[tuple[str, str], ...]
-    cells: dict[tuple[str, str], dict[str, float | None]]  # (row, group) → one run's figures by key
+    cells: dict[tuple[str, str], dict[str, float | None]]
+    audits: dict[tuple[str, str], AuditBlock | None] = field(default_factory=dict)
     signed_keys: frozenset[str] = frozenset({"delta_acc"})
 
     def value(self, row: str, group: str, key: str) -> str:
         m = self.cells.get((row, group))
         if m is None:
             return DASH
+        if key == AUDIT_KEY:  # the audit of the run's generated questions: its invalid rate, or "not audited"
+            return rate_cell(self.audits[(row, group)]) if (row, group) in self.audits else DASH
         return signed(m.get(key)) if key in self.signed_keys else pct(m.get(key))
 
     def flat_columns(self) -> list[str]:
@@ -73,6 +80,7 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
     protocols = list(dict.fromkeys(r.protocol for r in runs))
     mixed = protocols != ["judgeagent"]
     cells: dict[tuple[str, str], dict[str, float | None]] = {}
+    audits: dict[tuple[str, str], AuditBlock | None] = {}
     rows: list[str] = []
     groups: list[str] = []
     for run in runs:
@@ -82,10 +90,30 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
         if (row, group) in cells:  # the same pair twice: keep both, told apart by folder
             row = f"{row} ({run.path.name})"
         cells[(row, group)] = _protocol(run.protocol).compare_values(run.metrics)
+        if writes_questions(run):  # else the protocol writes no questions: nothing to audit
+            audits[(row, group)] = block_of(run.metrics)
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
     columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol("judgeagent").compare_columns
-    return Grid("target" if by == "target" else "data", rows, groups, columns, cells)
+    if any(writes_questions(r) for r in runs):
+        columns += (AUDIT_COLUMN,)
+    return Grid("target" if by == "target" else "data", rows, groups, columns, cells, audits)
+
+
+AUDIT_KEY = "audit"
+AUDIT_COLUMN = ("invalid items % [95% CI]", AUDIT_KEY)  # of the run's generated questions, from its audit
+def writes_questions(run: Run) -> bool:
+    """Whether the run's figures rest on questions a model wrote (or a bank's items), which an
+    audit can check: its protocol says so."""
+    return bool(_protocol(run.protocol).audited_items)
+
+
+def audit_notes(runs: list[Run]) -> list[str]:
+    """One line naming the runs whose generated questions were never audited."""
+    never = [n for n, r in zip(_run_names(runs), runs) if writes_questions(r) and block_of(r.metrics) is None]
+    if not never:
+        return []
+    return [f"never audited: {', '.join(never)}: how many of their generated questions are invalid is unknown (`judgeagent audit RUN_DIR`)"]
 
 
 def _protocol(name: str) -> AnyProtocol:

@@ -15,6 +15,7 @@ from judgeagent.blocks import (  # noqa: F401  (the block types are still import
     Facts,
     Figure,
     Heading,
+    Links,
     Para,
     QuestionBlock,
     Section,
@@ -24,8 +25,8 @@ from judgeagent.blocks import (
     shorten as _cut,
 )
 from judgeagent.records import QuestionRecord, RoundRecord
+from judgeagent.report import audited, plots
 from judgeagent.report import boundary as kb
-from judgeagent.report import plots
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
@@ -44,6 +45,7 @@ def summary_section(run: Run) -> Section:
         blocks += [Heading("By extension round"), TableBlock(t, "Feedback and validation after round 0 (seed answers only), 1, 2, …")]
     if (t := sec.extension_accuracy(m)) is not None:
         blocks += [Heading("Follow-up questions"), TableBlock(t, f"{m.extension.asked} asked, {m.extension.skipped} skipped.")]
+        blocks += audited.audit_blocks(run.metrics, "follow-up questions", "RUN_DIR", dropped=run.audit_dropped)
     if (t := sec.usage(m)) is not None:
         blocks += [Heading("Requests, tokens and cost"), TableBlock(t, "Per stage; cached calls were answered from the run's journal and cost nothing.")]
     if tm := sec.timings(m):

@@ -147,6 +147,12 @@ class Run(FinishedRun[UnitRecord]):
         return d.t1, d.t2
 
     @property
+    def audit_dropped(self) -> bool:
+        """The run has an audit folder (the default one) but its metrics.json no audit block:
+        a rerun that changed the records dropped it."""
+        return "audit" not in self.metrics and (self.path / "audit" / "design.json").exists()
+
+    @property
     def modules(self) -> Arm:
         """The module switches of the reported setting: an ablation run keeps one entry per
         setting in settings.settings, while the top-level flags are the command line's."""

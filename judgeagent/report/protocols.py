@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from judgeagent.blocks import Document, Facts, Para, Section
 from judgeagent.engine.registry import protocols
+from judgeagent.report import audited
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
@@ -31,6 +32,8 @@ def protocol_document(run: Run) -> Document | None:
     title = known[name].title if name in known else name
     overview = [("Protocol", f"{name}: {title}"), *sec.overview(run)[:4]]
     head = Section("Summary", "summary", [Facts(overview), *[Para(w, "warn") for w in _warnings(run)]])
+    if name in known and (items := known[name].audited_items):  # the audit of the questions it wrote (or asked) beside its figures
+        head.blocks += audited.audit_blocks(run.metrics, items, "RUN_DIR", dropped=run.audit_dropped)
     return Document(f"JudgeAgent report ({name}): {run.target} on {run.data_name}",
                     f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}", [head, *protocol_sections(run)])
 

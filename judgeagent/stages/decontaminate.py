@@ -31,7 +31,7 @@ from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import ConfigError
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_letter, normalize_phrase, phrase_match
-from judgeagent.stages.extension import TYPE_RULES, assemble, validate
+from judgeagent.stages.extension import TYPE_RULES, Draft, assemble, validate
 from judgeagent.stages.grading import format_question, grade
 from judgeagent.stages.models import Models
 
@@ -138,20 +138,23 @@ def check_rewrite(data: object, q: Question, qtype: QuestionType, mode: str) -> 
     """Why a judge's rewrite is unusable, or None when it is fine."""
     if mode == "modify":
         reason = validate(data, qtype, [q.question])
-        if reason or not isinstance(data, dict):  # validate has checked it is an object
+        if reason:
             return reason
-        new_answer = data["correct_option"] if qtype.is_multiple_choice else data["answer"]
+        d = Draft.of(data)
+        assert d is not None  # validate has checked it is an object
+        new_answer = d.correct_option if qtype.is_multiple_choice else d.answer
         if phrase_match(new_answer, q.answer_text):
             return "same answer as the original"
         return None
-    if not isinstance(data, dict) or not str(data.get("question", "")).strip():
+    d = Draft.of(data)
+    if d is None or not d.question.strip():
         return "empty question text"
-    if normalize_phrase(data["question"]) == normalize_phrase(q.question):
+    if normalize_phrase(d.question) == normalize_phrase(q.question):
         return "identical to the original"
     # Small judges append options or words to the untouched stem: that is no rewrite either.
-    if normalize_phrase(q.question) in normalize_phrase(data["question"]):
+    if normalize_phrase(q.question) in normalize_phrase(d.question):
         return "keeps the original wording"
-    if mode == "unclarify" and not str(data.get("removed", "")).strip():
+    if mode == "unclarify" and not d.removed.strip():
         return "does not say which fact it removed"
     return None
 
@@ -161,9 +164,10 @@ def build_question(data: dict, q: Question, qtype: QuestionType, mode: str, rng:
     if mode == "modify":
         new = assemble(data, qtype, q.id, q.difficulty or "medium", rng)
         return replace(new, difficulty=q.difficulty, doc_id=q.doc_id, meta={**q.meta, **new.meta, "decontamination": record})
+    d = Draft.model_validate(data)
     if mode == "unclarify":
-        record["removed"] = str(data["removed"]).strip()
-    return replace(q, question=str(data["question"]).strip(), meta={**q.meta, "decontamination": record})
+        record["removed"] = d.removed.strip()
+    return replace(q, question=d.question.strip(), meta={**q.meta, "decontamination": record})
 
 
 async def verify(models: Models, q: Question, qtype: QuestionType, context: str | None) -> str | None:

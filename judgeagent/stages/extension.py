@@ -10,11 +10,13 @@ invalid one, with the gate's reasons fed back.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from judgeagent.budgets import GENERATION
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
@@ -38,7 +40,7 @@ def _example(qtype: QuestionType) -> str:
 @cache
 def _example_question(qtype: QuestionType) -> str:
     """The example's question, normalised: what a copy of it is recognised by."""
-    return normalize_phrase(json.loads(_example(qtype))["question"])
+    return normalize_phrase(Draft.model_validate_json(_example(qtype)).question)
 
 
 @dataclass
@@ -72,26 +74,50 @@ def generation_messages(qtype: QuestionType, level: str, source: str, *, domain:
     return messages(render("generate_system"), user)
 
 
+def _text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+class Draft(BaseModel):
+    """A question the judge wrote (schemas.generate / decontamination's rewrites), parsed once:
+    every field is text, absent ones empty."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: Annotated[str, BeforeValidator(_text)] = ""
+    answer: Annotated[str, BeforeValidator(_text)] = ""  # phrase questions
+    correct_option: Annotated[str, BeforeValidator(_text)] = ""  # multiple choice
+    distractors: Annotated[list[str], BeforeValidator(lambda v: [_text(d) for d in v] if isinstance(v, list) else [])] = Field(default_factory=list)
+    rationale: Annotated[str, BeforeValidator(_text)] = ""
+    removed: Annotated[str, BeforeValidator(_text)] = ""  # "unclarify": the fact taken out
+
+    @classmethod
+    def of(cls, data: object) -> Draft | None:
+        """The draft in a reply's JSON, or None when it is not an object."""
+        return cls.model_validate(data) if isinstance(data, dict) else None
+
+
 def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> str | None:
     """Why a generated question is unusable, or None when it is fine.
 
     ``avoid`` holds the batch's seed questions and earlier follow-ups: a copy of one is
     rejected here rather than listed in the prompt, because small judges copy what they see.
     """
-    if not isinstance(data, dict):
+    d = Draft.of(data)
+    if d is None:
         return "not a JSON object"
-    if not str(data.get("question", "")).strip():
+    if not d.question.strip():
         return "empty question text"
-    asked = normalize_phrase(data["question"])
+    asked = normalize_phrase(d.question)
     if asked in {normalize_phrase(a) for a in avoid}:
         return "copies an existing question"
     if asked == _example_question(qtype):
         return "copies the example instead of asking about the excerpts"
     if qtype.is_multiple_choice:
-        correct = str(data.get("correct_option", "")).strip()
+        correct = d.correct_option.strip()
         if not correct:
             return "no correct option"
-        distractors = [str(d).strip() for d in data.get("distractors") or []]
+        distractors = [x.strip() for x in d.distractors]
         if len(distractors) != 3 or not all(distractors):
             return "needs exactly 3 non-empty distractors"
         options = [correct, *distractors]
@@ -100,7 +126,7 @@ def validate(data: object, qtype: QuestionType, avoid: Sequence[str] = ()) -> st
         if len({o.casefold() for o in options}) != 4:
             return "answer not distinct from the other options"
     else:
-        if not str(data.get("answer", "")).strip():
+        if not d.answer.strip():
             return "no answer"
     return None
 
@@ -109,12 +135,13 @@ def assemble(
     data: dict, qtype: QuestionType, qid: str, level: str, rng: random.Random, position: int | None = None
 ) -> Question:
     """The Question; an MC answer goes to ``position`` (0..3) if given, else a seeded random one."""
-    text = str(data["question"]).strip()
+    d = Draft.model_validate(data)
+    text = d.question.strip()
     if not qtype.is_multiple_choice:
-        return Question(id=qid, question=text, answer=str(data["answer"]).strip(), difficulty=level)
-    opts = [str(d).strip() for d in data["distractors"]]
+        return Question(id=qid, question=text, answer=d.answer.strip(), difficulty=level)
+    opts = [x.strip() for x in d.distractors]
     pos = rng.randrange(4) if position is None else position
-    opts.insert(pos, str(data["correct_option"]).strip())
+    opts.insert(pos, d.correct_option.strip())
     letters = "ABCD"
     return Question(
         id=qid,
@@ -122,7 +149,7 @@ def assemble(
         answer=letters[pos],
         options={letters[i]: o for i, o in enumerate(opts)},
         difficulty=level,
-        meta={"rationale": str(data.get("rationale", ""))},
+        meta={"rationale": d.rationale},
     )
 
 
@@ -171,7 +198,9 @@ async def generate_question(
                 out.attempts.append({"ok": True, "gate": verdict.to_dict()})
                 return out
             reason = "; ".join(verdict.reasons)
-            out.attempts.append({"error": reason, "gate": verdict.to_dict()})
+            # The rejected question itself, with its key at the letter it was given: an audit
+            # of the gate reads it here (runs before this kept only the verdict).
+            out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
         else:
             out.attempts.append({"error": reason})
         msgs = msgs + [

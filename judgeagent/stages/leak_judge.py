@@ -27,12 +27,16 @@ incomplete, as every failed call does: re-asking with unchecked advice would ris
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
 
 from judgeagent.batches import together
 from judgeagent.budgets import LEAK_CHECK
 from judgeagent.data.benchmark import Question
+from judgeagent.llm.client import LLMResult
+from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.usage import cost_usd
 from judgeagent.prompts import messages, render, schemas
 
@@ -40,13 +44,13 @@ LEAK_CHECK_MODES = ("rules", "judge", "off")
 _LEAKING = {"picks_out", "eliminates", "both"}
 
 
-def resolve_leak_check(setting: str, judge: Any) -> str:
+def resolve_leak_check(setting: str, judge: ModelSpec) -> str:
     """The mode to run: ``setting`` itself, or for ``auto`` one chosen from the judge's spec."""
     if setting in LEAK_CHECK_MODES:
         return setting
     if setting != "auto":
         raise ValueError(f"leak_check must be auto, rules, judge or off, not {setting!r}")
-    return "rules" if getattr(judge, "is_local", False) else "judge"
+    return "rules" if judge.is_local else "judge"
 
 
 @dataclass
@@ -100,39 +104,61 @@ async def judge_leak_check(models: Any, suggestions: str, questions: list[Questi
 UNREADABLE_TRIES = 2  # an unreadable verdict is asked for once more before the check fails
 
 
+class LeakReply(BaseModel):
+    """The judge's JSON reply to one leak check (schemas.LEAK_CHECK), parsed once."""
+
+    verdict: Any = None  # checked against schemas.LEAK_VERDICTS: anything else is unreadable
+    options: list[Any] = Field(default_factory=list)
+    evidence: Any = ""
+
+    @classmethod
+    def of(cls, res: LLMResult) -> LeakReply | None:
+        if not res.ok or not isinstance(res.data, dict):
+            return None
+        try:
+            return cls.model_validate({k: v for k, v in res.data.items() if v is not None})
+        except ValidationError:
+            return None
+
+
+@dataclass(frozen=True)
+class Spent:
+    """Tokens and cost of the calls for one verdict; a cached answer cost nothing this time."""
+
+    cached: bool
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+    def __add__(self, other: Spent) -> Spent:
+        return Spent(self.cached and other.cached, self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens, round(self.cost_usd + other.cost_usd, 6))
+
+
 async def _check_one(models: Any, suggestions: str, question: Question, number: int, total: int) -> JudgeVerdict:
     msgs = leak_check_messages(suggestions, question, number, total)
-    spent: dict = {}
+    spent: Spent | None = None
     error = "no JSON reply"
     for _ in range(UNREADABLE_TRIES):
         # A failed call is never stored, so asking again sends the request again.
         res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage=LEAK_CHECK.name, max_tokens=LEAK_CHECK.max_tokens)
-        spent = _add_spent(spent, _spent(res, models.judge))
-        verdict = res.data.get("verdict") if res.ok and isinstance(res.data, dict) else None
-        if verdict in schemas.LEAK_VERDICTS:
-            letters = [str(x).strip().upper() for x in res.data.get("options") or [] if str(x).strip()]
-            return JudgeVerdict(question.id, verdict, letters, str(res.data.get("evidence", "")).strip(), **spent)
+        one = _spent(res, models.judge)
+        spent = one if spent is None else spent + one
+        reply = LeakReply.of(res)
+        verdict = reply.verdict if reply is not None else None
+        if reply is not None and verdict in schemas.LEAK_VERDICTS:
+            letters = [str(x).strip().upper() for x in reply.options if str(x).strip()]
+            return JudgeVerdict(question.id, verdict, letters, str(reply.evidence).strip(), **asdict(spent))
         error = res.error or f"unreadable verdict {verdict!r}"
-    return JudgeVerdict(question.id, None, error=f"leak check failed: {error}", **spent)
+    assert spent is not None  # UNREADABLE_TRIES >= 1
+    return JudgeVerdict(question.id, None, error=f"leak check failed: {error}", **asdict(spent))
 
 
-def _add_spent(total: dict, one: dict) -> dict:
-    if not total:
-        return one
-    return {
-        "cached": total["cached"] and one["cached"],
-        "prompt_tokens": total["prompt_tokens"] + one["prompt_tokens"],
-        "completion_tokens": total["completion_tokens"] + one["completion_tokens"],
-        "cost_usd": round(total["cost_usd"] + one["cost_usd"], 6),
-    }
-
-
-def _spent(res: Any, judge: Any) -> dict:
+def _spent(res: LLMResult, judge: ModelSpec) -> Spent:
     """Tokens and cost of one call; a cached answer cost nothing this time."""
     usage = res.usage
-    cost = 0.0 if res.cached else cost_usd(usage, getattr(judge, "price_in_per_1k", 0.0), getattr(judge, "price_out_per_1k", 0.0))
-    return {"cached": res.cached, "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "cost_usd": round(cost, 6)}
+    cost = 0.0 if res.cached else cost_usd(usage, judge.price_in_per_1k, judge.price_out_per_1k)
+    return Spent(res.cached, usage.prompt_tokens, usage.completion_tokens, round(cost, 6))
 
 
 def leak_check_summary(checks: list[dict]) -> dict:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judgeagent.errors import CallFailed
+from judgeagent.llm.client import LLMResult
 
 if TYPE_CHECKING:
     from judgeagent.llm.client import LLMClient, LLMResult
@@ -48,8 +49,9 @@ class Models:
         self.client.remember(key, value)
 
 
-def answered(result, stage: str):
+def answered(result: LLMResult, stage: str) -> LLMResult:
     """``result``, unless no answer came back: then CallFailed, naming the model and why."""
-    if getattr(result, "incomplete", False):
+    if result.incomplete:
+        assert result.failure is not None  # incomplete means a failure came back
         raise CallFailed(result.model, stage, str(result.failure.kind), result.error or "")
     return result

@@ -41,6 +41,7 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
     title = "JudgeAgent (Agent-as-Interviewer)"
     order = 0
     label = "interview"
+    audited_items = "follow-up questions"
     compare_columns = TABLE2
     rates = plan.RATES
 

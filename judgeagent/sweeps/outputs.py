@@ -1,6 +1,6 @@
 """The leaderboard as files: leaderboard.json (every figure), .md, .csv, .tex, and
 report.html (with the per-item comparison of every two targets). All rendered from the
-leaderboard dict, so the files never disagree."""
+:class:`~judgeagent.sweeps.board.Leaderboard`, so the files never disagree."""
 
 from __future__ import annotations
 
@@ -9,23 +9,22 @@ import io
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from judgeagent.blocks import DASH, Block, Document, Facts, Heading, Para, Section, Table, TableBlock, shorten
-from judgeagent.sweep.board import Leaderboard, SharedAnswer, TargetRow
-from judgeagent.sweep.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder, read_model
-from judgeagent.sweep.state import SharedItem, SharedItems
-
-if TYPE_CHECKING:
-    from judgeagent.sweep.config import SweepConfig
+from judgeagent.blocks import DASH, Block, Document, Facts, Heading, Links, Para, Section, Table, TableBlock, shorten
+from judgeagent.metrics.audited import AuditBlock, PairOnValid
+from judgeagent.metrics.ranking import PairTest, ordinal
+from judgeagent.sweeps.board import Leaderboard, SharedAnswer, TargetRow
+from judgeagent.sweeps.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder, read_model
+from judgeagent.sweeps.state import SharedItem, SharedItems
 
 
-def write_outputs(folder: SweepFolder, board: Leaderboard, cfg: SweepConfig) -> dict[str, Path]:
+def write_outputs(folder: SweepFolder, board: Leaderboard, *, report: bool) -> dict[str, Path]:
+    """Every leaderboard file from ``board``; report.html too when ``report``."""
     files = {"json": folder.write_json(f"{LEADERBOARD}.json", board.to_json())}
     files["md"] = folder.write_text(f"{LEADERBOARD}.md", to_markdown(board))
     files["csv"] = folder.write_text(f"{LEADERBOARD}.csv", to_csv(board))
     files["tex"] = folder.write_text(f"{LEADERBOARD}.tex", to_latex(board))
-    if cfg.report:
+    if report:
         from judgeagent.report.html import to_html
 
         items = (read_model(folder.path / SHARED_ITEMS_FILE, SharedItems) or SharedItems()).items
@@ -89,9 +88,9 @@ def basis_note(board: Leaderboard) -> str:
             f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. Judge: {board.judge}.")
 
 
-def pair_rows(board: Leaderboard) -> list[list[str]]:
+def pair_rows(pairs: Sequence[PairTest | PairOnValid]) -> list[list[str]]:
     out = []
-    for p in board.pairwise:
+    for p in pairs:
         diff = DASH if p.diff is None else f"{p.diff:+.1f}"
         out.append([f"{p.a} vs {p.b}", str(p.n_shared), str(p.a_only), str(p.b_only), diff, f"{p.p_value:.3g}", f"{p.p_holm:.3g}",
                     "yes" if p.significant else "no"])  # fmt: skip
@@ -150,10 +149,13 @@ def _md_table(columns: list[str], rows: list[list[str]], numeric: set[int]) -> l
 
 
 def to_markdown(board: Leaderboard) -> str:
-    lines = ["# Leaderboard", "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "", basis_note(board), ""]
+    lines = ["# Leaderboard", "", lead_sentence(board), "", audit_line(board, "SWEEP_DIR"), "", *_md_table(COLUMNS, table_rows(board), NUMERIC), "",
+             basis_note(board), ""]  # fmt: skip
+    if rows := valid_rows(board):
+        lines += ["## On the shared items audited valid", "", *_md_table(VALID_COLUMNS, rows, {2, 3}), "", valid_note(board) or "", ""]
     if board.pairwise:
         lines += ["## Pairwise differences", "", f"{board.pairwise_method}, {board.correction}-corrected over all pairs.", "",
-                  *_md_table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC), ""]  # fmt: skip
+                  *_md_table(PAIR_COLUMNS, pair_rows(board.pairwise), PAIR_NUMERIC), ""]  # fmt: skip
     lines += ["## Validity", "", *validity_lines(board), ""]
     if rows := difficulty_rows(board):
         lines += [*_md_table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC), "", difficulty_verdict(board) or "", ""]
@@ -161,7 +163,9 @@ def to_markdown(board: Leaderboard) -> str:
 
 
 CSV_COLUMNS = ["rank", "target", "status", "rank_lo", "rank_hi", "rank_label", "acc1", "acc1_lo", "acc1_hi", "acc2", "delta_acc", "delta_acc_lo",
-               "delta_acc_hi", "shared_accuracy", "shared_n", "theta", "theta_se", "error"]  # fmt: skip
+               "delta_acc_hi", "shared_accuracy", "shared_n", "theta", "theta_se", "error", "model",
+               # On the shared items audited valid (empty: never audited); the invalid rate is the same on every row.
+               "valid_rank", "valid_rank_label", "valid_accuracy", "valid_n", "valid_theta", "invalid_rate", "invalid_lo", "invalid_hi"]  # fmt: skip
 
 
 def _csv_error(r: TargetRow) -> str | None:
@@ -174,11 +178,17 @@ def to_csv(board: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
+    block = board.audit
+    valid = {t.name: t for t in block.leaderboard.targets} if block is not None and block.leaderboard is not None else {}
+    rate = block.invalid if block is not None else None
     for r in board.targets:
         ri, a1, da = r.rank_interval or (None, None), r.acc1_ci or (None, None), r.delta_acc_ci or (None, None)
         failed = r.status == "failed"
-        values = [r.rank, r.name, r.status, ri[0], ri[1], r.rank_label, r.acc1, a1[0], a1[1], r.acc2, r.delta_acc, da[0], da[1],
-                  r.shared_accuracy, None if failed else r.shared_n, r.theta, r.theta_se, _csv_error(r)]  # fmt: skip
+        values: list[object] = [r.rank, r.name, r.status, ri[0], ri[1], r.rank_label, r.acc1, a1[0], a1[1], r.acc2, r.delta_acc, da[0], da[1],
+                                r.shared_accuracy, None if failed else r.shared_n, r.theta, r.theta_se, _csv_error(r), r.model]  # fmt: skip
+        mine = valid.get(r.name)
+        values += [mine.rank, mine.rank_label, mine.accuracy, mine.n, mine.theta] if mine is not None else [None] * 5
+        values += [rate.estimate, rate.ci[0], rate.ci[1]] if rate is not None and rate.estimate is not None and rate.ci else [None] * 3
         w.writerow(["" if v is None else v for v in values])
     return buf.getvalue()
 
@@ -197,19 +207,94 @@ def to_latex(board: Leaderboard) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- the audit, and the lead
+def lead_sentence(board: Leaderboard) -> str:
+    """Who is best, said as the rank intervals allow: one best target, a tie, or no clear best."""
+    ranked = [r for r in board.targets if r.rank is not None]
+    if not ranked:
+        return "No target has figures yet."
+    could_lead = [r for r in ranked if (r.rank_interval[0] if r.rank_interval else r.rank) == 1]
+    tied = [r for r in ranked if r.rank == 1]
+    first = ranked[0]
+    if len(tied) > 1:
+        score = "" if first.score is None else f" ({first.score:.1f}% each on the {_basis_words(board)})"
+        return f"Tied for first: {_and([r.name for r in tied])}{score}; the data cannot tell them apart."
+    if len(could_lead) > 1:
+        others = [r for r in could_lead if r is not first]
+        intervals = ", ".join(f"{r.name} {r.rank_label}" for r in could_lead)
+        return (f"No clear best: {first.name} leads on the point estimate, but {_and([r.name for r in others])} could also be first "
+                f"(rank intervals at 95%: {intervals}).")  # fmt: skip
+    if first.rank_label == "1st":
+        return f"Best: {first.name} (1st at 95%: no other target's rank interval reaches first)."
+    return f"Best on the point estimate: {first.name} (ranked {first.rank_label} at 95%)."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _basis_words(board: Leaderboard) -> str:
+    return "shared items" if board.ranked_on == "shared items" else "seed questions"
+
+
+def audit_line(board: Leaderboard, source: str) -> str:
+    from judgeagent.report.audited import audit_sentence
+
+    return audit_sentence(board.audit, items="shared items", source=source)
+
+
+VALID_COLUMNS = ["rank on valid items", "target", "shared items audited valid % (n)", "θ ± SE", "rank on all items"]
+
+
+def valid_rows(board: Leaderboard) -> list[list[str]]:
+    on_valid = board.audit.leaderboard if board.audit is not None else None
+    if on_valid is None:
+        return []
+    rows = []
+    for t in on_valid.targets:
+        th = DASH if t.theta is None or t.theta_se is None else f"{t.theta + 0.0:+.2f} ± {t.theta_se:.2f}".replace("-0.00", "+0.00")
+        rows.append([t.rank_label or DASH, t.name, DASH if t.accuracy is None else f"{t.accuracy:.1f} ({t.n})", th,
+                     DASH if t.rank_all is None else ordinal(t.rank_all)])  # fmt: skip
+    return rows
+
+
+def valid_note(board: Leaderboard) -> str | None:
+    """What the table on valid items rests on, and how its ranking differs from all items'."""
+    v = board.audit.leaderboard if board.audit is not None else None
+    if v is None:
+        return None
+    rests = (f"On the {v.n_valid} of {v.n_items} shared items audited valid ({v.n_invalid} audited invalid and {v.n_unlabelled} not labelled "
+             "are left out); rank intervals resample the batches that wrote them.")  # fmt: skip
+    if v.note:
+        return f"{rests} {v.note[0].upper()}{v.note[1:]}."
+    if v.ranking_changed:
+        return f"{rests} The ranking changes on valid items: {'; '.join(v.changes)}."
+    return f"{rests} The ranking is the same as on all items."
+
+
 # ----------------------------------------------------------------------------- HTML
-def document(board: Leaderboard, items: list[SharedItem], title: str) -> Document:
-    first = board.targets[0] if board.targets else None
-    lead = first.name if first is not None and first.rank else None
-    top: list[Block] = [Para(f"Best: {lead} ({first.rank_label})." if first is not None and lead else "No target has figures yet.", "lead"),
+def document(board: Leaderboard, items: list[SharedItem], title: str, source: str = "SWEEP_DIR") -> Document:
+    block: AuditBlock | None = board.audit
+    top: list[Block] = [Para(lead_sentence(board), "lead"), Para(audit_line(board, source), "note" if block else "warn"),
+                        *[Para(f"Audit: {n}.", "note") for n in (block.notes if block else [])],
                         TableBlock(Table(COLUMNS, table_rows(board), NUMERIC), basis_note(board))]  # fmt: skip
-    top.append(Facts([(r.name, f"{r.run_dir}/report.html") for r in board.targets if r.run_dir]))
+    if rows := valid_rows(board):
+        top += [Heading("On the shared items audited valid"), TableBlock(Table(VALID_COLUMNS, rows, {2, 3}), valid_note(board) or "")]
+    elif note := valid_note(board):
+        top.append(Para(note, "note"))
+    labelled = [r for r in board.targets if r.model and r.model != r.name]
+    if labelled:
+        top += [Heading("The models behind the labels"), Facts([(r.name, r.model or "") for r in labelled])]
+    links = [(f"{r.name}: interview report", f"{r.run_dir}/report.html") for r in board.targets if r.run_dir]
+    if links:
+        top += [Heading("Each target's interview"), Links(links)]
     sections = [Section("Leaderboard", "leaderboard", top)]
     if board.pairwise:
-        sections.append(Section("Pairwise differences", "pairwise", [
-            Para(f"{board.pairwise_method}, {board.correction}-corrected over all pairs."),
-            TableBlock(Table(PAIR_COLUMNS, pair_rows(board), PAIR_NUMERIC)),
-        ]))  # fmt: skip
+        pw: list[Block] = [Para(f"{board.pairwise_method}, {board.correction}-corrected over all pairs."),
+                           TableBlock(Table(PAIR_COLUMNS, pair_rows(board.pairwise), PAIR_NUMERIC))]  # fmt: skip
+        if block is not None and block.leaderboard is not None and (valid_pairs := pair_rows(block.leaderboard.pairwise)):
+            pw += [Heading("On the shared items audited valid"), TableBlock(Table(PAIR_COLUMNS, valid_pairs, PAIR_NUMERIC))]
+        sections.append(Section("Pairwise differences", "pairwise", pw))
     valid: list[Block] = [Para(line) for line in validity_lines(board)]
     if rows := difficulty_rows(board):
         valid += [TableBlock(Table(DIFFICULTY_COLUMNS, rows, DIFFICULTY_NUMERIC)), Para(difficulty_verdict(board) or "")]

@@ -8,14 +8,16 @@ that rerunning the same command finds the sweep folder and resumes it.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from judgeagent.config import DEFAULT_DATA, EvalConfig, LLMConfig, _Config
+from judgeagent.config import EvalConfig, LLMConfig, _Config, field_of
 from judgeagent.errors import ConfigError
+from judgeagent.protocols.judgeagent import JudgeAgentOptions
 
 # Settings of the interview the sweep sets itself; the rest of the judgeagent protocol's
 # options may be given in ``options``.
@@ -26,22 +28,24 @@ class SweepConfig(_Config):
     """One sweep: every target interviewed by the same judge on the same seeds and graph, then
     asked the same shared bank items."""
 
-    targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf).")
-    judge: str = Field(default="local", description="The one model that writes every target's follow-ups and feedback.")
-    data: Path = Field(default=DEFAULT_DATA, description="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL; detected).")
-    graph: Path | None = Field(default=None, description="Context graph folder (default: graphs/<data name>; built once, before the targets, when missing).")
-    limit: int | None = Field(default=None, ge=1, description="Use only the first N seed questions.")
-    batch_size: int = Field(default=3, ge=1, description="Seed questions per batch (one prompt).")
-    rounds: int = Field(default=3, ge=0, description="Extension rounds per batch.")
-    bootstrap: int = Field(default=2000, ge=100, description="Bootstrap resamples of every interval (ACC1, ΔACC, ranks, agreement).")
-    seed: int = Field(default=0, description="Seed for path sampling, option order, model calls and the bootstraps.")
-    concurrency: int = Field(default=8, ge=1, description="Units (batches, items) each target's run asks at once.")
+    # Every setting a sweep shares with a run or with the interview is that field itself
+    # (default, range, description), declared again here; tests/test_config.py checks the types agree.
+    targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf); `label=MODEL` names one by a short label in the leaderboard and its folders.")
+    judge: str = field_of(EvalConfig, "judge", note="The same for every target.")
+    data: Path = field_of(EvalConfig, "data")
+    graph: Path | None = field_of(EvalConfig, "graph", note="A sweep builds it once, before the targets.")
+    limit: int | None = field_of(JudgeAgentOptions, "limit")
+    batch_size: int = field_of(JudgeAgentOptions, "batch_size")
+    rounds: int = field_of(JudgeAgentOptions, "rounds")
+    bootstrap: int = field_of(JudgeAgentOptions, "bootstrap", note="Also of the leaderboard's ranks and agreement.")
+    seed: int = field_of(EvalConfig, "seed")
+    concurrency: int = field_of(EvalConfig, "concurrency", note="Per target.")
     parallel: int | None = Field(default=None, ge=1, description="Targets interviewed at once (default: all). Each model's own concurrency limit holds across them.")
     shared: bool = Field(default=True, description="Ask every target the shared bank items the judge wrote during the sweep's interviews.")
     options: dict[str, Any] = Field(default_factory=dict, description="Further options of the judgeagent protocol for every interview (a sweep file's [options] table).")
     out: Path | None = Field(default=None, description="Sweep folder (default: runs/<date>-sweep-<data>; a rerun of the same sweep finds it).")
-    report: bool = Field(default=True, description="Write report.html for the sweep and for every run.")
-    llm: LLMConfig = Field(default_factory=lambda: LLMConfig(), description="Requests, replay and budget (--budget-usd and --max-requests hold per run).")
+    report: bool = field_of(EvalConfig, "report", note="For every run, and the sweep's own report.html.")
+    llm: LLMConfig = field_of(EvalConfig, "llm", note="--budget-usd and --max-requests hold per run.")
 
     @field_validator("targets", mode="before")
     @classmethod
@@ -58,21 +62,31 @@ class SweepConfig(_Config):
         return self
 
 
+    @property
+    def names(self) -> list[str]:
+        """Each target's name in the leaderboard and its folders: its label, else its model."""
+        return [split_target(t)[0] for t in self.targets]
+
+    def model(self, name: str) -> str:
+        """The model a target name stands for (the name itself when it has no label)."""
+        return next((m for n, m in map(split_target, self.targets) if n == name), name)
+
     def graph_dir(self) -> Path:
-        return self.eval_config(self.targets[0]).graph_dir()
+        return self.eval_config(self.names[0]).graph_dir()
 
     def interview_options(self) -> dict[str, Any]:
         return {"limit": self.limit, "batch_size": self.batch_size, "rounds": self.rounds, "bootstrap": self.bootstrap} | self.options
 
     def eval_config(self, target: str, out: Path | None = None) -> EvalConfig:
-        """The interview of one target: an ordinary run of the judgeagent protocol."""
-        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph, seed=self.seed, concurrency=self.concurrency,
+        """The interview of one target (by name): an ordinary run of the judgeagent protocol."""
+        return EvalConfig(target=self.model(target), judge=self.judge, data=self.data, graph=self.graph, seed=self.seed, concurrency=self.concurrency,
                           out=out, report=self.report, protocol="judgeagent", options=self.interview_options(), llm=self.llm)
 
     def shared_config(self, target: str, items: list[str], out: Path) -> EvalConfig:
-        """The shared-items pass of one target: a bank run over exactly ``items``."""
-        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed, concurrency=self.concurrency,
-                          out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items}, llm=self.llm)
+        """The shared-items pass of one target (by name): a bank run over exactly ``items``."""
+        return EvalConfig(target=self.model(target), judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed,
+                          concurrency=self.concurrency, out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items},
+                          llm=self.llm)  # fmt: skip
 
     def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume a sweep folder: everything that changes a
@@ -84,10 +98,26 @@ class SweepConfig(_Config):
         return d
 
 
+# A target given as ``label=MODEL``: a short label (letters, digits, . _ -) before the first "=".
+# A model never starts that way: a URL has "://" before any "=", a provider name a ":".
+LABEL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)=(.*)$", re.S)
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``label=MODEL`` → (label, model); a target without a label is its own name."""
+    m = LABEL.match(target)
+    return (m.group(1), m.group(2).strip()) if m else (target, target)
+
+
 def targets_problem(targets: list[str]) -> str | None:
     if any(t == "" for t in targets):
         return "targets has an empty name (two commas, or one at an end)"
-    dup = next((t for i, t in enumerate(targets) if t in targets[:i]), None)
+    pairs = [split_target(str(t)) for t in targets]
+    empty = next((n for n, m in pairs if not m), None)
+    if empty is not None:
+        return f"targets: the label {empty} names no model (label=MODEL)"
+    names = [n for n, _ in pairs]
+    dup = next((t for i, t in enumerate(names) if t in names[:i]), None)
     return None if dup is None else f"targets names {dup} twice"
 
 

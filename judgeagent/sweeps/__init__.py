@@ -1,6 +1,6 @@
 """``judgeagent sweep``: several targets, one judge, the same questions, one leaderboard.
 
-    from judgeagent.sweep import SweepConfig, sweep
+    from judgeagent import SweepConfig, sweep
     result = sweep(SweepConfig(targets=["local", "local-gemma"], judge="local", limit=6))
     result.leaderboard.targets[0].name, result.sweep_dir, result.failed
 
@@ -14,26 +14,13 @@ judge wrote during the sweep). The sweep folder:
     SWEEP/shared/<target>/      each target's answers to the shared items (a bank run folder)
     SWEEP/shared_items.json     the shared items, with the interview batch that wrote each
     SWEEP/leaderboard.json|md|csv|tex, SWEEP/report.html
+
+The package is ``sweeps`` so that ``judgeagent.sweep`` can be the function: a submodule of
+that name would take the attribute over when imported.
 """
 
-import sys
-import types
-from typing import Any
-
-from judgeagent.sweep.config import SweepConfig, read_sweep_file
-from judgeagent.sweep.runner import SweepResult, sweep
-from judgeagent.sweep.state import TargetState
+from judgeagent.sweeps.config import SweepConfig, read_sweep_file
+from judgeagent.sweeps.runner import SweepResult, sweep
+from judgeagent.sweeps.state import TargetState
 
 __all__ = ["SweepConfig", "SweepResult", "TargetState", "read_sweep_file", "sweep"]
-
-
-class _CallableModule(types.ModuleType):
-    """``judgeagent.sweep(cfg)`` is the function, but once this package is imported the
-    attribute ``judgeagent.sweep`` is the package (Python sets it): calling the package calls
-    the function, so ``from judgeagent import sweep; sweep(...)`` works whatever came first."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SweepResult:
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -21,12 +21,12 @@ from judgeagent.metrics.figures import InterviewFigures
 from judgeagent.metrics.ranking import PairTest
 from judgeagent.protocols.bank import BankFigures
 from judgeagent.records import BankItemRecord, InterviewRecord
-from judgeagent.sweep.board import ItemMatrix, Leaderboard, LevelAccuracy, LevelFigures, SeedMatrix, SharedAnswer, TargetRow, Validity
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed
-from judgeagent.sweep.state import SharedItem, SharedItems, TargetState
+from judgeagent.sweeps.board import ItemMatrix, Leaderboard, LevelAccuracy, LevelFigures, SeedMatrix, SharedAnswer, TargetRow, Validity
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed
+from judgeagent.sweeps.state import SharedItem, SharedItems, TargetState
 
 if TYPE_CHECKING:
-    from judgeagent.sweep.config import SweepConfig
+    from judgeagent.sweeps.config import SweepConfig
 
 SHARED, SEEDS = "shared items", "seed questions (ACC1)"
 
@@ -113,7 +113,7 @@ def build_leaderboard(folder: SweepFolder, cfg: SweepConfig, states: list[Target
         basis_x = shared if basis == SHARED else seeds
     pairs = ranking.pairwise_tests(basis_x, names, None, seed=cfg.seed) if len(names) > 1 and basis_x.size else []
     theta, se = calibrate(shared) if answered_shared else ([None] * len(usable), [None] * len(usable))
-    rows = [target_row(folder, st, shared[i] if shared.size else np.empty(0), ranks[i] if ranks else None, theta[i], se[i])
+    rows = [target_row(folder, cfg, st, shared[i] if shared.size else np.empty(0), ranks[i] if ranks else None, theta[i], se[i])
             for i, st in enumerate(usable)]  # fmt: skip
     rows.sort(key=_order)
     rows += [TargetRow(name=st.name, status=st.status, error=f"failed: {st.error}" if st.error else st.status, run_dir=st.run_dir,
@@ -129,14 +129,14 @@ def build_leaderboard(folder: SweepFolder, cfg: SweepConfig, states: list[Target
     )  # fmt: skip
 
 
-def target_row(folder: SweepFolder, st: TargetState, shared: np.ndarray, rank: ranking.RankInterval | None, theta: float | None,
-               se: float | None) -> TargetRow:
+def target_row(folder: SweepFolder, cfg: SweepConfig, st: TargetState, shared: np.ndarray, rank: ranking.RankInterval | None,
+               theta: float | None, se: float | None) -> TargetRow:
     """A usable target's row: its interview's figures, its shared-item accuracy, θ and rank."""
     m = read_model(folder.target_dir(st.slug) / "metrics.json", InterviewFigures) or InterviewFigures()
     sm = (read_model(folder.shared_dir(st.slug) / "metrics.json", BankFigures) if st.shared_dir else None) or BankFigures()
     n_shared = int((~np.isnan(shared)).sum()) if shared.size else 0
     return TargetRow(
-        name=st.name, status=st.status, error=st.error, shared_status=st.shared_status, shared_error=st.shared_error,
+        name=st.name, model=cfg.model(st.name), status=st.status, error=st.error, shared_status=st.shared_status, shared_error=st.shared_error,
         acc1=_pct(m.acc1), acc1_ci=_ci(m, "acc1"), acc2=_pct(m.acc2), delta_acc=_pct(m.delta_acc), delta_acc_ci=_ci(m, "delta_acc"),
         n_seeds=m.n_questions, n_batches=m.n_batches,
         shared_accuracy=_pct(100.0 * float(np.nansum(shared)) / n_shared) if n_shared else None, shared_n=n_shared,

@@ -1,4 +1,4 @@
-"""leaderboard.json as a model: :mod:`judgeagent.sweep.leaderboard` builds it, and every other
+"""leaderboard.json as a model: :mod:`judgeagent.sweeps.leaderboard` builds it, and every other
 output (md, csv, tex, html), ``judgeagent validate`` and the Python API read it. A target's
 row carries its figures only when its interview has some (a failed target's row names the
 failure and nothing else, as the file always had it).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from judgeagent.metrics.audited import AuditBlock
 from judgeagent.metrics.ranking import Agreement, DifficultyCheck, PairTest
 from judgeagent.records import JsonModel, omittable
 
@@ -31,7 +32,7 @@ class LevelAccuracy(JsonModel):
 class TargetRow(JsonModel):
     """One target of the leaderboard, in rank order (failed targets last)."""
 
-    name: str
+    name: str  # its label (``label=MODEL``), or the model's own name
     status: str
     error: str | None = None
     rank: int | None = None
@@ -39,6 +40,7 @@ class TargetRow(JsonModel):
     run_dir: str = ""
     shared_dir: str | None = None
     # A usable target's figures (its interview finished, perhaps with incomplete batches).
+    model: str | None = omittable()  # the model behind the name
     shared_status: str | None = omittable()
     shared_error: str | None = omittable()
     acc1: float | None = omittable()
@@ -110,3 +112,4 @@ class Leaderboard(JsonModel):
     n_bootstrap: int = 2000
     seed: int = 0
     answers: dict[str, dict[str, SharedAnswer]] = Field(default_factory=dict)  # target → item id → its answer
+    audit: AuditBlock | None = omittable()  # `judgeagent audit import`: the shared items' audit, the comparison on the valid ones

@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judgeagent.budgets import EXTENSION
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SweepFolder, target_slugs
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.folder import SweepFolder, target_slugs
 
 if TYPE_CHECKING:
     from judgeagent.estimation import Estimate
@@ -26,10 +26,10 @@ FOLLOWUP_STAGE = EXTENSION.name  # the target's answers to follow-ups, in the es
 def estimate_sweep(cfg: SweepConfig) -> tuple[Estimate, dict[str, Estimate]]:
     """(the combined estimate, {target: its own estimate}); nothing is sent or started."""
     from judgeagent.estimation import Span, combine, estimate
-    from judgeagent.sweep.runner import finished
+    from judgeagent.sweeps.runner import finished
 
     folder = SweepFolder.for_config(cfg)
-    slugs = target_slugs(cfg.targets)
+    slugs = target_slugs(cfg.names)
     per = {t: estimate(cfg.eval_config(t, folder.target_dir(s))) for t, s in slugs.items()}
     if cfg.shared:
         followups = Span.zero()

@@ -4,8 +4,9 @@ leaderboard reads it), and the shared items, as shared_items.json keeps them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from judgeagent.records import JsonModel
 
@@ -55,10 +56,11 @@ class SharedItems(JsonModel):
 
 
 class SavedTarget(JsonModel):
-    """A target's state as sweep.json kept it."""
+    """A target's state as an earlier session wrote it to sweep.json (its place in the folder
+    is worked out again: only how far it got is carried over)."""
 
     name: str
-    status: str = PENDING
+    status: Annotated[str, BeforeValidator(lambda v: v or PENDING)] = PENDING
     error: str | None = None
     shared_status: str | None = None
     shared_error: str | None = None
@@ -69,4 +71,4 @@ class SweepFile(JsonModel):
     """What a rerun reads back of sweep.json."""
 
     created: str | None = None
-    targets: list[SavedTarget] = Field(default_factory=list)
+    targets: Annotated[list[SavedTarget], BeforeValidator(lambda v: v or [])] = Field(default_factory=list)

@@ -29,10 +29,10 @@ from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
 from judgeagent.metrics.figures import RunFigures
 from judgeagent.records import BankItemRecord, InterviewRecord, Json, JsonModel
-from judgeagent.sweep.board import Leaderboard
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed, target_slugs
-from judgeagent.sweep.state import FAILED, INCOMPLETE, OK, SharedItem, SharedItems, SweepFile, TargetState
+from judgeagent.sweeps.board import Leaderboard
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed, target_slugs
+from judgeagent.sweeps.state import FAILED, INCOMPLETE, OK, SharedItem, SharedItems, SweepFile, TargetState
 
 
 @dataclass
@@ -76,14 +76,22 @@ def sweep(cfg: SweepConfig | dict[str, Any] | None = None, /, *, progress: bool 
         return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
 
     items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
-    from judgeagent.sweep.leaderboard import build_leaderboard
-    from judgeagent.sweep.outputs import write_outputs
+    from judgeagent.sweeps.audited import keep_audit
+    from judgeagent.sweeps.folder import LEADERBOARD
+    from judgeagent.sweeps.leaderboard import build_leaderboard
+    from judgeagent.sweeps.outputs import write_outputs
 
-    board = build_leaderboard(folder, cfg, states)
-    files = write_outputs(folder, board, cfg)
+    # An audit imported into the leaderboard this one replaces stays, recomputed on the new answers.
+    board = keep_audit(build_leaderboard(folder, cfg, states), _previous(folder.path / f"{LEADERBOARD}.json"))
+    files = write_outputs(folder, board, report=cfg.report)
     complete = all(s.status == OK and (s.shared_status in (OK, None) if cfg.shared else True) for s in states)
     folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete)
     return SweepResult(folder.path, board, states, files)
+
+
+def _previous(path: Path) -> Leaderboard | None:
+    """The leaderboard a rebuild replaces (None when there is none, or it cannot be read)."""
+    return read_model(path, Leaderboard)
 
 
 def _config(cfg: SweepConfig | dict[str, Any] | None, settings: dict[str, Any]) -> SweepConfig:
@@ -104,10 +112,10 @@ def check_models(cfg: SweepConfig) -> None:
     from judgeagent.llm import load_registry
 
     registry = load_registry(cfg.llm.models_file)
-    for name in (*cfg.targets, cfg.judge):
+    for name in (*(cfg.model(n) for n in cfg.names), cfg.judge):
         registry.resolve(name)
     try:
-        resolve(cfg.eval_config(cfg.targets[0]))
+        resolve(cfg.eval_config(cfg.names[0]))
     except ValidationError as e:
         raise ConfigError(f"options: {describe(e)}") from None
     except ConfigError as e:  # a setting of another protocol
@@ -119,7 +127,7 @@ def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
     saved = SweepFile.model_validate(folder.read()) if folder.sweep_path.exists() else SweepFile()
     before = {t.name: t for t in saved.targets}
     out = []
-    for name, slug_ in target_slugs(cfg.targets).items():
+    for name, slug_ in target_slugs(cfg.names).items():
         st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
         if (old := before.get(name)) is not None:
             st.status, st.error = old.status, old.error
@@ -134,7 +142,7 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
     from judgeagent.batches import make_batches
     from judgeagent.engine import setup
 
-    ecfg = cfg.eval_config(cfg.targets[0])
+    ecfg = cfg.eval_config(cfg.names[0])
     bench = setup.load(ecfg)
     batches = make_batches(bench, cfg.batch_size, cfg.limit)
     if not batches:

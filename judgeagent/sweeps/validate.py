@@ -24,15 +24,18 @@ import csv
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from judgeagent.errors import DataError, JudgeAgentError
 from judgeagent.metrics import ranking
-from judgeagent.sweep.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
+from judgeagent.metrics.audited import AuditBlock
+from judgeagent.report.audited import audit_sentence, block_of
+from judgeagent.sweeps.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
 
 REFERENCE_COLUMNS = ("model", "score")
 
@@ -51,6 +54,7 @@ class SweepFigures:
     seed_clusters: list[str]
     n_bootstrap: int
     seed: int
+    audit: AuditBlock | None = None  # the audit of the shared items, when one was imported
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -67,8 +71,51 @@ def _json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _matrix(path: Path, block: dict[str, Any], key: str, rows: int, cols: int) -> np.ndarray:
-    cells = block.get("correct")
+class _Block(BaseModel):
+    # What leaderboard.json holds is checked here, with messages naming the field, so every
+    # field is read as it is (Any) and judged below.
+    model_config = ConfigDict(extra="ignore")
+
+    targets: Any = None
+    items: Any = None
+    questions: Any = None
+    clusters: Any = None
+    levels: Any = None
+    correct: Any = None
+
+
+def _block(v: Any) -> Any:
+    return v if isinstance(v, dict) else None
+
+
+class _Board(BaseModel):
+    """leaderboard.json as validate reads it: the per-item matrices and the bootstrap's settings."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    matrix: Annotated[_Block | None, BeforeValidator(_block)] = None
+    seed_matrix: Annotated[_Block, BeforeValidator(lambda v: _block(v) or {})] = Field(default_factory=_Block)
+    n_bootstrap: Any = None
+    seed: Any = None
+
+
+class _SweepTarget(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: Any = None
+
+
+class _SweepFile(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    targets: Annotated[list[Any], BeforeValidator(lambda v: v if isinstance(v, list) else [])] = Field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return [str(t.name) for t in (_SweepTarget.model_validate(t) for t in self.targets if isinstance(t, dict)) if t.name]
+
+
+def _matrix(path: Path, block: _Block, key: str, rows: int, cols: int) -> np.ndarray:
+    cells = block.correct
     if not isinstance(cells, list) or len(cells) != rows or any(not isinstance(r, list) or len(r) != cols for r in cells):
         raise DataError(path, f"{key}.correct is not a {rows} × {cols} matrix")
     try:
@@ -91,22 +138,23 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
     board_path = folder / f"{LEADERBOARD}.json"
     if not board_path.exists():
         raise JudgeAgentError(f"{board_path}: not found; the sweep has not finished (rerun the same `judgeagent sweep` command to finish it)")
-    swept = [str(t.get("name")) for t in (_json(folder / SWEEP_FILE).get("targets") or []) if isinstance(t, dict) and t.get("name")]
-    board = _json(board_path)
-    m = board.get("matrix")
-    if not isinstance(m, dict) or not isinstance(m.get("targets"), list) or not isinstance(m.get("items"), list):
+    swept = _SweepFile.model_validate(_json(folder / SWEEP_FILE)).names()
+    raw_board = _json(board_path)
+    board = _Board.model_validate(raw_board)
+    m = board.matrix
+    if m is None or not isinstance(m.targets, list) or not isinstance(m.items, list):
         raise DataError(board_path, "no per-item matrix (matrix.targets, matrix.items): written by an older version? rerun the sweep")
-    targets = [str(t) for t in m["targets"]]
-    items = [str(i) for i in m["items"]]
+    targets = [str(t) for t in m.targets]
+    items = [str(i) for i in m.items]
     generated = _matrix(board_path, m, "matrix", len(targets), len(items))
-    clusters = [str(c) for c in (m.get("clusters") or items)]
+    clusters = [str(c) for c in (m.clusters or items)]
     if len(clusters) != len(items):
         raise DataError(board_path, f"matrix.clusters has {len(clusters)} entries for {len(items)} items")
-    levels = _levels(folder, items, m.get("levels"))
-    sm = board.get("seed_matrix") or {}
-    questions = [str(q) for q in sm.get("questions") or []]
+    levels = _levels(folder, items, m.levels)
+    sm = board.seed_matrix
+    questions = [str(q) for q in sm.questions or []]
     seeds = _matrix(board_path, sm, "seed_matrix", len(targets), len(questions)) if questions else np.zeros((len(targets), 0))
-    seed_clusters = [str(c) for c in (sm.get("clusters") or questions)]
+    seed_clusters = [str(c) for c in (sm.clusters or questions)]
     if len(seed_clusters) != len(questions):
         raise DataError(board_path, f"seed_matrix.clusters has {len(seed_clusters)} entries for {len(questions)} questions")
     return SweepFigures(
@@ -118,9 +166,18 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
         levels=levels,
         seeds=seeds,
         seed_clusters=seed_clusters,
-        n_bootstrap=int(board.get("n_bootstrap") or 2000),
-        seed=int(board.get("seed") or 0),
+        n_bootstrap=int(board.n_bootstrap or 2000),
+        seed=int(board.seed or 0),
+        audit=block_of(raw_board),
     )
+
+
+class _SharedItem(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    item_id: Any = None
+    level: Any = None
+    counted_as: Any = None
 
 
 def _levels(folder: Path, items: list[str], fallback: object) -> list[str]:
@@ -129,9 +186,10 @@ def _levels(folder: Path, items: list[str], fallback: object) -> list[str]:
     by_id: dict[str, str] = {}
     path = folder / SHARED_ITEMS_FILE
     if path.exists():
-        for it in _json(path).get("items") or []:
-            if isinstance(it, dict) and it.get("item_id") is not None:
-                by_id[str(it["item_id"])] = str(it.get("counted_as") or it.get("level") or "")
+        shared = _json(path).get("items")  # the file's one table: the edge
+        for raw in shared if isinstance(shared, list) else []:
+            if isinstance(raw, dict) and (it := _SharedItem.model_validate(raw)).item_id is not None:
+                by_id[str(it.item_id)] = str(it.counted_as or it.level or "")
     fb = list(fallback) if isinstance(fallback, list) and len(fallback) == len(items) else [""] * len(items)
     return [by_id.get(i) or str(fb[j] or "") for j, i in enumerate(items)]
 
@@ -187,41 +245,78 @@ def read_reference(path: Path, targets: Sequence[str], unranked: Sequence[str] =
     return out
 
 
-def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> dict[str, Any]:
-    """The validity figures of a sweep (see the module's docstring), as a JSON-ready dict."""
+@dataclass(frozen=True)
+class TargetScores:
+    name: str
+    generated_accuracy: float | None  # % right on the shared generated items
+    generated_valid_accuracy: float | None  # % right on the shared items audited valid (None: not audited)
+    seed_accuracy: float | None  # ACC1 on the seed questions
+    reference_score: float | None  # from --reference
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The validity figures of a sweep; ``to_dict`` is ``judgeagent validate --json``."""
+
+    sweep: str
+    targets: list[TargetScores]
+    n_shared_items: int
+    n_seed_questions: int
+    n_bootstrap: int
+    seed: int
+    level: float
+    vs_seeds: ranking.Agreement | None
+    vs_reference: ranking.Agreement | None
+    reference: str | None
+    not_on_reference: list[str]
+    unranked: list[str]
+    difficulty: ranking.DifficultyCheck | None
+    audit: AuditBlock | None  # the generated items' audit, which qualifies every figure on them (None: never audited)
+    audit_line: str
+    note: str | None = None  # why there is nothing to compare
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "note"}
+        out |= {"targets": [asdict(t) for t in self.targets]}
+        out |= {k: None if out[k] is None else out[k].to_dict() for k in ("vs_seeds", "vs_reference", "difficulty")}
+        out |= {"audit": None if self.audit is None else self.audit.model_dump(mode="json", exclude={"verdicts"})}
+        return out if self.note is None else out | {"note": self.note}
+
+
+def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int | None = None, seed: int | None = None) -> Validation:
+    """The validity figures of a sweep (see the module's docstring)."""
     fig = load_sweep(sweep_dir)
     ref = read_reference(reference, fig.targets, fig.unranked) if reference is not None else None
-    kw: dict[str, Any] = {"n_resamples": n_resamples or fig.n_bootstrap, "seed": fig.seed if seed is None else seed}
+    n_boot, boot_seed = n_resamples or fig.n_bootstrap, fig.seed if seed is None else seed
     scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.generated)]
     seed_scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.seeds)]
     answered = bool((~np.isnan(fig.generated)).any())
-    out: dict[str, Any] = {
-        "sweep": str(fig.folder),
-        "targets": [
-            {"name": t, "generated_accuracy": s, "seed_accuracy": a, "reference_score": None if ref is None else ref.get(t)}
-            for t, s, a in zip(fig.targets, scores, seed_scores)
-        ],
-        "n_shared_items": len(fig.clusters),
-        "n_seed_questions": len(fig.seed_clusters),
-        "n_bootstrap": kw["n_resamples"],
-        "seed": kw["seed"],
-        "level": 0.95,
-        "vs_seeds": None,
-        "vs_reference": None,
-        "reference": None if reference is None else str(reference),
-        "not_on_reference": [] if ref is None else [t for t in fig.targets if t not in ref],
-        "unranked": fig.unranked,
-        "difficulty": None,
-    }
-    if not answered:
-        return out | {"note": "no target answered a shared item: nothing to compare"}
-    if fig.seeds.size and len(fig.targets) > 1:
-        out["vs_seeds"] = ranking.rank_agreement(fig.generated, fig.clusters, fig.seeds, reference_clusters=fig.seed_clusters, **kw).to_dict()
-    if ref is not None:
+    on_valid = {t.name: t.accuracy for t in fig.audit.leaderboard.targets} if fig.audit is not None and fig.audit.leaderboard is not None else {}
+    vs_seeds = vs_reference = difficulty = None
+    if answered and fig.seeds.size and len(fig.targets) > 1:
+        vs_seeds = ranking.rank_agreement(fig.generated, fig.clusters, fig.seeds, reference_clusters=fig.seed_clusters,
+                                          n_resamples=n_boot, seed=boot_seed)
+    if answered and ref is not None:
         vector = np.array([ref.get(t, np.nan) for t in fig.targets], dtype=float)
-        out["vs_reference"] = ranking.rank_agreement(fig.generated, fig.clusters, vector, **kw).to_dict()
-    if fig.seeds.size:
-        out["difficulty"] = ranking.difficulty_check(
-            fig.generated, fig.levels, fig.seeds, clusters=fig.clusters, seed_clusters=fig.seed_clusters, **kw
-        ).to_dict()
-    return out
+        vs_reference = ranking.rank_agreement(fig.generated, fig.clusters, vector, n_resamples=n_boot, seed=boot_seed)
+    if answered and fig.seeds.size:
+        difficulty = ranking.difficulty_check(fig.generated, fig.levels, fig.seeds, clusters=fig.clusters, seed_clusters=fig.seed_clusters,
+                                              n_resamples=n_boot, seed=boot_seed)
+    return Validation(
+        sweep=str(fig.folder),
+        targets=[TargetScores(t, s, on_valid.get(t), a, None if ref is None else ref.get(t)) for t, s, a in zip(fig.targets, scores, seed_scores)],
+        n_shared_items=len(fig.clusters),
+        n_seed_questions=len(fig.seed_clusters),
+        n_bootstrap=n_boot,
+        seed=boot_seed,
+        level=0.95,
+        vs_seeds=vs_seeds,
+        vs_reference=vs_reference,
+        reference=None if reference is None else str(reference),
+        not_on_reference=[] if ref is None else [t for t in fig.targets if t not in ref],
+        unranked=fig.unranked,
+        difficulty=difficulty,
+        audit=fig.audit,
+        audit_line=audit_sentence(fig.audit, items="shared items", source=str(fig.folder)),
+        note=None if answered else "no target answered a shared item: nothing to compare",
+    )

@@ -1,5 +1,5 @@
 """The sweep folder: sweep.json, one run folder per target, the shared-items runs, the
-leaderboard files. Its layout is in :mod:`judgeagent.sweep` (and /tmp/team/sweep-folder.md).
+leaderboard files. Its layout is in :mod:`judgeagent.sweeps` (and /tmp/team/sweep-folder.md).
 
 A sweep's identity is its settings (:meth:`SweepConfig.identity`): rerunning the same command
 finds the folder that holds them (whatever day it was started) and resumes it.
@@ -18,8 +18,8 @@ from judgeagent.config import RUNS_DIR
 from judgeagent.errors import ConfigError, JudgeAgentError
 from judgeagent.files import write_json_atomic, write_text_atomic
 from judgeagent.records import JsonModel
-from judgeagent.sweep.config import SweepConfig
-from judgeagent.sweep.state import SweepFile
+from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.state import SweepFile
 
 SWEEP_FILE = "sweep.json"
 SHARED_ITEMS_FILE = "shared_items.json"
