@@ -254,6 +254,12 @@ class FollowUpRecord(JsonModel):
     # How it was written and the gate's verdict: absent when there was no path to write from.
     generation_attempts: list[GenerationAttempt] | None = omittable()
     gate: GateRecord | None = omittable()
+    counted_as: str | None = omittable()  # an interview's: a Hard question one chunk answers counts as Medium
+
+    @property
+    def reported_level(self) -> str:
+        """The level the follow-up is reported at (``counted_as`` when the gate demoted it)."""
+        return self.counted_as or self.level
 
     @property
     def banked(self) -> bool:
@@ -266,12 +272,6 @@ class RoundRecord(FollowUpRecord):
 
     round: int = 0
     score_after: float | None = omittable()  # the difficulty controller's score after it (an interview's)
-    counted_as: str | None = omittable()  # a Hard question one chunk answers counts as Medium
-
-    @property
-    def reported_level(self) -> str:
-        """The level the follow-up is reported at (``counted_as`` when the gate demoted it)."""
-        return self.counted_as or self.level
 
 
 class ValidationRecord(JsonModel):

@@ -17,16 +17,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judgeagent.audit.items import REJECTED, AuditItem
-from judgeagent.audit.runrecords import Slot, provenance
+from judgeagent.audit.runrecords import Slot, provenance, rationale
 from judgeagent.bank.fill import item_id
 from judgeagent.errors import JudgeAgentError
+from judgeagent.records import GateRecord, QuestionRecord
 
 # The gate's checks that judge a question's soundness; the other two reject a copy.
 VALIDITY_CHECKS = ("well_formed", "self_contained", "answerable")
 
 
-def failed_checks(verdict: dict) -> list[str]:
-    return [name for name, c in (verdict.get("checks") or {}).items() if c.get("passed") is False and name != "needs_hops"]
+def failed_checks(verdict: GateRecord) -> list[str]:
+    return [name for name, c in verdict.checks.items() if c.passed is False and name != "needs_hops"]
 
 
 def _generation_replies(run_dir: Path) -> list[tuple[str, int, dict]]:
@@ -55,23 +56,22 @@ def rejected_items(run_dir: Path, all_slots: Sequence[Slot], *, qtype: str, seed
     rebuild = _Rebuilder(run_dir, qtype, seed)
     out, copies = [], 0
     for slot in all_slots:
-        for k, attempt in enumerate(slot.entry.get("generation_attempts") or []):
-            verdict = attempt.get("gate")
-            if not verdict or verdict.get("passed"):
+        for k, attempt in enumerate(slot.entry.generation_attempts or []):
+            verdict = attempt.gate
+            if verdict is None or verdict.passed:
                 continue
             if not any(c in VALIDITY_CHECKS for c in failed_checks(verdict)):
                 copies += 1
                 continue
-            recorded = attempt.get("question")
-            q = recorded if recorded else rebuild(slot, k)
+            recorded = attempt.question
+            q = recorded if recorded is not None else rebuild(slot, k)
             if q is None:
                 continue
-            steps, chunks, missing = provenance(slot.entry.get("path"))
-            level = str(slot.entry.get("level") or "") or None
+            steps, chunks, missing = provenance(slot.entry.path)
             out.append(AuditItem(
-                item_id=item_id(qtype, q["question"], q.get("options"), q["answer"]), ref=f"{slot.ref}, try {k + 1} (rejected)", qtype=qtype,
-                question=q["question"], options=q.get("options"), key=q["answer"], level=level, counted_as=None, status=REJECTED, batch=slot.batch,
-                path=steps, chunks=chunks, gate=verdict, written_by=writer, source=str(run_dir), rationale=(q.get("meta") or {}).get("rationale") or None,
+                item_id=item_id(qtype, q.question, q.options, q.answer), ref=f"{slot.ref}, try {k + 1} (rejected)", qtype=qtype,
+                question=q.question, options=q.options, key=q.answer, level=slot.entry.level or None, counted_as=None, status=REJECTED,
+                batch=slot.batch, path=steps, chunks=chunks, gate=verdict.to_json(), written_by=writer, source=str(run_dir), rationale=rationale(q),
                 missing=missing if recorded else [*missing, "the rejected question's text in the records (rebuilt from the journal's generation reply)"],
                 recovered_from=None if recorded else "journal",
             ))  # fmt: skip
@@ -92,7 +92,7 @@ class _Rebuilder:
         self.error: str | None = None
         self.lost = 0
 
-    def __call__(self, slot: Slot, attempt: int) -> dict | None:
+    def __call__(self, slot: Slot, attempt: int) -> QuestionRecord | None:
         from judgeagent.batches import batch_seed
         from judgeagent.data.benchmark import QuestionType
         from judgeagent.graph import KnowledgePath
@@ -104,15 +104,15 @@ class _Rebuilder:
                 self.replies = _generation_replies(self.run_dir)
             except JudgeAgentError as e:
                 self.replies, self.error = [], str(e)
-        path, level = slot.entry.get("path"), str(slot.entry.get("level") or "")
-        window = KnowledgePath.from_dict(path) if path else None
+        path, level = slot.entry.path, slot.entry.level
+        window = KnowledgePath.from_dict(path.to_json()) if path is not None else None
         source = path_text(window.texts, window.entities) if window else ""
         data = next((d for user, tries, d in self.replies if tries == attempt and source and user.rstrip().endswith(source) and f" {level.upper()} " in user), None)
         kind = QuestionType(self.qtype)
         if data is not None:
             position = balanced_position(batch_seed(self.seed, slot.batch, "letters"), slot.index) if kind.is_multiple_choice else None
             try:
-                return dict(assemble(data, kind, slot.qid, level, random.Random(slot.qid), position).to_dict())
+                return QuestionRecord.of(assemble(data, kind, slot.qid, level, random.Random(slot.qid), position))
             except (KeyError, TypeError, ValueError, IndexError):
                 pass
         self.lost += 1

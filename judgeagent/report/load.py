@@ -18,16 +18,21 @@ from judgeagent.engine.registry import protocols
 from judgeagent.engine.services import FinishedRun
 from judgeagent.errors import JudgeAgentError
 from judgeagent.metrics.figures import Ablation, InterviewFigures
-from judgeagent.records import InterviewRecord, Json, JsonModel, SeedUnitRecord, UnitRecord
+from judgeagent.records import InterviewRecord, Json, JsonModel, SeedUnitRecord, UnitRecord, omittable
 
 
 class SavedModel(JsonModel):
-    """A model as config.json records it."""
+    """A model as config.json records it (written back as it was read: the audit keeps it)."""
 
-    name: str | None = None
-    model: str | None = None
-    sampled: bool = False
-    reasoning: bool = False
+    name: str | None = omittable()
+    model: str | None = omittable()
+    sampled: bool = omittable(False)
+    reasoning: bool = omittable(False)
+
+    @property
+    def label(self) -> str | None:
+        """What the model is called: its name, else the served model."""
+        return self.name or self.model or None
 
 
 class BenchmarkInfo(JsonModel):
@@ -61,6 +66,12 @@ class Settings(JsonModel):
     seed: int | None = None
     options: dict[str, JsonValue] = Field(default_factory=dict)
     settings: list[Arm] = Field(default_factory=list)
+    ablation: bool = False  # a run before the engine: the command line's --ablation
+
+    @property
+    def main_arm(self) -> str:
+        """The arm a run's figures are of: the first it kept (an ablation's full interview)."""
+        return self.settings[0].name if self.settings else "full"
 
     @cached_property
     def interview(self) -> InterviewSettings:
@@ -84,18 +95,34 @@ class InterviewSettings(JsonModel):
     difficulty: DifficultyConfig = Field(default_factory=DifficultyConfig)
 
 
+class SavedEval(JsonModel):
+    """The EvalConfig a run replays with (config.json "eval_config")."""
+
+    options: dict[str, JsonValue] = Field(default_factory=dict)
+
+
 class RunConfig(JsonModel):
-    """config.json, as the report reads it."""
+    """config.json, as the report and the audit read it."""
 
     settings: Settings = Field(default_factory=Settings)
     protocol: str | None = None
     benchmark: BenchmarkInfo | None = None
     graph: GraphInfo | None = None
     models: dict[str, SavedModel] = Field(default_factory=dict)
+    eval_config: SavedEval | None = None
     seed: int | None = None
     created: str | None = None
     date: str | None = None
     started: str | None = None
+
+    @property
+    def options(self) -> dict[str, JsonValue]:
+        """The protocol's options, wherever the run kept them."""
+        return (self.eval_config.options if self.eval_config else {}) or self.settings.options
+
+    @property
+    def question_type(self) -> str:
+        return (self.benchmark.question_type if self.benchmark else None) or "kmc"
 
 
 @dataclass
@@ -173,7 +200,7 @@ class AblationRun:
 
 def _model_name(config: RunConfig, role: str) -> str | None:
     m = config.models.get(role)
-    return (m.name or m.model) if m else None
+    return m.label if m else None
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
@@ -204,6 +231,14 @@ def read_records(path: Path) -> list[Json]:
                 break
             raise JudgeAgentError(f"{path}:{i}: not a JSON record ({e.msg})") from None
     return out
+
+
+def typed_records(folder: Path, protocol: str) -> list[UnitRecord]:
+    """records.jsonl through its protocol's record model (the engine's base model for a
+    protocol this version does not know)."""
+    cls = protocols().get(protocol)
+    model = cls.records if cls is not None else UnitRecord
+    return [model.from_json(r) for r in read_records(folder / "records.jsonl")]
 
 
 def _run_date(folder: Path, config: Json) -> str:
@@ -246,9 +281,7 @@ def load_run(run_dir: Path | str, setting: str | None = None) -> Run:
     raw_ablation = _read_json(folder / "ablation.json", "ablation.json") if (folder / "ablation.json").exists() else None
     ablation = Ablation.from_json(raw_ablation) if raw_ablation is not None else None
     protocol = run_protocol(config, metrics)
-    cls = protocols().get(protocol)
-    model = cls.records if cls is not None else UnitRecord
-    records = [model.from_json(r) for r in read_records(folder / "records.jsonl")]
+    records = typed_records(folder, protocol)
     names = list(dict.fromkeys(record_setting(r) for r in records))
     chosen = setting or (ablation.settings[0] if ablation and ablation.settings else (names[0] if names else "full"))
     if raw_ablation is not None and setting:

@@ -60,6 +60,7 @@ class SavedTarget(JsonModel):
     is worked out again: only how far it got is carried over)."""
 
     name: str
+    slug: str = ""  # its folder under targets/ and shared/
     status: Annotated[str, BeforeValidator(lambda v: v or PENDING)] = PENDING
     error: str | None = None
     shared_status: str | None = None
@@ -67,8 +68,15 @@ class SavedTarget(JsonModel):
     shared_dir: str | None = None
 
 
-class SweepFile(JsonModel):
-    """What a rerun reads back of sweep.json."""
+class SavedSweepConfig(JsonModel):
+    """The sweep's settings as sweep.json keeps them (what is read back of them)."""
 
+    judge: str | None = None
+
+
+class SweepFile(JsonModel):
+    """What a rerun (and the audit) reads back of sweep.json."""
+
+    config: SavedSweepConfig = Field(default_factory=SavedSweepConfig)
     created: str | None = None
     targets: Annotated[list[SavedTarget], BeforeValidator(lambda v: v or [])] = Field(default_factory=list)
