@@ -398,7 +398,7 @@ class FakeModels:
 def test_summary_is_one_judge_call_over_every_batch():
     from judgeagent.prompts import schemas
 
-    recs = raw_records("medqa-a")
+    recs = records("medqa-a")
     reply = {"strengths": ["a"], "weaknesses": "b", "knowledge_gaps": [" c  d "], "reasoning_gaps": [], "response_to_feedback": "fine", "extra": 1}
     models = FakeModels(FakeResult(True, reply))
     out = asyncio.run(summarize_interview(models, recs))
@@ -407,8 +407,8 @@ def test_summary_is_one_judge_call_over_every_batch():
     assert call["stage"] == "summary" and call["schema"] is schemas.SUMMARY
     prompt = call["messages"][-1]["content"]
     for r in recs:
-        assert f"Batch {r['batch_id']}" in prompt
-        assert r["validations"][-1]["evaluation"]["flaws_knowledge"][:40] in prompt
+        assert f"Batch {r.batch_id}" in prompt
+        assert r.last.evaluation is not None and r.last.evaluation.flaws_knowledge[:40] in prompt
     m = metrics("medqa-a")
     right1 = round(m["acc1"] * m["n_questions"] / 100)
     assert f"{right1}/{m['n_questions']} original questions right before the advice" in prompt
@@ -419,19 +419,19 @@ def test_summary_is_one_judge_call_over_every_batch():
 def test_summary_failures_return_an_error():
     from judgeagent.errors import BudgetExceeded
 
-    recs = raw_records("medqa-a")
+    recs = records("medqa-a")
     assert asyncio.run(summarize_interview(FakeModels(FakeResult(False, error="timeout: slow")), recs)) == {"error": "timeout: slow"}
     assert "budget" in asyncio.run(summarize_interview(FakeModels(BudgetExceeded("budget reached")), recs))["error"]
     assert "error" in asyncio.run(summarize_interview(FakeModels(FakeResult(True, ["not", "a", "dict"])), recs))
     assert "error" in asyncio.run(summarize_interview(FakeModels(None), []))
-    no_eval = [dict(r, validations=[dict(v, evaluation=None) for v in r["validations"]]) for r in recs]
+    no_eval = [r.model_copy(update={"validations": [v.model_copy(update={"evaluation": None}) for v in r.validations]}) for r in recs]
     models = FakeModels(None)
     assert "error" in asyncio.run(summarize_interview(models, no_eval)) and models.calls == []
 
 
 def test_summary_prompt_is_bounded_for_long_runs():
-    recs = raw_records("medqa-a")
-    many = [dict(recs[i % 2], batch_id=f"b{i:04d}", batch_index=i) for i in range(400)]
+    recs = records("medqa-a")
+    many = [recs[i % 2].model_copy(update={"batch_id": f"b{i:04d}", "batch_index": i}) for i in range(400)]
     msgs = summary_prompt(many, max_chars=6000)
     user = msgs[-1]["content"]
     assert len(user) < 8000

@@ -64,7 +64,7 @@ def trust_metrics(records: Sequence[InterviewRecord], *, bootstrap: int, seed: i
     return _significance(records, after, bootstrap=bootstrap, seed=seed) | {
         "controls": _controls(records, before, [f for batch in after for f in batch]),
         "leakage": _leakage(records),
-        "gate": gate_summary([rd.to_json() for r in records for rd in r.rounds]),
+        "gate": gate_summary(rd for r in records for rd in r.rounds),
         "decontamination": _decontamination(records),
     }
 

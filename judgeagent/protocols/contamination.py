@@ -178,7 +178,7 @@ def summarize(records: Sequence[ProbeRecord], *, seed: int) -> Figures:
             # Grouped with the seed it was matched to, so an unlabeled benchmark stays one group.
             gen_labels.append(item.seed_difficulty)
     m = contamination_metrics(seed_flags, gen_flags, seed_labels, gen_labels, seed=seed)
-    gate = gate_summary([item.to_json() for rec in records for item in rec.generated])
+    gate = gate_summary(item for rec in records for item in rec.generated)
     return m | {"generated": len(gen_flags), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped), "gate": gate}
 
 

@@ -146,7 +146,7 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
 
             main = self.arms(opts)[0].name
             with run.timed("summary_s"):
-                recs = [r.to_json() for r in run.records() if r.setting == main]
+                recs = [r for r in run.records() if r.setting == main]
                 run.write_json("summary.json", await summarize_interview(run.models, recs))
         if opts.reask_extended or opts.transfer:
             await appendix_e2.run_experiments(run)
@@ -192,7 +192,7 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
             return
         from judgeagent.bank.fill import fill_bank
 
-        fill_bank(run.cfg.graph_dir(), run.folder.path, [r.to_json() for r in records], qtype=run.bench.qtype.value,
+        fill_bank(run.cfg.graph_dir(), run.folder.path, records, qtype=run.bench.qtype.value,
                   graph_hash=graph.manifest.get("input_hash"), data=run.bench.name, target=run.target, judge=run.judge)
 
     # ------------------------------------------------------------------ presenting

@@ -152,7 +152,7 @@ def closing_plan(run: Run, rates: RateValues) -> list[Call]:
                         suggestions=STAND_IN_ADVICE)
     stand_ins = [InterviewRecord(batch_id=b.id, batch_index=b.index, seed=[QuestionRecord.of(q) for q in b.questions], seed_answers=[],
                                  rounds=[], validations=[ValidationRecord(evaluation=advice)]) for b in run.batches]
-    return [Call(SUMMARY, "judge", bernoulli(1.0), summary_prompt([r.to_json() for r in stand_ins]))]
+    return [Call(SUMMARY, "judge", bernoulli(1.0), summary_prompt(stand_ins))]
 
 
 def observe(records: Sequence[InterviewRecord]) -> list[Seen]:
