@@ -32,7 +32,7 @@ from typing import Any
 
 from rich.table import Table
 
-from judgeagent.batches import Batch
+from judgeagent.batches import Batch, together
 from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.engine.callplan import ONE, Call, Count, answer_call, bernoulli, binomial, followup_calls, phrase_judge_calls, written_ok
@@ -126,8 +126,10 @@ async def ask_generated(models: Models, bench: Benchmark, written: list[tuple[Qu
     """The target answers the generated questions (each with the passages it was written from)
     in the form it answered the seeds."""
     if bench.qtype.shows_context:
-        # Each reading question needs its own passage, so they cannot share one prompt.
-        return [(await ask_batch(models, bench.qtype, [q], stage="contamination", context=src))[0] for q, src in written]
+        # Each reading question needs its own passage, so they cannot share one prompt; they
+        # are asked at once (one wave under --batch-api).
+        asked = await together(*(ask_batch(models, bench.qtype, [q], stage="contamination", context=src) for q, src in written))
+        return [answers[0] for answers in asked]
     # One prompt, like the seeds were asked: the two groups differ in the questions only.
     return await ask_batch(models, bench.qtype, [q for q, _ in written], stage="contamination") if written else []
 
@@ -203,11 +205,14 @@ class Contamination(Protocol):
         written = binomial(n, rates["path_found"])
         p_ok = written_ok(rates, opts.generation_tries, opts.gate)
         asked = written.per(bernoulli(p_ok))
-        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates)]
-        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage="contamination" if bench.qtype.shows_context else None, asked=asked)
+        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates, events=ONE)]
+        any_asked = bernoulli(1 - (1 - p_ok * rates["path_found"]) ** n)  # the questions written are asked at once
+        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage="contamination" if bench.qtype.shows_context else None,
+                                asked=asked, at_once=any_asked)  # fmt: skip
         if not bench.qtype.shows_context:  # one prompt with every written question, when any was
-            calls.append(answer_call(bench, "contamination", unit.questions, bernoulli(1 - (1 - p_ok * rates["path_found"]) ** n)))
-            calls += phrase_judge_calls(bench, unit.questions, asked, rates)
+            one_prompt = any_asked
+            calls.append(answer_call(bench, "contamination", unit.questions, one_prompt))
+            calls += phrase_judge_calls(bench, unit.questions, asked, rates, events=one_prompt)
         return calls
 
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
