@@ -193,6 +193,38 @@ def test_a_job_that_fails_validation_is_one_line_naming_the_line_and_parameter(t
     assert len(sqlite3.connect(tmp_path / "j.sqlite").execute("SELECT key FROM responses").fetchall()) == 1
 
 
+def test_a_job_refused_for_the_providers_enqueued_token_limit_is_waited_out_and_sent_again(tmp_path):
+    async def main():
+        with BatchServer(default=QUICK) as srv:
+            srv.script_jobs(JobScript(validating_s=0.01, token_limit=True))
+            spec = ModelSpec("m", srv.base_url, "scripted-model")
+            async with client(tmp_path / "j.sqlite") as c:
+                got = await chat_all(c, spec, ask(3))
+                summary, usage = c.batch_summary(), c.usage.summary()["total"]
+            return got, srv.custom_ids, [j.ended for j in srv.jobs], summary, usage, srv.lines_run
+
+    got, ids, ends, summary, usage, lines_run = run(main())
+    assert [r.text for r in got] == [f"echo: question {i}" for i in range(3)]
+    assert ends == ["failed", "completed"] and lines_run == 3  # nothing ran in the refused job
+    assert [len(x) for x in ids] == [3, 3] and not set(ids[0]) & set(ids[1])  # asked again, as new lines
+    assert usage["retries"] == 3 and summary["not_run"] == 3
+
+
+def test_a_finished_job_keeps_its_time_at_the_provider_by_the_providers_clock(tmp_path):
+    async def main():
+        with BatchServer(default=QUICK) as srv:
+            srv.script_jobs(JobScript(validating_s=0.0, in_progress_s=1.2, finalizing_s=0.0, shuffle=False))
+            spec = ModelSpec("m", srv.base_url, "scripted-model")
+            async with client(tmp_path / "j.sqlite") as c:
+                await chat_all(c, spec, ask(2))
+            return srv.jobs[0]
+
+    job = run(main())
+    (turnaround,) = sqlite3.connect(tmp_path / "j.sqlite").execute("SELECT turnaround_s FROM batch_jobs").fetchone()
+    # The batch object's created_at and completed_at are whole seconds, as OpenAI's are.
+    assert turnaround == pytest.approx(job.ended_at - job.created, abs=1.0) and 0 <= turnaround <= 3
+
+
 def test_an_endpoint_without_a_batch_api_is_one_line(tmp_path):
     async def main():
         with BatchServer(default=QUICK) as srv:

@@ -162,6 +162,9 @@ _ADDED_COLUMNS = {
     "served_model": "TEXT NOT NULL DEFAULT ''",
     "via": "TEXT NOT NULL DEFAULT 'live'",
 }
+# A finished job's seconds at the provider, from its own timestamps (created_at to
+# completed_at / expired_at): what --dry-run --batch-api times the next run's waves by.
+_ADDED_JOB_COLUMNS = {"turnaround_s": "REAL"}
 
 
 _ANSWER_COLUMNS = "key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts, reasoning_tokens, served_model, via"
@@ -194,6 +197,10 @@ class Journal:
             for name, decl in _ADDED_COLUMNS.items():
                 if name not in have:
                     self._db.execute(f"ALTER TABLE responses ADD COLUMN {name} {decl}")
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(batch_jobs)")}
+            for name, decl in _ADDED_JOB_COLUMNS.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE batch_jobs ADD COLUMN {name} {decl}")
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
@@ -321,7 +328,7 @@ class Journal:
     # ``batch_requests``: one row per request line, keyed by its custom_id.
 
     _JOB_FIELDS = ("token", "job_id", "identity", "base_url", "wave", "status", "counts", "input_file_id", "output_file_id",
-                   "error_file_id", "n_requests", "created", "updated", "collected", "deadline_cancelled")  # fmt: skip
+                   "error_file_id", "n_requests", "created", "updated", "collected", "deadline_cancelled", "turnaround_s")  # fmt: skip
 
     def _write(self, statements: list[tuple[str, tuple]]) -> None:
         """Several statements in one transaction: all of them are in the file, or none."""
@@ -342,7 +349,7 @@ class Journal:
         """A job about to be uploaded (status "preparing") and its request lines (state "sent")."""
         now = time.time()
         row = {"counts": None, "input_file_id": None, "output_file_id": None, "error_file_id": None, "collected": 0,
-               "deadline_cancelled": 0, "created": now} | job | {"updated": now}  # fmt: skip
+               "deadline_cancelled": 0, "turnaround_s": None, "created": now} | job | {"updated": now}  # fmt: skip
         cols = ", ".join(self._JOB_FIELDS)
         statements = [(f"INSERT OR REPLACE INTO batch_jobs ({cols}) VALUES ({', '.join('?' * len(self._JOB_FIELDS))})",
                        tuple(row[f] for f in self._JOB_FIELDS))]  # fmt: skip

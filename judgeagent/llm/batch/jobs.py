@@ -34,8 +34,15 @@ if TYPE_CHECKING:
 
 # Failures of a setup call that mean this endpoint's Batch API cannot be used at all.
 UNUSABLE = frozenset({FailureKind.AUTH, FailureKind.BAD_REQUEST, FailureKind.REFUSED_PARAMETER, FailureKind.QUOTA})
+# A failed job's error when the provider's queue for the model is full, not the job wrong.
+LIMIT_CODE = "token_limit_exceeded"
 # Failures after which a create call may still have created the job.
 UNCERTAIN = frozenset({FailureKind.TIMEOUT, FailureKind.UNREACHABLE, FailureKind.SERVER_ERROR, FailureKind.MALFORMED})
+
+
+def _over_limit(state: JobState) -> bool:
+    """The job failed only because the provider's enqueued-token limit was reached."""
+    return bool(state.errors) and all(e.get("code") == LIMIT_CODE and e.get("line") is None for e in state.errors)
 
 
 class BatchRejected(ConfigError):
@@ -72,6 +79,7 @@ class JobRun:
         self.tickets: list[Ticket] = []
         self.task: asyncio.Task | None = None
         self.finished = False
+        self.sent_here = False  # this process created it (and so watched it from the start)
 
     # ------------------------------------------------------------------ who waits
     def wait(self, cid: str, waiter: Waiter) -> None:
@@ -89,6 +97,7 @@ class JobRun:
     async def run(self, fresh: bool) -> None:
         try:
             if fresh:
+                self.sent_here = True
                 await self._send()
             elif self.job_id is None:
                 await self._adopt()
@@ -176,6 +185,9 @@ class JobRun:
 
     async def _collect(self, state: JobState) -> None:
         """Read the job's files; write every line's outcome down; answer the callers."""
+        if state.status == "failed" and _over_limit(state):
+            self._over_limit(state)
+            return
         if state.status == "failed":
             self._settle({cid: (GONE, None) for cid in self._lines()}, state)
             raise BatchRejected(self._rejection(state))
@@ -191,6 +203,21 @@ class JobRun:
                 if not w.future.done():
                     w.ledger.take(cid)
                     w.future.set_result(self.hub.answer(kind, line, w.convo))
+
+    def _over_limit(self, state: JobState) -> None:
+        """A job refused for the provider's enqueued-token limit (OpenAI: "try again once some
+        in_progress batches have been completed"): nothing in it ran and nothing is wrong with
+        it, so its requests fail as rate-limited ones do: waited out (a few polls' time) and
+        sent again in a later job, within the retry policy's patience for rate limits."""
+        why = "; ".join(str(e.get("message") or e.get("code")) for e in state.errors)
+        line = {"response": None, "error": {"code": LIMIT_CODE, "message": why}}
+        self._settle({cid: (GONE, {"custom_id": cid} | line) for cid in self._lines()}, state)
+        failure = Failure(FailureKind.RATE_LIMITED, f"{LIMIT_CODE}: {why}", code=LIMIT_CODE, retry_after=self.settings.poll_s * 4)
+        for cid, waiters in self.waiters.items():
+            for w in waiters:
+                if not w.future.done():
+                    w.ledger.take(cid)
+                    w.future.set_result(failure)
 
     def _classify(self, cid: str, line: dict | None, status: str) -> tuple[str, dict]:
         """(state, line) of one request once its job ended. A job that ended early may leave a
@@ -224,7 +251,15 @@ class JobRun:
     def _settle(self, outcomes: dict[str, tuple[str, Any]], state: JobState) -> None:
         for ledger in self.ledgers.values():
             ledger.settled(self.token, outcomes, status=state.status, counts=state.counts, output_file_id=state.output_file_id,
-                           error_file_id=state.error_file_id, collected=1)  # fmt: skip
+                           error_file_id=state.error_file_id, collected=1, turnaround_s=self._turnaround(state))  # fmt: skip
+
+    def _turnaround(self, state: JobState) -> float | None:
+        """The job's seconds at the provider: by its own timestamps; else, for a job this
+        process sent and watched to its end, by our clock (a resumed job's wait includes the
+        time nobody polled it, so it is not measured)."""
+        if state.turnaround_s is not None:
+            return max(0.0, state.turnaround_s)
+        return time.time() - self.created if self.sent_here else None
 
     def _abandon(self) -> None:
         for ledger in self.ledgers.values():

@@ -90,7 +90,7 @@ class BatchLedger:
         if self.journal is not None:
             self.journal.batch_sent(job, lines)
         self.jobs[job["token"]] = {"counts": None, "input_file_id": None, "output_file_id": None, "error_file_id": None, "collected": 0,
-                                   "deadline_cancelled": 0} | job  # fmt: skip
+                                   "deadline_cancelled": 0, "turnaround_s": None} | job  # fmt: skip
         for row in rows:
             self._add(row)
 
