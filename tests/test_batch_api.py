@@ -486,7 +486,11 @@ def test_a_long_wait_shows_one_line_per_job_in_flight_and_nothing_per_poll():
     lines.job("t2", 3, "qwen3", "batch_b", "validating", 0, 2)
     for done in range(4):  # every poll updates the same line
         lines.job("t1", 3, "gpt-4.1", "batch_a", "in_progress", done, 4)
-    assert [t.description for t in progress.tasks] == ["  wave 3 · gpt-4.1 · batch_a · in_progress", "  wave 3 · qwen3 · batch_b · validating"]
-    assert progress.tasks[0].completed == 3 and progress.tasks[0].total == 4
+    assert [t.description for t in progress.tasks] == ["Batch API · wave 3 · 2 jobs in flight", "  wave 3 · gpt-4.1 · batch_a · in_progress",
+                                                       "  wave 3 · qwen3 · batch_b · validating"]  # fmt: skip
+    assert progress.tasks[1].completed == 3 and progress.tasks[1].total == 4
+    assert (progress.tasks[0].completed, progress.tasks[0].total) == (3, 6)  # the wave's requests done, of all in flight
     lines.job_done("t1")
-    assert [t.description for t in progress.tasks] == ["  wave 3 · qwen3 · batch_b · validating"]
+    assert [t.description for t in progress.tasks] == ["Batch API · wave 3 · 1 job in flight", "  wave 3 · qwen3 · batch_b · validating"]
+    lines.job_done("t2")
+    assert progress.tasks == []

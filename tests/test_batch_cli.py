@@ -303,3 +303,43 @@ def test_the_dry_run_prints_waves_both_costs_and_the_wall_time_measured_on_earli
     # The second estimate times its waves by what run a's jobs took at the provider.
     assert re.search(rf"turnaround per job: \d+ s \(\d+ s–\d+ s\), measured on {jobs} job\(s\) of earlier runs \(same model\)",
                      " ".join(after.output.split())), after.output  # fmt: skip
+
+
+def test_past_the_deadline_a_job_is_cancelled_and_the_summary_says_which_way_each_request_went_and_its_cost(tmp_path, demo_graph, demo_seeds):
+    never = threading.Event()
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+        args = evaluate_args("scripted", demo_graph, tmp_path / "live", "--models", str(models), "--no-summary", "--leak-check", "rules")
+        live = CliRunner().invoke(app, args)
+        srv.reset()
+        # The second wave's job runs half its lines, then stays in progress until the deadline cancels it.
+        srv.script_jobs(QUICK, JobScript(validating_s=0.0, in_progress_s=0.01, hold=never, hold_at=0.5))
+        batched = CliRunner().invoke(app, [*evaluate_args("scripted", demo_graph, tmp_path / "batch", *args[args.index("--models"):]),
+                                           "--batch-api", "--batch-api-poll-s", "0.01", "--batch-api-deadline", "1s"])  # fmt: skip
+        held = srv.jobs[1]
+        sent_live = len(srv.requests)
+    assert live.exit_code == 0, live.output
+    assert batched.exit_code == 0, batched.output
+    assert figures(tmp_path / "batch") == figures(tmp_path / "live")
+    assert held.ended == "cancelled" and 0 < len(held.done) < len(held.lines)  # what it ran before the cancel is kept
+    usage = json.loads((tmp_path / "batch" / "metrics.json").read_text())["llm_usage"]
+    total, batch = usage["total"], usage["batch_api"]
+    assert sent_live == len(held.lines) - len(held.done)  # only the lines the cancel kept from running went live
+    assert (batch["deadline_cancelled_jobs"], batch["sent_live_after_deadline"]) == (1, sent_live)
+    assert total["live_requests"] == sent_live and total["batch_requests"] == sum(len(j.lines) for j in srv.jobs) - sent_live
+    assert total["batch_cost_usd"] > 0 and total["live_cost_usd"] > 0
+    line = " ".join(batched.output.split())
+    assert (f"{total['batch_requests']} requests in batch jobs (${total['batch_cost_usd']:.4f}), {sent_live} one by one "
+            f"(${total['live_cost_usd']:.4f}); 1 job(s) cancelled at the deadline, {sent_live} of their requests then sent one by one") in line
+
+
+def test_batch_api_true_in_the_registry_batches_that_model_without_the_flag(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = tmp_path / "judgeagent.toml"
+        models.write_text(f'[models.scripted]\nbase_url = "{srv.base_url}"\nmodel = "scripted"\nbatch_api = true\n')
+        res = CliRunner().invoke(app, evaluate_args("scripted", demo_graph, tmp_path / "run", "--models", str(models), "--rounds", "0",
+                                                    "--no-summary", "--leak-check", "rules", "--batch-api-poll-s", "0.01"))  # fmt: skip
+        chat_requests, jobs = len(srv.requests), len(srv.jobs)
+    assert res.exit_code == 0, res.output
+    assert chat_requests == 0 and jobs > 0
+    assert f"Batch API: {jobs} waves, {jobs} jobs" in " ".join(res.output.split())
