@@ -16,6 +16,7 @@ Multiple choice and phrase questions (KMC, RMC, KQA) alike.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -255,3 +256,18 @@ class Target:
                 right, correct = self.followup(TOPICS.index(question)), next(k for k, v in options.items() if v == RIGHT)
             out.append({"answer": correct if right else next(k for k in options if k != correct)})
         return json.dumps({"response": out})
+
+
+class OrderFreeScript(Script):
+    """The double, its judge naming each question it writes after the prompt it was written
+    from (not by how many it wrote before), so what it writes does not depend on the order
+    requests reach it: live calls and a Batch API job's lines arrive in different orders."""
+
+    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
+        self.generation_requests += 1
+        topic = f"Which finding does passage {hashlib.sha256(msgs[1]['content'].encode()).hexdigest()[:12]} point to?"
+        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
+        self.generated_levels[topic] = level.group(1).lower() if level else ""
+        if multiple_choice:
+            return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
+        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})

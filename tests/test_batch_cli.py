@@ -6,7 +6,6 @@ at validation is one line and exit 2; a sweep's waves hold every target's reques
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from batch_server import BatchServer, JobScript
-from interview_double import RIGHT, WRONGS, Script
+from interview_double import OrderFreeScript, Script
 from test_interrupt import interrupt
 from typer.testing import CliRunner
 
@@ -135,21 +134,6 @@ def _answers(run: Path) -> int:
 # --------------------------------------------------------------------------- sweep
 
 
-class Judge(Script):
-    """The interview double's judge, naming each question after its prompt, so what it writes
-    does not depend on the order requests reach it (live calls and a job's lines arrive in
-    different orders)."""
-
-    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
-        self.generation_requests += 1
-        topic = f"Which finding does passage {hashlib.sha256(msgs[1]['content'].encode()).hexdigest()[:12]} point to?"
-        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
-        self.generated_levels[topic] = level.group(1).lower() if level else ""
-        if multiple_choice:
-            return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
-        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})
-
-
 def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_requests(tmp_path, demo_graph, demo_seeds):
     plans = {"strong": ("111111", "111111", True), "weak": ("100000", "100001", False)}
 
@@ -163,7 +147,7 @@ def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_req
 
         graph = tmp_path / tag / "graphs" / "medqa-demo"
         shutil.copytree(demo_graph, graph)
-        with BatchServer(Judge(), default=QUICK) as j, BatchServer(target("strong"), default=QUICK) as s, \
+        with BatchServer(OrderFreeScript(), default=QUICK) as j, BatchServer(target("strong"), default=QUICK) as s, \
                 BatchServer(target("weak"), default=QUICK) as w:  # fmt: skip
             servers = {"judge": j, "strong": s, "weak": w}
             models = tmp_path / tag / "judgeagent.toml"
@@ -215,10 +199,10 @@ def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(t
 # --------------------------------------------------------------------------- every protocol, and --dry-run
 
 
-def judge_double(seeds) -> Judge:
+def judge_double(seeds) -> OrderFreeScript:
     """The target and judge double, naming each generated question after its prompt (live
     calls and a job's lines reach it in different orders)."""
-    return Judge(seed_plan={q.question.strip(): p for q, p in zip(seeds, PLAN)}, answers={q.question.strip(): q.answer for q in seeds})
+    return OrderFreeScript(seed_plan={q.question.strip(): p for q, p in zip(seeds, PLAN)}, answers={q.question.strip(): q.answer for q in seeds})
 
 
 def priced(tmp_path: Path, srv: BatchServer) -> Path:
