@@ -271,13 +271,24 @@ def followup_calls(bench: Any, unit: Batch, level: str, written: Count, opts: An
         return calls
     # One follow-up is asked when a try succeeded: 1 - (1 - p)^tries of those written.
     asked = asked if asked is not None else written.per(bernoulli(written_ok(rates, tries_n, gated)))
+    return calls + followup_answer_calls(bench, unit, q, asked, rates, answer_stage, hops=hops, at_once=at_once)
+
+
+def followup_answer_calls(bench: Any, unit: Batch, q: Question, asked: Count, rates: Mapping[str, float], stage: str, *, hops: int,
+                          at_once: Count | None = None) -> list[Call]:  # fmt: skip
+    """The target's answers to ``asked`` follow-ups, one prompt each (a reading target sees
+    the passages they were written from), and the judge's verdicts on phrase answers; one
+    after another, or ``at_once`` in that many waves."""
+    from judgeagent.stages.extension import path_text
+
     context = passages = None
     if bench.qtype.shows_context:
+        texts = stand_in_passages(bench, unit, hops)
+        source = path_text(texts, [f"entity {i + 1}" for i in range(len(texts))])
         context = unit.context or source
         passages = source if unit.context else None
-    calls.append(replace(answer_call(bench, answer_stage, [q], asked, context=context, passages=passages), waves=at_once))
-    calls += phrase_judge_calls(bench, [q], asked, rates, events=at_once)
-    return calls
+    return [replace(answer_call(bench, stage, [q], asked, context=context, passages=passages), waves=at_once),
+            *phrase_judge_calls(bench, [q], asked, rates, events=at_once)]
 
 
 def written_ok(rates: Mapping[str, float], tries_n: int, gated: bool = True) -> float:
