@@ -11,7 +11,7 @@ import pytest
 
 from judgeagent.batch_estimate import TURNAROUND_PRIOR_S, BatchPlan, Range, expected_max_z, read_turnarounds, turnaround, waves
 from judgeagent.engine.callplan import NONE, ONE, Call, Count, unit_chain
-from judgeagent.llm.journal import Journal
+from judgeagent.llm.journal import BatchJob, Journal
 
 
 def call(role: str, count: Count, **kw) -> Call:
@@ -68,9 +68,8 @@ def test_only_jobs_seen_to_their_end_are_timed(tmp_path):
     rows = [("done", "completed", 1, 0, 120.0), ("expired", "expired", 1, 0, 86400.0), ("cut", "cancelled", 1, 1, 7200.0),
             ("out", "in_progress", 0, 0, None), ("old", "completed", 1, 0, None)]  # fmt: skip
     for token, status, collected, cut, took in rows:
-        journal.batch_sent({"token": token, "job_id": f"batch_{token}", "identity": "url|m", "base_url": "url", "wave": 1, "status": status,
-                            "n_requests": 1, "created": 0.0}, [])  # fmt: skip
-        journal.batch_job_update(token, collected=collected, deadline_cancelled=cut, turnaround_s=took)
+        journal.batch_sent(BatchJob(token, "url|m", "url", wave=1, n_requests=1, created=0.0, job_id=f"batch_{token}", status=status), [])
+        journal.batch_job_update(token, collected=bool(collected), deadline_cancelled=bool(cut), turnaround_s=took)
     journal.close()
     assert sorted(read_turnarounds(tmp_path / "journal.sqlite")) == [("url|m", "url", 120.0), ("url|m", "url", 86400.0)]
     # A journal from before the Batch API has no timings at all.

@@ -26,6 +26,7 @@ from judgeagent.errors import ConfigError
 from judgeagent.llm.batch.api import METADATA_KEY, BatchAPI, BatchCallFailed, JobState
 from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger
 from judgeagent.llm.batch.lines import CHAT_URL, input_line, parse_jsonl
+from judgeagent.llm.journal import BatchJob, BatchLine
 from judgeagent.llm.outcome import Failure, FailureKind
 from judgeagent.llm.retry import RetryPolicy
 
@@ -86,12 +87,12 @@ class JobRun:
         self.ledgers.setdefault(id(waiter.ledger), waiter.ledger)
         self.waiters.setdefault(cid, []).append(waiter)
 
-    def resume(self, ledger: BatchLedger, row: dict) -> None:
+    def resume(self, ledger: BatchLedger, row: BatchJob) -> None:
         """Take up a job an earlier process sent (found in ``ledger``'s journal)."""
         self.ledgers.setdefault(id(ledger), ledger)
-        self.job_id = self.job_id or row["job_id"]
-        self.created, self.wave, self.status = row["created"], row["wave"], row["status"]
-        self.deadline_cancelled = self.deadline_cancelled or bool(row["deadline_cancelled"])
+        self.job_id = self.job_id or row.job_id
+        self.created, self.wave, self.status = row.created, row.wave, row.status
+        self.deadline_cancelled = self.deadline_cancelled or row.deadline_cancelled
 
     # ------------------------------------------------------------------ the job's life
     async def run(self, fresh: bool) -> None:
@@ -115,10 +116,9 @@ class JobRun:
     async def _send(self) -> None:
         """Write the job and its lines down, upload them, create the job."""
         lines = [input_line(t.cid, t.body) for t in self.tickets]
-        job = {"token": self.token, "job_id": None, "identity": self.identity, "base_url": self.base_url, "wave": self.wave,
-               "status": "preparing", "n_requests": len(self.tickets), "created": self.created}  # fmt: skip
-        for ledger in self.ledgers.values():
-            ledger.sent(job, [{"custom_id": t.cid, "key": t.key, "stage": t.stage} for t in self.tickets if t.ledger is ledger])
+        for ledger in self.ledgers.values():  # each run's journal that has a line in it (a sweep's runs share jobs)
+            job = BatchJob(self.token, self.identity, self.base_url, self.wave, len(self.tickets), self.created)
+            ledger.sent(job, [BatchLine(t.cid, self.token, t.key, t.stage) for t in self.tickets if t.ledger is ledger])
         self._show(0, len(lines))
         try:
             file_id = await self._retrying(lambda: self.api.upload(f"judgeagent-{self.token}.jsonl", ("\n".join(lines) + "\n").encode()))
@@ -174,7 +174,7 @@ class JobRun:
                 return state
             if self._past_deadline() and state.status != "cancelling" and not self.deadline_cancelled:
                 self.deadline_cancelled = True
-                self._update(deadline_cancelled=1)
+                self._update(deadline_cancelled=True)
                 self._record(await self._retrying(functools.partial(self.api.cancel, job_id)))
                 continue
             await asyncio.sleep(interval)
@@ -251,7 +251,7 @@ class JobRun:
     def _settle(self, outcomes: dict[str, tuple[str, Any]], state: JobState) -> None:
         for ledger in self.ledgers.values():
             ledger.settled(self.token, outcomes, status=state.status, counts=state.counts, output_file_id=state.output_file_id,
-                           error_file_id=state.error_file_id, collected=1, turnaround_s=self._turnaround(state))  # fmt: skip
+                           error_file_id=state.error_file_id, collected=True, turnaround_s=self._turnaround(state))  # fmt: skip
 
     def _turnaround(self, state: JobState) -> float | None:
         """The job's seconds at the provider: by its own timestamps; else, for a job this
@@ -263,7 +263,7 @@ class JobRun:
 
     def _abandon(self) -> None:
         for ledger in self.ledgers.values():
-            ledger.settled(self.token, {cid: (GONE, None) for cid in ledger.lines_of(self.token)}, status="abandoned", collected=1)
+            ledger.settled(self.token, {cid: (GONE, None) for cid in ledger.lines_of(self.token)}, status="abandoned", collected=True)
 
     def _show(self, done: int, total: int) -> None:
         self.hub.display.job(self.token, self.wave, self.model, self.job_id, self.status, done, total)
