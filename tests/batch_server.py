@@ -85,7 +85,8 @@ class Job:
     done: dict[int, tuple[int, dict | None]] = field(default_factory=dict)  # line -> (status, body) once run
     cancel_at: float | None = None
     ended: str | None = None  # expired | cancelled | completed | failed, once final
-    ended_at: float | None = None
+    ended_at: float | None = None  # when the server saw it end (at a poll)
+    ended_by: float | None = None  # when it ended by its script, which its batch object's *_at stamps say
     output_file_id: str | None = None
     error_file_id: str | None = None
 
@@ -254,8 +255,24 @@ class BatchServer(ScriptedServer):
                 for i in range(len(job.done), len(job.lines)):
                     job.done[i] = self._run_line(job, i)
             job.ended, job.ended_at = status, now
+            job.ended_by = min(now, self._scheduled_end(job, status) or now)
             if status != "failed":
                 self._write_files(job)
+
+    @staticmethod
+    def _scheduled_end(job: Job, status: str) -> float | None:
+        """When the job reached ``status`` by its script, whether or not anyone polled then (a
+        real provider's completed_at is when it completed); None where a test's event decided."""
+        s = job.script
+        if status == "failed":
+            return job.created + s.validating_s
+        if status == "cancelled":
+            return job.cancel_at + s.cancel_linger_s if job.cancel_at is not None and s.cancel_hold is None else None
+        if s.hold is not None:
+            return None
+        if status == "expired":
+            return job.created + s.validating_s + s.in_progress_s * (s.expire_at or 0.0)
+        return job.created + s.validating_s + s.in_progress_s + s.finalizing_s
 
     def _run_line(self, job: Job, i: int) -> tuple[int, dict | None]:
         body = job.lines[i]["body"]
@@ -307,7 +324,7 @@ class BatchServer(ScriptedServer):
 
         began = job.created + s.validating_s if status not in ("validating", "failed") else None
         finalizing = job.created + s.validating_s + s.in_progress_s if status in ("finalizing", "completed") else None
-        ended = {k: stamp(job.ended_at) if job.ended == k else None for k in ("completed", "failed", "expired", "cancelled")}
+        ended = {k: stamp(job.ended_by) if job.ended == k else None for k in ("completed", "failed", "expired", "cancelled")}
         return {
             "id": job.id, "object": "batch", "endpoint": job.endpoint, "input_file_id": job.input_file_id, "completion_window": job.window,
             "status": status, "output_file_id": job.output_file_id, "error_file_id": job.error_file_id,

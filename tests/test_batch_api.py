@@ -222,7 +222,7 @@ def test_a_finished_job_keeps_its_time_at_the_provider_by_the_providers_clock(tm
     job = run(main())
     (turnaround,) = sqlite3.connect(tmp_path / "j.sqlite").execute("SELECT turnaround_s FROM batch_jobs").fetchone()
     # The batch object's created_at and completed_at are whole seconds, as OpenAI's are.
-    assert turnaround == pytest.approx(job.ended_at - job.created, abs=1.0) and 0 <= turnaround <= 3
+    assert turnaround == pytest.approx(job.ended_by - job.created, abs=1.0) and 0 <= turnaround <= 3
 
 
 def test_an_endpoint_without_a_batch_api_is_one_line(tmp_path):
