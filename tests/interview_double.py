@@ -266,11 +266,14 @@ class OrderFreeScript(Script):
     def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
         self.generation_requests += 1
         # Asked about its first passage's own words, so questions from different passages are
-        # not near-copies of each other: whether the gate finds a question a repeat of one
-        # another batch accepted first would depend on which was first, live or in a job.
+        # not near-copies of each other (whether the gate finds a question a repeat of one
+        # another batch accepted first would depend on which was first, live or in a job), and
+        # marked with its prompt's digest, so two prompts (another level, another target's
+        # interview) never write the very same question.
         first = re.search(r"^\[1\] \((.*?)\) (.*)$", msgs[1]["content"], re.M)
-        words = " ".join(first.group(2).split()[:14]) if first else hashlib.sha256(msgs[1]["content"].encode()).hexdigest()[:12]
-        topic = f"Which finding about {first.group(1) if first else 'this'} follows from: {words}?"
+        digest = hashlib.sha256(msgs[1]["content"].encode()).hexdigest()[:8]
+        words = " ".join(first.group(2).split()[:14]) if first else "these passages"
+        topic = f"Which finding about {first.group(1) if first else 'this'} follows from: {words} ({digest})?"
         level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
         self.generated_levels[topic] = level.group(1).lower() if level else ""
         if multiple_choice:
