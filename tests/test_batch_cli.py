@@ -230,7 +230,7 @@ def ablation_figures(run: Path) -> dict:
 
 @pytest.mark.parametrize("protocol", ["kieval", "interviewer", "escalate", "contamination", "ablate"])
 def test_every_protocol_gives_the_same_figures_in_batch_jobs_in_as_many_waves_as_its_dry_run_said(tmp_path, demo_graph, demo_seeds, protocol):
-    command = ["ablate"] if protocol == "ablate" else ["evaluate", "--protocol", protocol]
+    command = [protocol] if protocol in ("ablate", "contamination") else ["evaluate", "--protocol", protocol]  # their own commands
     with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
         models = priced(tmp_path, srv)
 
