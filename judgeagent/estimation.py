@@ -28,6 +28,9 @@ How it is made:
    leaking advice, dialogue turns held. Anything not measured is a documented prior
    (``PRIORS`` in judgeagent/engine/callplan.py, ``COMPLETION_PRIORS`` and
    ``LATENCY_PRIORS`` here); the output says which is which.
+5. With ``--batch-api`` (or ``batch_api = true`` for a model), the batched models' requests
+   are costed at batch prices beside live ones, and the wall time is the run's waves times
+   the provider's turnaround (judgeagent/batch_estimate.py).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeagent.batch_estimate import BatchPlan, combined_waves, read_turnarounds, turnaround, waves
 from judgeagent.config import RUNS_DIR, EvalConfig
-from judgeagent.engine.callplan import SCENARIOS, Call, Rates
+from judgeagent.engine.callplan import SCENARIOS, Call, Count, Rates, unit_chain
 
 PER_MESSAGE_TOKENS = 4  # the chat format's role markers and separators, per message
 PER_REQUEST_TOKENS = 3  # and the assistant turn's opening
@@ -139,6 +143,17 @@ class ModelInfo:
     price_in_per_1k: float
     price_out_per_1k: float
     measured: str  # where its tokens and times come from
+    batched: bool = False  # asked through its provider's Batch API (--batch-api, or batch_api = true)
+    batch_prices: tuple[float, float] = (0.0, 0.0)  # (in, out) per 1k tokens in a batch job
+
+    def cost(self, line: Line, batch: bool) -> Span:
+        """``line``'s tokens at this model's batch prices (``batch``, when it is batched) or live ones."""
+        if not (batch and self.batched):
+            return line.cost_usd
+        pin, pout = self.batch_prices
+        return Span(*(p / 1000 * pin + c / 1000 * pout for p, c in zip((line.prompt_tokens.low, line.prompt_tokens.expected, line.prompt_tokens.high),
+                                                                        (line.completion_tokens.low, line.completion_tokens.expected,
+                                                                         line.completion_tokens.high))))  # fmt: skip
 
 
 @dataclass
@@ -157,6 +172,17 @@ class Estimate:
     budget_usd: float | None = None
     max_requests: int | None = None
     parts: int = 1  # runs combined into this estimate
+    batch: BatchPlan | None = None  # with --batch-api: the waves, their turnaround, which models
+
+    def batch_cost(self, model: str | None = None) -> Span:
+        """What the run costs with the batched models' requests at batch prices (the others
+        live): of one model, or of all."""
+        out = Span.zero()
+        for ln in self.lines:
+            info = self.models.get(ln.model)
+            if model is None or ln.model == model:
+                out = out + (info.cost(ln, batch=self.batch is not None) if info is not None else ln.cost_usd)
+        return out
 
     # ------------------------------------------------------------------ totals
     def by_model(self) -> dict[str, Line]:
@@ -183,7 +209,7 @@ class Estimate:
         """Whether --budget-usd or --max-requests would stop the run: at the expected cost, or
         only at the high end of the range."""
         total, out = self.total(), []
-        limits = [("--budget-usd", self.budget_usd, total.cost_usd, lambda v: f"${v:.4f}"),
+        limits = [("--budget-usd", self.budget_usd, self.batch_cost(), lambda v: f"${v:.4f}"),
                   ("--max-requests", self.max_requests, total.requests, lambda v: f"{v:.0f} requests")]
         for flag, limit, span, fmt in limits:
             if limit is None:
@@ -202,6 +228,7 @@ class Estimate:
             "total": self.total().to_dict(), "wall_s": self.wall_s.to_list(1),
             "rates": self.rates, "notes": self.notes, "warnings": self.warnings(),
             "measured": {k: m.measured for k, m in self.models.items()},
+            "batch_api": (self.batch.to_dict() | {"cost_usd": self.batch_cost().to_list(6)}) if self.batch is not None else None,
         }  # fmt: skip
 
 
@@ -230,7 +257,21 @@ def combine(estimates: Iterable[Estimate]) -> Estimate:
     queues = _server_queues(out.lines, models)
     longest = Span(max(e.wall_s.low for e in items), max(e.wall_s.expected for e in items), max(e.wall_s.high for e in items))
     out.wall_s = Span(*(max(getattr(longest, k), getattr(queues, k)) for k in ("low", "expected", "high")))
+    batched = [e.batch for e in items if e.batch is not None]
+    if batched:  # the runs share one event loop, so their waves too: the longest run's
+        first = batched[0]
+        out.batch = BatchPlan(sorted({m for b in batched for m in b.models}), sorted({m for b in batched for m in b.local}),
+                              combined_waves(b.waves for b in batched), first.turnaround_s, first.turnaround_source, first.poll_s)  # fmt: skip
+        out.wall_s = batch_wall(out)
     return out
+
+
+def batch_wall(est: Estimate) -> Span:
+    """Under --batch-api: the waves times a wave's time, or the live models' queue if longer."""
+    assert est.batch is not None
+    w = est.batch.wall_s
+    live = _server_queues([ln for ln in est.lines if not est.models[ln.model].batched], est.models)
+    return Span(max(w.low, live.low), max(w.expected, live.expected), max(w.high, live.high))
 
 
 def _server_queues(lines: list[Line], models: dict[str, ModelInfo]) -> Span:
@@ -296,6 +337,7 @@ class History:
     models: dict[str, Measured] = field(default_factory=dict)  # identity → measured
     counts: dict[str, list[int]] = field(default_factory=dict)  # rate → [events, of how many]
     folders: list[str] = field(default_factory=list)
+    turnarounds: list[tuple[str, str, float]] = field(default_factory=list)  # (identity, endpoint, seconds) of finished batch jobs
 
 
 def _folders(cfg: EvalConfig, own: Path) -> list[Path]:
@@ -339,6 +381,7 @@ def read_history(cfg: EvalConfig, own: Path, identities: set[str], roles: dict[s
     for folder in _folders(cfg, own):
         try:
             _read_journal(folder, h, identities)
+            h.turnarounds += read_turnarounds(folder / "journal.sqlite")
             _read_records(folder, h, _same_roles(folder, roles or {}, registry))
             _read_usage(folder, h, registry)
         except (OSError, sqlite3.Error, json.JSONDecodeError, KeyError, TypeError, ValueError):
@@ -501,12 +544,13 @@ def estimate(cfg: EvalConfig) -> Estimate:
 
     # Every scenario's calls; the prompts counted once (the plans render the same prompts).
     plans: dict[str, list[tuple[Call, float]]] = {}
+    per_unit: dict[str, list[list[Call]]] = {}
+    closing: dict[str, list[Call]] = {}
     for s in SCENARIOS:
         sc = rates.scenario(s)
-        calls = [(c, scale) for u in planned for c in protocol.call_plan(ctx, u, sc)]
-        if todo or not ctx.done:  # the closing requests, once per run
-            calls += [(c, 1.0) for c in protocol.call_plan(ctx, None, sc)]
-        plans[s] = calls
+        per_unit[s] = [protocol.call_plan(ctx, u, sc) for u in planned]
+        closing[s] = protocol.call_plan(ctx, None, sc) if todo or not ctx.done else []  # the closing requests, once per run
+        plans[s] = [(c, scale) for calls in per_unit[s] for c in calls] + [(c, 1.0) for c in closing[s]]
     prompts = {id(c.messages): c.messages for calls in plans.values() for c, _ in calls}
     counted = dict(zip(prompts, count_prompts(list(prompts.values()))))
 
@@ -541,11 +585,34 @@ def estimate(cfg: EvalConfig) -> Estimate:
                     for k, v in rates.values.items()},
                    cfg.llm.budget_usd, cfg.llm.max_requests)  # fmt: skip
     est.wall_s = _wall(est, cfg, ctx, accs)
+    est.batch = _batch_plan(cfg, roles, per_unit, closing, len(todo), history)
+    if est.batch is not None:
+        est.wall_s = batch_wall(est)
+    elif cfg.llm.batch_api:
+        notes.append("--batch-api: every model of this run is local, so nothing goes through a Batch API")
     if ctx.units and len(todo) < len(ctx.units):
         notes.append(f"{len(ctx.units) - len(todo)} of {len(ctx.units)} units are finished in {ctx.folder.path}: only the rest is counted")
     if _needs_graph(protocol, ctx) and not (cfg.graph_dir() / "manifest.json").exists():
         notes.append(f"the graph {cfg.graph_dir()} is not built yet: building it adds time (not counted), and no model request")
     return est
+
+
+def _batch_plan(cfg: EvalConfig, roles: dict[str, Any], per_unit: dict[str, list[list[Call]]], closing: dict[str, list[Call]], n_units: int,
+                h: History) -> BatchPlan | None:  # fmt: skip
+    """The waves and their turnaround when some model of the run goes through a Batch API."""
+    batched = {role: spec for role, spec in roles.items() if spec.batched(cfg.llm.batch_api)}
+    if not batched:
+        return None
+
+    def chain(calls: list[Call]) -> Count:
+        return unit_chain(calls, lambda role: role in batched)
+
+    chains = {s: [chain(calls) for calls in per_unit[s]] for s in SCENARIOS}
+    ends = {s: chain(closing[s]) for s in SCENARIOS}
+    seen = list({spec.identity: (spec.identity, spec.base_url) for spec in batched.values()}.values())
+    took, source = turnaround(h.turnarounds, seen)
+    local = sorted({spec.name for spec in roles.values() if spec.is_local and (cfg.llm.batch_api or spec.batch_api)})
+    return BatchPlan(sorted({spec.name for spec in batched.values()}), local, waves(chains, ends, n_units), took, source, cfg.llm.batch_api_poll_s)
 
 
 def _needs_graph(protocol: Any, ctx: Any) -> bool:
@@ -562,8 +629,9 @@ def _model_info(spec: Any, cfg: EvalConfig, h: History) -> ModelInfo:
     runs = len(m.runs) if m else 0
     measured = f"measured on {runs} earlier run(s)" if runs else "priors (no earlier run of this model)"
     server = "local" if spec.is_local else spec.identity
+    batched = spec.batched(cfg.llm.batch_api)
     return ModelInfo(spec.name, spec.identity, server, max(1, min(spec.concurrency, cfg.concurrency * 3)), spec.is_local,
-                     spec.price_in_per_1k, spec.price_out_per_1k, measured)
+                     spec.price_in_per_1k, spec.price_out_per_1k, measured, batched, spec.batch_prices)
 
 
 def _spread(acc: _Acc) -> float:
@@ -671,7 +739,9 @@ def _dur(s: float) -> str:
         return f"{s:.0f} s"
     if s < 5400:
         return f"{s / 60:.0f} min"
-    return f"{s / 3600:.1f} h"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} days"
 
 
 def cell(span: Span, fmt=_n) -> str:
@@ -682,13 +752,23 @@ def cell(span: Span, fmt=_n) -> str:
 def render_text(est: Estimate) -> str:
     """The estimate as plain text: one row per model and stage, per model totals, the total,
     the wall time, where the rates came from, and the budget warnings."""
-    rows = [("model", "stage", "requests", "prompt tokens", "completion tokens", "cost")]
+    batch = est.batch
+
+    def costs(ln: Line, model: str | None) -> tuple[str, ...]:
+        """The live cost, and with --batch-api the cost at batch prices beside it."""
+        if batch is None:
+            return (cell(ln.cost_usd, _usd),)
+        info = est.models.get(model) if model is not None else None
+        at_batch = info.cost(ln, batch=True) if info is not None else est.batch_cost()
+        return cell(ln.cost_usd, _usd), cell(at_batch, _usd)
+
+    rows: list[tuple[str, ...]] = [("model", "stage", "requests", "prompt tokens", "completion tokens", "cost", *(("at batch prices",) if batch else ()))]
     for model, total in est.by_model().items():
         for stage, ln in sorted(est.by_stage(model).items()):
-            rows.append((model, stage, cell(ln.requests), cell(ln.prompt_tokens), cell(ln.completion_tokens), cell(ln.cost_usd, _usd)))
-        rows.append((model, "all stages", cell(total.requests), cell(total.prompt_tokens), cell(total.completion_tokens), cell(total.cost_usd, _usd)))
+            rows.append((model, stage, cell(ln.requests), cell(ln.prompt_tokens), cell(ln.completion_tokens), *costs(ln, model)))
+        rows.append((model, "all stages", cell(total.requests), cell(total.prompt_tokens), cell(total.completion_tokens), *costs(total, model)))
     t = est.total()
-    rows.append(("total", "", cell(t.requests), cell(t.prompt_tokens), cell(t.completion_tokens), cell(t.cost_usd, _usd)))
+    rows.append(("total", "", cell(t.requests), cell(t.prompt_tokens), cell(t.completion_tokens), *costs(t, None)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = [f"estimate (nothing sent): --protocol {est.protocol}, {est.units} unit(s) to ask"
            + (f", {est.units_done} finished" if est.units_done else "") + (f", {est.parts} runs combined" if est.parts > 1 else "")]
@@ -697,7 +777,10 @@ def render_text(est: Estimate) -> str:
         out.append("  ".join(v.ljust(w) if j < 2 else v.rjust(w) for j, (v, w) in enumerate(zip(r, widths))).rstrip())
         if i == 0:
             out.append("  ".join("-" * w for w in widths))
-    out.append(f"wall time: {_dur(est.wall_s.expected)} ({_dur(est.wall_s.low)}–{_dur(est.wall_s.high)})")
+    if batch is not None:
+        out += batch_lines(est)
+    out.append(f"wall time: {_dur(est.wall_s.expected)} ({_dur(est.wall_s.low)}–{_dur(est.wall_s.high)})"
+               + (" = waves × (turnaround + a poll)" if batch is not None else ""))
     for name, m in est.models.items():
         out.append(f"{name}: {m.measured}")
     measured = [k for k, v in est.rates.items() if v["source"] != "prior"]
@@ -707,3 +790,18 @@ def render_text(est: Estimate) -> str:
     out += [f"note: {n}" for n in est.notes]
     out += [f"warning: {w}" for w in est.warnings()]
     return "\n".join(out)
+
+
+def batch_lines(est: Estimate) -> list[str]:
+    """What --batch-api does: which models batch, the waves, both costs, the turnaround."""
+    b = est.batch
+    assert b is not None
+    w, t = b.waves, b.turnaround_s
+    live, at_batch = est.total().cost_usd, est.batch_cost()
+    out = [f"Batch API: {', '.join(b.models)} through batch jobs"
+           + (f"; {', '.join(b.local)} local, so asked one by one" if b.local else ""),
+           f"waves: {w.expected:.0f} ({w.low:.0f}–{w.high:.0f}): the requests ready at the same point of the run go out together, "
+           "one job per model and wave, and the run waits for each wave",
+           f"cost: {cell(at_batch, _usd)} at batch prices, against {cell(live, _usd)} live",
+           f"turnaround per job: {_dur(t.expected)} ({_dur(t.low)}–{_dur(t.high)}), {b.turnaround_source}"]  # fmt: skip
+    return out

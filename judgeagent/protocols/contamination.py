@@ -32,10 +32,21 @@ from typing import Any
 
 from rich.table import Table
 
-from judgeagent.batches import Batch
+from judgeagent.batches import Batch, together
 from judgeagent.config import GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.engine.callplan import ONE, Call, Count, answer_call, bernoulli, binomial, followup_calls, phrase_judge_calls, written_ok
+from judgeagent.engine.callplan import (
+    ONE,
+    Call,
+    Count,
+    answer_call,
+    bernoulli,
+    binomial,
+    followup_answer_calls,
+    followup_calls,
+    phrase_judge_calls,
+    written_ok,
+)
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import RunContext
 from judgeagent.engine.setup import make_gates
@@ -126,8 +137,10 @@ async def ask_generated(models: Models, bench: Benchmark, written: list[tuple[Qu
     """The target answers the generated questions (each with the passages it was written from)
     in the form it answered the seeds."""
     if bench.qtype.shows_context:
-        # Each reading question needs its own passage, so they cannot share one prompt.
-        return [(await ask_batch(models, bench.qtype, [q], stage="contamination", context=src))[0] for q, src in written]
+        # Each reading question needs its own passage, so they cannot share one prompt; they
+        # are asked at once (one wave under --batch-api).
+        asked = await together(*(ask_batch(models, bench.qtype, [q], stage="contamination", context=src) for q, src in written))
+        return [answers[0] for answers in asked]
     # One prompt, like the seeds were asked: the two groups differ in the questions only.
     return await ask_batch(models, bench.qtype, [q for q, _ in written], stage="contamination") if written else []
 
@@ -200,14 +213,20 @@ class Contamination(Protocol):
             return []
         bench, opts, n = ctx.bench, ctx.options, len(unit.questions)
         assert bench is not None
-        written = binomial(n, rates["path_found"])
+        p_path = rates["path_found"]
         p_ok = written_ok(rates, opts.generation_tries, opts.gate)
-        asked = written.per(bernoulli(p_ok))
-        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates)]
-        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage="contamination" if bench.qtype.shows_context else None, asked=asked)
-        if not bench.qtype.shows_context:  # one prompt with every written question, when any was
-            calls.append(answer_call(bench, "contamination", unit.questions, bernoulli(1 - (1 - p_ok * rates["path_found"]) ** n)))
-            calls += phrase_judge_calls(bench, unit.questions, asked, rates)
+        asked = binomial(n, p_path * p_ok)
+        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates, events=ONE)]
+        for level in ("easy", "medium", "hard"):  # each seed's follow-up at the seed's own level, known before the run
+            seeds = [q for q in unit.questions if (q.difficulty or "medium") == level]
+            if seeds:
+                calls += followup_calls(bench, unit, level, binomial(len(seeds), p_path), opts, rates, answer_stage=None, stand_in=seeds[0])
+        any_asked = bernoulli(1 - (1 - p_ok * p_path) ** n)  # the questions written are asked at once
+        if bench.qtype.shows_context:  # one prompt each, with its passages
+            calls += followup_answer_calls(bench, unit, unit.questions[0], asked, rates, "contamination", hops=opts.hops, at_once=any_asked)
+        else:  # one prompt with every written question, when any was
+            calls.append(answer_call(bench, "contamination", unit.questions, any_asked))
+            calls += phrase_judge_calls(bench, unit.questions, asked, rates, events=any_asked)
         return calls
 
     def metrics(self, ctx: RunContext, records: list[dict]) -> dict:

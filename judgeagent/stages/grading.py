@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
+from judgeagent.batches import together
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import CallFailed
 from judgeagent.prompts import messages, render, schemas
@@ -136,10 +137,9 @@ async def ask_batch(
             error = f"the reply has {len(items)} answers for {len(questions)} questions"
     else:  # the model's own unusable reply (parse / empty): failed calls never reach here
         error = result.error or "no reply"
-    answers = []
-    for q, reply in zip(questions, replies):
-        answers.append(await grade(models, qtype, q, reply, error=error if reply is None else None))
-    return answers
+    # The answers are graded at once: the judge's verdicts on several phrase answers are
+    # independent, so under --batch-api they share one wave instead of one wave each.
+    return list(await together(*(grade(models, qtype, q, reply, error=error if reply is None else None) for q, reply in zip(questions, replies))))
 
 
 async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | None, *, error: str | None = None) -> Answer:

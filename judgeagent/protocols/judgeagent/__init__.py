@@ -10,6 +10,7 @@ and over the same journal, so they never change its figures.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -130,16 +131,25 @@ class JudgeAgent(Protocol):
         todo = [s for s in self.arms(opts) if (s.name, b.id) not in done]
         b, rewrites = await self.decontaminated(ctx, b)
         seed_answers = await self.seed_answers(ctx, b, first.get(b.id))
-        for s in todo:
-            rec = await interview_batch(
-                ctx.models, ctx.bench, b, ctx.state["plans"][(s.name, b.id)], opts, ctx.cfg.seed, s, seed_answers,
-                gate=ctx.state["gates"].get(s.name), embedder=ctx.embedding_queue(),
-            )
-            if rewrites is not None:
-                rec["decontamination"] = [w.to_dict() for w in rewrites]
-            ctx.append(rec)
-            done.add((s.name, b.id))
-            first.setdefault(b.id, rec)
+        # The arms share nothing but the seed answers, so they are interviewed at once: an
+        # ablation under --batch-api waits through one arm's waves, not four arms' in a row.
+        # Records are written in arm order, each as soon as it and those before it are done.
+        arms = [asyncio.ensure_future(interview_batch(
+            ctx.models, ctx.bench, b, ctx.state["plans"][(s.name, b.id)], opts, ctx.cfg.seed, s, seed_answers,
+            gate=ctx.state["gates"].get(s.name), embedder=ctx.embedding_queue(),
+        )) for s in todo]  # fmt: skip
+        try:
+            for s, arm in zip(todo, arms):
+                rec = await arm
+                if rewrites is not None:
+                    rec["decontamination"] = [w.to_dict() for w in rewrites]
+                ctx.append(rec)
+                done.add((s.name, b.id))
+                first.setdefault(b.id, rec)
+        finally:  # a failed arm leaves the batch incomplete: the others stop asking
+            for arm in arms:
+                arm.cancel()
+            await asyncio.gather(*arms, return_exceptions=True)
 
     async def decontaminated(self, ctx: RunContext, b: Batch) -> tuple[Batch, list[Rewrite] | None]:
         """With ``--decontaminate``, the batch with its seeds rewritten, and the rewrites (kept

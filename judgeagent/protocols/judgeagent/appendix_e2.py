@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from judgeagent.batches import batch_seed
+from judgeagent.batches import batch_seed, together
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.engine.protocol import LeakGuard
 from judgeagent.engine.run import RunContext
@@ -112,14 +112,17 @@ async def reask_followups(models: Models, bench: Benchmark, guard: LeakGuard, re
     if not followups or not text:
         return FollowUpReask(record["batch_id"], text, None, [], [])
     check = await guard.check(text, [q for q, _, _ in followups])
-    answers = []
-    for q, _, path in followups:
+
+    async def reask(q: Question, path: dict | None) -> AnswerRecord:
         context = None
         if bench.qtype.shows_context and path:
             p = KnowledgePath.from_dict(path)
             context = path_text(p.texts, p.entities)
         (a,) = await ask_batch(models, bench.qtype, [q], stage="reask-extended", context=context, suggestions=check.suggestions)
-        answers.append(a.to_dict())
+        return a.to_dict()
+
+    # Independent of each other: asked at once (one wave under --batch-api).
+    answers = list(await together(*(reask(q, path) for q, _, path in followups)))
     return FollowUpReask(record["batch_id"], check.suggestions, check.to_dict(), [bool(a["correct"]) for _, a, _ in followups], answers)
 
 
