@@ -162,7 +162,8 @@ def incomplete_line(m: dict) -> str | None:
 
 DRY_RUN_HELP = (
     "Send nothing: print the expected requests, prompt and completion tokens, cost per model and stage, and wall "
-    "time, each with a range, and whether --budget-usd / --max-requests would stop the run."
+    "time, each with a range, and whether --budget-usd / --max-requests would stop the run; with --batch-api, the "
+    "waves, the cost at batch prices beside the live one, and the wall time as waves × the provider's turnaround."
 )
 
 

@@ -42,7 +42,8 @@ def sweep_command(
     file: Annotated[Path | None, typer.Option("--file", help="A sweep file (.toml or .yaml) with the same keys as the flags; "
                                               "flags given beside it override it. A sweep's sweep.json works too.", rich_help_panel=_SWEEP)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the expected requests, tokens, cost and time per target and in all, "
-                                          "and send no request.", rich_help_panel=_SWEEP)] = False,
+                                          "and send no request (with --batch-api: the waves and the cost at batch prices too).",
+                                          rich_help_panel=_SWEEP)] = False,
 ) -> None:
     from judgeagent.sweeps import sweep
     from judgeagent.sweeps.config import read_sweep_file

@@ -13,8 +13,8 @@ the probabilities in :class:`Rates` (measured on earlier runs, or the priors bel
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from judgeagent.batches import Batch
 from judgeagent.budgets import GENERATION, LEAK_CHECK, LEAK_REWRITE, PHRASE_JUDGE, Stage, answer_tokens, gate_stage
@@ -108,11 +108,40 @@ class Call:
     # the expected share of these requests that are repeats.
     growth: int = 0
     repeats: float = 0.0
+    # Under --batch-api, how many waves these requests add to their unit's chain of waits
+    # (judgeagent.estimation.batch counts a run's waves from it). None: one per request, each
+    # waiting for the one before (rounds, tries, turns); fewer when some go out at once
+    # (a leak check per question, the phrase verdicts of one reply); NONE when they ride in
+    # the wave of another call of the same unit (the controls beside the re-ask).
+    waves: Count | None = None
+    # Calls of different branches of one unit run at once (an ablation's arms, after the
+    # shared seed answers): the unit waits for its longest branch. None: the unit's trunk.
+    branch: str | None = None
+
+    @property
+    def chain(self) -> Count:
+        """The waves these requests add to one unit's chain."""
+        return self.count if self.waves is None else self.waves
 
     @property
     def budget(self) -> int:
         """What one reply may cost at most: the ``max_tokens`` the run sends it with."""
         return self.max_tokens if self.max_tokens is not None else self.stage.max_tokens
+
+
+def unit_chain(calls: list[Call], batched: Callable[[str], bool]) -> Count:
+    """The waves one unit waits through under --batch-api: its calls to batched roles one
+    after another, the trunk's and then its longest branch's (branches run at once)."""
+    trunk = NONE
+    branches: dict[str, Count] = {}
+    for c in calls:
+        if not batched(c.role):
+            continue  # a live call (a local model) costs time, not a wave
+        if c.branch is None:
+            trunk = trunk + c.chain
+        else:
+            branches[c.branch] = branches.get(c.branch, NONE) + c.chain
+    return trunk + max(branches.values(), key=lambda b: b.mean, default=NONE)
 
 
 # ----------------------------------------------------------------------------- rates
@@ -255,22 +284,33 @@ def answer_call(bench: Benchmark, stage: Stage, questions: list[Question], count
     return Call(stage, "target", count, msgs, max_tokens=answer_tokens(len(questions)))
 
 
-def phrase_judge_calls(bench: Benchmark, questions: list[Question], answers: Count, rates: RateValues) -> list[Call]:
-    """The judge's yes/no verdicts on phrase answers EM and F1 leave open (``answers`` of them)."""
+def phrase_judge_calls(bench: Benchmark, questions: list[Question], answers: Count, rates: RateValues, *,
+                       events: Count | None = None) -> list[Call]:  # fmt: skip
+    """The judge's yes/no verdicts on phrase answers EM and F1 leave open (``answers`` of them).
+    The answers of one reply (``events`` of them, when a reply holds several) are judged at
+    once: one wave when any of them needs the judge; else one wave per answer judged."""
     if bench.qtype.is_multiple_choice or not questions:
         return []
     from judgeagent.prompts import messages, render
 
     q = questions[0]
     msgs = messages(render("judge_phrase_system"), render("judge_phrase", question=q.question, reference=q.answer, candidate=stand_in_reply(q)))
-    return [Call(PHRASE_JUDGE, "judge", answers.per(bernoulli(rates[PHRASE_JUDGED])), msgs)]
+    p = rates[PHRASE_JUDGED]
+    waves = None
+    if events is not None:
+        per_event = answers.mean / events.mean if events.mean > 0 else 0.0
+        waves = events.per(bernoulli(1 - (1 - p) ** per_event))
+    return [Call(PHRASE_JUDGE, "judge", answers.per(bernoulli(p)), msgs, waves=waves)]
 
 
 def followup_calls(bench: Benchmark, unit: Batch, level: str, written: Count, opts: GenerationOptions, rates: RateValues, *,
-                   answer_stage: Stage | None, stand_in: Question | None = None, gate: bool = True, asked: Count | None = None) -> list[Call]:
+                   answer_stage: Stage | None, stand_in: Question | None = None, gate: bool = True, asked: Count | None = None,
+                   at_once: Count | None = None) -> list[Call]:  # fmt: skip
     """``written`` follow-ups tried (a round or a window with a path), each written by the
     judge in up to ``generation_tries`` tries through the quality gate, then (when one
-    passed) asked of the target and graded (followup.FollowUpWriter, then stages.grading)."""
+    passed) asked of the target and graded (followup.FollowUpWriter, then stages.grading).
+    The questions are asked one after another, each after it is written; ``at_once``: all
+    together once written, in that many waves (and as many for their verdicts)."""
     from judgeagent.followup import DOMAINS
     from judgeagent.stages.extension import generation_messages, path_text
     from judgeagent.stages.gate import answer_messages as gate_messages
@@ -300,13 +340,24 @@ def followup_calls(bench: Benchmark, unit: Batch, level: str, written: Count, op
         return calls
     # One follow-up is asked when a try succeeded: 1 - (1 - p)^tries of those written.
     asked = asked if asked is not None else written.per(bernoulli(written_ok(rates, opts.generation_tries, gated)))
+    return calls + followup_answer_calls(bench, unit, q, asked, rates, answer_stage, hops=opts.hops, at_once=at_once)
+
+
+def followup_answer_calls(bench: Benchmark, unit: Batch, q: Question, asked: Count, rates: RateValues, stage: Stage, *, hops: int,
+                          at_once: Count | None = None) -> list[Call]:  # fmt: skip
+    """The target's answers to ``asked`` follow-ups, one prompt each (a reading target sees
+    the passages they were written from), and the judge's verdicts on phrase answers; one
+    after another, or ``at_once`` in that many waves."""
+    from judgeagent.stages.extension import path_text
+
     context = passages = None
     if bench.qtype.shows_context:
+        texts = stand_in_passages(bench, unit, hops)
+        source = path_text(texts, [f"entity {i + 1}" for i in range(len(texts))])
         context = unit.context or source
         passages = source if unit.context else None
-    calls.append(answer_call(bench, answer_stage, [q], asked, context=context, passages=passages))
-    calls += phrase_judge_calls(bench, [q], asked, rates)
-    return calls
+    return [replace(answer_call(bench, stage, [q], asked, context=context, passages=passages), waves=at_once),
+            *phrase_judge_calls(bench, [q], asked, rates, events=at_once)]
 
 
 def written_ok(rates: RateValues, tries_n: int, gated: bool = True) -> float:
@@ -329,7 +380,8 @@ def guard_calls(bench: Benchmark, questions: list[Question], checks: Count, mode
     if mode == "judge":
         rounds = checks + rewrites
         msgs = leak_check_messages(advice, questions[0], 1, len(questions))
-        calls.append(Call(LEAK_CHECK, "judge", rounds.times(len(questions)), msgs))
+        # One check per question, all at once: one wave per round of checks.
+        calls.append(Call(LEAK_CHECK, "judge", rounds.times(len(questions)), msgs, waves=rounds))
     return calls
 
 

@@ -22,21 +22,28 @@ How it is made, one module per job:
    end of every rate, into one line per model and stage; :mod:`~judgeagent.estimation.tokens`
    counts the prompts; :mod:`~judgeagent.estimation.model` adds lines and runs up;
    :mod:`~judgeagent.estimation.render` writes them out.
+5. With ``--batch-api`` (or ``batch_api = true`` for a model), :mod:`~judgeagent.estimation.batch`
+   counts the run's waves from the same plans; the batched models' requests are costed at
+   batch prices beside live ones, and the wall time is the waves times the provider's
+   turnaround.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from judgeagent.config import EvalConfig
-from judgeagent.engine.callplan import SCENARIOS, Call
+from judgeagent.engine.callplan import SCENARIOS, Call, Count, unit_chain
 from judgeagent.engine.protocol import Protocol
 from judgeagent.engine.run import open_run
-from judgeagent.estimation.history import rates_from, read_history
+from judgeagent.estimation.batch import BatchPlan, turnaround, waves
+from judgeagent.estimation.history import History, rates_from, read_history
 from judgeagent.estimation.lines import Plans, Sums, line, model_info, sums, wall
-from judgeagent.estimation.model import Estimate, Line, ModelInfo, RateRange, Span, combine
+from judgeagent.estimation.model import Estimate, Line, ModelInfo, RateRange, Span, batch_wall, combine
 from judgeagent.estimation.render import render_text
 from judgeagent.estimation.tokens import count_prompts
+from judgeagent.llm.registry import ModelSpec
 
 MAX_PLANNED_UNITS = 120  # beyond this many units, a seeded sample is planned and scaled up
 
@@ -65,12 +72,13 @@ def estimate(cfg: EvalConfig) -> Estimate:
 
     # Every scenario's calls; the prompts counted once (the plans render the same prompts).
     plans: Plans = {}
+    per_unit: dict[str, list[list[Call]]] = {}
+    closing: dict[str, list[Call]] = {}
     for s in SCENARIOS:
         values = rates.scenario(s)
-        calls: list[tuple[Call, float]] = [(c, scale) for u in planned for c in protocol.call_plan(run, u, values)]
-        if todo or not run.done:  # the closing requests, once per run
-            calls += [(c, 1.0) for c in protocol.call_plan(run, None, values)]
-        plans[s] = calls
+        per_unit[s] = [protocol.call_plan(run, u, values) for u in planned]
+        closing[s] = protocol.call_plan(run, None, values) if todo or not run.done else []  # the closing requests, once per run
+        plans[s] = [(c, scale) for calls in per_unit[s] for c in calls] + [(c, 1.0) for c in closing[s]]
     prompts = {id(c.messages): c.messages for calls in plans.values() for c, _ in calls}
     counted = dict(zip(prompts, count_prompts(list(prompts.values()))))
     accs = sums(plans, roles, counted)
@@ -85,9 +93,32 @@ def estimate(cfg: EvalConfig) -> Estimate:
                    {r.name: RateRange(round(v[0], 3), round(v[1], 3), round(v[2], 3), rates.sources[r]) for r, v in rates.values.items()},
                    cfg.llm.budget_usd, cfg.llm.max_requests)  # fmt: skip
     est.wall_s = wall(est, cfg)
+    est.batch = batch_plan(cfg, roles, per_unit, closing, len(todo), history)
+    if est.batch is not None:
+        est.wall_s = batch_wall(est)
+    elif cfg.llm.batch_api:
+        notes.append("--batch-api: every model of this run is local, so nothing goes through a Batch API")
     if run.units and len(todo) < len(run.units):
         notes.append(f"{len(run.units) - len(todo)} of {len(run.units)} units are finished in {run.folder.path}: only the rest is counted")
     if protocol.needs_graph(run.options) and not (cfg.graph_dir() / "manifest.json").exists():
         notes.append(f"the graph {cfg.graph_dir()} is not built yet: building it adds time (not counted), and no model request")
     return est
+
+
+def batch_plan(cfg: EvalConfig, roles: Mapping[str, ModelSpec], per_unit: Mapping[str, list[list[Call]]], closing: Mapping[str, list[Call]],
+               n_units: int, h: History) -> BatchPlan | None:  # fmt: skip
+    """The waves and their turnaround when some model of the run goes through a Batch API."""
+    batched = {role: spec for role, spec in roles.items() if spec.batched(cfg.llm.batch_api)}
+    if not batched:
+        return None
+
+    def chain(calls: list[Call]) -> Count:
+        return unit_chain(calls, lambda role: role in batched)
+
+    chains = {s: [chain(calls) for calls in per_unit[s]] for s in SCENARIOS}
+    ends = {s: chain(closing[s]) for s in SCENARIOS}
+    seen = list({spec.identity: (spec.identity, spec.base_url) for spec in batched.values()}.values())
+    took, source = turnaround(h.turnarounds, seen)
+    local = sorted({spec.name for spec in roles.values() if spec.is_local and (cfg.llm.batch_api or spec.batch_api)})
+    return BatchPlan(sorted({spec.name for spec in batched.values()}), local, waves(chains, ends, n_units), took, source, cfg.llm.batch_api_poll_s)
 

@@ -28,6 +28,7 @@ from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.engine.callplan import Rate, Rates
 from judgeagent.engine.registry import protocols
 from judgeagent.errors import JudgeAgentError
+from judgeagent.estimation.batch import read_turnarounds
 from judgeagent.estimation.tokens import count_prompts
 from judgeagent.records import JsonModel
 
@@ -60,6 +61,7 @@ class History:
     models: dict[str, Measured] = field(default_factory=dict)  # identity → measured
     counts: dict[Rate, list[int]] = field(default_factory=dict)  # rate → [events, of how many]
     folders: list[str] = field(default_factory=list)
+    turnarounds: list[tuple[str, str, float]] = field(default_factory=list)  # (identity, endpoint, seconds) of finished batch jobs
 
     def add(self, rate: Rate, events: int, of: int) -> None:
         c = self.counts.setdefault(rate, [0, 0])
@@ -128,6 +130,7 @@ def read_history(cfg: EvalConfig, own: Path, roles: Mapping[str, ModelSpec]) -> 
         try:
             config = SavedConfig.model_validate_json((folder / "config.json").read_text(encoding="utf-8"))
             read_journal(folder, h, identities)
+            h.turnarounds += read_turnarounds(folder / "journal.sqlite")
             read_records(folder, h, config, same_roles(config, {r: s.identity for r, s in roles.items()}, registry))
             read_usage(folder, h, config, registry)
         except (OSError, sqlite3.Error, json.JSONDecodeError, ValidationError, JudgeAgentError, KeyError, TypeError, ValueError):

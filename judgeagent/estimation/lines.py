@@ -97,7 +97,7 @@ def model_info(spec: ModelSpec, cfg: EvalConfig, h: History) -> ModelInfo:
     measured = f"measured on {runs} earlier run(s)" if runs else "priors (no earlier run of this model)"
     server = "local" if spec.is_local else spec.identity
     return ModelInfo(spec.name, spec.identity, server, max(1, min(spec.concurrency, cfg.concurrency * 3)), spec.is_local,
-                     spec.price_in_per_1k, spec.price_out_per_1k, measured)
+                     spec.price_in_per_1k, spec.price_out_per_1k, measured, spec.batched(cfg.llm.batch_api), spec.batch_prices)
 
 
 def model_factor(m: Measured, priors: Mapping[str, float]) -> float:

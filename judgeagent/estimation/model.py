@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
+from judgeagent.estimation.batch import BatchPlan, combined_waves
+
 LOCAL_START_S = 3.0  # starting the bundled llama server for a model
 
 
@@ -88,6 +90,16 @@ class ModelInfo:
     price_in_per_1k: float
     price_out_per_1k: float
     measured: str  # where its tokens and times come from
+    batched: bool = False  # asked through its provider's Batch API (--batch-api, or batch_api = true)
+    batch_prices: tuple[float, float] = (0.0, 0.0)  # (in, out) per 1k tokens in a batch job
+
+    def cost(self, line: Line, batch: bool) -> Span:
+        """``line``'s tokens at this model's batch prices (``batch``, when it is batched) or live ones."""
+        if not (batch and self.batched):
+            return line.cost_usd
+        pin, pout = self.batch_prices
+        p, c = line.prompt_tokens, line.completion_tokens
+        return Span(*(i / 1000 * pin + o / 1000 * pout for i, o in ((p.low, c.low), (p.expected, c.expected), (p.high, c.high))))
 
 
 @dataclass
@@ -106,6 +118,17 @@ class Estimate:
     budget_usd: float | None = None
     max_requests: int | None = None
     parts: int = 1  # runs combined into this estimate
+    batch: BatchPlan | None = None  # with --batch-api: the waves, their turnaround, which models
+
+    def batch_cost(self, model: str | None = None) -> Span:
+        """What the run costs with the batched models' requests at batch prices (the others
+        live): of one model, or of all."""
+        out = Span.zero()
+        for ln in self.lines:
+            info = self.models.get(ln.model)
+            if model is None or ln.model == model:
+                out = out + (info.cost(ln, batch=self.batch is not None) if info is not None else ln.cost_usd)
+        return out
 
     # ------------------------------------------------------------------ totals
     def by_model(self) -> dict[str, Line]:
@@ -133,7 +156,7 @@ class Estimate:
         only at the high end of the range."""
         total, out = self.total(), []
         limits: list[tuple[str, float | None, Span, Callable[[float], str]]] = [
-            ("--budget-usd", self.budget_usd, total.cost_usd, lambda v: f"${v:.4f}"),
+            ("--budget-usd", self.budget_usd, self.batch_cost(), lambda v: f"${v:.4f}"),
             ("--max-requests", self.max_requests, total.requests, lambda v: f"{v:.0f} requests"),
         ]
         for flag, limit, span, fmt in limits:
@@ -153,6 +176,7 @@ class Estimate:
             "total": self.total().to_dict(), "wall_s": self.wall_s.to_list(1),
             "rates": {k: asdict(v) for k, v in self.rates.items()}, "notes": self.notes, "warnings": self.warnings(),
             "measured": {k: m.measured for k, m in self.models.items()},
+            "batch_api": (self.batch.to_dict() | {"cost_usd": self.batch_cost().to_list(6)}) if self.batch is not None else None,
         }  # fmt: skip
 
 
@@ -181,7 +205,21 @@ def combine(estimates: Iterable[Estimate]) -> Estimate:
     queues = server_queues(out.lines, models)
     longest = Span(max(e.wall_s.low for e in items), max(e.wall_s.expected for e in items), max(e.wall_s.high for e in items))
     out.wall_s = longest.larger(queues)
+    batched = [e.batch for e in items if e.batch is not None]
+    if batched:  # the runs share one event loop, so their waves too: the longest run's
+        first = batched[0]
+        out.batch = BatchPlan(sorted({m for b in batched for m in b.models}), sorted({m for b in batched for m in b.local}),
+                              combined_waves(b.waves for b in batched), first.turnaround_s, first.turnaround_source, first.poll_s)  # fmt: skip
+        out.wall_s = batch_wall(out)
     return out
+
+
+def batch_wall(est: Estimate) -> Span:
+    """Under --batch-api: the waves times a wave's time, or the live models' queue if longer."""
+    assert est.batch is not None
+    w = est.batch.wall_s
+    live = server_queues([ln for ln in est.lines if not est.models[ln.model].batched], est.models)
+    return Span(w.low, w.expected, w.high).larger(live)
 
 
 def server_queues(lines: list[Line], models: dict[str, ModelInfo]) -> Span:

@@ -32,7 +32,7 @@ from pathlib import Path
 from pydantic import Field
 from rich.table import Table
 
-from judgeagent.batches import Batch
+from judgeagent.batches import Batch, together
 from judgeagent.budgets import GRADING, answering
 from judgeagent.config import EvalConfig, GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
@@ -47,6 +47,7 @@ from judgeagent.engine.callplan import (
     answer_call,
     bernoulli,
     binomial,
+    followup_answer_calls,
     followup_calls,
     phrase_judge_calls,
     seen_answers,
@@ -154,8 +155,10 @@ async def ask_generated(models: Models, bench: Benchmark, written: list[tuple[Qu
     """The target answers the generated questions (each with the passages it was written from)
     in the form it answered the seeds."""
     if bench.qtype.shows_context:
-        # Each reading question needs its own passage, so they cannot share one prompt.
-        return [(await ask_batch(models, bench.qtype, [q], stage=CONTAMINATION.name, context=src))[0] for q, src in written]
+        # Each reading question needs its own passage, so they cannot share one prompt; they
+        # are asked at once (one wave under --batch-api).
+        asked = await together(*(ask_batch(models, bench.qtype, [q], stage=CONTAMINATION.name, context=src) for q, src in written))
+        return [answers[0] for answers in asked]
     # One prompt, like the seeds were asked: the two groups differ in the questions only.
     return await ask_batch(models, bench.qtype, [q for q, _ in written], stage=CONTAMINATION.name) if written else []
 
@@ -239,14 +242,20 @@ class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
         if unit is None:
             return []
         bench, opts, n = run.bench, run.options, len(unit.questions)
-        written = binomial(n, rates[PATH_FOUND])
+        p_path = rates[PATH_FOUND]
         p_ok = written_ok(rates, opts.generation_tries, opts.gate)
-        asked = written.per(bernoulli(p_ok))
-        calls = [answer_call(bench, GRADING, unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates)]
-        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage=CONTAMINATION if bench.qtype.shows_context else None, asked=asked)
-        if not bench.qtype.shows_context:  # one prompt with every written question, when any was
-            calls.append(answer_call(bench, CONTAMINATION, unit.questions, bernoulli(1 - (1 - p_ok * rates[PATH_FOUND]) ** n)))
-            calls += phrase_judge_calls(bench, unit.questions, asked, rates)
+        asked = binomial(n, p_path * p_ok)
+        calls = [answer_call(bench, GRADING, unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates, events=ONE)]
+        for level in ("easy", "medium", "hard"):  # each seed's follow-up at the seed's own level, known before the run
+            seeds = [q for q in unit.questions if (q.difficulty or "medium") == level]
+            if seeds:
+                calls += followup_calls(bench, unit, level, binomial(len(seeds), p_path), opts, rates, answer_stage=None, stand_in=seeds[0])
+        any_asked = bernoulli(1 - (1 - p_ok * p_path) ** n)  # the questions written are asked at once
+        if bench.qtype.shows_context:  # one prompt each, with its passages
+            calls += followup_answer_calls(bench, unit, unit.questions[0], asked, rates, CONTAMINATION, hops=opts.hops, at_once=any_asked)
+        else:  # one prompt with every written question, when any was
+            calls.append(answer_call(bench, CONTAMINATION, unit.questions, any_asked))
+            calls += phrase_judge_calls(bench, unit.questions, asked, rates, events=any_asked)
         return calls
 
     def observe(self, records: Sequence[ProbeRecord]) -> Iterable[Seen]:

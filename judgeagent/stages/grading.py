@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from judgeagent.batches import together
 from judgeagent.budgets import PHRASE_JUDGE, answer_tokens
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import CallFailed
@@ -137,10 +138,9 @@ async def ask_batch(
             error = f"the reply has {len(items)} answers for {len(questions)} questions"
     else:  # the model's own unusable reply (parse / empty): failed calls never reach here
         error = result.error or "no reply"
-    answers = []
-    for q, reply in zip(questions, replies):
-        answers.append(await grade(models, qtype, q, reply, error=error if reply is None else None))
-    return answers
+    # The answers are graded at once: the judge's verdicts on several phrase answers are
+    # independent, so under --batch-api they share one wave instead of one wave each.
+    return list(await together(*(grade(models, qtype, q, reply, error=error if reply is None else None) for q, reply in zip(questions, replies))))
 
 
 async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | None, *, error: str | None = None) -> Answer:

@@ -50,6 +50,14 @@ def estimate_sweep(cfg: SweepConfig) -> tuple[Estimate, dict[str, Estimate]]:
                                      completion_tokens=each(ln.completion_tokens), cost_usd=each(ln.cost_usd), busy_s=each(ln.busy_s)))  # fmt: skip
     total = combine(per.values())
     total.budget_usd = total.max_requests = None  # the limits hold per run: each run's warnings say so
+    if total.batch is not None and cfg.shared:
+        # After the interviews, every target answers the shared items at once: one more wave
+        # (two when phrase answers need the judge's verdict).
+        from judgeagent.estimation.batch import plus
+        from judgeagent.estimation.model import batch_wall
+
+        total.batch.waves = plus(total.batch.waves, 1, 1, 2)
+        total.wall_s = batch_wall(total)
     return total, per
 
 
@@ -60,8 +68,9 @@ def render(cfg: SweepConfig) -> str:
     out = [f"sweep of {len(per)} target(s), judge {cfg.judge}: per target, expected (low–high)"]
     for t, est in per.items():
         ln = est.total()
+        cost = est.batch_cost()
         out.append(f"  {t}: {ln.requests.expected:.0f} requests ({ln.requests.low:.0f}–{ln.requests.high:.0f}), "
-                   f"${ln.cost_usd.expected:.4f} (${ln.cost_usd.low:.4f}–${ln.cost_usd.high:.4f})")  # fmt: skip
+                   f"${cost.expected:.4f} (${cost.low:.4f}–${cost.high:.4f})" + (" at batch prices" if est.batch is not None else ""))  # fmt: skip
         out += [f"  warning ({t}): {w}" for w in est.warnings()]
     if cfg.shared:
         out.append(f"'{SHARED_STAGE}': every target answers every gate-passed follow-up of every interview, one request each; "

@@ -10,6 +10,7 @@ and over the same journal, so they never change its figures.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -113,16 +114,25 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
         b, rewrites = await self.decontaminated(run, b)
         prior = self.first.get(b.id)
         seed_answers = answers_from(prior) if prior else await grade_seeds(run.models, run.bench, b)
-        for s in todo:
-            rec = await interview_batch(
-                run.models, run.bench, b, self.plans[(s.name, b.id)], opts, run.seed, s, seed_answers,
-                gate=self.gates.get(s.name), embedder=run.embedder(),
-            )
-            if rewrites is not None:
-                rec.decontamination = [RewriteRecord.model_validate(w.to_dict()) for w in rewrites]
-            run.append(rec)
-            self.done.add((s.name, b.id))
-            self.first.setdefault(b.id, rec)
+        # The arms share nothing but the seed answers, so they are interviewed at once: an
+        # ablation under --batch-api waits through one arm's waves, not four arms' in a row.
+        # Records are written in arm order, each as soon as it and those before it are done.
+        arms = [asyncio.ensure_future(interview_batch(
+            run.models, run.bench, b, self.plans[(s.name, b.id)], opts, run.seed, s, seed_answers,
+            gate=self.gates.get(s.name), embedder=run.embedder(),
+        )) for s in todo]  # fmt: skip
+        try:
+            for s, arm in zip(todo, arms):
+                rec = await arm
+                if rewrites is not None:
+                    rec.decontamination = [RewriteRecord.model_validate(w.to_dict()) for w in rewrites]
+                run.append(rec)
+                self.done.add((s.name, b.id))
+                self.first.setdefault(b.id, rec)
+        finally:  # a failed arm leaves the batch incomplete: the others stop asking
+            for arm in arms:
+                arm.cancel()
+            await asyncio.gather(*arms, return_exceptions=True)
 
     async def decontaminated(self, run: Run, b: Batch) -> tuple[Batch, list[Rewrite] | None]:
         """With ``--decontaminate``, the batch with its seeds rewritten, and the rewrites (kept

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from pydantic import Field
 
-from judgeagent.batches import batch_seed
+from judgeagent.batches import batch_seed, together
 from judgeagent.budgets import REASK_EXTENDED, TRANSFER, TRANSFER_PLACEBO
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.engine.protocol import Figures, LeakGuard
@@ -149,11 +149,14 @@ async def reask_followups(models: Models, bench: Benchmark, guard: LeakGuard, re
     if not followups or not text:
         return FollowUpReask(batch_id=record.batch_id, suggestions=text, leak=None, before=[], after=[])
     check = await guard.check(text, [q for q, _, _ in followups])
-    answers = []
-    for q, _, rd in followups:
+
+    async def reask(q: Question, rd: RoundRecord) -> AnswerRecord:
         context = path_text(rd.path.texts, rd.path.entities) if bench.qtype.shows_context and rd.path else None
         (a,) = await ask_batch(models, bench.qtype, [q], stage=REASK_EXTENDED.name, context=context, suggestions=check.suggestions)
-        answers.append(AnswerRecord.of(a))
+        return AnswerRecord.of(a)
+
+    # Independent of each other: asked at once (one wave under --batch-api).
+    answers = list(await together(*(reask(q, rd) for q, _, rd in followups)))
     return FollowUpReask(batch_id=record.batch_id, suggestions=check.suggestions, leak=LeakRecord.of(check),
                          before=[a.correct for _, a, _ in followups], after=answers)
 

@@ -11,6 +11,7 @@ follow-ups and the held-out half's transfer re-asks; the closing summary is one 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from judgeagent.batches import Batch
 from judgeagent.budgets import (
@@ -72,36 +73,40 @@ def batch_plan(run: Run, b: Batch, rates: RateValues) -> list[Call]:
     todo = [s for s in arms(opts) if (s.name, b.id) not in done]
     if b.id not in run.done_ids():  # the seed answers, unless an arm of a resumed run has them
         calls.append(answer_call(bench, GRADING, b.questions, ONE, context=b.context))
-        calls += phrase_judge_calls(bench, b.questions, Count.fixed(n), rates)
+        calls += phrase_judge_calls(bench, b.questions, Count.fixed(n), rates, events=ONE)
     mode = resolve_leak_check(opts.leak_check, run.judge)
     p_all_right = rates[SEED_ACCURACY] ** n
     for s in todo:
+        arm: list[Call] = []
         rounds = 0 if s.no_extension else opts.rounds
         level = s.fixed_difficulty or "mixed"
         written = Count.fixed(rounds) if s.no_graph else binomial(rounds, rates[PATH_FOUND])
         asked = NONE
         if rounds:
             fc = followup_calls(bench, b, level, written, opts, rates, answer_stage=EXTENSION)
-            calls += fc
+            arm += fc
             asked = next(c.count for c in fc if c.stage == EXTENSION)
         validations = (rounds + 1) if opts.eval_every_round else 1
         items = [RecordItem("seed", q.question, q.options, q.answer, q.answer, True, q.difficulty) for q in b.questions]
         # The judge reads the seeds and the follow-ups asked so far: the seeds stand in for them.
         items += items[: max(0, round(asked.mean))] if rounds else []
         feedback = messages(render("feedback_system"), render("feedback", record=format_record(items)))
-        calls.append(Call(FEEDBACK, "judge", Count.fixed(validations), feedback))
+        arm.append(Call(FEEDBACK, "judge", Count.fixed(validations), feedback))
         reask_p = rates[REPLY_OK] * (1.0 if opts.reask_correct else 1 - p_all_right)
         reasks = Count.fixed(validations).per(bernoulli(reask_p))
-        calls += guard_calls(bench, b.questions, reasks, mode, STAND_IN_ADVICE, rates)
-        calls.append(answer_call(bench, VALIDATION, b.questions, reasks, context=b.context, suggestions=STAND_IN_ADVICE))
+        arm += guard_calls(bench, b.questions, reasks, mode, STAND_IN_ADVICE, rates)
+        arm.append(answer_call(bench, VALIDATION, b.questions, reasks, context=b.context, suggestions=STAND_IN_ADVICE))
         graded = reasks.times(n)
-        if opts.controls:
-            calls.append(answer_call(bench, CONTROL_PLAIN, b.questions, reasks, context=b.context))
-            calls.append(answer_call(bench, CONTROL_PLACEBO, b.questions, reasks, context=b.context, suggestions=STAND_IN_ADVICE))
+        if opts.controls:  # asked beside the re-ask, in its wave
+            arm.append(replace(answer_call(bench, CONTROL_PLAIN, b.questions, reasks, context=b.context), waves=NONE))
+            arm.append(replace(answer_call(bench, CONTROL_PLACEBO, b.questions, reasks, context=b.context, suggestions=STAND_IN_ADVICE),
+                               waves=NONE))  # fmt: skip
             graded = reasks.times(3 * n)
-        calls += phrase_judge_calls(bench, b.questions, graded, rates)
+        arm += phrase_judge_calls(bench, b.questions, graded, rates, events=reasks)
         if s.name == "full" and rounds:
-            calls += appendix_e2_calls(run, b, asked, mode, rates)
+            arm += appendix_e2_calls(run, b, asked, mode, rates)
+        # Under --batch-api the arms run at once (ask_unit): each is a branch of the unit's waves.
+        calls += [replace(c, branch=s.name) for c in arm] if len(todo) > 1 else arm
     return calls
 
 
@@ -116,14 +121,16 @@ def appendix_e2_calls(run: Run, b: Batch, asked: Count, mode: str, rates: RateVa
         has = bernoulli(rates[REPLY_OK])
         calls += guard_calls(bench, [q], has, mode, STAND_IN_ADVICE, rates)
         reasked = asked.maybe(rates[REPLY_OK])
-        calls.append(answer_call(bench, REASK_EXTENDED, [q], reasked, suggestions=STAND_IN_ADVICE))
-        calls += phrase_judge_calls(bench, [q], reasked, rates)
+        # The batch's follow-ups are asked again at once: one wave, and one for their verdicts.
+        calls.append(replace(answer_call(bench, REASK_EXTENDED, [q], reasked, suggestions=STAND_IN_ADVICE), waves=has))
+        calls += phrase_judge_calls(bench, [q], reasked, rates, events=has)
     if opts.transfer and len(run.batches) >= 2:
         held = bernoulli(0.5)
         calls += guard_calls(bench, b.questions, held, mode, STAND_IN_ADVICE, rates)
-        for stage in (TRANSFER, TRANSFER_PLACEBO):
-            calls.append(answer_call(bench, stage, b.questions, held, context=b.context, suggestions=STAND_IN_ADVICE))
-        calls += phrase_judge_calls(bench, b.questions, held.times(2 * len(b.questions)), rates)
+        for stage in (TRANSFER, TRANSFER_PLACEBO):  # asked at once: one wave
+            call = answer_call(bench, stage, b.questions, held, context=b.context, suggestions=STAND_IN_ADVICE)
+            calls.append(call if stage is TRANSFER else replace(call, waves=NONE))
+        calls += phrase_judge_calls(bench, b.questions, held.times(2 * len(b.questions)), rates, events=held)
     return calls
 
 
@@ -135,10 +142,12 @@ def decontamination_calls(bench: Benchmark, b: Batch, mode: DecontaminationMode,
     q = b.questions[0]
     per_seed = tries(rates[DECON_OK], MAX_TRIES)
     n = len(b.questions)
+    # The seeds are rewritten at once: as many waves as one seed's tries, then one to verify.
     calls = [Call(DECONTAMINATE, "judge", per_seed.repeat(n), rewrite_messages(q, bench.qtype, mode, b.context), growth=120,
-                  repeats=1 - 1 / per_seed.mean)]
+                  repeats=1 - 1 / per_seed.mean, waves=per_seed)]
     if mode in ("modify", "paraphrase"):
-        calls.append(Call(DECON_VERIFY, "judge", binomial(n, rates[DECON_OK]), rewrite_messages(q, bench.qtype, "paraphrase", None)))
+        calls.append(Call(DECON_VERIFY, "judge", binomial(n, rates[DECON_OK]), rewrite_messages(q, bench.qtype, "paraphrase", None),
+                          waves=bernoulli(1 - (1 - rates[DECON_OK]) ** n)))  # fmt: skip
     return calls
 
 
