@@ -23,7 +23,8 @@ test: setup
 	$(PY) -m ruff check judgeagent cli tests bench
 	$(PY) -m mypy
 	$(PY) scripts/check_imports.py
-	$(PY) scripts/count_key_reads.py
+	# At most a third of the 1,762 string-key reads judgeagent/ had before its records were typed (issue 31).
+	$(PY) scripts/count_key_reads.py --max 587
 	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 clean:

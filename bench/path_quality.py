@@ -206,8 +206,7 @@ def is_generic(entity: str) -> bool:
 
 def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool) -> dict:
     """The three figures over ``batches`` for one sampler."""
-    from judgeagent.interview import Setting
-    from judgeagent.planning import plan_batches
+    from judgeagent.planning import Setting, plan_batches
 
     cfg = SimpleNamespace(hops=HOPS, rounds=ROUNDS, seed=0)
     setting = Setting("no graph", no_graph=True) if no_graph else Setting("full")
@@ -215,7 +214,7 @@ def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool) ->
     hits = judged = starts = generic_starts = pivots = generic_pivots = 0
     for batch in batches:
         plan = plans[(setting.name, batch.id)]
-        steps = (plan.get("path") or {}).get("steps", [])
+        steps = [vars(st) for st in plan.path.steps] if plan.path else []
         if not steps:
             continue
         starts += 1

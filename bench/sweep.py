@@ -152,7 +152,7 @@ def real_replication(rep: int, abilities, limit: int, bootstrap: int, work: Path
             "report": False, "llm": {"models_file": models, "max_attempts": 1},
         })  # fmt: skip
         result = sweep(cfg)
-    board = result.leaderboard
+    board = result.leaderboard.to_json()
     rows = {r["name"]: r for r in board["targets"]}
     unknown = sum(len(d.unknown) for d in doubles)
     if unknown:

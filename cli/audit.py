@@ -59,6 +59,7 @@ def audit_command(
             results = done.results
             console.print(f"{name}: {done.auditor}: {done.added} new label(s), {done.changed} changed, {done.total} in all "
                           f"(audit folder {done.audit_dir})", highlight=False, soft_wrap=True)  # fmt: skip
+            _carried(done.carried, as_json)
         _print(results, as_json)
         return
     if len(args) != 1:
@@ -74,14 +75,24 @@ def audit_command(
     cfg = build_config(AuditConfig, FLAGS, given | {"source": args[0]})
     result = audit(cfg, say=lambda line: console.print(line, highlight=False, soft_wrap=True))
     if not as_json:
-        console.print(f"{result.sampled} of {result.population} items drawn ({result.kind} {cfg.source}), {result.suspects} suspect(s) after them",
+        console.print(f"{result.sampled} of {result.population} item(s) drawn ({result.kind} {cfg.source}), {result.suspects} suspect(s) after them",
                       highlight=False, soft_wrap=True)  # fmt: skip
         for note in result.notes:
             console.print(f"note: {note}", highlight=False, soft_wrap=True)
         console.print(f"audit folder: {result.audit_dir}\npage: {result.page}\nthen: judgeagent audit import LABELS_FILE", highlight=False, soft_wrap=True)
+    _carried(result.carried, as_json)
     for w in result.warnings:
         err_console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     _print(result.results, as_json)
+
+
+def _carried(carried, as_json: bool) -> None:
+    """Which figures files and reports now carry the audit (on stderr with --json, so stdout stays JSON)."""
+    out = err_console if as_json else console
+    if carried.updated:
+        out.print("updated with the audit: " + ", ".join(str(p) for p in carried.updated), highlight=False, soft_wrap=True)
+    for note in carried.notes:
+        out.print(f"note: {note}", highlight=False, soft_wrap=True)
 
 
 def _pct(est: dict | None) -> str:
@@ -105,7 +116,7 @@ def _print(results: dict | None, as_json: bool) -> None:
         typer.echo(json.dumps(results, indent=2, ensure_ascii=False))
         return
     if results["basis"] == "none":
-        console.print(f"no label yet: open the page, label, export, then `judgeagent audit import FILE` ({results['n_sample']} items in the sample)",
+        console.print(f"no label yet: open the page, label, export, then `judgeagent audit import FILE` ({results['n_sample']} in the sample)",
                       highlight=False, soft_wrap=True)  # fmt: skip
         return
     inv = results.get("invalid") or {}

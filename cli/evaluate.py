@@ -20,7 +20,7 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, user_errors
 from judgeagent.cli.options import ConfigFlag, build_config, describe_error, field_info, help_text, with_config_flags
 from judgeagent.config import EvalConfig
-from judgeagent.registry import protocols
+from judgeagent.engine.registry import protocols
 
 _RUN = "Run"
 _LLM = "Models and budget"
@@ -94,8 +94,8 @@ def run_config(given: dict, config: Path | None, forced: dict | None = None) -> 
     here, so a bad or foreign flag is one line before anything runs."""
     from judgeagent.cli.common import fail
     from judgeagent.engine.options import foreign_settings, resolve
+    from judgeagent.engine.registry import protocol_class
     from judgeagent.engine.replay import saved_config
-    from judgeagent.registry import protocol_class
 
     forced = forced or {}
     for key, value in forced.items():
@@ -123,7 +123,7 @@ def run_config(given: dict, config: Path | None, forced: dict | None = None) -> 
 def run_and_print(cfg: EvalConfig) -> None:
     """Run ``cfg`` through the Python API and print what its protocol says of the result."""
     from judgeagent import evaluate
-    from judgeagent.registry import get_protocol
+    from judgeagent.engine.registry import get_protocol
 
     result = evaluate(cfg, progress=True, console=console)
     for line in get_protocol(result.protocol).headline(result.outcome, cfg):
@@ -162,7 +162,8 @@ def incomplete_line(m: dict) -> str | None:
 
 DRY_RUN_HELP = (
     "Send nothing: print the expected requests, prompt and completion tokens, cost per model and stage, and wall "
-    "time, each with a range, and whether --budget-usd / --max-requests would stop the run."
+    "time, each with a range, and whether --budget-usd / --max-requests would stop the run; with --batch-api, the "
+    "waves, the cost at batch prices beside the live one, and the wall time as waves × the provider's turnaround."
 )
 
 
@@ -204,7 +205,7 @@ app.command("contamination")(_make_command({"protocol": "contamination"}, (
 @user_errors
 def list_protocols(name: Annotated[str | None, typer.Argument(help="A protocol: list its options.")] = None) -> None:
     """The protocols `evaluate --protocol` runs, or one protocol's options with their defaults."""
-    from judgeagent.registry import protocol_class
+    from judgeagent.engine.registry import protocol_class
 
     if name is None:
         t = Table(title="protocols (judgeagent evaluate --protocol NAME)")

@@ -77,6 +77,8 @@ def compare(
         grid = cmp.table2(runs, by)
         for w in cmp.mismatches(runs):
             err_console.print(f"[bold yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+        for note in cmp.audit_notes(runs):
+            err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     if format == "table":
         table = _rich_grid(grid)
         # Never squeeze the table to the terminal: truncated cells ("targe…") hide the very

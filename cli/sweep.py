@@ -14,6 +14,7 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, fail, user_errors
 from judgeagent.cli.evaluate import BATCH_FLAGS
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
+from judgeagent.sweeps.board import Leaderboard
 from judgeagent.sweeps.config import SweepConfig
 
 _SWEEP = "Sweep"
@@ -41,7 +42,8 @@ def sweep_command(
     file: Annotated[Path | None, typer.Option("--file", help="A sweep file (.toml or .yaml) with the same keys as the flags; "
                                               "flags given beside it override it. A sweep's sweep.json works too.", rich_help_panel=_SWEEP)] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the expected requests, tokens, cost and time per target and in all, "
-                                          "and send no request.", rich_help_panel=_SWEEP)] = False,
+                                          "and send no request (with --batch-api: the waves and the cost at batch prices too).",
+                                          rich_help_panel=_SWEEP)] = False,
 ) -> None:
     from judgeagent.sweeps import sweep
     from judgeagent.sweeps.config import read_sweep_file
@@ -62,7 +64,7 @@ def sweep_command(
                    "Rerun the same command to retry them")  # fmt: skip
 
 
-def print_leaderboard(board: dict) -> None:
+def print_leaderboard(board: Leaderboard) -> None:
     from judgeagent.sweeps.outputs import COLUMNS, basis_note, difficulty_verdict, table_rows, validity_lines
 
     t = Table(title="leaderboard")

@@ -70,12 +70,15 @@ def print_validation(out: Validation) -> None:
         highlight=False,
         soft_wrap=True,
     )
+    console.print(out.audit_line, highlight=False, soft_wrap=True)
+    audited = out.audit is not None and out.audit.leaderboard is not None and bool(out.audit.leaderboard.targets)
     scores = Table(title="scores (%)")
-    for col in ("target", "generated items", "seeds (ACC1)") + (("reference",) if out.reference else ()):
+    columns = ("target", "generated items") + (("audited valid",) if audited else ()) + ("seeds (ACC1)",) + (("reference",) if out.reference else ())
+    for col in columns:
         scores.add_column(col, justify="left" if col == "target" else "right")
     ranked = sorted(out.targets, key=lambda t: -1.0 if t.generated_accuracy is None else t.generated_accuracy, reverse=True)
     for t in ranked:
-        cells = [t.name, _num(t.generated_accuracy, 1), _num(t.seed_accuracy, 1)]
+        cells = [t.name, _num(t.generated_accuracy, 1)] + ([_num(t.generated_valid_accuracy, 1)] if audited else []) + [_num(t.seed_accuracy, 1)]
         if out.reference:
             cells.append(_num(t.reference_score, 4).rstrip("0").rstrip(".") if t.reference_score is not None else "–")
         scores.add_row(*cells)

@@ -31,7 +31,7 @@ def __getattr__(name: str):
         return EvalConfig
     # The modules behind estimate and sweep are named estimation and sweeps: a submodule named
     # like the function would replace it here as soon as it is imported.
-    if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimation.py)
+    if name == "estimate":  # what a run will cost, nothing sent (judgeagent/estimation/)
         from judgeagent.estimation import estimate
 
         return estimate

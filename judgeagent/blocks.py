@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judgeagent.records import AnswerRecord, QuestionRecord
+
 DASH = "–"
 
 
@@ -64,6 +66,13 @@ class Bullets:
 
 
 @dataclass
+class Links:
+    """Links to other files (a sweep's per-target reports): (text, relative path)."""
+
+    items: list[tuple[str, str]]
+
+
+@dataclass
 class Figure:
     name: str  # file stem of the PNG beside the Markdown report
     title: str  # alt text
@@ -87,7 +96,7 @@ class QuestionBlock:
     label: str = ""
 
 
-Block = Heading | Para | Facts | TableBlock | Bullets | Figure | Excerpt | QuestionBlock
+Block = Heading | Para | Facts | TableBlock | Bullets | Links | Figure | Excerpt | QuestionBlock
 
 
 @dataclass
@@ -116,24 +125,23 @@ def shorten(text: str, n: int = CHUNK_CHARS) -> str:
 
 
 # ----------------------------------------------------------------------------- question text
-def answer_text(question: dict, answer: dict | None) -> str:
+def answer_text(question: QuestionRecord, answer: AnswerRecord | None) -> str:
     """What the target answered: the option letter with its text for multiple choice,
     its own words (not the normalised phrase used for grading) otherwise."""
-    if not answer:
+    if answer is None:
         return DASH
-    chosen = answer.get("chosen")
-    options = question.get("options") or {}
+    chosen = answer.chosen
+    options = question.options or {}
     if chosen and chosen in options:
         return f"{chosen}. {options[chosen]}"
-    if answer.get("reply"):
-        reply = " ".join(str(answer["reply"]).split())
+    if answer.reply:
+        reply = " ".join(answer.reply.split())
         return reply if len(reply) <= 300 else reply[:299] + "…"  # a rambling reply stays readable
     if chosen:
-        return str(chosen)
-    return "(no answer" + (f": {answer['error']}" if answer.get("error") else "") + ")"
+        return chosen
+    return "(no answer" + (f": {answer.error}" if answer.error else "") + ")"
 
 
-def correct_text(question: dict) -> str:
-    options = question.get("options") or {}
-    ans = question.get("answer", "")
-    return f"{ans}. {options[ans]}" if ans in options else str(ans)
+def correct_text(question: QuestionRecord) -> str:
+    options = question.options or {}
+    return f"{question.answer}. {options[question.answer]}" if question.answer in options else question.answer

@@ -250,10 +250,10 @@ class EvalConfig(_Config):
     def graph_dir(self) -> Path:
         return self.graph if self.graph is not None else GRAPHS_DIR / Path(self.data).resolve().name
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
-    def replay_json(self) -> dict:
+    def replay_json(self) -> dict[str, Any]:
         """``model_dump`` with every path made absolute and every cwd-dependent default resolved,
         so that ``evaluate --config`` re-creates the run from any working directory."""
         models_file = self.llm.models_file

@@ -8,13 +8,17 @@ so the two can only differ in what they do with the question afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from judgeagent.batches import Batch, batch_seed
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.graph import KnowledgePath
+from judgeagent.records import FollowUpRecord, GateRecord, GenerationAttempt, PathRecord, QuestionRecord
 from judgeagent.stages.extension import generate_question, path_text
 from judgeagent.stages.gate import GateVerdict, QualityGate, balanced_position
 from judgeagent.stages.models import Models
+
+F = TypeVar("F", bound=FollowUpRecord)
 
 # The field a benchmark's questions come from, named in the generation prompt.
 DOMAINS = {"medqa": "medical", "multihop": "news", "quality": "reading comprehension", "generic": "general knowledge"}
@@ -32,14 +36,21 @@ class FollowUp:
     skipped: str | None = None
 
     @property
-    def path(self) -> dict | None:
-        return self.window.to_dict() if self.window else None
+    def path(self) -> PathRecord | None:
+        return PathRecord.from_json(self.window.to_dict()) if self.window else None
 
-    def generation(self) -> dict:
-        """The ``generation_attempts`` and ``gate`` fields of a record; none when nothing was written."""
-        if self.attempts is None:
-            return {}
-        return {"generation_attempts": self.attempts, "gate": self.verdict.to_dict() if self.verdict is not None else None}
+    def record(self, rec: F) -> F:
+        """``rec`` with the follow-up's path, how it was written and the gate's verdict (the
+        last two only when something was written: a record without them had no path)."""
+        rec.path = self.path
+        if self.attempts is not None:
+            rec.generation_attempts = [GenerationAttempt.from_json(a) for a in self.attempts]
+            rec.gate = GateRecord.from_json(self.verdict.to_dict()) if self.verdict is not None else None
+        if self.question is None:
+            rec.skipped, rec.question, rec.answer = self.skipped, None, None
+        else:
+            rec.skipped, rec.question = None, QuestionRecord.of(self.question)
+        return rec
 
     @property
     def single_hop(self) -> bool:
@@ -60,9 +71,9 @@ class FollowUpWriter:
     gate: QualityGate | None = None
 
     @classmethod
-    def for_batch(cls, models: Models, bench: Benchmark, batch: Batch, plan: dict, *, hops: int, tries: int, seed: int, gate=None) -> FollowUpWriter:
+    def for_batch(cls, models: Models, bench: Benchmark, batch: Batch, path: KnowledgePath | None, *, hops: int, tries: int, seed: int,
+                  gate: QualityGate | None = None) -> FollowUpWriter:
         """The writer for one batch: its planned path, and the balanced answer letters seeded by the batch."""
-        path = KnowledgePath.from_dict(plan["path"]) if plan.get("path") else None
         letters_seed = batch_seed(seed, batch.id, "letters")
         return cls(models, bench, path, hops, tries, letters_seed, [q.question for q in batch.questions], gate)
 

@@ -11,13 +11,28 @@ Batches are cut and scheduled by :mod:`judgeagent.batches`; the ``judgeagent`` p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, TypedDict
+from typing import Protocol as TypingProtocol
 
 from judgeagent.batches import Batch, batch_seed, together
+from judgeagent.budgets import CONTROL_PLACEBO, CONTROL_PLAIN, EXTENSION, FEEDBACK, GRADING, VALIDATION
+from judgeagent.config import DifficultyConfig
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.followup import FollowUp, FollowUpWriter
 from judgeagent.metrics.difficulty import DifficultyController
-from judgeagent.records import InterviewRecord, RoundRecord, UnitHead, ValidationRecord
+from judgeagent.planning import ABLATIONS, Plan, Setting  # noqa: F401  (ABLATIONS: importable from here)
+from judgeagent.records import (
+    AnswerRecord,
+    Controls,
+    Evaluation,
+    GradedSeedsRecord,
+    InterviewRecord,
+    LeakRecord,
+    MatchedEntity,
+    QuestionRecord,
+    RoundRecord,
+    ValidationRecord,
+)
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
 from judgeagent.stages.grading import Answer, ask_batch, passages_outside
@@ -25,28 +40,32 @@ from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
 
-
-@dataclass(frozen=True)
-class Setting:
-    """Which modules are on. ``evaluate`` runs one; ``ablate`` runs four on the same seed answers."""
-
-    name: str = "full"
-    no_graph: bool = False
-    fixed_difficulty: str | None = None
-    no_extension: bool = False
-
-    @classmethod
-    def from_options(cls, opts: Any) -> Setting:
-        """The one arm a run of ``judgeagent`` options asks for (``--no-graph`` and the like)."""
-        return cls("full", opts.no_graph, opts.fixed_difficulty, opts.no_extension)
+if TYPE_CHECKING:
+    from judgeagent.stages.gate import QualityGate
 
 
-ABLATIONS = (
-    Setting("full"),
-    Setting("no graph", no_graph=True),
-    Setting("no adaptive difficulty", fixed_difficulty="medium"),
-    Setting("no extension", no_extension=True),
-)
+class InterviewSettings(TypingProtocol):
+    """What an interview reads of the judgeagent protocol's options (its options model has
+    them all; a test may pass any object that does)."""
+
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def hops(self) -> int: ...
+    @property
+    def generation_tries(self) -> int: ...
+    @property
+    def eval_every_round(self) -> bool: ...
+    @property
+    def reask_correct(self) -> bool: ...
+    @property
+    def controls(self) -> bool: ...
+    @property
+    def leak_threshold(self) -> float: ...
+    @property
+    def leak_check(self) -> str: ...
+    @property
+    def difficulty(self) -> DifficultyConfig: ...
 
 
 def _item(kind: str, q: Question, a: Answer) -> RecordItem:
@@ -54,21 +73,21 @@ def _item(kind: str, q: Question, a: Answer) -> RecordItem:
 
 
 async def grade_seeds(models: Models, bench: Benchmark, batch: Batch) -> list[Answer]:
-    return await ask_batch(models, bench.qtype, batch.questions, stage="grading", context=batch.context)
+    return await ask_batch(models, bench.qtype, batch.questions, stage=GRADING.name, context=batch.context)
 
 
 async def interview_batch(
     models: Models,
     bench: Benchmark,
     batch: Batch,
-    plan: dict,
-    opts: Any,
+    plan: Plan,
+    opts: InterviewSettings,
     seed: int,
     setting: Setting,
     seed_answers: list[Answer],
     *,
-    gate=None,
-    embedder=None,
+    gate: QualityGate | None = None,
+    embedder: object = None,
 ) -> InterviewRecord:
     """Stages 2 and 3 for one batch, given its stage-1 answers. Returns the record.
 
@@ -106,8 +125,8 @@ class BatchInterview:
     models: Models
     bench: Benchmark
     batch: Batch
-    plan: dict
-    opts: Any  # the judgeagent protocol's options
+    plan: Plan
+    opts: InterviewSettings
     seed: int
     setting: Setting
     seed_answers: list[Answer]
@@ -119,13 +138,14 @@ class BatchInterview:
     validations: list[ValidationRecord] = field(default_factory=list)
 
     @classmethod
-    def start(cls, models, bench, batch, plan, opts, seed, setting, seed_answers, *, gate=None, embedder=None) -> BatchInterview:
+    def start(cls, models: Models, bench: Benchmark, batch: Batch, plan: Plan, opts: InterviewSettings, seed: int, setting: Setting,
+              seed_answers: list[Answer], *, gate: QualityGate | None = None, embedder: object = None) -> BatchInterview:
         """Begin from the graded seeds: they set the level the first follow-up is written at."""
         controller = DifficultyController(opts.difficulty)
         for q, a in zip(batch.questions, seed_answers):
             controller.update(q.difficulty, a.correct)
         items = [_item("seed", q, a) for q, a in zip(batch.questions, seed_answers)]
-        writer = FollowUpWriter.for_batch(models, bench, batch, plan, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
+        writer = FollowUpWriter.for_batch(models, bench, batch, plan.path, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
         return cls(models, bench, batch, plan, opts, seed, setting, seed_answers, writer, controller, items, embedder)
 
     async def extend(self, r: int) -> bool:
@@ -133,21 +153,17 @@ class BatchInterview:
         level moved by the answer. False when the round was skipped (no question)."""
         level = self.setting.fixed_difficulty or self.controller.level
         followup = await self.writer.write(r, level, qid=f"{self.batch.id}-r{r + 1}")
-        rec: dict = {"round": r + 1, "level": level, "path": followup.path, **followup.generation()}
-        self.rounds.append(cast(RoundRecord, rec))  # filled in below, in place
+        rec = followup.record(RoundRecord(round=r + 1, level=level))
+        self.rounds.append(rec)
         if followup.question is None:
-            rec.update(skipped=followup.skipped, question=None, answer=None, score_after=None)
+            rec.score_after = None
             return False
         answer = await self.ask(followup.question, followup)
         self.controller.update(level, answer.correct)
         self.items.append(_item("follow-up", followup.question, answer))
-        rec.update(
-            skipped=None,
-            question=followup.question.to_dict(),
-            answer=answer.to_dict(),
-            score_after=round(self.controller.score, 4),
-            counted_as=counted_level(level, followup),
-        )
+        rec.answer = AnswerRecord.of(answer)
+        rec.score_after = round(self.controller.score, 4)
+        rec.counted_as = counted_level(level, followup)
         return True
 
     async def ask(self, question: Question, followup: FollowUp) -> Answer:
@@ -161,33 +177,31 @@ class BatchInterview:
         elif self.bench.qtype.shows_context:
             context = followup.source
         (answer,) = await ask_batch(
-            self.models, self.bench.qtype, [question], stage="extension", context=context, passages=passages
+            self.models, self.bench.qtype, [question], stage=EXTENSION.name, context=context, passages=passages
         )
         return answer
 
     async def validate(self, after_round: int) -> None:
         """Stage 3 after ``after_round`` rounds: the judge's evaluation of everything asked so far,
         then the seeds re-asked with its suggestions (unless every seed was already right)."""
-        evaluation, error = await evaluate_batch(self.models, self.items, stage="feedback")
+        evaluation, error = await evaluate_batch(self.models, self.items, stage=FEEDBACK.name)
         all_right = all(a.correct for a in self.seed_answers)
         leak = controls = None
         reanswers, reasked = self.seed_answers, False
         if evaluation and (not all_right or self.opts.reask_correct):
             leak, reanswers, controls = await self.reask(evaluation["suggestions"], after_round)
             reasked = True
-        self.validations.append(
-            {
-                "after_round": after_round,
-                "evaluation": evaluation,
-                "evaluation_error": error,
-                "reasked": reasked,
-                "leak": leak,
-                "reanswers": [a.to_dict() for a in reanswers],
-                "controls": controls,
-            }
-        )
+        self.validations.append(ValidationRecord(
+            after_round=after_round,
+            evaluation=Evaluation.model_validate(evaluation) if evaluation is not None else None,
+            evaluation_error=error,
+            reasked=reasked,
+            leak=leak,
+            reanswers=[AnswerRecord.of(a) for a in reanswers],
+            controls=controls,
+        ))  # fmt: skip
 
-    async def reask(self, suggestions: str, after_round: int) -> tuple[dict, list[Answer], dict | None]:
+    async def reask(self, suggestions: str, after_round: int) -> tuple[LeakRecord, list[Answer], Controls | None]:
         """The seeds again with the suggestions, once the leakage guard has checked (and if
         need be rewritten) them; with the controls beside them when they are on.
         Returns (leak check, re-answers, controls)."""
@@ -196,48 +210,59 @@ class BatchInterview:
             mode=resolve_leak_check(self.opts.leak_check, self.models.judge),
         )
         reask = ask_batch(
-            self.models, self.bench.qtype, self.batch.questions, stage="validation", context=self.batch.context, suggestions=check.suggestions
+            self.models, self.bench.qtype, self.batch.questions, stage=VALIDATION.name, context=self.batch.context, suggestions=check.suggestions
         )
         if not self.opts.controls:
-            return check.to_dict(), await reask, None
+            return LeakRecord.of(check), await reask, None
         # Independent of each other: asked at once, so the controls add no wait to the batch.
         control_seed = batch_seed(self.seed, self.batch.id, "placebo", after_round)
         reanswers, controls = await together(reask, ask_controls(self.models, self.bench, self.batch, check.suggestions, seed=control_seed))
-        return check.to_dict(), reanswers, controls
+        return LeakRecord.of(check), reanswers, controls
 
     def record(self) -> InterviewRecord:
         """The batch's line of records.jsonl."""
-        return {
-            "setting": self.setting.name,
-            **record_head(self.batch, self.plan, self.seed_answers),
-            "rounds": self.rounds,
-            "trajectory": [round(s, 4) for s in self.controller.history],
-            "final_level": self.controller.level,
-            "validations": self.validations,
-        }
+        return InterviewRecord(
+            setting=self.setting.name,
+            **record_head(self.batch, self.plan),
+            seed_answers=[AnswerRecord.of(a) for a in self.seed_answers],
+            rounds=self.rounds,
+            trajectory=[round(s, 4) for s in self.controller.history],
+            final_level=self.controller.level,
+            validations=self.validations,
+        )
 
 
-def record_head(batch: Batch, plan: dict, seed_answers: list[Answer]) -> UnitHead:
-    """What every batch record starts with: the seeds, their first answers, their graph match."""
+class Head(TypedDict):
+    """What every record of seed questions starts with: the seeds and their graph match."""
+
+    batch_id: str
+    batch_index: int
+    seed: list[QuestionRecord]
+    matched_entities: list[MatchedEntity]
+    start_entity: str | None
+
+
+def record_head(batch: Batch, plan: Plan) -> Head:
+    """The seeds of a unit and what they matched in the graph, as its record starts."""
     return {
         "batch_id": batch.id,
         "batch_index": batch.index,
-        "seed": [q.to_dict() for q in batch.questions],
-        "seed_answers": [a.to_dict() for a in seed_answers],
-        "matched_entities": plan.get("matched", []),
-        "start_entity": plan.get("start_entity"),
+        "seed": [QuestionRecord.of(q) for q in batch.questions],
+        "matched_entities": list(plan.matched),
+        "start_entity": plan.start_entity,
     }
 
 
-async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> dict:
+async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> Controls:
     """The two control re-asks: no suggestions (asked afresh) and a placebo of the same length."""
     placebo_text = placebo_suggestion(len(suggestions), seed)
     plain, placebo = await together(
-        ask_batch(models, bench.qtype, batch.questions, stage="control-plain", context=batch.context, variant="plain re-ask"),
-        ask_batch(models, bench.qtype, batch.questions, stage="control-placebo", context=batch.context, suggestions=placebo_text),
+        ask_batch(models, bench.qtype, batch.questions, stage=CONTROL_PLAIN.name, context=batch.context, variant="plain re-ask"),
+        ask_batch(models, bench.qtype, batch.questions, stage=CONTROL_PLACEBO.name, context=batch.context, suggestions=placebo_text),
     )
-    return {"plain": [a.to_dict() for a in plain], "placebo": [a.to_dict() for a in placebo], "placebo_text": placebo_text}
+    return Controls(plain=[AnswerRecord.of(a) for a in plain], placebo=[AnswerRecord.of(a) for a in placebo], placebo_text=placebo_text)
 
 
-def answers_from(record: dict) -> list[Answer]:
-    return [Answer.from_dict(a) for a in record["seed_answers"]]
+def answers_from(record: GradedSeedsRecord) -> list[Answer]:
+    """The seed answers a finished record holds (every arm of a batch starts from them)."""
+    return [Answer.from_dict(a.fields()) for a in record.seed_answers]

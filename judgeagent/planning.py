@@ -24,12 +24,43 @@ import numpy as np
 
 from judgeagent.batches import Batch, batch_seed, batch_text
 from judgeagent.data.benchmark import Question
+from judgeagent.graph import KnowledgePath
 from judgeagent.graph.seeds import SeedMatch, choose_start, decide_matches
-from judgeagent.interview import Setting
+from judgeagent.records import MatchedEntity
 
 MIN_ENTITY_SIMILARITY = 0.5
 PLAN_BLOCK = 16  # batches whose model work is done together
-NO_PLAN: dict = {"matched": [], "start_entity": None, "path": None}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Which modules are on. ``evaluate`` runs one; ``ablate`` runs four on the same seed answers."""
+
+    name: str = "full"
+    no_graph: bool = False
+    fixed_difficulty: str | None = None
+    no_extension: bool = False
+
+
+ABLATIONS = (
+    Setting("full"),
+    Setting("no graph", no_graph=True),
+    Setting("no adaptive difficulty", fixed_difficulty="medium"),
+    Setting("no extension", no_extension=True),
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One batch's plan: the graph entities its seeds matched, where its path starts, and the
+    path (None: the batch is not extended, so it needs none)."""
+
+    matched: tuple[MatchedEntity, ...] = ()
+    start_entity: str | None = None
+    path: KnowledgePath | None = None
+
+
+NO_PLAN = Plan()
 
 
 @dataclass(frozen=True)
@@ -74,27 +105,23 @@ def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
     return out
 
 
-def plan_batch(graph, batch: Batch, length: PathLength, setting: Setting, seeds: SeedPlan | None) -> dict:
-    """The batch's plan under ``setting`` (JSON-ready); ``seeds`` from :func:`seed_block`,
-    needed unless the setting has no graph or no extension."""
+def plan_batch(graph, batch: Batch, length: PathLength, setting: Setting, seeds: SeedPlan | None) -> Plan:
+    """The batch's plan under ``setting``; ``seeds`` from :func:`seed_block`, needed unless
+    the setting has no graph or no extension."""
     steps = length.hops + length.rounds - 1
     seed = batch_seed(length.seed, batch.id, "path")
     if setting.no_extension or graph is None:
-        return dict(NO_PLAN)
+        return NO_PLAN
     if setting.no_graph:
-        return {"matched": [], "start_entity": None, "path": graph.random_path(steps, seed=seed).to_dict()}
+        return Plan(path=graph.random_path(steps, seed=seed))
     assert seeds is not None, "a graph setting needs the batch's seed plan"
     start = seeds.start
     path = graph.sample_path(start, steps, seed=seed, query_vector=seeds.query) if start else graph.random_path(steps, seed=seed)
     named = sorted({(m.query, m.entity, m.similarity) for m in seeds.matches})
-    return {
-        "matched": [{"query": q, "entity": e, "similarity": round(float(s), 4)} for q, e, s in named],
-        "start_entity": start,
-        "path": path.to_dict(),
-    }
+    return Plan(tuple(MatchedEntity(query=q, entity=e, similarity=round(float(s), 4)) for q, e, s in named), start, path)
 
 
-def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tuple[Setting, Batch]], length: PathLength) -> dict[tuple[str, str], dict]:
+def plan_batches(graph, extractor, batches: Sequence[Batch], todo: Iterable[tuple[Setting, Batch]], length: PathLength) -> dict[tuple[str, str], Plan]:
     """The plan of each (setting, batch) in ``todo``, keyed by (setting name, batch id).
 
     ``batches`` are all the run's batches: they fix the blocks. ``extractor`` may be None

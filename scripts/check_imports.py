@@ -3,23 +3,27 @@ and no arrow back up the pipeline.
 
 Importing every module in a fresh interpreter proves little: a cycle imports fine as long as
 each module reaches the names it needs in the right order, until someone moves one line.
-So this reads the source instead. Every ``import`` and ``from … import`` counts, also those
-inside functions (they run too, only later), except under ``if TYPE_CHECKING:``.
+So this reads the source instead. Every ``import`` and ``from … import`` counts: those inside
+functions (they run too, only later), and those under ``if TYPE_CHECKING:`` (a module typed
+with another's names depends on it as much as one that imports them: a cycle of type-only
+imports is a cycle of meaning, and mypy follows it).
 
 The layers, in pipeline order; a module may import its own layer and the ones before it:
 
-    base      errors, config, registry, records, blocks, wal
+    base      errors, config, records, budgets, blocks, wal
     data      judgeagent.data
     llm       judgeagent.llm, judgeagent.prompts (the LLM entity extractor of the graph uses both)
     graph     judgeagent.graph
     stages    batches, stages, metrics, followup, interview, planning, bank
-    engine    judgeagent.engine
+    engine    judgeagent.engine (with the protocol registry)
     protocols judgeagent.protocols
     report    judgeagent.report, and the exports of finished runs (bank.export, bank.inspect_log)
-    audit     judgeagent.audit: reads finished runs, sweeps and banks, asks a model auditor
-    top       api, cli, the package itself
+    sweep     judgeagent.sweeps: several targets' runs and their leaderboard (its --dry-run estimate is top)
+    audit     judgeagent.audit: reads finished runs, sweeps and banks, asks a model auditor, carries
+              its figures into metrics.json and leaderboard.json and rewrites their reports
+    top       api, estimate, cli, the package itself
 
-Plug-ins are found by name (``judgeagent.registry`` imports the modules of
+Plug-ins are found by name (``judgeagent.engine.registry`` imports the modules of
 ``judgeagent/protocols/`` with importlib), which is not an import arrow: the registry knows
 where to look, not what is there.
 
@@ -36,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {"judgeagent": ROOT / "judgeagent", "judgeagent.cli": ROOT / "cli"}
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("judgeagent.errors", "judgeagent.config", "judgeagent.registry", "judgeagent.records", "judgeagent.blocks", "judgeagent.minilm",
+    ("base", ("judgeagent.errors", "judgeagent.config", "judgeagent.records", "judgeagent.budgets", "judgeagent.blocks", "judgeagent.minilm",
               "judgeagent.wal", "judgeagent.files")),
     ("data", ("judgeagent.data",)),
     ("llm", ("judgeagent.llm", "judgeagent.prompts")),
@@ -46,8 +50,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("judgeagent.engine",)),
     ("protocols", ("judgeagent.protocols",)),
     ("report", ("judgeagent.report", "judgeagent.bank.export", "judgeagent.bank.inspect_log")),
+    ("sweep", ("judgeagent.sweeps",)),
     ("audit", ("judgeagent.audit",)),
-    ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent")),
+    ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent.sweeps.estimate", "judgeagent")),
 ]
 
 
@@ -63,11 +68,6 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imported_names(name: str, path: Path, known: set[str]) -> set[str]:
     """The dotted names ``name``'s file imports (relative imports resolved). ``from pkg import
     mod`` imports ``mod``; it counts as an import of ``pkg`` only for names that are not modules."""
@@ -77,10 +77,6 @@ def imported_names(name: str, path: Path, known: set[str]) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking_only(child):
-                for sub in child.orelse:
-                    visit(sub)
-                continue
             if isinstance(child, ast.Import):
                 found.update(a.name for a in child.names)
             elif isinstance(child, ast.ImportFrom):

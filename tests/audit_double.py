@@ -54,9 +54,11 @@ def scripted_run(tmp: Path, demo_graph: Path, demo_seeds) -> tuple[Path, Path, s
     return run, graph, model
 
 
-def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str]) -> Path:
+def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[str], *, report: bool = False,
+                   labels: tuple[str | None, str | None] = ("a", "b")) -> Path:
     """A finished sweep of two scripted targets that both get the ``everyone_wrong`` topics
-    wrong, with the judge whose gate rejects REJECTED_TOPICS."""
+    wrong, with the judge whose gate rejects REJECTED_TOPICS. Their models are URLs; each is
+    named by its label in ``labels``, or by its URL where the label is None."""
     from judgeagent.sweeps import SweepConfig, sweep
 
     graph = tmp / "graphs" / "medqa-demo"
@@ -65,10 +67,12 @@ def scripted_sweep(tmp: Path, demo_graph: Path, demo_seeds, everyone_wrong: set[
     b_right = Target(demo_seeds, "100000", "100001", lambda k: TOPICS[k] not in everyone_wrong and k < 5)
     with ScriptedServer(judge_for(demo_seeds)) as judge, ScriptedServer(a_right) as a, ScriptedServer(b_right) as b:
         models = tmp / "judgeagent.toml"
-        models.write_text("".join(f'[models.{n}]\nbase_url = "{srv.base_url}"\nmodel = "{n}"\n\n' for n, srv in (("judge", judge), ("a", a), ("b", b))))
+        models.write_text(f'[models.judge]\nbase_url = "{judge.base_url}"\nmodel = "judge"\n')
         cfg = SweepConfig.model_validate({
-            "targets": ["a", "b"], "judge": "judge", "data": DATA, "graph": graph, "limit": 6, "concurrency": 1, "parallel": 1, "bootstrap": 200,
-            "options": {"summary": False, "controls": False, "leak_check": "rules"}, "out": tmp / "sweep", "report": False,
+            "targets": [(f"{label}=" if label else "") + f"{srv.base_url}@model-{n}" for label, srv, n in zip(labels, (a, b), "ab")],
+            "judge": "judge", "data": DATA, "graph": graph, "limit": 6,
+            "concurrency": 1, "parallel": 1, "bootstrap": 200,
+            "options": {"summary": False, "controls": False, "leak_check": "rules"}, "out": tmp / "sweep", "report": report,
             "llm": {"models_file": models, "max_attempts": 1}})  # fmt: skip
         result = sweep(cfg)
         assert not result.failed

@@ -6,10 +6,14 @@ Batch guide and API reference; DashScope's OpenAI-compatible Batch follows the s
 
 - ``POST /v1/files`` (multipart, ``purpose=batch``), ``GET /v1/files/{id}/content``;
 - ``POST /v1/batches`` ``{input_file_id, endpoint, completion_window: "24h", metadata}``;
-  any other window or endpoint is a 400, as OpenAI answers;
+  any other window or endpoint, or metadata past its limits (16 pairs, 64-character keys,
+  512-character string values), is a 400, as OpenAI answers;
 - ``GET /v1/batches/{id}``: status validating → in_progress → finalizing → completed, each
-  phase lasting as long as the job's :class:`JobScript` says; ``failed`` when validation
-  finds a bad line (errors ``{data: [{code, message, param, line}]}``), ``expired`` part way
+  phase lasting as long as the job's :class:`JobScript` says, with the batch object's
+  timestamps (``created_at``, ``in_progress_at``, ``finalizing_at``, ``completed_at``, ...);
+  ``failed`` when validation finds a bad line (errors ``{data: [{code, message, param,
+  line}]}``) or the organisation's enqueued-token limit is reached (``token_limit_exceeded``,
+  no line), ``expired`` part way
   through (the lines not run get ``batch_expired`` error lines, the rest are kept),
   ``cancelling`` (for ``cancel_linger_s``) → ``cancelled`` after ``POST .../cancel``
   (``batch_cancelled`` lines); ``request_counts`` where completed + failed may stay below
@@ -61,6 +65,9 @@ class JobScript:
     cancel_linger_s: float = 0.05
     cancel_hold: threading.Event | None = None  # stays cancelling until set
     shuffle: bool = True
+    # Fails at validation as OpenAI fails a job past the organisation's enqueued-token limit:
+    # no line named, "try again once some in_progress batches have been completed".
+    token_limit: bool = False
 
 
 @dataclass
@@ -78,7 +85,8 @@ class Job:
     done: dict[int, tuple[int, dict | None]] = field(default_factory=dict)  # line -> (status, body) once run
     cancel_at: float | None = None
     ended: str | None = None  # expired | cancelled | completed | failed, once final
-    ended_at: float | None = None
+    ended_at: float | None = None  # when the server saw it end (at a poll)
+    ended_by: float | None = None  # when it ended by its script, which its batch object's *_at stamps say
     output_file_id: str | None = None
     error_file_id: str | None = None
 
@@ -140,6 +148,8 @@ class BatchServer(ScriptedServer):
 
     async def _create(self, request: Request) -> Response:
         body = await request.json()
+        if (why := _bad_metadata(body.get("metadata"))) is not None:
+            return _error(400, why, "metadata")
         if body.get("completion_window") != "24h":
             return _error(400, "Invalid completion_window: only 24h is supported", "completion_window")
         if body.get("endpoint") != "/v1/chat/completions":
@@ -245,8 +255,24 @@ class BatchServer(ScriptedServer):
                 for i in range(len(job.done), len(job.lines)):
                     job.done[i] = self._run_line(job, i)
             job.ended, job.ended_at = status, now
+            job.ended_by = min(now, self._scheduled_end(job, status) or now)
             if status != "failed":
                 self._write_files(job)
+
+    @staticmethod
+    def _scheduled_end(job: Job, status: str) -> float | None:
+        """When the job reached ``status`` by its script, whether or not anyone polled then (a
+        real provider's completed_at is when it completed); None where a test's event decided."""
+        s = job.script
+        if status == "failed":
+            return job.created + s.validating_s
+        if status == "cancelled":
+            return job.cancel_at + s.cancel_linger_s if job.cancel_at is not None and s.cancel_hold is None else None
+        if s.hold is not None:
+            return None
+        if status == "expired":
+            return job.created + s.validating_s + s.in_progress_s * (s.expire_at or 0.0)
+        return job.created + s.validating_s + s.in_progress_s + s.finalizing_s
 
     def _run_line(self, job: Job, i: int) -> tuple[int, dict | None]:
         body = job.lines[i]["body"]
@@ -290,20 +316,35 @@ class BatchServer(ScriptedServer):
         status = self._status(job, now)
         ran = list(job.done.values())
         ok = sum(1 for st, _ in ran if st == 200)
-        counts = {"total": 0 if status == "validating" else len(job.lines), "completed": ok, "failed": len(ran) - ok}
-        stamp = int(time.time())
+        counts = {"total": 0 if status in ("validating", "failed") else len(job.lines), "completed": ok, "failed": len(ran) - ok}
+        s = job.script
+
+        def stamp(at: float | None) -> int | None:  # the batch object's Unix seconds, from the server's monotonic clock
+            return None if at is None else int(time.time() - (now - at))
+
+        began = job.created + s.validating_s if status not in ("validating", "failed") else None
+        finalizing = job.created + s.validating_s + s.in_progress_s if status in ("finalizing", "completed") else None
+        ended = {k: stamp(job.ended_by) if job.ended == k else None for k in ("completed", "failed", "expired", "cancelled")}
         return {
             "id": job.id, "object": "batch", "endpoint": job.endpoint, "input_file_id": job.input_file_id, "completion_window": job.window,
             "status": status, "output_file_id": job.output_file_id, "error_file_id": job.error_file_id,
             "errors": {"object": "list", "data": job.errors} if status == "failed" else None,
-            "created_at": int(time.time() - (now - job.created)), "in_progress_at": stamp if status != "validating" else None,
-            "expires_at": int(time.time() + 86400), "request_counts": counts, "metadata": job.metadata,
+            "created_at": stamp(job.created), "in_progress_at": stamp(began), "expires_at": stamp(job.created + 86400),
+            "finalizing_at": stamp(finalizing), "completed_at": ended["completed"], "failed_at": ended["failed"],
+            "expired_at": ended["expired"], "cancelling_at": stamp(job.cancel_at), "cancelled_at": ended["cancelled"],
+            "request_counts": counts, "metadata": job.metadata,
         }  # fmt: skip
 
 
 def _validate(job: Job) -> list[dict]:
     """What OpenAI's validation refuses: a line without a unique custom_id, another method or
-    url, a second model; and, when scripted, a parameter this model does not take in batch."""
+    url, a second model; and, when scripted, a parameter this model does not take in batch,
+    or the organisation's enqueued-token limit."""
+    if job.script.token_limit:
+        model = next((line.get("body") or {} for line in job.lines), {}).get("model", "the model")
+        return [{"code": "token_limit_exceeded", "line": None, "param": None,
+                 "message": f"Enqueued token limit reached for {model} in organization org-scripted. Limit: 90,000 enqueued tokens. "
+                            "Please try again once some in_progress batches have been completed."}]  # fmt: skip
     errors, seen, models = [], set(), set()
     for n, line in enumerate(job.lines, start=1):
         cid = line.get("custom_id")
@@ -319,6 +360,19 @@ def _validate(job: Job) -> list[dict]:
     if len(models) > 1:
         errors.append({"code": "mismatched_model", "message": "every line of a batch must use the same model", "param": "body.model", "line": None})
     return errors
+
+
+def _bad_metadata(metadata) -> str | None:
+    """What OpenAI refuses in a batch's metadata: more than 16 pairs, a key over 64 characters,
+    a value that is not a string of at most 512."""
+    if metadata is None:
+        return None
+    if not isinstance(metadata, dict) or len(metadata) > 16:
+        return "metadata: at most 16 key-value pairs"
+    for k, v in metadata.items():
+        if len(k) > 64 or not isinstance(v, str) or len(v) > 512:
+            return f"metadata.{k}: keys of at most 64 characters, string values of at most 512"
+    return None
 
 
 def _multipart(content_type: str, raw: bytes) -> dict[str, bytes]:

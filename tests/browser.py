@@ -38,6 +38,48 @@ def need_browser():
         pytest.skip("websocket-client is not installed")
 
 
+# What "fits the width" means, measured in the page as laid out: the document does not scroll
+# sideways, no visible element reaches past the right edge, and no table cell is clipped (off
+# the page, its content wider than itself, or cut off by a scrolling or hiding container).
+FIT_JS = """(() => {
+  const w = document.documentElement.clientWidth;
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (typeof e.className === 'string' && e.className ? '.' + e.className : '');
+  const wide = [...document.querySelectorAll('body *')].filter(e => shown(e) && e.getBoundingClientRect().right > w + 1).map(name);
+  const clipped = [];
+  for (const c of document.querySelectorAll('td, th')) {
+    if (!shown(c)) continue;
+    const r = c.getBoundingClientRect();
+    let why = null;
+    if (r.left < -1 || r.right > w + 1) why = 'off the page';
+    else if (c.scrollWidth > c.clientWidth + 1) why = 'content wider than the cell';
+    else for (let p = c.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      const q = p.getBoundingClientRect();
+      if (r.left < q.left - 1 || r.right > q.right + 1) { why = 'cut off by ' + name(p); break; }
+    }
+    if (why) clipped.push(c.textContent.trim().slice(0, 40) + ': ' + why);
+  }
+  return {scroll: document.documentElement.scrollWidth, client: w, wide: wide.slice(0, 10), clipped: clipped.slice(0, 10)};
+})()"""
+
+
+def fits(b: Browser) -> dict:
+    """The page's fit (FIT_JS); ``ok`` when nothing scrolls sideways, reaches past the edge or is clipped."""
+    fit = b.js(FIT_JS)
+    return fit | {"ok": fit["scroll"] <= fit["client"] and not fit["wide"] and not fit["clipped"]}
+
+
+def full_page_png(b: Browser, width: int) -> bytes:
+    """A screenshot of the whole page at ``width``."""
+    import base64
+
+    height = b.js("document.documentElement.scrollHeight")
+    shot = b.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                  clip={"x": 0, "y": 0, "width": width, "height": min(height, 16000), "scale": 1})["data"]  # fmt: skip
+    return base64.b64decode(shot)
+
+
 def not_blank(png: bytes) -> None:
     """The screenshot shows something: not one colour, not a handful."""
     from PIL import Image, ImageStat
@@ -140,6 +182,14 @@ class Browser:
         return [ev["params"]["request"]["url"] for ev in self.events if ev.get("method") == "Network.requestWillBeSent"]
 
     def close(self) -> None:
+        # Closed as a person closes it (Browser.close): Chromium writes localStorage to the
+        # profile lazily, and a SIGTERM under load could end it before the write, losing
+        # labels a real close keeps. SIGTERM stays the fallback for a browser that hangs.
+        try:
+            self.call("Browser.close")
+            self.proc.wait(20)
+        except Exception:
+            pass
         try:
             self.ws.close()
         except Exception:

@@ -16,6 +16,7 @@ Multiple choice and phrase questions (KMC, RMC, KQA) alike.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -255,3 +256,26 @@ class Target:
                 right, correct = self.followup(TOPICS.index(question)), next(k for k, v in options.items() if v == RIGHT)
             out.append({"answer": correct if right else next(k for k in options if k != correct)})
         return json.dumps({"response": out})
+
+
+class OrderFreeScript(Script):
+    """The double, its judge naming each question it writes after the prompt it was written
+    from (not by how many it wrote before), so what it writes does not depend on the order
+    requests reach it: live calls and a Batch API job's lines arrive in different orders."""
+
+    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
+        self.generation_requests += 1
+        # Asked about its first passage's own words, so questions from different passages are
+        # not near-copies of each other (whether the gate finds a question a repeat of one
+        # another batch accepted first would depend on which was first, live or in a job), and
+        # marked with its prompt's digest, so two prompts (another level, another target's
+        # interview) never write the very same question.
+        first = re.search(r"^\[1\] \((.*?)\) (.*)$", msgs[1]["content"], re.M)
+        digest = hashlib.sha256(msgs[1]["content"].encode()).hexdigest()[:8]
+        words = " ".join(first.group(2).split()[:14]) if first else "these passages"
+        topic = f"Which finding about {first.group(1) if first else 'this'} follows from: {words} ({digest})?"
+        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
+        self.generated_levels[topic] = level.group(1).lower() if level else ""
+        if multiple_choice:
+            return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
+        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})

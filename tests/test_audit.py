@@ -65,22 +65,26 @@ def test_a_run_audit_holds_every_asked_and_rejected_question_with_its_provenance
     passed = {i: it for i, it in items.items() if it["status"] == "passed"}
     rejected = {i: it for i, it in items.items() if it["status"] == "rejected"}
     assert set(passed) == set(rounds)
-    # The two questions the gate's reader got wrong, rebuilt from the journal as the audit_run built them.
+    # The two questions the gate's reader got wrong, as the run's records keep them.
     assert sorted(it["question"] for it in rejected.values()) == sorted(REJECTED_TOPICS)
     for it in rejected.values():
-        assert it["options"][it["key"]] == RIGHT and it["recovered_from"] == "journal"
-        assert it["options"] == gate_options(audit_run, it["question"])  # the key at the letter the audit_run put it
+        assert it["options"][it["key"]] == RIGHT and it["recovered_from"] is None
+        assert it["options"] == gate_options(audit_run, it["question"])  # the key at the letter the run put it
         assert it["gate"]["checks"]["answerable"]["passed"] is False
-        assert any("journal" in m for m in it["missing"])
+        assert it["missing"] == []
     for iid, it in passed.items():
         rec, rd = rounds[iid]
         steps = rd["path"]["steps"]
         assert (it["question"], it["options"], it["key"], it["level"]) == (rd["question"]["question"], rd["question"]["options"], rd["question"]["answer"], rd["level"])
         assert it["batch"] == rec["batch_id"] and it["ref"] == f"{rec['batch_id']} round {rd['round']}"
         assert [s["entity"] for s in it["path"]] == [s["entity"] for s in steps]
+        # The link walked between each two entities, as the sampler recorded it (none before the window's first).
+        links = ("via", "via_chunk", "edge", "edge_weight")
+        assert [[s[k] for k in links] for s in it["path"][1:]] == [[s[k] for k in links] for s in steps[1:]]
+        assert all(s["via"] in ("chunk", "jump") for s in it["path"][1:]) and it["path"][0]["via"] is None
         assert {c["chunk_id"]: c["text"] for c in it["chunks"]} == {s["chunk_id"]: s["text"] for s in steps}
         assert it["gate"] == rd["gate"] and it["written_by"].endswith("@scripted")
-        assert any(m.startswith("relations:") for m in it["missing"])
+        assert it["missing"] == []
     # 8 items, fewer than 50: every one is drawn, with probability 1.
     d = Design.from_dict(design["design"])
     assert d.population == 8 and sorted(d.order) == sorted(items)
@@ -269,7 +273,39 @@ def test_escalate_and_contamination_runs(tmp_path, demo_graph, demo_seeds, proto
         assert it["options"] == gate_options(run, it["question"]) and it["options"][it["key"]] == RIGHT
 
 
+def as_older_run(run: Path) -> None:
+    """Strip what runs recorded only from the audit on: a rejected question's text and key, and
+    the link walked between two entities of a path."""
+    lines = []
+    for rec in records(run):
+        for rd in rec["rounds"]:
+            for a in rd.get("generation_attempts") or []:
+                a.pop("question", None)
+            for step in (rd.get("path") or {}).get("steps") or []:
+                for k in ("via", "via_chunk", "edge", "edge_weight"):
+                    step.pop(k, None)
+        lines.append(json.dumps(rec))
+    (run / "records.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_an_older_runs_rejected_questions_are_rebuilt_from_its_journal(audit_run, tmp_path):
+    new = {i["item_id"]: i for i in (_audit(audit_run)[1]).values()}
+    older = tmp_path / "older"
+    shutil.copytree(audit_run, older)
+    shutil.rmtree(older / "audit")
+    as_older_run(older)
+    _, items = _audit(older)
+    assert set(items) == set(new)
+    for iid, it in items.items():
+        if it["status"] == "rejected":
+            assert it["recovered_from"] == "journal" and any("journal" in m for m in it["missing"])
+            assert (it["question"], it["options"], it["key"]) == (new[iid]["question"], new[iid]["options"], new[iid]["key"])
+        assert any(m.startswith("links:") for m in it["missing"])
+        assert all(s["via"] is None for s in it["path"])
+
+
 def test_rejected_questions_not_in_the_journal_are_named(audit_run):
+    as_older_run(audit_run)
     (audit_run / "journal.sqlite").unlink()
     for extra in ("journal.sqlite-wal", "journal.sqlite-shm"):
         (audit_run / extra).unlink(missing_ok=True)

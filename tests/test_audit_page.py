@@ -5,7 +5,6 @@ without sideways scrolling, on every item."""
 
 from __future__ import annotations
 
-import base64
 import json
 import shutil
 import tempfile
@@ -13,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from audit_double import read_items
-from browser import Browser, need_browser, not_blank
+from browser import Browser, fits, full_page_png, need_browser, not_blank
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.report import write_reports
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +107,8 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
     second = items[1]["item_id"]
     entry = next(e for e in body["labels"] if e["item_id"] == second)
     assert entry["labels"] == ["wrong key", "ambiguous", "not self-contained"] and entry["comment"] == "the key names the wrong drug"
+    run = audit_dir.parent
+    write_reports(run, html=True, md=False)
     res = CliRunner().invoke(app, ["audit", "import", str(exported)])
     assert res.exit_code == 0, res.output
     assert f"Ana Lopez: {n} new label(s)" in res.output
@@ -114,13 +116,10 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
     passed = [i for i in items if i["status"] != "rejected"]
     assert out["n_labelled"] == n and out["invalid"]["n"] == len(passed)
     assert out["invalid"]["hits"] == (1 if items[1]["status"] != "rejected" else 0)
-
-
-OVERFLOW_JS = """(() => {
-  const w = document.documentElement.clientWidth;
-  const wide = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1).map(e => e.tagName + '.' + e.className);
-  return {scroll: document.documentElement.scrollWidth, client: w, wide: wide};
-})()"""
+    # The exported file's import carries the rate into the run's metrics.json and report.
+    block = json.loads((run / "metrics.json").read_text())["audit"]
+    assert block["auditors"] == ["Ana Lopez"] and block["invalid"]["hits"] == out["invalid"]["hits"]
+    assert "Invalid follow-up questions: " in (run / "report.html").read_text()
 
 
 @pytest.mark.parametrize("width", [1280, 420])
@@ -133,12 +132,9 @@ def test_the_page_fits_the_width_on_every_item(audit_dir, tmp_path, width):
         for k in range(n):
             if k:
                 b.press("ArrowRight")
-            fit = b.js(OVERFLOW_JS)
-            assert fit["scroll"] <= fit["client"] and fit["wide"] == [], (k, fit)
-        height = b.js("document.documentElement.scrollHeight")
-        shot = b.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
-                      clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})["data"]  # fmt: skip
-        png = base64.b64decode(shot)
+            fit = fits(b)
+            assert fit["ok"], (k, fit)
+        png = full_page_png(b, width)
         not_blank(png)
         (tmp_path / f"audit-{width}.png").write_bytes(png)
         assert b.errors() == []

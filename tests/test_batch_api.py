@@ -195,6 +195,38 @@ def test_a_job_that_fails_validation_is_one_line_naming_the_line_and_parameter(t
     assert len(sqlite3.connect(tmp_path / "j.sqlite").execute("SELECT key FROM responses").fetchall()) == 1
 
 
+def test_a_job_refused_for_the_providers_enqueued_token_limit_is_waited_out_and_sent_again(tmp_path):
+    async def main():
+        with BatchServer(default=QUICK) as srv:
+            srv.script_jobs(JobScript(validating_s=0.01, token_limit=True))
+            spec = ModelSpec("m", srv.base_url, "scripted-model")
+            async with client(tmp_path / "j.sqlite") as c:
+                got = await chat_all(c, spec, ask(3))
+                summary, usage = c.batch_summary(), c.usage.summary()["total"]
+            return got, srv.custom_ids, [j.ended for j in srv.jobs], summary, usage, srv.lines_run
+
+    got, ids, ends, summary, usage, lines_run = run(main())
+    assert [r.text for r in got] == [f"echo: question {i}" for i in range(3)]
+    assert ends == ["failed", "completed"] and lines_run == 3  # nothing ran in the refused job
+    assert [len(x) for x in ids] == [3, 3] and not set(ids[0]) & set(ids[1])  # asked again, as new lines
+    assert usage["retries"] == 3 and summary["not_run"] == 3
+
+
+def test_a_finished_job_keeps_its_time_at_the_provider_by_the_providers_clock(tmp_path):
+    async def main():
+        with BatchServer(default=QUICK) as srv:
+            srv.script_jobs(JobScript(validating_s=0.0, in_progress_s=1.2, finalizing_s=0.0, shuffle=False))
+            spec = ModelSpec("m", srv.base_url, "scripted-model")
+            async with client(tmp_path / "j.sqlite") as c:
+                await chat_all(c, spec, ask(2))
+            return srv.jobs[0]
+
+    job = run(main())
+    (turnaround,) = sqlite3.connect(tmp_path / "j.sqlite").execute("SELECT turnaround_s FROM batch_jobs").fetchone()
+    # The batch object's created_at and completed_at are whole seconds, as OpenAI's are.
+    assert turnaround == pytest.approx(job.ended_by - job.created, abs=1.0) and 0 <= turnaround <= 3
+
+
 def test_an_endpoint_without_a_batch_api_is_one_line(tmp_path):
     async def main():
         with BatchServer(default=QUICK) as srv:
@@ -456,7 +488,11 @@ def test_a_long_wait_shows_one_line_per_job_in_flight_and_nothing_per_poll():
     lines.job("t2", 3, "qwen3", "batch_b", "validating", 0, 2)
     for done in range(4):  # every poll updates the same line
         lines.job("t1", 3, "gpt-4.1", "batch_a", "in_progress", done, 4)
-    assert [t.description for t in progress.tasks] == ["  wave 3 · gpt-4.1 · batch_a · in_progress", "  wave 3 · qwen3 · batch_b · validating"]
-    assert progress.tasks[0].completed == 3 and progress.tasks[0].total == 4
+    assert [t.description for t in progress.tasks] == ["Batch API · wave 3 · 2 jobs in flight", "  wave 3 · gpt-4.1 · batch_a · in_progress",
+                                                       "  wave 3 · qwen3 · batch_b · validating"]  # fmt: skip
+    assert progress.tasks[1].completed == 3 and progress.tasks[1].total == 4
+    assert (progress.tasks[0].completed, progress.tasks[0].total) == (3, 6)  # the wave's requests done, of all in flight
     lines.job_done("t1")
-    assert [t.description for t in progress.tasks] == ["  wave 3 · qwen3 · batch_b · validating"]
+    assert [t.description for t in progress.tasks] == ["Batch API · wave 3 · 1 job in flight", "  wave 3 · qwen3 · batch_b · validating"]
+    lines.job_done("t2")
+    assert progress.tasks == []

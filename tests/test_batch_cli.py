@@ -6,7 +6,6 @@ at validation is one line and exit 2; a sweep's waves hold every target's reques
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from batch_server import BatchServer, JobScript
-from interview_double import RIGHT, WRONGS, Script
+from interview_double import OrderFreeScript, Script
 from test_interrupt import interrupt
 from typer.testing import CliRunner
 
@@ -135,21 +134,6 @@ def _answers(run: Path) -> int:
 # --------------------------------------------------------------------------- sweep
 
 
-class Judge(Script):
-    """The interview double's judge, naming each question after its prompt, so what it writes
-    does not depend on the order requests reach it (live calls and a job's lines arrive in
-    different orders)."""
-
-    def generate(self, msgs: list[dict], *, multiple_choice: bool) -> str:
-        self.generation_requests += 1
-        topic = f"Which finding does passage {hashlib.sha256(msgs[1]['content'].encode()).hexdigest()[:12]} point to?"
-        level = re.search(r"^Difficulty (\w+):", msgs[1]["content"], re.M)
-        self.generated_levels[topic] = level.group(1).lower() if level else ""
-        if multiple_choice:
-            return json.dumps({"question": topic, "correct_option": RIGHT, "distractors": WRONGS, "rationale": "stated"})
-        return json.dumps({"question": topic, "answer": RIGHT, "rationale": "stated"})
-
-
 def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_requests(tmp_path, demo_graph, demo_seeds):
     plans = {"strong": ("111111", "111111", True), "weak": ("100000", "100001", False)}
 
@@ -158,29 +142,36 @@ def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_req
         plan = {q.question.strip(): (b == "1", a == "1") for q, b, a in zip(demo_seeds, before, after)}
         return Script(seed_plan=plan, answers={q.question.strip(): q.answer for q in demo_seeds}, followups_right=right)
 
-    def sweep(tag: str, *flags: str) -> tuple[dict, dict]:
+    def sweep(tag: str, *flags: str) -> tuple[dict, dict, str, int]:
         import shutil
 
         graph = tmp_path / tag / "graphs" / "medqa-demo"
         shutil.copytree(demo_graph, graph)
-        with BatchServer(Judge(), default=QUICK) as j, BatchServer(target("strong"), default=QUICK) as s, \
+        with BatchServer(OrderFreeScript(), default=QUICK) as j, BatchServer(target("strong"), default=QUICK) as s, \
                 BatchServer(target("weak"), default=QUICK) as w:  # fmt: skip
             servers = {"judge": j, "strong": s, "weak": w}
             models = tmp_path / tag / "judgeagent.toml"
             models.write_text("".join(f'[models.{k}]\nbase_url = "{v.base_url}"\nmodel = "{k}"\n' for k, v in servers.items()))
-            res = CliRunner().invoke(app, ["sweep", "--targets", "strong,weak", "--judge", "judge", "--data", str(DATA), "--graph", str(graph),
-                                           "--limit", "6", "--bootstrap", "200", "--models", str(models), "--out", str(tmp_path / tag / "sweep"),
-                                           "--no-report", *flags])  # fmt: skip
+            args = ["sweep", "--targets", "strong,weak", "--judge", "judge", "--data", str(DATA), "--graph", str(graph), "--limit", "6",
+                    "--bootstrap", "200", "--models", str(models), "--out", str(tmp_path / tag / "sweep"), "--no-report", *flags]  # fmt: skip
+            dry = CliRunner().invoke(app, [*args, "--dry-run"])
+            assert dry.exit_code == 0 and not any(v.requests or v.jobs for v in servers.values()), dry.output  # the estimate sends nothing
+            res = CliRunner().invoke(app, args)
             assert res.exit_code == 0, res.output
             seen = {k: (len(v.requests), [[line["body"]["model"] for line in job.lines] for job in v.jobs]) for k, v in servers.items()}
+            waves = len({job.metadata["judgeagent_wave"] for v in servers.values() for job in v.jobs})  # the sweep's, every model's jobs
         board = json.loads((tmp_path / tag / "sweep" / "leaderboard.json").read_text())
-        return json.loads(json.dumps(board).replace(str(tmp_path / tag), "X")), seen
+        return json.loads(json.dumps(board).replace(str(tmp_path / tag), "X")), seen, dry.output, waves
 
-    live, _ = sweep("live")
-    batched, seen = sweep("batch", "--batch-api", "--batch-api-poll-s", "0.01")
+    live, _, _, _ = sweep("live")
+    batched, seen, dry, waves = sweep("batch", "--batch-api", "--batch-api-poll-s", "0.01")
     assert batched == live
     assert all(requests == 0 for requests, _ in seen.values())  # every model asked through its Batch API only
     assert max(len(job) for job in seen["judge"][1]) >= 4  # one wave: both targets' two seed batches, in one judge job
+    # --dry-run --batch-api: the targets' interviews share their waves, then one for the shared items.
+    expected, low, high = dry_run_waves(dry)
+    assert low <= waves <= high, (waves, dry)
+    assert "at batch prices, against" in dry and "turnaround per job:" in dry
 
 
 def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(tmp_path, demo_graph, demo_seeds):
@@ -203,3 +194,136 @@ def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(t
     assert "to continue" in err
     assert again.returncode == 0, again.stderr
     assert not set(first_job) & {cid for job in later for cid in job}  # its requests were collected, not sent again
+
+
+# --------------------------------------------------------------------------- every protocol, and --dry-run
+
+
+def judge_double(seeds) -> OrderFreeScript:
+    """The target and judge double, naming each generated question after its prompt (live
+    calls and a job's lines reach it in different orders)."""
+    return OrderFreeScript(seed_plan={q.question.strip(): p for q, p in zip(seeds, PLAN)}, answers={q.question.strip(): q.answer for q in seeds})
+
+
+def priced(tmp_path: Path, srv: BatchServer) -> Path:
+    """A registry naming the scripted server's model, at live prices with half off in a batch job."""
+    path = tmp_path / "judgeagent.toml"
+    path.write_text(f'[models.scripted]\nbase_url = "{srv.base_url}"\nmodel = "scripted"\nprice_in_per_1k = 0.002\nprice_out_per_1k = 0.008\n'
+                    "batch_discount = 0.5\n")  # fmt: skip
+    return path
+
+
+WAVES = re.compile(r"^waves: (\d+) \((\d+)–(\d+)\)", re.M)
+
+
+def dry_run_waves(output: str) -> tuple[int, int, int]:
+    """(expected, low, high) from a --dry-run --batch-api's waves line."""
+    m = WAVES.search(output)
+    assert m, output
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def ablation_figures(run: Path) -> dict:
+    arms = json.loads((run / "ablation.json").read_text())["metrics"]
+    return {arm: {k: v for k, v in m.items() if k not in VOLATILE} for arm, m in arms.items()}
+
+
+@pytest.mark.parametrize("protocol", ["kieval", "interviewer", "escalate", "contamination", "ablate"])
+def test_every_protocol_gives_the_same_figures_in_batch_jobs_in_as_many_waves_as_its_dry_run_said(tmp_path, demo_graph, demo_seeds, protocol):
+    command = [protocol] if protocol in ("ablate", "contamination") else ["evaluate", "--protocol", protocol]  # their own commands
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+
+        def run(out: str, *extra: str):
+            return CliRunner().invoke(app, [*command, *evaluate_args("scripted", demo_graph, tmp_path / out, "--models", str(models), *extra)[1:]])
+
+        dry = run("batch", "--batch-api", "--dry-run")
+        sent_by_dry_run = (len(srv.requests), len(srv.jobs))
+        live = run("live")
+        srv.reset()
+        batched = run("batch", "--batch-api", "--batch-api-poll-s", "0.01")
+        chat_requests = len(srv.requests)
+    assert dry.exit_code == 0, dry.output
+    assert live.exit_code == 0, live.output
+    assert batched.exit_code == 0, batched.output
+    assert sent_by_dry_run == (0, 0)
+    same = ablation_figures if protocol == "ablate" else figures
+    assert same(tmp_path / "batch") == same(tmp_path / "live")
+    usage = json.loads((tmp_path / "batch" / "metrics.json").read_text())["llm_usage"]
+    assert chat_requests == 0 and usage["total"]["live_requests"] == 0 and usage["total"]["batch_requests"] > 0
+    expected, low, high = dry_run_waves(dry.output)
+    assert low <= usage["batch_api"]["waves"] <= high, (usage["batch_api"]["waves"], dry.output)
+
+
+def test_the_dry_run_prints_waves_both_costs_and_the_wall_time_measured_on_earlier_jobs(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+
+        def run(out: str, *extra: str):
+            return CliRunner().invoke(app, evaluate_args("scripted", demo_graph, tmp_path / "runs" / out, "--models", str(models),
+                                                         "--batch-api", "--batch-api-poll-s", "0.01", *extra))  # fmt: skip
+
+        before = run("a", "--dry-run")
+        sent_by_dry_run = (len(srv.requests), len(srv.jobs))
+        done = run("a")
+        jobs = len(srv.jobs)
+        after = run("b", "--seed", "1", "--dry-run")  # another run: it learns from run a's jobs
+    assert before.exit_code == 0 and done.exit_code == 0 and after.exit_code == 0, before.output + done.output + after.output
+    assert sent_by_dry_run == (0, 0) and len(srv.jobs) == jobs
+    out = " ".join(before.output.split())
+    # Batch prices are half the live ones here, request for request.
+    cost = re.search(r"cost: \$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\) at batch prices, against \$([\d.]+) \(\$([\d.]+)–\$([\d.]+)\) live", out)
+    assert cost, out
+    at_batch, live = [float(x) for x in cost.groups()[:3]], [float(x) for x in cost.groups()[3:]]
+    assert all(b == pytest.approx(v / 2, abs=1e-4) for b, v in zip(at_batch, live))
+    assert "at batch prices" in before.output.splitlines()[2]  # a column of the table, beside the live cost
+    assert "Batch API: scripted through batch jobs" in out
+    assert "turnaround per job: 30 min (60 s–24.0 h), prior" in out
+    expected, low, high = dry_run_waves(before.output)
+    waves = json.loads((tmp_path / "runs" / "a" / "metrics.json").read_text())["llm_usage"]["batch_api"]["waves"]
+    assert low <= waves <= high
+    assert re.search(r"wall time: .+ \(.+–.+\) = waves × \(turnaround \+ a poll\)", out)
+    assert f"Batch API: {waves} waves, {jobs} jobs" in " ".join(done.output.split())  # the run's summary says how many waves it took
+    # The second estimate times its waves by what run a's jobs took at the provider.
+    assert re.search(rf"turnaround per job: \d+ s \(\d+ s–\d+ s\), measured on {jobs} job\(s\) of earlier runs \(same model\)",
+                     " ".join(after.output.split())), after.output  # fmt: skip
+
+
+def test_past_the_deadline_a_job_is_cancelled_and_the_summary_says_which_way_each_request_went_and_its_cost(tmp_path, demo_graph, demo_seeds):
+    never = threading.Event()
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+        args = evaluate_args("scripted", demo_graph, tmp_path / "live", "--models", str(models), "--no-summary", "--leak-check", "rules")
+        live = CliRunner().invoke(app, args)
+        srv.reset()
+        # The second wave's job runs half its lines, then stays in progress until the deadline cancels it.
+        srv.script_jobs(QUICK, JobScript(validating_s=0.0, in_progress_s=0.01, hold=never, hold_at=0.5))
+        batched = CliRunner().invoke(app, [*evaluate_args("scripted", demo_graph, tmp_path / "batch", *args[args.index("--models"):]),
+                                           "--batch-api", "--batch-api-poll-s", "0.01", "--batch-api-deadline", "1s"])  # fmt: skip
+        held = srv.jobs[1]
+        sent_live = len(srv.requests)
+    assert live.exit_code == 0, live.output
+    assert batched.exit_code == 0, batched.output
+    assert figures(tmp_path / "batch") == figures(tmp_path / "live")
+    assert held.ended == "cancelled" and 0 < len(held.done) < len(held.lines)  # what it ran before the cancel is kept
+    usage = json.loads((tmp_path / "batch" / "metrics.json").read_text())["llm_usage"]
+    total, batch = usage["total"], usage["batch_api"]
+    assert sent_live == len(held.lines) - len(held.done)  # only the lines the cancel kept from running went live
+    assert (batch["deadline_cancelled_jobs"], batch["sent_live_after_deadline"]) == (1, sent_live)
+    assert total["live_requests"] == sent_live and total["batch_requests"] == sum(len(j.lines) for j in srv.jobs) - sent_live
+    assert total["batch_cost_usd"] > 0 and total["live_cost_usd"] > 0
+    line = " ".join(batched.output.split())
+    assert (f"{total['batch_requests']} requests in batch jobs (${total['batch_cost_usd']:.4f}), {sent_live} one by one "
+            f"(${total['live_cost_usd']:.4f}); 1 job(s) cancelled at the deadline, {sent_live} of their requests then sent one by one") in line
+
+
+def test_batch_api_true_in_the_registry_batches_that_model_without_the_flag(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = tmp_path / "judgeagent.toml"
+        models.write_text(f'[models.scripted]\nbase_url = "{srv.base_url}"\nmodel = "scripted"\nbatch_api = true\n')
+        res = CliRunner().invoke(app, evaluate_args("scripted", demo_graph, tmp_path / "run", "--models", str(models), "--rounds", "0",
+                                                    "--no-summary", "--leak-check", "rules", "--batch-api-poll-s", "0.01"))  # fmt: skip
+        chat_requests, jobs = len(srv.requests), len(srv.jobs)
+    assert res.exit_code == 0, res.output
+    assert chat_requests == 0 and jobs > 0
+    assert f"Batch API: {jobs} waves, {jobs} jobs" in " ".join(res.output.split())

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from judgeagent import EvalConfig, evaluate
 from judgeagent.cli.app import app
 from judgeagent.engine.options import resolve
+from judgeagent.engine.registry import owners, protocols
 from judgeagent.errors import ConfigError
-from judgeagent.registry import owners, protocols
 
 ROOT = Path(__file__).resolve().parents[1]
 

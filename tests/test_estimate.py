@@ -92,7 +92,7 @@ def test_a_scripted_run_falls_inside_its_estimate_and_the_dry_run_sends_nothing(
     cfg = config(earlier, models_file, "b", seed=1, limit=9)
     est = estimate(cfg)
     # The estimate learnt from run A: the judge's completions and the gate's pass rate.
-    assert est.rates["try_accepted"]["source"].startswith("measured")
+    assert est.rates["try_accepted"].source.startswith("measured")
     assert all(m.measured.startswith("measured on 1 earlier run") for m in est.models.values())
 
     before = (len(target.requests), len(judge.requests))

@@ -14,6 +14,7 @@ import pytest
 
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.llm.client import LLMResult
+from judgeagent.records import FollowUpRecord
 from judgeagent.stages.extension import generate_question
 from judgeagent.stages.gate import (
     CHECKS,
@@ -200,7 +201,7 @@ def test_gate_summary_counts_every_evaluation():
         {"skipped": "no knowledge path"},
         {"generation_attempts": [{"ok": True, "gate": ok_single}], "gate": ok_single},
     ]
-    s = gate_summary(rounds)
+    s = gate_summary(FollowUpRecord.model_validate(r) for r in rounds)
     assert (s["evaluations"], s["questions_passed"], s["questions_skipped"], s["single_hop"]) == (4, 2, 1, 1)
     assert s["checks"]["well_formed"] == {"run": 4, "passed": 3, "pass_rate": 0.75}
     assert s["checks"]["answerable"] == {"run": 3, "passed": 2, "pass_rate": pytest.approx(2 / 3, abs=1e-4)}
@@ -256,7 +257,7 @@ def test_generate_question_skips_with_reasons_when_tries_run_out():
     # nothing was accepted: the rejected question is no duplicate of anything
     rejected = Question("w", GEN_WRONG["question"], "A", {"A": "Sodium", "B": "Potassium", "C": "Calcium", "D": "Chloride"})
     assert status(check(gate, rejected))["not_duplicate"] is True
-    assert gate_summary([{"generation_attempts": gen.attempts, "gate": None}])["questions_skipped"] == 1
+    assert gate_summary([FollowUpRecord.model_validate({"generation_attempts": gen.attempts, "gate": None})])["questions_skipped"] == 1
 
 
 def test_without_a_gate_generation_is_unchanged():

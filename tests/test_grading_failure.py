@@ -110,10 +110,11 @@ def test_an_unreadable_verdict_leaves_the_batch_incomplete_and_the_rerun_asks_th
         res = evaluate(srv, run)
         assert res.exit_code == 0, res.output
         judged = [b for b in srv.requests if schema_name(b) == "phrase_judgement"]
-        # b0001's first verdict is asked, then re-asked twice by the client (its max_reasks);
-        # the batch stops there, its other seeds' verdicts are never asked.
-        garbled = [b for b in judged if mentions(b, questions[3])]
-        assert len(garbled) == 1 + 2 and not any(mentions(b, q) for b in judged for q in questions[4:])
+        # b0001's verdicts are asked at once (one wave under --batch-api), each re-asked at most
+        # twice by the client (its max_reasks); the first still unreadable stops the batch and
+        # withdraws the others.
+        garbled = {q: sum(mentions(b, q) for b in judged) for q in questions[3:]}
+        assert 1 + 2 in garbled.values() and all(1 <= n <= 1 + 2 for n in garbled.values()), garbled
         m = json.loads((run / "metrics.json").read_text())
         reason = f"unreadable verdict ({model}, grading-judge)"
         assert (m["n_batches"], m["complete"]) == (1, False)
@@ -137,8 +138,8 @@ def test_an_unreadable_verdict_leaves_the_batch_incomplete_and_the_rerun_asks_th
         again = evaluate(srv, run)
         rerun = srv.requests[before:]
     assert again.exit_code == 0, again.output
-    # Only b0001 is asked again, beginning with the verdict that was unreadable; b0000 is not.
-    assert schema_name(rerun[0]) == "phrase_judgement" and mentions(rerun[0], questions[3])
+    # Only b0001 is asked again, beginning with the verdicts that were unreadable; b0000 is not.
+    assert schema_name(rerun[0]) == "phrase_judgement" and any(mentions(rerun[0], q) for q in questions[3:])
     assert not any(mentions(b, q) for b in rerun for q in questions[:3])
     assert {q for q in questions[3:] for b in rerun if schema_name(b) == "phrase_judgement" and mentions(b, q)} == set(questions[3:])
     assert [r["batch_id"] for r in records(run)] == ["b0000", "b0001"]

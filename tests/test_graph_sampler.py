@@ -92,6 +92,35 @@ def test_window_shifts_one_hop_per_round(graph):
     assert p.window(0, 9).steps == p.steps
 
 
+def test_each_step_records_the_link_it_was_walked_across(graph):
+    for seed in range(10):
+        p = graph.sample_path("heparin", 5, seed=seed)
+        first, *rest = p.steps
+        assert (first.via, first.via_chunk, first.edge, first.edge_weight) == (None, None, None, None)
+        for before, step in zip(p.steps, rest):
+            if step.via == "chunk":
+                # Reached through the previous step's chunk: both entities are in it, so they share a strong edge.
+                assert step.via_chunk == before.chunk_id
+                assert {before.entity, step.entity} <= set(graph.chunk_entities(before.chunk_id))
+                shared = len(set(graph.node(before.entity)["chunk_ids"]) & set(graph.node(step.entity)["chunk_ids"]))
+                assert (step.edge, step.edge_weight) == ("strong", shared)
+            else:
+                assert step.via == "jump" and step.via_chunk is None
+            listed = {n: (w, k) for n, w, k in graph.neighbors(before.entity)}
+            expected = listed.get(step.entity)
+            assert (step.edge, step.edge_weight) == ((expected[1], expected[0]) if expected else (None, None))
+
+
+def test_a_dead_end_is_recorded_as_a_jump(make_benchmark, scripted_extractor, embedder, tmp_path):
+    table = {"Aspirin inhibits platelets.": ["aspirin"], "Platelets clump together to form a clot.": ["platelet", "clot"]}
+    bench = make_benchmark({"a": ["Aspirin inhibits platelets."], "b": ["Platelets clump together to form a clot."]})
+    g = build_graph(bench, GraphConfig(stop_entity_share=1.0), tmp_path / "g", progress=False, extractor=scripted_extractor(table), embedder=embedder)
+    p = g.sample_path("aspirin", 2, seed=0)
+    assert p.steps[1].via == "jump" and p.steps[1].via_chunk is None and p.steps[1].edge is None
+    r = g.random_path(2, seed=0)
+    assert r.steps[0].via is None and r.steps[1].via == "random"
+
+
 def test_path_round_trips_through_dict(graph):
     p = graph.sample_path("asthma", 3, seed=0)
     assert KnowledgePath.from_dict(p.to_dict()) == p

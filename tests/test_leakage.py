@@ -251,6 +251,10 @@ def test_suggestions_of_nothing_but_option_letters_are_flagged_without_a_rewrite
     assert check.leaks_before and check.leaks_after == check.leaks_before
     assert check.flagged and not check.rewritten and check.rewrite_error == NOTHING_TO_KEEP
     assert check.suggestions == text  # re-asked as written, never counted leak-free
+    # Its finding belongs to no one question (question_id None), and the record reads back.
+    from judgeagent.records import LeakRecord
+
+    assert LeakRecord.of(check).to_json() == check.to_dict()
 
 
 def test_only_letters_means_the_batch_s_option_letters_and_nothing_else():
@@ -899,10 +903,11 @@ def test_a_verdict_readable_on_the_retry_counts():
 
 def test_a_failed_leak_check_is_reported_and_left_out_of_the_leak_free_figures():
     from judgeagent.metrics.summary import _leakage  # the "leakage" block of metrics.json
+    from judgeagent.records import InterviewRecord
 
-    def record(index: int, leak: dict, before: list[bool], after: list[bool]) -> dict:
-        return {"batch_index": index, "batch_id": f"b{index}", "seed_answers": [{"correct": c} for c in before],
-                "validations": [{"leak": leak, "reanswers": [{"correct": c} for c in after], "controls": None}]}
+    def record(index: int, leak: dict, before: list[bool], after: list[bool]) -> InterviewRecord:
+        return InterviewRecord.from_json({"batch_index": index, "batch_id": f"b{index}", "seed_answers": [{"question_id": "q", "correct": c} for c in before],
+                                          "validations": [{"leak": leak, "reanswers": [{"question_id": "q", "correct": c} for c in after], "controls": None}]})
 
     ok = LeakCheck(CLEAN, mode="judge").to_dict()
     failed = LeakCheck(CLEAN, mode="judge", flagged=True, check_failed=True).to_dict()
@@ -919,6 +924,7 @@ def test_a_recorded_check_is_read_back_as_it_was_written():
     # A finished run replays with the verdict of the guard it ran with (issue 33: the guard of
     # GUARD_VERSION 5 reads a lone letter as a leak, which the run's guard passed).
     from judgeagent.protocols.judgeagent.appendix_e2 import KeptChecks
+    from judgeagent.records import LeakRecord
     from judgeagent.stages.leakage import RecordedLeakCheck
 
     old = {"suggestions": "D", "leaks_before": [], "rewritten": False, "leaks_after": [], "flagged": False,
@@ -930,7 +936,7 @@ def test_a_recorded_check_is_read_back_as_it_was_written():
         async def check(self, text, questions):
             return LeakCheck(text, leaks_before=find_leaks(text, questions))
 
-    guard = KeptChecks(Live(), {("transfer", "b1", "b0"): old})  # type: ignore[arg-type]
+    guard = KeptChecks(Live(), {("transfer", "b1", "b0"): LeakRecord.from_json(old)})  # type: ignore[arg-type]
     kept = asyncio.run(guard.check("D", [MC], ("transfer", "b1", "b0")))
     assert kept.to_dict() == old
     # Another text, or a check the run never made, goes to the guard of this checkout.

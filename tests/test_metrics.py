@@ -2,8 +2,10 @@
 
 import pytest
 
+from judgeagent.metrics.figures import InterviewFigures
 from judgeagent.metrics.scores import accuracy_by_level, metrics_by_label, paper_metrics
 from judgeagent.metrics.summary import compute_metrics
+from judgeagent.records import AnswerRecord, InterviewRecord
 
 
 def test_hand_computed_case():
@@ -51,13 +53,14 @@ def _answers(flags):
     return [{"question_id": f"q{i}", "correct": f, "error": None} for i, f in enumerate(flags)]
 
 
-def _record(i, before, after, controls=None):
+def _record(i, before, after, controls=None) -> InterviewRecord:
     """The parts of a records.jsonl line that metrics.json is computed from."""
     validation = {"reanswers": _answers(after), "evaluation": {"suggestions": "…"}}
     if controls:
         validation["controls"] = {name: _answers(flags) for name, flags in controls.items()}
-    return {"batch_index": i, "batch_id": f"b{i:04d}", "seed": [{"difficulty": None}] * len(before),
-            "seed_answers": _answers(before), "validations": [validation], "rounds": [], "trajectory": []}
+    seeds = [{"id": f"q{k}", "question": "?", "answer": "A", "difficulty": None} for k in range(len(before))]
+    return InterviewRecord.from_json({"batch_index": i, "batch_id": f"b{i:04d}", "seed": seeds, "seed_answers": _answers(before),
+                                      "validations": [validation], "rounds": [], "trajectory": []})
 
 
 # Batch ΔACC, in questions: b0 +3 (three fixed), b1 +1, b2 −1 (one broken).
@@ -113,9 +116,9 @@ def test_no_questions_no_rates_and_a_dash_in_every_table():
         "n_questions": 0, "acc1": None, "acc2": None, "cr": None, "cte": None, "delta_acc": None
     }  # fmt: skip
     console = Console(width=120, record=True)
-    console.print(metrics_table(m, "seeds"))
+    console.print(metrics_table(InterviewFigures.from_json(m), "seeds"))
     assert console.export_text().split("\n")[4].split() == ["│", "0", "│", *["–", "│"] * 7]
-    assert sections.headline(m).rows == [["0", *["–"] * 7]]
+    assert sections.headline(InterviewFigures.from_json(m)).rows == [["0", *["–"] * 7]]
 
 
 def test_report_and_terminal_label_the_batch_test_and_mcnemar():
@@ -125,31 +128,30 @@ def test_report_and_terminal_label_the_batch_test_and_mcnemar():
     from judgeagent.report import sections
 
     m = compute_metrics([_record(i, b, a, controls={"plain": b, "placebo": a}) for i, (b, a) in enumerate(BATCHES)], bootstrap=200)
-    t = sections.significance(m)
+    t = sections.significance(InterviewFigures.from_json(m))
     assert t.columns[2] == "95% CI (batches)" and t.columns[5:] == ["batch permutation p", "McNemar exact p (independent questions)"]
     rows = {r[0]: r for r in t.rows}
     assert rows["with suggestions (ACC2)"][5:] == ["0.75 (3 of 3 batches changed; exact)", "0.375 (b=1, c=4)"]
     assert rows["placebo suggestion (control)"][5:] == ["1 (0 of 3 batches changed; exact)", "1 (b=0, c=0)"]
-    assert "Design effect on ΔACC: 2.00" in sections.significance_note(m)
+    assert "Design effect on ΔACC: 2.00" in sections.significance_note(InterviewFigures.from_json(m))
     console = Console(width=120, record=True)
-    console.print(trust_table(m))
+    console.print(trust_table(InterviewFigures.from_json(m)))
     text = " ".join(console.export_text().split())  # the caption wraps at the table's width
     assert "CI over batches" in text and "McNemar assumes independent questions" in text and "design effect on ΔACC 2.00" in text
     # A run folder written before the batch statistics keeps its question-level labels.
     old = {k: v for k, v in m.items() if k not in ("permutation", "design_effect", "ci_naive")} | {"ci": m["ci_naive"] | {"ci_method": None}}
-    assert sections.significance(old).columns == ["answers", "accuracy %", "95% CI", "ACC2 − this", "95% CI", "McNemar exact p (independent questions)"]
-    assert sections.significance_note(old).startswith("Intervals: paired bootstrap over the seed questions.")
+    old_figures = InterviewFigures.from_json(old)
+    assert sections.significance(old_figures).columns == ["answers", "accuracy %", "95% CI", "ACC2 − this", "95% CI", "McNemar exact p (independent questions)"]
+    assert sections.significance_note(old_figures).startswith("Intervals: paired bootstrap over the seed questions.")
 
 
 def test_phrase_answers_report_em_and_f1():
     def kqa(correct, graded_by, em, f1, verdict=None):
         return {"question_id": "q", "correct": correct, "error": None, "graded_by": graded_by, "em": em, "f1": f1, "judge_verdict": verdict}
 
-    rec = _record(0, [True, False, True], [True, True, True])
-    rec["seed_answers"] = [kqa(True, "exact", True, 1.0), kqa(False, "f1", False, 0.0), kqa(True, "judge", False, 0.6667, "yes")]
-    rec["seed_answers"].append({"question_id": "q", "correct": False, "error": "missing answer", "graded_by": "none", "em": None, "f1": None, "judge_verdict": None})
-    rec["seed"].append({"difficulty": None})
-    rec["validations"][-1]["reanswers"].append({"correct": False})
+    answers = [kqa(True, "exact", True, 1.0), kqa(False, "f1", False, 0.0), kqa(True, "judge", False, 0.6667, "yes"),
+               {"question_id": "q", "correct": False, "error": "missing answer", "graded_by": "none", "em": None, "f1": None, "judge_verdict": None}]
+    rec = _record(0, [True, False, True, False], [True, True, True, False]).model_copy(update={"seed_answers": [AnswerRecord.from_json(a) for a in answers]})
     m = compute_metrics([rec], bootstrap=100)
     # EM 1 of 4 = 25%; mean F1 (1 + 0 + 0.6667 + 0) / 4 = 41.6675%.
     assert m["phrase_grading"] == {"n": 4, "em": 25.0, "f1": 41.6675, "graded_by": {"exact": 1, "f1": 1, "judge": 1, "none": 1}, "judge_asked": 1}

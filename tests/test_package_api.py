@@ -29,5 +29,5 @@ def test_estimate_and_sweep_are_the_functions_whichever_module_came_first():
 
 
 def test_no_module_of_estimate_or_sweep_replaces_its_class():
-    for path in [ROOT / "judgeagent" / "estimation.py", *sorted((ROOT / "judgeagent" / "sweeps").glob("*.py"))]:
+    for path in sorted([*(ROOT / "judgeagent" / "estimation").glob("*.py"), *(ROOT / "judgeagent" / "sweeps").glob("*.py")]):
         assert "__class__ =" not in path.read_text(encoding="utf-8"), path

@@ -11,8 +11,7 @@ from judgeagent import planning
 from judgeagent.batches import make_batches
 from judgeagent.data import load_benchmark
 from judgeagent.graph import load_graph
-from judgeagent.interview import Setting
-from judgeagent.planning import plan_batches
+from judgeagent.planning import Setting, plan_batches
 
 CFG = SimpleNamespace(hops=2, rounds=2, seed=0)
 FULL, NO_GRAPH, NO_EXTENSION = Setting("full"), Setting("no graph", no_graph=True), Setting("no extension", no_extension=True)
@@ -41,8 +40,8 @@ def test_a_resumed_run_plans_its_batches_in_the_same_blocks_as_an_uninterrupted_
     full = plan_batches(graph, counting, batches, [(FULL, b) for b in batches], CFG)
     assert len(counting.passes) == (len(batches) + 1) // 2  # one spaCy pass per block of two batches
     assert [len(p) for p in counting.passes[:2]] == [6, 6]  # three questions a batch
-    assert all(p["path"]["steps"] for p in full.values())
-    assert sum(p["start_entity"] is not None for p in full.values()) >= len(batches) - 1
+    assert all(p.path is not None and p.path.steps for p in full.values())
+    assert sum(p.start_entity is not None for p in full.values()) >= len(batches) - 1
 
     left = [batches[3], batches[-1]]  # what a resumed run still has to do
     counting.passes.clear()
@@ -58,5 +57,5 @@ def test_settings_without_the_seeds_graph_need_no_extractor(demo):
     plans = plan_batches(graph, None, batches, [(s, b) for s in (NO_GRAPH, NO_EXTENSION) for b in batches[:2]], CFG)
     assert [plans[("no extension", b.id)] for b in batches[:2]] == [planning.NO_PLAN] * 2
     random_paths = [plans[("no graph", b.id)] for b in batches[:2]]
-    assert all(p["start_entity"] is None and p["matched"] == [] and len(p["path"]["steps"]) == 3 for p in random_paths)
+    assert all(p.start_entity is None and p.matched == () and p.path is not None and len(p.path.steps) == 3 for p in random_paths)
     assert plan_batches(None, None, batches, [(FULL, batches[0])], CFG) == {("full", batches[0].id): planning.NO_PLAN}

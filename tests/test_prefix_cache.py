@@ -26,6 +26,7 @@ from judgeagent.llm.registry import ModelSpec, load_registry
 from judgeagent.llm.sender import reply_from
 from judgeagent.llm.structured import schema_instructions
 from judgeagent.llm.usage import TokenUsage, cost_usd
+from judgeagent.metrics.figures import InterviewFigures
 from judgeagent.prompts import render
 from judgeagent.report import sections
 from judgeagent.stages.grading import answer_schema, ask_batch
@@ -143,7 +144,7 @@ def test_an_interview_reports_the_cached_share_per_stage(tmp_path, quality_graph
         for b in stages.values()
     )
     assert total["cost_usd"] == pytest.approx(expected, abs=1e-5)
-    table = sections.usage(m)
+    table = sections.usage(InterviewFigures.from_json(m))
     rows = {r[0]: dict(zip(table.columns, r)) for r in table.rows}
     assert rows["validation"]["prompt cached %"] == f"{100 * stages['validation']['cached_share']:.2f}"
 

@@ -25,6 +25,7 @@ from judgeagent.llm import LLMClient, LLMResult
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.structured import ParseError, parse_structured
 from judgeagent.prompts import schemas
+from judgeagent.records import InterviewRecord, QuestionRecord
 from judgeagent.stages import decontaminate, extension, feedback, gate, grading, leak_judge, leakage
 from judgeagent.stages.gate import QualityGate
 from judgeagent.stages.models import Models
@@ -91,7 +92,7 @@ def protocol_prompts() -> list[list[dict]]:
     from judgeagent.protocols import kieval as kv
 
     history = [("Which ion rises?", "Potassium, because the kidneys fail.")]
-    turns = [iv.FollowUpTurn("rationale", "Why?", "Because."), iv.FollowUpTurn("clarification", "What is it?", "This.")]
+    turns = [iv.FollowUpTurn(kind="rationale", question="Why?", reply="Because."), iv.FollowUpTurn(kind="clarification", question="What is it?", reply="This.")]
     wrong = grading.Answer("m1", "A", "A", False, "letter")
     return [
         dialogue.reply_messages(history, "Why?"),
@@ -126,7 +127,7 @@ def every_stage_prompt(judge: Capture) -> list[list[dict]]:
     built += [gate.answer_messages(MC, KMC, [CONTEXT, CONTEXT]), gate.answer_messages(QA, KQA, [CONTEXT])]
     built += [extension.generation_messages(t, level, CONTEXT, domain="medical") for t in QuestionType for level in DIFFICULTIES]
     built += [decontaminate.rewrite_messages(q, t, mode, ctx) for q, t in ((MC, KMC), (QA, KQA)) for mode in decontaminate.MODES for ctx in (None, CONTEXT)]
-    built += [summary_prompt([{"batch_id": "b1", "batch_index": 0, "seed": [{"id": "m1"}], "seed_answers": []}])]
+    built += [summary_prompt([InterviewRecord(batch_id="b1", seed=[QuestionRecord(id="m1", question="", answer="")])])]
     built += audit_prompts()
     built += protocol_prompts()
 

@@ -4,6 +4,7 @@ values, the early stop, the unknown-name error, resume, and the Appendix E.2 exp
 
 from __future__ import annotations
 
+import csv
 import json
 from math import exp
 from pathlib import Path
@@ -67,7 +68,8 @@ def test_kieval_scores_every_turn_and_weights_them(tmp_path, demo_graph, demo_se
     assert script.interactor_requests == 3 * 4
     recs = records(tmp_path / "run")
     assert [r["protocol"] for r in recs] == ["kieval"] * 3
-    assert recs[0]["dialogue"]["turns"][0]["question"].startswith(demo_seeds[0].question.strip())
+    first = next(r for r in recs if r["batch_index"] == 0)  # records come in the order the seeds finish
+    assert first["dialogue"]["turns"][0]["question"].startswith(demo_seeds[0].question.strip())
     assert "KIEval score 65.34" in res.output
 
 
@@ -193,8 +195,8 @@ def test_an_unknown_protocol_is_one_line_listing_the_known_ones(tmp_path):
     assert res.exit_code == 2
     known = "judgeagent, kieval, interviewer, escalate, contamination, bank"
     assert res.output == f"error: --protocol must be one of {known} (got mmlu)\n"
+    from judgeagent.engine.registry import get_protocol, names
     from judgeagent.errors import ConfigError
-    from judgeagent.registry import get_protocol, names
 
     assert names() == known.split(", ")
     with pytest.raises(ConfigError, match=rf"^--protocol must be one of {known} \(got x\)$"):
@@ -246,9 +248,11 @@ def test_compare_puts_each_protocol_in_its_own_columns(tmp_path, demo_graph, dem
     res = CliRunner().invoke(app, ["compare", str(tmp_path / "ja"), str(tmp_path / "es"), "--format", "csv"])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert lines[0] == "target,medqa-demo ACC1,medqa-demo ACC2,medqa-demo CR,medqa-demo CtE,medqa-demo ACC-AUC (norm.),medqa-demo held Hard"
-    ja, es = (line.split(",") for line in lines[1:])
-    assert ja[0].endswith("[judgeagent]") and ja[1:] == ["50.00", "66.67", "33.33", "16.67", "", ""]
-    assert es[0].endswith("[escalate]") and es[1:] == ["", "", "", "", "75.00", "0.00"]
+    # Then the invalid rate of each run's generated questions, from its audit (none here).
+    assert lines[0] == ("target,medqa-demo ACC1,medqa-demo ACC2,medqa-demo CR,medqa-demo CtE,medqa-demo ACC-AUC (norm.),medqa-demo held Hard,"
+                        "medqa-demo invalid items % [95% CI]")
+    ja, es = (next(csv.reader([line])) for line in lines[1:])
+    assert ja[0].endswith("[judgeagent]") and ja[1:] == ["50.00", "66.67", "33.33", "16.67", "", "", "not audited"]
+    assert es[0].endswith("[escalate]") and es[1:] == ["", "", "", "", "75.00", "0.00", "not audited"]
     assert ("warning: the runs follow different protocols, whose columns are not comparable with each other "
             "(judgeagent: ACC1, ACC2, CR, CtE; escalate: ACC-AUC (norm.), held Hard)") in " ".join(res.stderr.split())

@@ -21,9 +21,9 @@ def test_kieval_maps_scores_and_weights_turns():
     # the mean over dialogues, each scored on its own turns
     assert kieval.run_score([[4], [2, 2], []]) == pytest.approx((100.0 + 30.0) / 2)
     assert kieval.completeness([5, 2, 0]) == pytest.approx(7 / 3, abs=1e-4)
-    assert kieval.early_stops([None, "repeats an earlier reply", "no usable reply", "repeats an earlier reply"]) == {
-        "rate": 75.0, "n_stopped": 3, "reasons": {"repeats an earlier reply": 2, "no usable reply": 1}
-    }
+    assert kieval.early_stops([None, "repeats an earlier reply", "no usable reply", "repeats an earlier reply"]) == kieval.EarlyStops(
+        rate=75.0, n_stopped=3, reasons={"repeats an earlier reply": 2, "no usable reply": 1}
+    )
 
 
 def test_a_reply_is_unusable_when_missing_or_repeated():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import re
 import shutil
@@ -15,6 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.metrics.figures import InterviewFigures
+from judgeagent.records import AnswerRecord, InterviewRecord, PathRecord, QuestionRecord
 from judgeagent.report import boundary as kb
 from judgeagent.report import build_document, load_run, write_reports
 from judgeagent.report import sections as sec
@@ -37,12 +40,20 @@ def run_copy(tmp_path):
     return copy
 
 
-def records(name: str) -> list[dict]:
+def raw_records(name: str) -> list[dict]:
     return [json.loads(x) for x in (FIXTURES / name / "records.jsonl").read_text().splitlines()]
+
+
+def records(name: str) -> list[InterviewRecord]:
+    return [InterviewRecord.model_validate_json(x) for x in (FIXTURES / name / "records.jsonl").read_text().splitlines()]
 
 
 def metrics(name: str) -> dict:
     return json.loads((FIXTURES / name / "metrics.json").read_text())
+
+
+def figures(name: str) -> InterviewFigures:
+    return InterviewFigures.from_json(metrics(name))
 
 
 # ----------------------------------------------------------------------------- fixtures are sane
@@ -58,11 +69,11 @@ def test_fixtures_are_portable(name):
 def test_overview_names_target_judge_data_graph_settings_date():
     run = load_run(FIXTURES / "medqa-a")
     facts = dict(sec.overview(run))
-    cfg = run.config
-    assert facts["Target"] == cfg["models"]["target"]["name"] == "target-a"
+    cfg = run.saved
+    assert facts["Target"] == cfg.models["target"].name == "target-a"
     assert facts["Judge"] == "judge-x"
     assert facts["Data"].startswith("medqa-demo") and "KMC" in facts["Data"] and "6 seed questions" in facts["Data"]
-    assert facts["Graph"].startswith("graphs/medqa-demo") and cfg["graph"]["manifest_hash"][:12] in facts["Graph"]
+    assert facts["Graph"].startswith("graphs/medqa-demo") and cfg.graph and cfg.graph.manifest_hash and cfg.graph.manifest_hash[:12] in facts["Graph"]
     assert "batch size 3" in facts["Settings"] and "3 rounds" in facts["Settings"] and "feedback after every round" in facts["Settings"]
     assert "T1 = 0.5" in facts["Difficulty controller"] and "T2 = 1" in facts["Difficulty controller"]
     assert facts["Modules switched off"] == "none (full method)"
@@ -72,11 +83,11 @@ def test_overview_names_target_judge_data_graph_settings_date():
 @pytest.mark.parametrize("name", ["medqa-a", "medqa-b", "quality-a"])
 def test_headline_matches_metrics(name):
     m = metrics(name)
-    t = sec.headline(m)
+    t = sec.headline(figures(name))
     row = dict(zip(t.columns, t.rows[0]))
     assert row["N"] == str(m["n_questions"])
-    for label, key in sec.HEADLINE:
-        expect = m[key]
+    for label, value in sec.HEADLINE:
+        expect = value(figures(name))
         if expect is None:
             assert row[label] == sec.DASH
         else:
@@ -88,35 +99,35 @@ def test_headline_matches_metrics(name):
 
 def test_by_difficulty_and_extension_tables_match_metrics():
     m = metrics("quality-a")
-    t = sec.by_difficulty(m)
+    t = sec.by_difficulty(figures("quality-a"))
     assert [r[0] for r in t.rows] == ["easy", "medium", "hard"]
     for r in t.rows:
         want = m["by_difficulty"][r[0]]
         assert int(r[1]) == want["n_questions"]
         assert [float(x) for x in r[2:6]] == pytest.approx([want[k] for k in ("acc1", "acc2", "cr", "cte")], abs=0.005)
     assert sum(int(r[1]) for r in t.rows) == m["n_questions"]
-    ext = sec.extension_accuracy(m)
+    ext = sec.extension_accuracy(figures("quality-a"))
     for r in ext.rows:
         want = m["extension_accuracy"][r[0]]
         assert (int(r[1]), int(r[2])) == (want["n"], want["correct"])
         assert float(r[3]) == pytest.approx(want["accuracy"], abs=0.005)
-    assert sec.by_difficulty(metrics("medqa-a")) is None  # MedQA has no labels
+    assert sec.by_difficulty(figures("medqa-a")) is None  # MedQA has no labels
 
 
 def test_by_round_table_only_with_eval_every_round():
     m = metrics("medqa-a")
-    t = sec.by_round(m)
+    t = sec.by_round(figures("medqa-a"))
     assert [int(r[0]) for r in t.rows] == [p["after_round"] for p in m["by_round"]] == [0, 1, 2, 3]
     for r, p in zip(t.rows, m["by_round"]):
         assert float(r[6]) == pytest.approx(p["delta_acc"], abs=0.005)
     # the last point is the run's headline figure
     assert m["by_round"][-1]["acc2"] == pytest.approx(m["acc2"])
-    assert sec.by_round(metrics("medqa-b")) is None
+    assert sec.by_round(figures("medqa-b")) is None
 
 
 def test_usage_table_per_stage_and_total():
     m = metrics("medqa-a")
-    t = sec.usage(m)
+    t = sec.usage(figures("medqa-a"))
     rows = {r[0]: r for r in t.rows}
     stages = m["llm_usage"]["stages"]
     assert set(rows) == set(stages) | {"total"}
@@ -127,13 +138,13 @@ def test_usage_table_per_stage_and_total():
         assert int(r["completion tokens"].replace(",", "")) == b["completion_tokens"]
         assert float(r["cost $"]) == pytest.approx(b["cost_usd"], abs=5e-5)
     assert sum(b["requests"] for b in stages.values()) == m["llm_usage"]["total"]["requests"]
-    wall = dict(sec.timings(m))
+    wall = dict(sec.timings(figures("medqa-a")))
     assert wall["total"] == f"{sum(m['timings'].values()):.1f} s"
 
 
 def test_outcome_counts_add_up_to_the_paper_metrics():
     m = metrics("medqa-a")
-    c = sec.outcome_counts(load_run(FIXTURES / "medqa-a").records)
+    c = sec.outcome_counts(load_run(FIXTURES / "medqa-a").interviews)
     n = m["n_questions"]
     assert sum(c.values()) == n
     assert 100 * c["wrong→right"] / n == pytest.approx(m["cr"], abs=1e-3)
@@ -143,7 +154,7 @@ def test_outcome_counts_add_up_to_the_paper_metrics():
 
 
 def test_examples_per_outcome():
-    recs = load_run(FIXTURES / "medqa-a").records
+    recs = load_run(FIXTURES / "medqa-a").interviews
     ex = sec.examples(recs)
     assert [k for k, _, _ in ex] == ["right→right", "wrong→right", "right→wrong", "wrong→wrong"]
     counts = sec.outcome_counts(recs)
@@ -151,10 +162,10 @@ def test_examples_per_outcome():
         assert 0 < len(chosen) <= 2 if counts[key] else chosen == []
         flags = next(f for k, f, _ in sec.OUTCOMES if k == key)
         for e in chosen:
-            rec = next(r for r in recs if r["batch_id"] == e.batch_id)
-            assert e.seeds and all((s.first["correct"], s.after["correct"]) == flags for s in e.seeds)
-            assert [rd["question"]["question"] for rd in e.followups] == [rd["question"]["question"] for rd in rec["rounds"] if rd.get("question")]
-            assert e.suggestions == rec["validations"][-1]["evaluation"]["suggestions"]
+            rec = next(r for r in recs if r.batch_id == e.batch_id)
+            assert e.seeds and all((s.first.correct, s.after.correct) == flags for s in e.seeds)
+            assert [rd.question for rd in e.followups] == [rd.question for rd in rec.rounds if rd.question]
+            assert e.suggestions == rec.last.evaluation.suggestions
 
 
 def test_knowledge_boundary_counts_every_asked_followup():
@@ -165,19 +176,17 @@ def test_knowledge_boundary_counts_every_asked_followup():
     by_name = {s.entity: s for s in stats}
     # every path entity of every asked follow-up is counted, with the follow-up's result
     for r in recs:
-        for rd in r["rounds"]:
-            if not rd.get("answer"):
-                continue
-            for step in rd["path"]["steps"]:
-                st = by_name[step["entity"]]
-                assert any(q.kind == "follow-up" and q.text == rd["question"]["question"] for q in st.questions)
-    n_followups = sum(1 for r in recs for rd in r["rounds"] if rd.get("answer"))
+        for rd in r.asked:
+            for step in rd.path.steps:
+                st = by_name[step.entity]
+                assert any(q.kind == "follow-up" and q.text == rd.question.question for q in st.questions)
+    n_followups = sum(len(r.asked) for r in recs)
     counted = {id(q) for s in stats for q in s.questions if q.kind == "follow-up"}
     assert len(counted) == n_followups
     # the worst entities show the chunks of their failed follow-ups, text from the records
     worst = kb.worst_entities(stats)
     assert worst and worst[0].count("follow-up", wrong=True) > 0
-    chunk_texts = {s["text"] for r in recs for rd in r["rounds"] if rd.get("path") for s in rd["path"]["steps"]}
+    chunk_texts = {t for r in recs for rd in r.rounds if rd.path for t in rd.path.texts}
     q = next(q for q in kb.failed_questions(worst[0]) if q.kind == "follow-up")
     assert not q.correct and q.steps and all(s.text in chunk_texts for s in q.steps)
     for s in kb.mastered(stats):
@@ -188,19 +197,19 @@ def test_path_steps_read_the_sampler_format():
     from judgeagent.graph import KnowledgePath, PathStep
 
     path = KnowledgePath("a", [PathStep("a", "c1", "t1"), PathStep("b", "c2", "t2")])
-    assert kb.path_steps(path.to_dict()) == [kb.PathStep("a", "c1", "t1"), kb.PathStep("b", "c2", "t2")]
+    assert kb.path_steps(PathRecord.from_json(path.to_dict())) == [kb.PathStep("a", "c1", "t1"), kb.PathStep("b", "c2", "t2")]
     assert kb.path_steps(None) == []
 
 
 def test_answer_texts():
-    mc = {"question": "q", "options": {"A": "one", "B": "two"}, "answer": "B"}
+    mc = QuestionRecord(id="q1", question="q", options={"A": "one", "B": "two"}, answer="B")
     assert sec.correct_text(mc) == "B. two"
-    assert sec.answer_text(mc, {"chosen": "A", "reply": "A", "correct": False}) == "A. one"
-    qa = {"question": "q", "options": None, "answer": "Paris"}
+    assert sec.answer_text(mc, AnswerRecord(question_id="q1", chosen="A", reply="A", correct=False)) == "A. one"
+    qa = QuestionRecord(id="q2", question="q", options=None, answer="Paris")
     assert sec.correct_text(qa) == "Paris"
-    assert sec.answer_text(qa, {"chosen": "paris", "reply": "It is  Paris.", "correct": True}) == "It is Paris."
-    assert sec.answer_text(qa, {"chosen": None, "reply": None, "correct": False, "error": "missing"}) == "(no answer: missing)"
-    assert len(sec.answer_text(qa, {"chosen": None, "reply": "x " * 500, "correct": False})) == 300
+    assert sec.answer_text(qa, AnswerRecord(question_id="q2", chosen="paris", reply="It is  Paris.", correct=True)) == "It is Paris."
+    assert sec.answer_text(qa, AnswerRecord(question_id="q2", chosen=None, reply=None, correct=False, error="missing")) == "(no answer: missing)"
+    assert len(sec.answer_text(qa, AnswerRecord(question_id="q2", chosen=None, reply="x " * 500, correct=False))) == 300
 
 
 def test_interview_summary_section():
@@ -216,7 +225,8 @@ def test_interview_summary_section():
 def test_warnings_for_incomplete_runs():
     run = load_run(FIXTURES / "medqa-a")
     assert sec.warnings(run) == []
-    run.metrics = dict(run.metrics, complete=False, evaluation_failures=1, extension={"rounds": 6, "skipped": 2, "skip_reasons": ["no knowledge path"]})
+    run = dataclasses.replace(run, metrics=dict(run.metrics, complete=False, evaluation_failures=1,
+                                                extension={"rounds": 6, "skipped": 2, "skip_reasons": ["no knowledge path"]}))
     w = " ".join(sec.warnings(run))
     assert "incomplete" in w and "no usable evaluation" in w and "2 of 6 follow-up rounds were skipped (no knowledge path)" in w
 
@@ -270,7 +280,7 @@ def test_write_reports_html_and_md(run_copy):
     summary = json.loads((run / "summary.json").read_text())
     for item in summary["strengths"] + summary["knowledge_gaps"]:
         assert item in html and item in md
-    for rec in records("medqa-a"):
+    for rec in raw_records("medqa-a"):
         for q in rec["seed"]:
             assert q["question"][:60] in md  # every seed question of this small run is an example
     # images beside the Markdown, referenced relatively
@@ -314,9 +324,9 @@ def test_ablation_run_reports_a_chosen_setting(run_copy):
     run = run_copy("ablation-a")
     abl = json.loads((run / "ablation.json").read_text())
     main = load_run(run)
-    assert main.setting == "full" and {r["setting"] for r in main.records} == {"full"}
+    assert main.setting == "full" and {r.setting for r in main.interviews} == {"full"}
     other = load_run(run, "no graph")
-    assert {r["setting"] for r in other.records} == {"no graph"}
+    assert {r.setting for r in other.interviews} == {"no graph"}
     assert other.metrics == abl["metrics"]["no graph"]
     written = write_reports(run, setting="no graph")
     assert [p.name for p in written] == ["report-no-graph.html", "report-no-graph.md"]
@@ -397,8 +407,8 @@ def test_summary_is_one_judge_call_over_every_batch():
     assert call["stage"] == "summary" and call["schema"] is schemas.SUMMARY
     prompt = call["messages"][-1]["content"]
     for r in recs:
-        assert f"Batch {r['batch_id']}" in prompt
-        assert r["validations"][-1]["evaluation"]["flaws_knowledge"][:40] in prompt
+        assert f"Batch {r.batch_id}" in prompt
+        assert r.last.evaluation is not None and r.last.evaluation.flaws_knowledge[:40] in prompt
     m = metrics("medqa-a")
     right1 = round(m["acc1"] * m["n_questions"] / 100)
     assert f"{right1}/{m['n_questions']} original questions right before the advice" in prompt
@@ -414,14 +424,14 @@ def test_summary_failures_return_an_error():
     assert "budget" in asyncio.run(summarize_interview(FakeModels(BudgetExceeded("budget reached")), recs))["error"]
     assert "error" in asyncio.run(summarize_interview(FakeModels(FakeResult(True, ["not", "a", "dict"])), recs))
     assert "error" in asyncio.run(summarize_interview(FakeModels(None), []))
-    no_eval = [dict(r, validations=[dict(v, evaluation=None) for v in r["validations"]]) for r in recs]
+    no_eval = [r.model_copy(update={"validations": [v.model_copy(update={"evaluation": None}) for v in r.validations]}) for r in recs]
     models = FakeModels(None)
     assert "error" in asyncio.run(summarize_interview(models, no_eval)) and models.calls == []
 
 
 def test_summary_prompt_is_bounded_for_long_runs():
     recs = records("medqa-a")
-    many = [dict(recs[i % 2], batch_id=f"b{i:04d}", batch_index=i) for i in range(400)]
+    many = [recs[i % 2].model_copy(update={"batch_id": f"b{i:04d}", "batch_index": i}) for i in range(400)]
     msgs = summary_prompt(many, max_chars=6000)
     user = msgs[-1]["content"]
     assert len(user) < 8000

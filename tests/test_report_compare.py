@@ -37,12 +37,14 @@ def test_table2_targets_as_rows_datasets_as_groups():
     grid = cmp.table2([load_run(A), load_run(B), load_run(Q)])
     assert grid.rows == ["target-a", "target-b"]
     assert grid.groups == ["medqa-demo", "quality-demo"]
-    assert grid.flat_columns()[:4] == ["medqa-demo ACC1", "medqa-demo ACC2", "medqa-demo CR", "medqa-demo CtE"]
+    # Each run's four figures, then the invalid rate of its generated questions (these were never audited).
+    assert grid.flat_columns()[:5] == ["medqa-demo ACC1", "medqa-demo ACC2", "medqa-demo CR", "medqa-demo CtE", "medqa-demo invalid items % [95% CI]"]
     rows = {r[0]: r[1:] for r in grid.flat_rows()}
-    for row, run, offset in (("target-a", A, 0), ("target-b", B, 0), ("target-a", Q, 4)):
+    for row, run, offset in (("target-a", A, 0), ("target-b", B, 0), ("target-a", Q, 5)):
         m = metrics(run)
         assert [float(x) for x in rows[row][offset : offset + 4]] == pytest.approx([m["acc1"], m["acc2"], m["cr"], m["cte"]], abs=0.005)
-    assert rows["target-b"][4:] == [cmp.DASH] * 4  # target-b was not run on quality-demo
+        assert rows[row][offset + 4] == "not audited"
+    assert rows["target-b"][5:] == [cmp.DASH] * 5  # target-b was not run on quality-demo
 
 
 def test_by_data_swaps_rows_and_groups():
@@ -89,14 +91,15 @@ def test_graph_mismatch_is_per_dataset(tmp_path):
 def test_formats():
     grid = cmp.table2([load_run(A), load_run(Q)])
     md = cmp.render(grid, "md").splitlines()
-    assert md[0] == "| target | medqa-demo ACC1 | medqa-demo ACC2 | medqa-demo CR | medqa-demo CtE | quality-demo ACC1 | quality-demo ACC2 | quality-demo CR | quality-demo CtE |"
+    assert md[0] == ("| target | medqa-demo ACC1 | medqa-demo ACC2 | medqa-demo CR | medqa-demo CtE | medqa-demo invalid items % [95% CI] "
+                     "| quality-demo ACC1 | quality-demo ACC2 | quality-demo CR | quality-demo CtE | quality-demo invalid items % [95% CI] |")
     assert md[1].startswith("|---|---:|") and md[2].startswith("| target-a | ")
     rows = list(csv.reader(io.StringIO(cmp.render(grid, "csv"))))
-    assert rows[0][0] == "target" and len(rows) == 2 and len(rows[1]) == 9
-    assert float(rows[1][1]) == pytest.approx(metrics(A)["acc1"], abs=0.005)
+    assert rows[0][0] == "target" and len(rows) == 2 and len(rows[1]) == 11
+    assert float(rows[1][1]) == pytest.approx(metrics(A)["acc1"], abs=0.005) and rows[1][5] == "not audited"
     tex = cmp.render(grid, "latex")
-    assert r"\multicolumn{4}{c}{medqa-demo}" in tex and r"\cmidrule(lr){2-5} \cmidrule(lr){6-9}" in tex
-    assert r"\begin{tabular}{lrrrrrrrr}" in tex
+    assert r"\multicolumn{5}{c}{medqa-demo}" in tex and r"\cmidrule(lr){2-6} \cmidrule(lr){7-11}" in tex
+    assert r"\begin{tabular}{lrrrrrrrrrr}" in tex
     assert tex.count(r"\\") == 3  # group header, metric header, one row
     with pytest.raises(Exception, match="--format"):
         cmp.render(grid, "xml")
@@ -139,9 +142,12 @@ def test_cli_compare_table_is_not_truncated():
 
 def test_cli_compare_csv_and_by_data():
     res = invoke(A, B, "-f", "csv", "--by", "data")
-    out, _ = out_err(res)
+    out, err = out_err(res)
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == ["data", "target-a ACC1", "target-a ACC2", "target-a CR", "target-a CtE", "target-b ACC1", "target-b ACC2", "target-b CR", "target-b CtE"]
+    assert rows[0] == ["data", "target-a ACC1", "target-a ACC2", "target-a CR", "target-a CtE", "target-a invalid items % [95% CI]",
+                       "target-b ACC1", "target-b ACC2", "target-b CR", "target-b CtE", "target-b invalid items % [95% CI]"]  # fmt: skip
+    # Runs nobody audited say so in one line.
+    assert " ".join(err.split()).count("never audited: medqa-a, medqa-b: how many of their generated questions are invalid is unknown") == 1
 
 
 def test_cli_compare_ablation():

@@ -79,8 +79,8 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
         first = sent(servers)
         again = sweep(cfg)
         assert sent(servers) == first  # finished: not one request, not even a preflight
-    board = result.leaderboard
-    assert again.leaderboard == board
+    board = result.leaderboard.to_json()  # leaderboard.json as written
+    assert again.leaderboard == result.leaderboard
     items = json.loads((result.sweep_dir / "shared_items.json").read_text())["items"]
     topics = [TOPICS.index(it["question"]) for it in items]
     assert len(items) == len(set(topics)) >= 6  # every gate-passed follow-up, each once
@@ -170,8 +170,8 @@ def test_the_judge_limit_holds_across_targets_interviewed_at_once(tmp_path, grap
         models = models_file(tmp_path / "judgeagent.toml", {"judge": judge.base_url, "strong": s.base_url, "weak": w.base_url}, judge_concurrency=1)
         result = judgeagent.sweep(config(tmp_path, graph, ["strong", "weak"], models, parallel=None, concurrency=2, shared=False))
         assert judge.max_in_flight == 1
-    assert [r["name"] for r in result.leaderboard["targets"]] == ["strong", "weak"]
-    assert result.leaderboard["ranked_on"] == "seed questions (ACC1)"
+    assert [r.name for r in result.leaderboard.targets] == ["strong", "weak"]
+    assert result.leaderboard.ranked_on == "seed questions (ACC1)"
 
 
 def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, graph, demo_seeds):
@@ -198,6 +198,8 @@ def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, grap
         ("s.toml", 'targets = ["local", "nosuch"]\n', "unknown model 'nosuch'"),
         ("s.toml", 'targets = ["local"]\n[options]\nkieval_turns = 2\n', "options: --kieval-turns belongs to the kieval protocol, not to --protocol judgeagent"),
         ("s.toml", 'targets = ["local"]\n[options]\nhops = 0\n', "options: --hops: Input should be greater than or equal to 1"),
+        ("s.toml", 'targets = ["fast=local", "fast=http://127.0.0.1:9/v1@m"]\n', "s.toml: targets names fast twice"),
+        ("s.toml", 'targets = ["fast="]\n', "s.toml: targets: the label fast names no model (label=MODEL)"),
     ],
 )
 def test_a_bad_sweep_file_is_one_line_naming_it(tmp_path, file, text, message):
@@ -207,6 +209,18 @@ def test_a_bad_sweep_file_is_one_line_naming_it(tmp_path, file, text, message):
     out = " ".join(res.output.split())
     assert message in out.replace(str(tmp_path) + "/", "") and "Traceback" not in out
     assert not (tmp_path / "sweep").exists()
+
+
+def test_a_target_label_names_it_and_its_folder_and_the_model_stays_whole():
+    from judgeagent.sweeps.config import SweepConfig, split_target
+
+    cfg = SweepConfig(targets="fast=http://10.0.0.5:8000/v1@my-model, qwen3 ,openai:gpt-4o-mini", judge="qwen3")
+    assert cfg.names == ["fast", "qwen3", "openai:gpt-4o-mini"]
+    assert cfg.model("fast") == "http://10.0.0.5:8000/v1@my-model" and cfg.model("qwen3") == "qwen3"
+    assert cfg.eval_config("fast").target == "http://10.0.0.5:8000/v1@my-model"
+    # A URL with "=" in it is a model, not a label: its label would have to come before "://".
+    assert split_target("http://h/v1?x=1@m") == ("http://h/v1?x=1@m", "http://h/v1?x=1@m")
+    assert split_target("a.b_c-1=local:/models/x.gguf") == ("a.b_c-1", "local:/models/x.gguf")
 
 
 def test_a_dead_judge_fails_every_target_and_still_writes_the_leaderboard(tmp_path, graph, demo_seeds):

@@ -156,9 +156,19 @@
     var n = chunkNumber(item);
     path.appendChild(el("span", "", "Knowledge path:"));
     item.path.forEach(function (step, i) {
-      if (i) { path.appendChild(el("span", "arrow", "→")); }
+      if (i) { path.appendChild(el("span", "arrow", linkText(step, n))); }
       path.appendChild(el("span", "entity", step.entity + " [" + (n[step.chunk_id] || "?") + "]"));
     });
+  }
+
+  // How a step's entity follows the previous one's: through a shared passage, or a jump.
+  function linkText(step, n) {
+    var edge = step.edge === "strong" ? step.edge_weight + " shared passage" + (step.edge_weight === 1 ? "" : "s") + " in the corpus"
+      : step.edge === "weak" ? "neighbouring passages" : "no edge in the graph";
+    if (step.via === "chunk") { return "→ both in [" + (n[step.via_chunk] || "?") + "] (" + edge + ") →"; }
+    if (step.via === "jump") { return "⇢ walk dead-ended, jumped to the nearest passage (" + edge + ") ⇢"; }
+    if (step.via === "random") { return "⇢ random passage (" + edge + ") ⇢"; }
+    return "→";
   }
 
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
@@ -169,7 +179,8 @@
     (item.chunks || []).forEach(function (c, i) {
       var q = el("blockquote", "chunk");
       q.appendChild(el("span", "src", "[" + (i + 1) + "] " + c.chunk_id));
-      var names = (item.path || []).filter(function (s) { return s.chunk_id === c.chunk_id && s.entity; })
+      // The entities of this passage's step, and those that the walk reached through it (the link's shared passage).
+      var names = (item.path || []).filter(function (s) { return (s.chunk_id === c.chunk_id || s.via_chunk === c.chunk_id) && s.entity; })
         .map(function (s) { return s.entity; });
       appendMarked(q, c.text, names);
       box.appendChild(q);

@@ -18,10 +18,16 @@ PASSED, REJECTED, UNGATED = "passed", "rejected", "asked without a gate"
 
 @dataclass
 class PathStep:
-    """One step of the knowledge path the item was written from."""
+    """One step of the knowledge path the item was written from, and how its entity follows
+    the previous step's (``judgeagent.graph.PathStep``'s fields; None on the first step of a
+    window, and on every step of a run made before the sampler recorded them)."""
 
     entity: str
     chunk_id: str
+    via: str | None = None  # "chunk": an entity of the previous step's chunk; "jump": the walk dead-ended; "random": --no-graph
+    via_chunk: str | None = None  # the previous step's chunk, which holds both entities
+    edge: str | None = None  # the graph's edge between the two: "strong" | "weak" | None (none)
+    edge_weight: int | None = None  # strong: the chunks they share
 
 
 @dataclass
@@ -43,7 +49,6 @@ class AuditItem:
     status: str  # passed | rejected | asked without a gate
     batch: str  # the batch (cluster) that wrote it
     path: list[PathStep] = field(default_factory=list)
-    relations: list[dict] | None = None  # the edge walked between consecutive entities (None: not recorded)
     chunks: list[SourceChunk] = field(default_factory=list)
     gate: dict | None = None  # the quality gate's verdict (GateVerdict.to_dict)
     written_by: str | None = None  # the model that wrote it

@@ -2,7 +2,8 @@
 
 - :func:`audit`: read the source's items, draw the sample, write the audit folder and page
   (and run the model auditor when asked);
-- :func:`import_labels`: take a person's labels file into the audit and recompute the figures;
+- :func:`import_labels`: take a person's labels file into the audit, recompute the figures and
+  carry them into the source's metrics.json or leaderboard.json and its reports;
 - :func:`audit_results`: the figures from what the audit folder holds now.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeagent.audit import labels as labelsfile
+from judgeagent.audit.carry import Carried, carry
 from judgeagent.audit.config import AuditConfig
 from judgeagent.audit.design import Design, DesignError, Unit, draw
 from judgeagent.audit.folder import AuditFolder
@@ -45,6 +47,7 @@ class AuditResult:
     results: dict
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # of this call (the model auditor's); results["warnings"] has the audit's
+    carried: Carried = field(default_factory=Carried)  # the source's figures files this call rewrote (metrics.json, leaderboard.json, reports)
 
 
 def _now() -> str:
@@ -101,8 +104,9 @@ def audit(config: AuditConfig | None = None, /, *, say=None, **settings) -> Audi
     folder.write_json(folder.schema_path, labelsfile.schema(audit_id, [i.item_id for i in shown]))
     write_page(folder, source, design, items, suspects)
     results = audit_results(folder.path)
+    carried = carry(folder, results, replace=False)
     return AuditResult(folder.path, audit_id, source.kind, design.population, len(design.order), len(suspects), folder.page_path, results,
-                       source.notes, warnings)  # fmt: skip
+                       source.notes, warnings, carried)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the model auditor
@@ -166,11 +170,15 @@ def write_page(folder: AuditFolder, source: Source, design: Design, items: dict[
     shown += [page_item(items[i], "suspect", reasons=r, model=model_of(i)) for i, r in suspects.items()]
     audit_id = folder.audit_id if folder.exists else ""
     writer = (source.writer or {}).get("name") or (source.writer or {}).get("identity") or "?"
-    subtitle = (f"{len(design.order)} items drawn at random from {design.population} ({len(design.strata)} strata, seed {design.seed}); "
-                f"{len(suspects)} suspects after them · written by {writer} · audit {audit_id}")  # fmt: skip
+    subtitle = (f"{_n(len(design.order), 'item')} drawn at random from {design.population} ({_n(len(design.strata), 'stratum', 'strata')}, "
+                f"seed {design.seed}); {_n(len(suspects), 'suspect')} after them · written by {writer} · audit {audit_id}")  # fmt: skip
     html = render(audit_id=audit_id, audit_dir=str(folder.path.resolve()), title=f"{source.kind} {source.path.resolve().name}",
                   subtitle=subtitle, items=shown, notes=source.notes)  # fmt: skip
     return folder.write_page(html)
+
+
+def _n(k: int, one: str, many: str | None = None) -> str:
+    return f"{k} {one if k == 1 else (many or one + 's')}"
 
 
 # ----------------------------------------------------------------------------- labels and figures
@@ -182,6 +190,7 @@ class ImportResult:
     changed: int  # items whose label this file replaced with a later one
     total: int  # items the auditor has labelled, all files together
     results: dict
+    carried: Carried = field(default_factory=Carried)  # metrics.json / leaderboard.json and the reports rewritten with the audit
 
 
 def import_labels(labels_file: Path, audit_dir: Path | None = None) -> ImportResult:
@@ -206,7 +215,8 @@ def import_labels(labels_file: Path, audit_dir: Path | None = None) -> ImportRes
     after = {e.item_id: e for e in merged.labels}
     folder.write_labels(merged)
     changed = sum(1 for i, e in after.items() if i in before and e != before[i])
-    return ImportResult(folder.path, new.auditor, len(set(after) - set(before)), changed, len(after), audit_results(folder.path))
+    results = audit_results(folder.path)
+    return ImportResult(folder.path, new.auditor, len(set(after) - set(before)), changed, len(after), results, carry(folder, results))
 
 
 def audit_results(audit_dir: Path) -> dict:

@@ -1,11 +1,13 @@
-"""The questions the quality gate rejected, rebuilt from the run's journal.
+"""The questions the quality gate rejected: from the run's records, or rebuilt from its journal.
 
-A record keeps, for each try at a question, only why it failed and the gate's verdicts, not
-the question itself. The journal keeps every generation request and its reply, so the
-question is rebuilt as the run built it: the request whose excerpts are the round's path
-window and whose difficulty is the round's, at the try's place in the conversation (a
-retry carries the earlier replies), put together by the same code (``assemble``) with the
-key at the same seeded position. A try that cannot be found is named instead.
+A run made since the audit keeps each rejected question in its record (``generation_attempts``
+entries carry ``question``, with the key at the letter it was given). An older record keeps,
+for each try at a question, only why it failed and the gate's verdicts, not the question
+itself. The journal keeps every generation request and its reply, so the question is rebuilt
+as the run built it: the request whose excerpts are the round's path window and whose
+difficulty is the round's, at the try's place in the conversation (a retry carries the
+earlier replies), put together by the same code (``assemble``) with the key at the same seeded
+position. A try that cannot be found either way is named instead.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judgeagent.audit.items import REJECTED, AuditItem
-from judgeagent.audit.runrecords import Slot, provenance
+from judgeagent.audit.runrecords import Slot, provenance, rationale
 from judgeagent.bank.fill import item_id
 from judgeagent.errors import JudgeAgentError
+from judgeagent.records import GateRecord, QuestionRecord
 
 # The gate's checks that judge a question's soundness; the other two reject a copy.
 VALIDITY_CHECKS = ("well_formed", "self_contained", "answerable")
 
 
-def failed_checks(verdict: dict) -> list[str]:
-    return [name for name, c in (verdict.get("checks") or {}).items() if c.get("passed") is False and name != "needs_hops"]
+def failed_checks(verdict: GateRecord) -> list[str]:
+    return [name for name, c in verdict.checks.items() if c.passed is False and name != "needs_hops"]
 
 
 def _generation_replies(run_dir: Path) -> list[tuple[str, int, dict]]:
@@ -49,53 +52,75 @@ def _generation_replies(run_dir: Path) -> list[tuple[str, int, dict]]:
 
 
 def rejected_items(run_dir: Path, all_slots: Sequence[Slot], *, qtype: str, seed: int, writer: str | None) -> tuple[list[AuditItem], list[str]]:
-    """Every question the gate rejected as unsound, and notes on those that could not be rebuilt."""
-    from judgeagent.batches import batch_seed
-    from judgeagent.data.benchmark import QuestionType
-    from judgeagent.graph import KnowledgePath
-    from judgeagent.stages.extension import assemble, path_text
-    from judgeagent.stages.gate import balanced_position
-
-    try:
-        replies = _generation_replies(run_dir)
-    except JudgeAgentError as e:
-        return [], [f"rejected questions left out: {e}"]
-    kind = QuestionType(qtype)
-    out, lost, copies = [], 0, 0
+    """Every question the gate rejected as unsound, and notes on those that could not be found."""
+    rebuild = _Rebuilder(run_dir, qtype, seed)
+    out, copies = [], 0
     for slot in all_slots:
-        attempts = slot.entry.get("generation_attempts") or []
-        path = slot.entry.get("path")
-        level = str(slot.entry.get("level") or "")
-        for k, attempt in enumerate(attempts):
-            verdict = attempt.get("gate")
-            if not verdict or verdict.get("passed"):
+        for k, attempt in enumerate(slot.entry.generation_attempts or []):
+            verdict = attempt.gate
+            if verdict is None or verdict.passed:
                 continue
-            failed = failed_checks(verdict)
-            if not any(c in VALIDITY_CHECKS for c in failed):
+            if not any(c in VALIDITY_CHECKS for c in failed_checks(verdict)):
                 copies += 1
                 continue
-            window = KnowledgePath.from_dict(path) if path else None
-            source = path_text(window.texts, window.entities) if window else ""
-            data = next((d for user, tries, d in replies if tries == k and source and user.rstrip().endswith(source) and f" {level.upper()} " in user), None)
-            if data is None:
-                lost += 1
+            recorded = attempt.question
+            q = recorded if recorded is not None else rebuild(slot, k)
+            if q is None:
                 continue
-            position = balanced_position(batch_seed(seed, slot.batch, "letters"), slot.index) if kind.is_multiple_choice else None
-            try:
-                q = assemble(data, kind, slot.qid, level, random.Random(slot.qid), position)
-            except (KeyError, TypeError, ValueError, IndexError):
-                lost += 1
-                continue
-            steps, chunks, missing = provenance(path)
+            steps, chunks, missing = provenance(slot.entry.path)
             out.append(AuditItem(
                 item_id=item_id(qtype, q.question, q.options, q.answer), ref=f"{slot.ref}, try {k + 1} (rejected)", qtype=qtype,
-                question=q.question, options=q.options, key=q.answer, level=level or None, counted_as=None, status=REJECTED, batch=slot.batch,
-                path=steps, chunks=chunks, gate=verdict, written_by=writer, source=str(run_dir), rationale=(q.meta or {}).get("rationale") or None,
-                missing=[*missing, "the rejected question's text in the records (rebuilt from the journal's generation reply)"], recovered_from="journal",
+                question=q.question, options=q.options, key=q.answer, level=slot.entry.level or None, counted_as=None, status=REJECTED,
+                batch=slot.batch, path=steps, chunks=chunks, gate=verdict.to_json(), written_by=writer, source=str(run_dir), rationale=rationale(q),
+                missing=missing if recorded else [*missing, "the rejected question's text in the records (rebuilt from the journal's generation reply)"],
+                recovered_from=None if recorded else "journal",
             ))  # fmt: skip
     notes = []
     if copies:
         notes.append(f"{copies} rejected question(s) left out: rejected only as a copy of a seed or an earlier question")
-    if lost:
-        notes.append(f"{lost} rejected question(s) left out: their generation reply is not in {run_dir / 'journal.sqlite'}")
+    notes += rebuild.notes()
     return out, notes
+
+
+class _Rebuilder:
+    """An older run's rejected question, rebuilt from the generation replies in its journal
+    (read once, when the first question needs it)."""
+
+    def __init__(self, run_dir: Path, qtype: str, seed: int):
+        self.run_dir, self.qtype, self.seed = run_dir, qtype, seed
+        self.replies: list[tuple[str, int, dict]] | None = None
+        self.error: str | None = None
+        self.lost = 0
+
+    def __call__(self, slot: Slot, attempt: int) -> QuestionRecord | None:
+        from judgeagent.batches import batch_seed
+        from judgeagent.data.benchmark import QuestionType
+        from judgeagent.graph import KnowledgePath
+        from judgeagent.stages.extension import assemble, path_text
+        from judgeagent.stages.gate import balanced_position
+
+        if self.replies is None:
+            try:
+                self.replies = _generation_replies(self.run_dir)
+            except JudgeAgentError as e:
+                self.replies, self.error = [], str(e)
+        path, level = slot.entry.path, slot.entry.level
+        window = KnowledgePath.from_dict(path.to_json()) if path is not None else None
+        source = path_text(window.texts, window.entities) if window else ""
+        data = next((d for user, tries, d in self.replies if tries == attempt and source and user.rstrip().endswith(source) and f" {level.upper()} " in user), None)
+        kind = QuestionType(self.qtype)
+        if data is not None:
+            position = balanced_position(batch_seed(self.seed, slot.batch, "letters"), slot.index) if kind.is_multiple_choice else None
+            try:
+                return QuestionRecord.of(assemble(data, kind, slot.qid, level, random.Random(slot.qid), position))
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass
+        self.lost += 1
+        return None
+
+    def notes(self) -> list[str]:
+        if not self.lost:
+            return []
+        if self.error:
+            return [f"{self.lost} rejected question(s) left out: {self.error}"]
+        return [f"{self.lost} rejected question(s) left out: their generation reply is not in {self.run_dir / 'journal.sqlite'}"]

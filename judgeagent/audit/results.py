@@ -121,12 +121,19 @@ def agreement(a: Labels, b: Labels, refs: Mapping[str, str] | None = None) -> di
             "label_confusion": {"categories": cats, "table": table}, "disagreements": differ}  # fmt: skip
 
 
+def basis_labels(people: Mapping[str, Labels], model: Labels | None) -> tuple[str, dict[str, list[str]]]:
+    """Whose labels the figures rest on, and each labelled item's labels: the people's
+    consensus; the model auditor's only while no person has labelled; else none."""
+    agreed = consensus(people)
+    return ("people", agreed) if agreed else (("model auditor", dict(model)) if model else ("none", {}))
+
+
 def compute(design: Design, people: Mapping[str, Labels], model: Labels | None = None, *, model_name: str | None = None,
             refs: Mapping[str, str] | None = None, suspects: Mapping[str, list[str]] | None = None) -> dict:
     """Every figure of the audit, as results.json keeps it."""
     sampled = set(design.order)
     agreed = consensus(people)
-    basis, chosen = ("people", agreed) if agreed else (("model auditor", dict(model)) if model else ("none", {}))
+    basis, chosen = basis_labels(people, model)
     in_sample = {i: ls for i, ls in chosen.items() if i in sampled}
     out: dict = {
         "basis": basis,

@@ -1,9 +1,9 @@
 """Where the audited items come from: a run folder, a sweep folder or a graph's question bank.
 
-This is the one module that reads what a run wrote (``records.jsonl`` as today's runs write
-it, plain dicts; ``shared_items.json``; the bank's SQLite file). Everything after it sees
-:class:`~judgeagent.audit.items.AuditItem` only, so when the records become typed models,
-this module is the one to change.
+This is the one module that reads what a source wrote (``records.jsonl`` through its
+protocol's record model, :mod:`judgeagent.audit.runrecords`; ``sweep.json``,
+``shared_items.json`` and ``leaderboard.json`` through the sweep's models; the bank's SQLite
+file). Everything after it sees :class:`~judgeagent.audit.items.AuditItem` only.
 
 Which items enter the figures, and so the audit's population:
 - a run of ``judgeagent`` (its main arm), ``escalate`` or ``contamination``: every follow-up
@@ -20,14 +20,22 @@ run's journal (:mod:`judgeagent.audit.rejected`).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import ValidationError
 
 from judgeagent.audit.items import PASSED, AuditItem
-from judgeagent.audit.runrecords import asked_item, main_arm, model_name, provenance, read_config, records, slots
+from judgeagent.audit.runrecords import asked_item, provenance, read_config, records, slots
 from judgeagent.errors import JudgeAgentError
+from judgeagent.records import BankItemRecord, JsonModel, PathRecord
+from judgeagent.report.load import RunConfig, record_setting
+from judgeagent.sweeps.board import Leaderboard
+from judgeagent.sweeps.state import SharedItem, SharedItems, SweepFile
+
+M = TypeVar("M", bound=JsonModel)
 
 WRITING_PROTOCOLS = ("judgeagent", "escalate", "contamination")
 
@@ -63,39 +71,38 @@ def read_source(path: Path, *, include_rejected: bool = False) -> Source:
     raise JudgeAgentError(f"{path}: not a run folder, a sweep folder or a graph folder with a question bank")
 
 
-def _object(path: Path) -> dict:
-    """A JSON object file of a sweep folder ({} when it is not there)."""
+def _object(path: Path, model: type[M]) -> M:
+    """A JSON file of a sweep folder through its model (the model's defaults when it is not there)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, json.JSONDecodeError) as e:
+        return model.model_validate_json(path.read_text(encoding="utf-8")) if path.exists() else model()
+    except (OSError, ValidationError) as e:
         raise JudgeAgentError(f"{path}: cannot read it ({e})") from None
-    return data if isinstance(data, dict) else {}
 
 
 # ----------------------------------------------------------------------------- runs
 def read_run(run_dir: Path, *, include_rejected: bool = False) -> Source:
     config = read_config(run_dir)
-    protocol = str(config.get("protocol") or "judgeagent")
-    qtype = str((config.get("benchmark") or {}).get("question_type") or "kmc")
+    protocol, qtype = config.protocol or "judgeagent", config.question_type
     if protocol == "bank":
         return _bank_run(run_dir, config)
     if protocol not in WRITING_PROTOCOLS:
         raise JudgeAgentError(f"{run_dir}: a {protocol} run writes no questions to audit (judgeagent, escalate and contamination runs do, "
                               "and so do sweeps and question banks)")  # fmt: skip
-    judge = (config.get("models") or {}).get("judge")
-    arm = main_arm(config)
-    recs = [r for r in records(run_dir) if r.get("setting", arm) == arm]
-    notes = [] if arm == "full" and not (config.get("settings") or {}).get("ablation") else [f"only the {arm!r} arm's follow-ups (the figures' own)"]
-    all_slots = [s for rec in recs for s in slots(rec, protocol)]
-    items = _unique([it for s in all_slots if (it := asked_item(s, qtype, writer=model_name(judge), source=str(run_dir))) is not None])
+    judge = config.models.get("judge")
+    writer = judge.label if judge else None
+    arm = config.settings.main_arm
+    recs = [r for r in records(run_dir, config) if record_setting(r) == arm]
+    notes = [] if arm == "full" and not config.settings.ablation else [f"only the {arm!r} arm's follow-ups (the figures' own)"]
+    all_slots = [s for rec in recs for s in slots(rec)]
+    items = _unique([it for s in all_slots if (it := asked_item(s, qtype, writer=writer, source=str(run_dir))) is not None])
     if include_rejected:
         from judgeagent.audit.rejected import rejected_items
 
-        rejected, why = rejected_items(run_dir, all_slots, qtype=qtype, seed=int(config.get("seed") or 0), writer=model_name(judge))
+        rejected, why = rejected_items(run_dir, all_slots, qtype=qtype, seed=config.seed or 0, writer=writer)
         known = {i.item_id for i in items}
         items += _unique([r for r in rejected if r.item_id not in known])
         notes += why
-    return Source("run", run_dir, items, judge, {}, notes)
+    return Source("run", run_dir, items, judge.to_json() if judge else None, {}, notes)
 
 
 def _unique(items: list[AuditItem]) -> list[AuditItem]:
@@ -108,16 +115,16 @@ def _unique(items: list[AuditItem]) -> list[AuditItem]:
 
 # ----------------------------------------------------------------------------- sweeps
 def read_sweep(sweep_dir: Path, *, include_rejected: bool = False) -> Source:
-    sweep = _object(sweep_dir / "sweep.json")
-    shared = _object(sweep_dir / "shared_items.json").get("items") or []
+    sweep = _object(sweep_dir / "sweep.json", SweepFile)
+    shared = _object(sweep_dir / "shared_items.json", SharedItems).items
     if not shared:
         raise JudgeAgentError(f"{sweep_dir}: the sweep has no shared items yet (its interviews wrote none that passed the gate)")
     runs: dict[str, Source] = {}
-    for t in sweep.get("targets") or []:
-        run_dir = sweep_dir / "targets" / str(t.get("slug"))  # the sweep folder's layout (judgeagent/sweeps/__init__.py)
+    for t in sweep.targets:
+        run_dir = sweep_dir / "targets" / t.slug  # the sweep folder's layout (judgeagent/sweeps/__init__.py)
         if (run_dir / "config.json").exists():
-            runs[str(t.get("name"))] = read_run(run_dir, include_rejected=include_rejected)
-    items = [_shared_item(it, runs.get(str(it.get("source_target")))) for it in shared]
+            runs[t.name] = read_run(run_dir, include_rejected=include_rejected)
+    items = [_shared_item(it, runs.get(it.source_target)) for it in shared]
     notes: list[str] = []
     if include_rejected:
         known = {i.item_id for i in items}
@@ -128,30 +135,29 @@ def read_sweep(sweep_dir: Path, *, include_rejected: bool = False) -> Source:
                     items.append(r)
                     known.add(r.item_id)
         notes += sorted({n for run in runs.values() for n in run.notes})
-    writer = next((r.writer for r in runs.values() if r.writer), None) or {"name": (sweep.get("config") or {}).get("judge")}
+    writer = next((r.writer for r in runs.values() if r.writer), None) or {"name": sweep.config.judge}
     return Source("sweep", sweep_dir, items, writer, sweep_suspects(sweep_dir), notes)
 
 
-def _shared_item(shared: dict, run: Source | None) -> AuditItem:
+def _shared_item(shared: SharedItem, run: Source | None) -> AuditItem:
     """A shared item with the provenance its source interview recorded."""
-    iid, target = str(shared["item_id"]), str(shared.get("source_target"))
+    iid, target = shared.item_id, shared.source_target
     found = next((i for i in run.items if i.item_id == iid), None) if run is not None else None
     if found is not None:
-        found.batch, found.ref = str(shared.get("cluster") or f"{target}/{found.batch}"), f"{target} {found.ref}"
+        found.batch, found.ref = shared.cluster or f"{target}/{found.batch}", f"{target} {found.ref}"
         return found
     return AuditItem(
-        item_id=iid, ref=f"{target} {shared.get('source_batch')}", qtype=str(shared.get("qtype") or "kmc"), question=shared["question"],
-        options=shared.get("options"), key=shared["answer"], level=shared.get("level"), counted_as=shared.get("counted_as"), status=PASSED,
-        batch=str(shared.get("cluster")), missing=[f"the knowledge path, source chunks and gate verdict (the interview of {target} that wrote it is not readable)"],
+        item_id=iid, ref=f"{target} {shared.source_batch}", qtype=shared.qtype or "kmc", question=shared.question, options=shared.options,
+        key=shared.answer, level=shared.level, counted_as=shared.counted_as, status=PASSED, batch=shared.cluster,
+        missing=[f"the knowledge path, source chunks and gate verdict (the interview of {target} that wrote it is not readable)"],
     )  # fmt: skip
 
 
 def sweep_suspects(sweep_dir: Path) -> dict[str, list[str]]:
     """Shared items the leaderboard's answers single out: every target wrong, or a negative
     item-rest correlation (the targets who do well elsewhere get it wrong)."""
-    board = json.loads((sweep_dir / "leaderboard.json").read_text(encoding="utf-8")) if (sweep_dir / "leaderboard.json").exists() else {}
-    matrix = board.get("matrix") or {}
-    ids, rows = matrix.get("items") or [], matrix.get("correct") or []
+    matrix = _object(sweep_dir / "leaderboard.json", Leaderboard).matrix
+    ids, rows = matrix.items, matrix.correct
     return answer_flags(ids, [[row[j] if j < len(row) else None for row in rows] for j in range(len(ids))])
 
 
@@ -188,7 +194,7 @@ def read_bank(graph_dir: Path, *, include_rejected: bool = False) -> Source:
     batches = _bank_batches({i.run for i in stored})
     items = []
     for it in stored:
-        steps, chunks, missing = provenance({"steps": it.path})
+        steps, chunks, missing = provenance(PathRecord.model_validate({"steps": it.path}))
         batch = batches.get((it.run, it.item_id))
         if batch is None:
             missing.append("the batch that wrote it (the bank does not record it, and its run folder does not say)")
@@ -216,18 +222,16 @@ def _bank_batches(runs: set[str]) -> dict[tuple[str, str], str]:
 
 def bank_suspects(graph_dir: Path, bank) -> dict[str, list[str]]:
     """Items calibration flagged, and items every target that answered them got wrong."""
-    from judgeagent.bank.store import calibration_path
+    from judgeagent.bank.calibrate import read_calibration
 
     out: dict[str, list[str]] = {}
-    path = calibration_path(graph_dir)
-    if path.exists():
-        try:
-            cal = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            cal = {}
-        for it in cal.get("items") or []:
-            if it.get("flagged"):
-                out.setdefault(it["item_id"], []).append(f"calibration: {it.get('flag_reason') or 'flagged'}")
+    try:
+        cal = read_calibration(graph_dir)
+    except JudgeAgentError:
+        cal = None
+    for it in cal.items if cal is not None else []:
+        if it.flagged:
+            out.setdefault(it.item_id, []).append(f"calibration: {it.flag_reason or 'flagged'}")
     by_item: dict[str, dict[str, bool]] = {}
     for a in bank.answers():
         by_item.setdefault(a.item_id, {})[a.target] = by_item.get(a.item_id, {}).get(a.target, False) or a.correct
@@ -237,14 +241,13 @@ def bank_suspects(graph_dir: Path, bank) -> dict[str, list[str]]:
     return out
 
 
-def _bank_run(run_dir: Path, config: dict) -> Source:
+def _bank_run(run_dir: Path, config: RunConfig) -> Source:
     """A bank run's items are the bank's: their provenance is read from the bank itself."""
-    options = (config.get("eval_config") or {}).get("options") or (config.get("settings") or {}).get("options") or {}
-    graph = options.get("bank")
-    asked = {r.get("item_id") for r in records(run_dir)}
+    graph = config.options.get("bank")
+    asked = {r.item_id for r in records(run_dir, config) if isinstance(r, BankItemRecord)}
     if not graph:
         raise JudgeAgentError(f"{run_dir}/config.json: a bank run that does not name its bank")
-    source = read_bank(Path(graph))
+    source = read_bank(Path(str(graph)))
     source.items = [i for i in source.items if i.item_id in asked]
     source.path, source.kind = run_dir, "run"
     source.notes.append(f"the items this bank run asked, from the bank of {graph}")

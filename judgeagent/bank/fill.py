@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from judgeagent.bank.store import Bank, BankAnswer, BankItem
+from judgeagent.records import AnswerRecord, InterviewRecord, QuestionRecord, RoundRecord
 
 
 def item_id(qtype: str, question: str, options: dict | None, answer: str) -> str:
@@ -20,42 +22,36 @@ def item_id(qtype: str, question: str, options: dict | None, answer: str) -> str
     return "q" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:15]
 
 
-def banked_rounds(records: list[dict]):
-    """(record, round) for every asked follow-up that passed the gate."""
+def banked_rounds(records: Sequence[InterviewRecord]) -> Iterator[tuple[QuestionRecord, AnswerRecord, RoundRecord]]:
+    """(question, answer, round) for every asked follow-up that passed the gate."""
     for rec in records:
-        for rd in rec.get("rounds") or []:
-            gate = rd.get("gate")
-            if rd.get("question") and rd.get("answer") and gate and gate.get("passed"):
-                yield rec, rd
+        for rd in rec.rounds:
+            if rd.question is not None and rd.answer is not None and rd.gate is not None and rd.gate.passed:
+                yield rd.question, rd.answer, rd
 
 
-def items_from_records(records: list[dict], *, qtype: str, judge: str, run: str, graph_hash: str | None, data: str | None) -> list[BankItem]:
+def items_from_records(records: Sequence[InterviewRecord], *, qtype: str, judge: str, run: str, graph_hash: str | None,
+                       data: str | None) -> list[BankItem]:
     items = []
-    for _rec, rd in banked_rounds(records):
-        q = rd["question"]
-        steps = (rd.get("path") or {}).get("steps") or []
+    for q, _answer, rd in banked_rounds(records):
+        steps = rd.path.steps if rd.path is not None else []
         items.append(
             BankItem(
-                item_id=item_id(qtype, q["question"], q.get("options"), q["answer"]),
-                qtype=qtype, question=q["question"], answer=q["answer"], options=q.get("options"),
-                level=rd.get("level"), counted_as=rd.get("counted_as"),
-                chunk_ids=[s["chunk_id"] for s in steps], path=steps, gate=rd.get("gate"),
+                item_id=item_id(qtype, q.question, q.options, q.answer),
+                qtype=qtype, question=q.question, answer=q.answer, options=q.options, level=rd.level, counted_as=rd.counted_as,
+                chunk_ids=[s.chunk_id for s in steps], path=[s.to_json() for s in steps], gate=rd.gate.to_json() if rd.gate else None,
                 judge=judge, run=run, graph_hash=graph_hash, data=data,
             )
-        )
+        )  # fmt: skip
     return items
 
 
-def answers_from_records(records: list[dict], *, qtype: str, target: str, target_name: str, run: str) -> list[BankAnswer]:
-    out = []
-    for _rec, rd in banked_rounds(records):
-        q, a = rd["question"], rd["answer"]
-        out.append(BankAnswer(item_id(qtype, q["question"], q.get("options"), q["answer"]), target, target_name, run, "interview",
-                              a.get("reply"), a.get("chosen"), bool(a.get("correct"))))
-    return out
+def answers_from_records(records: Sequence[InterviewRecord], *, qtype: str, target: str, target_name: str, run: str) -> list[BankAnswer]:
+    return [BankAnswer(item_id(qtype, q.question, q.options, q.answer), target, target_name, run, "interview", a.reply, a.chosen, a.correct)
+            for q, a, _round in banked_rounds(records)]  # fmt: skip
 
 
-def fill_bank(graph_dir: Path, run_dir: Path, records: list[dict], *, qtype: str, graph_hash: str | None, data: str | None,
+def fill_bank(graph_dir: Path, run_dir: Path, records: Sequence[InterviewRecord], *, qtype: str, graph_hash: str | None, data: str | None,
               target, judge) -> tuple[int, int]:
     """Write a run's gated follow-ups and the target's answers to the graph's bank.
     ``target`` and ``judge`` are model specs (their ``identity`` is recorded). Returns the

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import cast
-
-from judgeagent.records import QuestionRecord
+from typing import Any
 
 
 class QuestionType(str, Enum):
@@ -64,12 +62,12 @@ class Question:
     doc_id: str | None = None
     meta: dict = field(default_factory=dict)
 
-    def to_dict(self) -> QuestionRecord:
+    def to_dict(self) -> dict[str, Any]:
         # By hand: dataclasses.asdict deep-copies field by field, a replay's largest cost.
         d = dict(self.__dict__)
         d["options"] = dict(self.options) if self.options is not None else None
         d["meta"] = dict(self.meta)
-        return cast(QuestionRecord, d)
+        return d
 
     @property
     def answer_text(self) -> str:

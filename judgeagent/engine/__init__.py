@@ -1,12 +1,16 @@
 """The run engine: one sequence for every way of running (:mod:`judgeagent.engine.run`).
 
 A protocol (``judgeagent/protocols/``) supplies its steps through the
-:class:`~judgeagent.engine.protocol.Protocol` interface; the engine opens the run folder,
-asks, handles Ctrl-C, failed calls and stops, and writes the outputs.
+:class:`~judgeagent.engine.protocol.Protocol` interface and receives the run's
+:class:`~judgeagent.engine.services.RunServices`; the engine opens the run folder, asks,
+handles Ctrl-C, failed calls and stops, and writes the outputs.
 """
 
 from judgeagent.engine.options import resolve
-from judgeagent.engine.protocol import LeakGuard, Parts, Protocol, split_seeds
-from judgeagent.engine.run import RunContext, RunOutcome, arun, run, run_loop
+from judgeagent.engine.protocol import LeakGuard, Protocol, split_seeds
+from judgeagent.engine.registry import register
+from judgeagent.engine.run import arun, open_run, run, run_loop
+from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 
-__all__ = ["LeakGuard", "Parts", "Protocol", "RunContext", "RunOutcome", "arun", "resolve", "run", "run_loop", "split_seeds"]
+__all__ = ["FinishedRun", "LeakGuard", "Protocol", "RunOutcome", "RunServices", "arun", "open_run", "register", "resolve", "run", "run_loop",
+           "split_seeds"]

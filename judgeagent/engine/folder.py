@@ -13,31 +13,34 @@ existing folder's resumes it instead of starting a new one.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import re
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.errors import JudgeAgentError
 from judgeagent.files import write_json_atomic
+from judgeagent.records import Json
 
 
-def settings_json(cfg: EvalConfig, settings: tuple = ()) -> dict:
+def settings_json(cfg: EvalConfig, settings: tuple[object, ...] = ()) -> Json:
     """What must match for a rerun to resume a run folder (paths to the outputs excluded).
 
     ``settings`` are the run's arms, when its protocol has several (``interview.Setting``)."""
     d = cfg.to_json()
     for k in ("out", "resume", "rebuild_graph"):
         d.pop(k, None)
-    d["llm"] = {k: v for k, v in d["llm"].items() if k in ("max_attempts",)}
+    llm = d.get("llm")
+    d["llm"] = {k: v for k, v in llm.items() if k in ("max_attempts",)} if isinstance(llm, dict) else {}
     if settings:
-        d["settings"] = [asdict(s) for s in settings]
+        d["settings"] = [asdict(s) for s in settings if is_dataclass(s) and not isinstance(s, type)]
     return d
 
 
@@ -62,7 +65,7 @@ class RunFolder:
     journal_path = property(lambda self: self.path / "journal.sqlite")
 
     @classmethod
-    def for_settings(cls, settings: dict, *, target: str, data: str, out: Path | None, kind: str = "") -> RunFolder:
+    def for_settings(cls, settings: Json, *, target: str, data: str, out: Path | None, kind: str = "") -> RunFolder:
         """``out`` if given; otherwise the first runs/<date>-<target>-<data>[-N] folder that is new
         or holds a run with the same settings, so that rerunning a command resumes it."""
         if out is not None:
@@ -74,15 +77,39 @@ class RunFolder:
                 return folder
         raise JudgeAgentError(f"too many runs named {base} in {RUNS_DIR}; pass --out")
 
-    def read_config(self) -> dict:
+    def read_config(self) -> dict[str, Any]:
         try:
-            return json.loads(self.config_path.read_text())
+            config = json.loads(self.config_path.read_text())
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{self.config_path}: cannot read run config ({e})") from None
+        if not isinstance(config, dict):
+            raise JudgeAgentError(f"{self.config_path}: not a run config (no JSON object)")
+        return config
 
-    def write_json(self, name: str, data: dict) -> Path:
+    def write_json(self, name: str, data: Mapping[str, object]) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
         return write_json_atomic(self.path / name, data)
+
+    def records_digest(self) -> str | None:
+        """sha256 of records.jsonl as it is (None when there is none): what an audit's figures
+        were computed from."""
+        try:
+            return hashlib.sha256(self.records_path.read_bytes()).hexdigest()
+        except FileNotFoundError:
+            return None
+
+    def kept_audit(self) -> dict[str, Any] | None:
+        """The audit block of the metrics.json being replaced, when its figures were computed
+        from the records as they still are (a replay, or a rerun that asked nothing new).
+        Otherwise it is dropped: the run changed, so `judgeagent audit import` must carry it again."""
+        try:
+            old = json.loads(self.metrics_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        block = old.get("audit") if isinstance(old, dict) else None
+        if isinstance(block, dict) and block.get("records_sha256") and block["records_sha256"] == self.records_digest():
+            return block
+        return None
 
     def append_record(self, record: Mapping[str, Any]) -> None:
         """Append one line, written through at once: a killed process loses no record.
@@ -102,7 +129,7 @@ class RunFolder:
                     os.fsync(f.fileno())
                     self._synced = time.monotonic()
 
-    def read_records(self) -> list[dict]:
+    def read_records(self) -> list[dict[str, Any]]:
         """Finished records; a torn last line from a killed run is ignored (it will be redone)."""
         if not self.records_path.exists():
             return []

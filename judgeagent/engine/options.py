@@ -8,20 +8,20 @@ protocol fail at once instead of running something else than was asked.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from pydantic import ValidationError
 
 from judgeagent.config import EvalConfig, ProtocolOptions
+from judgeagent.engine.registry import AnyProtocol, owners, protocol_class
 from judgeagent.errors import ConfigError
-from judgeagent.registry import owners, protocol_class
 
 
 def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def foreign_settings(protocol: str, given: dict[str, Any], *, named=None) -> str | None:
+def foreign_settings(protocol: str, given: Mapping[str, object], *, named: Callable[[str], str] | None = None) -> str | None:
     """The refusal for settings ``protocol`` does not take, or None when there are none.
 
     ``named(key)`` says how to name a setting (a flag, or a file and key); default: a flag."""
@@ -37,7 +37,7 @@ def foreign_settings(protocol: str, given: dict[str, Any], *, named=None) -> str
     return "; ".join(parts) if parts else None
 
 
-def resolve(cfg: EvalConfig) -> tuple[Any, ProtocolOptions]:
+def resolve(cfg: EvalConfig) -> tuple[AnyProtocol, ProtocolOptions]:
     """(the protocol, its options model validated from ``cfg.options``).
 
     Raises ConfigError for a setting of another protocol, and pydantic's ValidationError

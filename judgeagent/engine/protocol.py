@@ -1,4 +1,5 @@
-"""What a protocol supplies to the engine: its options, its steps, its figures, its report.
+"""What a protocol supplies to the engine: its options, its records, its steps, its figures,
+its call plan and its report.
 
 The engine (:mod:`judgeagent.engine.run`) owns the run: the folder and its resumption, the
 models and their preflight, the asking loop with its concurrency and progress bar, Ctrl-C,
@@ -6,27 +7,46 @@ failed calls (the unit is left incomplete), budget and circuit-breaker stops, co
 metrics.json and the reports. A protocol only says what happens to one unit and what its
 records add up to. It never opens a client, catches Ctrl-C or writes metrics.json itself.
 
-A new protocol is one module in ``judgeagent/protocols/`` with a subclass of
-:class:`Protocol` decorated with ``judgeagent.registry.register``, its options model (a
-subclass of ``judgeagent.config.ProtocolOptions``), its prompts and its tests.
+A protocol is generic over its options model and its record model::
+
+    @register
+    class KIEval(SeedProtocol[KIEvalOptions, DialogueRecord]): ...
+
+The two type arguments are the protocol's declaration: the engine validates the run's options
+with the first (a flag of another protocol is refused) and writes and reads records.jsonl
+through the second, so every step receives typed options and typed records. Each step gets
+the run's :class:`~judgeagent.engine.services.RunServices` (models, benchmark, graph,
+folder, ``append``, ``timed``), not the engine's state.
+
+A new protocol is one module (this repository's ``judgeagent/protocols/``, or anywhere: it
+registers itself when imported) with a subclass of :class:`Protocol` decorated with
+``judgeagent.engine.registry.register``, its options model (a subclass of
+``judgeagent.config.ProtocolOptions``), its record model (a subclass of
+``judgeagent.records.UnitRecord``), its prompts and its tests. ``tests/toy_protocol.py`` is
+a complete one in a page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar, Generic, get_args, get_origin
 
 from judgeagent.batches import Batch
-from judgeagent.config import ProtocolOptions
-from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.followup import FollowUpWriter
+from judgeagent.blocks import Section
+from judgeagent.budgets import answering
+from judgeagent.config import EvalConfig, ProtocolOptions
+from judgeagent.data.benchmark import Question
+from judgeagent.engine.callplan import ONE, SEED_ACCURACY, Call, Rate, RateValues, Seen, answer_call
+from judgeagent.engine.services import FinishedRun, OptionsT, RecordT, RunOutcome, RunServices
+from judgeagent.records import Json, UnitRecord
 from judgeagent.stages.leakage import LeakCheck, guard_suggestions
 from judgeagent.stages.models import Models
 
-if TYPE_CHECKING:
-    from judgeagent.engine.callplan import Call
-    from judgeagent.engine.run import RunContext
+ANSWER = answering("answer", 30)  # the default plan: the target answers a unit's questions once
+Renderable = object  # what a headline holds: strings or rich renderables, printed in order
+Figures = dict[str, object]  # metrics.json, or a block of it
 
 
 @dataclass
@@ -34,8 +54,8 @@ class LeakGuard:
     """The leakage guard with the run's settings: checks (and if need be rewrites) an advice
     text against the questions it will be shown with."""
 
-    models: Any
-    embedder: Any
+    models: Models
+    embedder: object
     threshold: float
     mode: str
 
@@ -43,115 +63,138 @@ class LeakGuard:
         return await guard_suggestions(self.models, text, questions, embedder=self.embedder, threshold=self.threshold, mode=self.mode)
 
 
-@dataclass
-class Parts:
-    """The shared parts one unit of a per-seed protocol is interviewed with."""
-
-    options: Any  # the protocol's options model
-    seed: int
-    models: Models
-    bench: Benchmark
-    plan: dict  # the unit's graph plan (planning.plan_batch)
-    writer: FollowUpWriter  # writes gated follow-ups from the plan's knowledge path
-    guard: LeakGuard | None
-    evaluator: Any = None  # ModelSpec of a third role (KIEval's evaluator), when the protocol has one
-
-
-class Protocol:
-    """Base class of a registered protocol. Every method has a default but ``ask_unit`` and
-    ``metrics``; the engine calls them in the order of :func:`judgeagent.engine.run.run`."""
+class Protocol(Generic[OptionsT, RecordT]):
+    """Base class of a registered protocol. Every method has a default but ``units``,
+    ``ask_unit`` and ``metrics``; the engine calls them in the order of
+    :func:`judgeagent.engine.run.run`."""
 
     name: ClassVar[str]
     title: ClassVar[str] = ""  # the kin system it follows, for reports and --help
     order: ClassVar[int] = 50  # where --help and `judgeagent protocols` list it
-    options: ClassVar[type[ProtocolOptions]] = ProtocolOptions
+    options: ClassVar[type[ProtocolOptions]] = ProtocolOptions  # the first type argument
+    records: ClassVar[type[UnitRecord]] = UnitRecord  # the second type argument
     label: ClassVar[str] = ""  # the progress bar's label (default: the name)
     writes_report: ClassVar[bool] = True  # report.html / report.md (with --report, the default)
+    # What `judgeagent audit` checks of its runs, as the report names it: the questions a model
+    # wrote (or a bank's items) that its figures rest on; empty when it writes none. The report
+    # and compare say whether anyone audited them.
+    audited_items: ClassVar[str] = ""
     # (label, key) pairs `compare` shows for this protocol; keys are those of compare_values().
     compare_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # The probabilities its call plan uses (their priors are the estimate's when no earlier
+    # run of the same models measured them; see ``observe``).
+    rates: ClassVar[tuple[Rate, ...]] = (SEED_ACCURACY,)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """``options`` and ``records`` from the type arguments, so they are written once:
+        ``class P(Protocol[POptions, PRecord])`` declares both."""
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            origin = get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, Protocol):
+                args = [a for a in get_args(base) if isinstance(a, type)]
+                for arg in args:
+                    if issubclass(arg, ProtocolOptions):
+                        cls.options = arg
+                    elif issubclass(arg, UnitRecord):
+                        cls.records = arg
 
     # ------------------------------------------------------------------ setup, no model asked
-    def roles(self, options: Any) -> dict[str, str]:
+    def roles(self, options: OptionsT) -> dict[str, str]:
         """Model roles beyond target and judge, as {role: model name} (KIEval's evaluator)."""
         return {}
 
-    def needs_benchmark(self, options: Any) -> bool:
+    def needs_benchmark(self, options: OptionsT) -> bool:
         """Whether the run reads the --data benchmark (a bank run asks stored items instead)."""
         return True
 
-    def units(self, ctx: RunContext) -> list[Batch]:
+    def needs_graph(self, options: OptionsT) -> bool:
+        """Whether the run plans knowledge paths over the context graph (built first when missing)."""
+        return False
+
+    def units(self, run: RunServices[OptionsT, RecordT]) -> list[Batch]:
         """The run's units of work, each one line of records.jsonl once finished."""
         raise NotImplementedError
 
-    def identity(self, ctx: RunContext) -> dict:
+    def identity(self, run: RunServices[OptionsT, RecordT]) -> Json:
         """What must match for a rerun to resume a run folder instead of starting a new one."""
-        return ctx.default_identity()
+        return run.default_identity()
 
-    def folder_name(self, ctx: RunContext) -> tuple[str, str, str]:
+    def folder_name(self, run: RunServices[OptionsT, RecordT]) -> tuple[str, str, str]:
         """(name, data, kind) of the default run folder runs/<date>-<name>-<data><kind>."""
-        return ctx.cfg.target, ctx.data_name, f"-{self.name}"
+        return run.cfg.target, run.data_name, f"-{self.name}"
 
     # ------------------------------------------------------------------ inside the client
-    def todo(self, ctx: RunContext) -> list[Batch]:
+    def todo(self, run: RunServices[OptionsT, RecordT]) -> list[Batch]:
         """The units still to ask: those with no finished record."""
-        done = {r["batch_id"] for r in ctx.done}
-        return [u for u in ctx.units if u.id not in done]
+        done = run.done_ids()
+        return [u for u in run.units if u.id not in done]
 
-    async def plan(self, ctx: RunContext, todo: list[Batch]) -> None:
+    async def plan(self, run: RunServices[OptionsT, RecordT], todo: list[Batch]) -> None:
         """Graph work for the units to do, before any of them is asked (none by default)."""
 
-    def prime(self, ctx: RunContext, todo: list[Batch]) -> None:
+    def prime(self, run: RunServices[OptionsT, RecordT], todo: list[Batch]) -> None:
         """Anything to set up once the plans are made (quality gates, leakage guard)."""
 
-    async def ask_unit(self, ctx: RunContext, unit: Batch) -> None:
-        """Interview one unit and hand each finished record to ``ctx.append``."""
+    async def ask_unit(self, run: RunServices[OptionsT, RecordT], unit: Batch) -> None:
+        """Interview one unit and hand each finished record to ``run.append``."""
         raise NotImplementedError
 
-    async def finish(self, ctx: RunContext) -> None:
+    async def finish(self, run: RunServices[OptionsT, RecordT]) -> None:
         """Closing steps over the finished records (a summary, an end-of-run report).
         Called unless a budget or breaker stop ended the run."""
 
     # ------------------------------------------------------------------ estimating (--dry-run)
-    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+    def call_plan(self, run: RunServices[OptionsT, RecordT], unit: Batch | None, rates: RateValues) -> list[Call]:
         """The requests ``unit`` will send, for ``judgeagent evaluate --dry-run``
-        (:mod:`judgeagent.estimate`); ``unit`` None: the run's closing requests, sent once.
+        (:mod:`judgeagent.estimation`); ``unit`` None: the run's closing requests, sent once.
 
-        Each :class:`~judgeagent.engine.callplan.Call` is a kind of request: its role, usage
-        stage, one such request's messages from the real templates, its answer budget and
-        how many of them (a random :class:`~judgeagent.engine.callplan.Count`, from
-        ``rates``: the gate's pass rate, a seed's accuracy, ...). Nothing may be sent or
+        Each :class:`~judgeagent.engine.callplan.Call` is a kind of request: its stage (name,
+        answer budget and completion prior, the constants the run sends it with), its role,
+        one such request's messages from the real templates, and how many of them (a random
+        :class:`~judgeagent.engine.callplan.Count`, from ``rates``: one value per
+        :class:`~judgeagent.engine.callplan.Rate` of :attr:`rates`). Nothing may be sent or
         loaded here. By default the target answers the unit's questions once, in one prompt.
         """
-        if unit is None or not unit.questions or ctx.bench is None:
+        if unit is None or not unit.questions or not run.has_bench:
             return []
-        from judgeagent.engine.callplan import ONE, answer_call
+        return [answer_call(run.bench, ANSWER, unit.questions, ONE, context=unit.context)]
 
-        return [answer_call(ctx.bench, "answer", unit.questions, ONE, context=unit.context)]
+    def observe(self, records: Sequence[RecordT]) -> Iterable[Seen]:
+        """The rates of :attr:`rates` as an earlier run's records show them (the estimate of a
+        later run of the same models learns them from here). None by default."""
+        return ()
 
     # ------------------------------------------------------------------ after the client
-    def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
+    def metrics(self, run: RunServices[OptionsT, RecordT], records: list[RecordT]) -> Figures:
         """metrics.json from the finished records (pure apart from reading the run folder);
         the engine adds what every run reports: incomplete, llm_usage, complete, timings."""
         raise NotImplementedError
 
-    def outputs(self, ctx: RunContext, records: list[dict], metrics: dict) -> dict[str, dict]:
+    def outputs(self, run: RunServices[OptionsT, RecordT], records: list[RecordT], metrics: Figures) -> dict[str, Figures]:
         """Further JSON files of the run folder, by name (ablation.json, contamination.json)."""
         return {}
 
-    def after(self, ctx: RunContext, records: list[dict]) -> None:
+    def after(self, run: RunServices[OptionsT, RecordT], records: list[RecordT]) -> None:
         """Writes outside the run folder once it is complete on disk (the question bank)."""
 
     # ------------------------------------------------------------------ presenting
-    def headline(self, metrics: dict, cfg: Any) -> list[Any]:
+    def headline(self, outcome: RunOutcome, cfg: EvalConfig) -> list[Renderable]:
         """What the terminal prints after a run: strings or rich renderables."""
         return []
 
-    def compare_values(self, metrics: dict) -> dict:
+    def compare_values(self, metrics: Json) -> dict[str, float | None]:
+        """The figures of :attr:`compare_columns`, by key, from a run's metrics.json."""
         return {}
 
-    def report_sections(self, run: Any) -> list:
-        """Report sections (judgeagent.blocks.Section) for a run of this protocol."""
+    def report_sections(self, run: FinishedRun[RecordT]) -> list[Section]:
+        """Report sections (judgeagent.blocks.Section) for a finished run of this protocol."""
         return []
+
+    def finished(self, path: Path, config: Json, metrics: Json, records: Iterable[Json]) -> FinishedRun[RecordT]:
+        """A finished run folder's parts, its records read through the record model."""
+        model: type[RecordT] = self.records  # type: ignore[assignment]  # the class's own second type argument
+        return FinishedRun(path, config, metrics, sorted((model.from_json(r) for r in records), key=lambda r: r.batch_index))
 
 
 def split_seeds(batches: list[Batch]) -> list[Batch]:

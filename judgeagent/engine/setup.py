@@ -7,20 +7,29 @@ other data) fails with a one-line error before any model is asked anything.
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
 
 from judgeagent.batches import Batch, make_batches
-from judgeagent.config import EvalConfig
+from judgeagent.config import EvalConfig, GenerationOptions, ProtocolOptions, SeedOptions
 from judgeagent.data import load_benchmark
 from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.errors import ConfigError
+from judgeagent.records import FollowUpRecord, JsonModel
+
+if TYPE_CHECKING:
+    from judgeagent.graph import ContextGraph
+    from judgeagent.llm.registry import ModelSpec
+    from judgeagent.stages.gate import QualityGate
+    from judgeagent.stages.models import Models
 
 VERSIONED = ("judgeagent", "spacy", "sentence-transformers", "faiss-cpu", "openai", "llama-cpp-python", "networkx", "numpy", "torch")
 
 
-def resolve_models(cfg: EvalConfig, roles: dict[str, str]) -> tuple[Any, Any, dict[str, Any]]:
+def resolve_models(cfg: EvalConfig, roles: dict[str, str]) -> tuple[ModelSpec, ModelSpec, dict[str, ModelSpec]]:
     """(target, judge, {role: spec}) from the model registry; an unknown name is one line."""
     from judgeagent.llm import load_registry
 
@@ -32,15 +41,17 @@ def load(cfg: EvalConfig) -> Benchmark:
     return load_benchmark(cfg.data, chunk_tokens=cfg.graph_build.chunk_tokens, section_chunks=cfg.graph_build.section_chunks)
 
 
-def seed_batches(cfg: EvalConfig, bench: Benchmark, options: Any) -> list[Batch]:
-    """The seed questions in batches of the protocol's ``batch_size`` (the first ``limit``)."""
-    batches = make_batches(bench, getattr(options, "batch_size", 3), getattr(options, "limit", None))
+def seed_batches(cfg: EvalConfig, bench: Benchmark, options: ProtocolOptions) -> list[Batch]:
+    """The seed questions in batches of the protocol's ``batch_size`` (the first ``limit``);
+    one batch per question for a protocol whose options have no batches."""
+    seeds = options if isinstance(options, SeedOptions) else SeedOptions(batch_size=1)
+    batches = make_batches(bench, seeds.batch_size, seeds.limit)
     if not batches:
         raise ConfigError(f"{cfg.data}: no seed questions to ask")
     return batches
 
 
-def ensure_graph(cfg: EvalConfig, bench: Benchmark, progress: bool) -> Any:
+def ensure_graph(cfg: EvalConfig, bench: Benchmark, progress: bool) -> ContextGraph:
     """The run's context graph: loaded when built from this data, built first when missing.
 
     A graph built from other data (edited files, another folder of the same name) is refused,
@@ -62,7 +73,7 @@ def ensure_graph(cfg: EvalConfig, bench: Benchmark, progress: bool) -> Any:
     return build_graph(bench, cfg.graph_build.model_copy(update={"force": True}), gdir, progress=progress)
 
 
-def graph_matches(manifest: dict, bench: Benchmark) -> bool:
+def graph_matches(manifest: dict[str, Any], bench: Benchmark) -> bool:
     """The manifest's input hash, computed again over ``bench`` with the build settings the
     manifest records: equal only if the graph was built from these files and chunks."""
     from judgeagent.graph.build import input_hash
@@ -71,9 +82,10 @@ def graph_matches(manifest: dict, bench: Benchmark) -> bool:
     return isinstance(settings, dict) and input_hash(bench, settings) == manifest.get("input_hash")
 
 
-def make_gates(options: Any, scopes: list[str], bench: Benchmark, models: Any, embedder, done_records: Iterable[dict]) -> dict:
+def make_gates(options: GenerationOptions, scopes: list[str], bench: Benchmark, models: Models, embedder: object,
+               done: Iterable[tuple[str, Sequence[FollowUpRecord]]]) -> dict[str, QualityGate]:
     """One quality gate per scope (an arm of the run), primed with the questions a resumed
-    run already accepted. ``options`` are the protocol's GenerationOptions."""
+    run already accepted: ``done`` holds each finished unit's (scope, follow-ups), in unit order."""
     if not options.gate:
         return {}
     from judgeagent.stages.gate import GateConfig, QualityGate
@@ -85,23 +97,16 @@ def make_gates(options: Any, scopes: list[str], bench: Benchmark, models: Any, e
     gates = {name: QualityGate(models, embedder, seeds, gate_cfg, scope=name) for name in scopes}
     for gate in gates.values():
         gate.prime()
-    for rec in sorted(done_records, key=lambda r: r["batch_index"]):
-        # A probe's records hold one arm and do not name it.
-        scope = gates.get(rec.get("setting", scopes[0]))
-        if scope is None:
+    for scope, followups in done:
+        if (scoped := gates.get(scope)) is None:
             continue
-        for question in accepted_followups(rec):
-            scope.accept(question)
+        for f in followups:
+            if f.question is not None:
+                scoped.accept(Question(**f.question.fields()))
     return gates
 
 
-def accepted_followups(record: dict) -> list[Question]:
-    """The follow-up questions a finished unit asked: an interview's rounds, a probe's questions."""
-    items = record.get("rounds") or record.get("generated") or []
-    return [Question(**it["question"]) for it in items if it.get("question")]
-
-
-def package_versions() -> dict:
+def package_versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in VERSIONED:
         try:
@@ -111,16 +116,26 @@ def package_versions() -> dict:
     return out
 
 
-def model_info(spec, learned: dict | None = None, before: dict | None = None) -> dict:
+class SeenModel(JsonModel):
+    """What a session saw of a model (the client's usage summary), or an earlier session's
+    config.json kept of it."""
+
+    temperature_sent: float | None = None
+    sampled: bool = False
+    reasoning: bool = False
+    served_models: list[str] = Field(default_factory=list)
+
+
+def model_info(spec: ModelSpec, learned: Mapping[str, Any] | None = None, before: Mapping[str, Any] | None = None) -> dict[str, object]:
     """A model as config.json records it, with whether its answers are samples (a temperature
     above 0, asked for or forced to 1 by the server) and whether it reasons before answering
     (declared, or seen in its replies: think text or reasoning tokens). What an earlier
     session of the run saw still holds: a resumed run may replay every answer."""
-    learned, before = learned or {}, before or {}
+    now, then = SeenModel.model_validate(learned or {}), SeenModel.model_validate(before or {})
     return {
         "name": spec.name, "base_url": spec.base_url, "model": spec.model,
-        "temperature": learned.get("temperature_sent") or spec.temperature,
-        "sampled": bool(spec.temperature > 0 or learned.get("sampled") or before.get("sampled")),
-        "reasoning": bool(spec.reasoning or learned.get("reasoning") or before.get("reasoning")),
-        "served_models": sorted(set(learned.get("served_models") or []) | set(before.get("served_models") or [])),
+        "temperature": now.temperature_sent or spec.temperature,
+        "sampled": bool(spec.temperature > 0 or now.sampled or then.sampled),
+        "reasoning": bool(spec.reasoning or now.reasoning or then.reasoning),
+        "served_models": sorted(set(now.served_models) | set(then.served_models)),
     }  # fmt: skip

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judgeagent.graph.cooccur import row
+from judgeagent.graph.cooccur import KIND_NAMES, row
 from judgeagent.graph.generic import zipf
 
 SPECIFICITY_WEIGHT = 1.0  # corpus specificity spans [0, 1], like the cosines it is added to
@@ -27,11 +27,26 @@ ENGLISH_WEIGHT = 0.1  # general-English rarity: a tie-breaker (0.25 and 0.5 cost
 ZIPF_TOP = 8.0  # the Zipf frequency of the commonest English words ("the" is 7.7)
 
 
+# How a step's entity was reached from the previous step's (PathStep.via).
+VIA_CHUNK = "chunk"  # it is an entity of the previous step's chunk: the walk went entity → chunk → entity
+VIA_JUMP = "jump"  # the walk dead-ended and resumed at the corpus chunk nearest the query, taking an entity of it
+VIA_RANDOM = "random"  # --no-graph: chunks drawn at random, no walk at all
+
+
 @dataclass(frozen=True)
 class PathStep:
+    """One (entity, chunk) pair of a path, and what connects its entity to the previous
+    step's: recorded so that an auditor can check a multi-hop question against the link it
+    was written across. The first step has no previous one (all four None), and so do the
+    steps of a path written before these were recorded."""
+
     entity: str
     chunk_id: str
     text: str
+    via: str | None = None  # VIA_CHUNK | VIA_JUMP | VIA_RANDOM
+    via_chunk: str | None = None  # VIA_CHUNK: the previous step's chunk, which holds both entities
+    edge: str | None = None  # the graph's edge between the two entities: "strong" | "weak" | None (none: a stop entity has no edges)
+    edge_weight: int | None = None  # strong: chunks the two share; weak: neighbouring chunk pairs
 
 
 @dataclass
@@ -94,6 +109,7 @@ def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: n
                 cands = cands[~np.isin(cands, used)]
             if len(cands):
                 chunk = _pick_chunk(graph, cands, query, top_k, rng)
+        jumped = chunk is None
         if chunk is None:
             chunk = _nearest_unused_chunk(graph, query, used)
             if chunk is None:
@@ -102,7 +118,9 @@ def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: n
             cur = prev if found is None else found
             visited.add(cur)
         assert cur is not None  # one of the two branches above has chosen it
-        steps.append(PathStep(t.names[cur], graph.chunk_ids[chunk], graph.chunk_text(graph.chunk_ids[chunk])))
+        cid = graph.chunk_ids[chunk]
+        link = {} if not steps and not jumped else _link(t, prev, cur, VIA_JUMP if jumped else VIA_CHUNK, graph.chunk_ids[used[-1]] if used and not jumped else None)
+        steps.append(PathStep(t.names[cur], cid, graph.chunk_text(cid), **link))
         used.append(chunk)
         prev = cur
         cur = _next_entity(graph, chunk, visited, used, query, rng)
@@ -116,15 +134,38 @@ def random_path(graph, hops: int, rng: np.random.Generator) -> KnowledgePath:
     t = graph.tables
     n = len(graph.chunk_ids)
     picks: Sequence[int] | np.ndarray = rng.choice(n, size=min(hops, n), replace=False) if n else []
-    steps = []
+    steps: list[PathStep] = []
+    before: int | None = None
     for c in picks:
         ents = row(t.chunk_ent_ptr, t.chunk_ent_idx, int(c))
         pool = ents[~t.stop[ents]] if len(ents) else ents
         pool = pool if len(pool) else ents
-        name = t.names[int(rng.choice(pool))] if len(pool) else ""
+        node = int(rng.choice(pool)) if len(pool) else None
+        name = t.names[node] if node is not None else ""
         cid = graph.chunk_ids[int(c)]
-        steps.append(PathStep(name, cid, graph.chunk_text(cid)))
+        link = _link(t, before, node, VIA_RANDOM, None) if steps else {}
+        steps.append(PathStep(name, cid, graph.chunk_text(cid), **link))
+        before = node
     return KnowledgePath(start=steps[0].entity if steps else "", steps=steps)
+
+
+def _link(t, a: int | None, b: int | None, via: str, via_chunk: str | None) -> dict:
+    """How a step's entity ``b`` follows the previous step's ``a``: ``via`` and the graph's edge between them."""
+    edge, weight = edge_between(t, a, b) if a is not None and b is not None else (None, None)
+    return {"via": via, "via_chunk": via_chunk, "edge": edge, "edge_weight": weight}
+
+
+def edge_between(t, a: int, b: int) -> tuple[str | None, int | None]:
+    """The edge between nodes ``a`` and ``b``: its kind ("strong" or "weak") and weight, or
+    (None, None) when there is none (the same node, or a stop entity, which has no edges)."""
+    if a == b:
+        return None, None
+    neighbours = row(t.adj_ptr, t.adj_idx, a)
+    k = int(np.searchsorted(neighbours, b))  # a CSR row is ascending
+    if k >= len(neighbours) or int(neighbours[k]) != b:
+        return None, None
+    at = int(t.adj_ptr[a]) + k
+    return KIND_NAMES[int(t.adj_kind[at])], int(t.adj_weight[at])
 
 
 def _pick_chunk(graph, cands: np.ndarray, query: np.ndarray, top_k: int, rng) -> int:

@@ -260,7 +260,7 @@ class LLMClient:
     # ------------------------------------------------------------------ the Batch API
     def batched(self, spec: ModelSpec) -> bool:
         """Whether ``spec``'s requests go through its provider's Batch API."""
-        return (self.batch_api or spec.batch_api) and not spec.is_local
+        return spec.batched(self.batch_api)
 
     def _batch_setup(self, spec: ModelSpec) -> BatchHub | None:
         """The event loop's hub once a batched model is used (None otherwise); a local model
@@ -513,7 +513,9 @@ class LLMClient:
                 return got if attempt == 1 else got.with_message(f"{got.message} (gave up after {attempt} attempts)")
             stats.retries += 1
             waited += delay
-            if stats.via != "batch":  # a batched request's next wave is its wait
+            # A batched request's next wave is its wait; but a full queue at the provider
+            # (a job refused for its enqueued-token limit) is waited out first, as a 429 is.
+            if stats.via != "batch" or got.kind is FailureKind.RATE_LIMITED:
                 await asyncio.sleep(delay)
 
     async def _attempt(self, req: ChatRequest, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:

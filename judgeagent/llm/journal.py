@@ -16,7 +16,7 @@ import json
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -156,12 +156,51 @@ class Entry:
     via: str = "live"  # how the answer came: "live" (one request) or "batch" (a Batch API job), priced apart
 
 
+@dataclass
+class BatchJob:
+    """One provider batch job as the journal keeps it (judgeagent/llm/batch/), keyed by our
+    token, which is also in the job's metadata so a job whose id never got here is found."""
+
+    token: str
+    identity: str  # the model's, as the cache keys on it
+    base_url: str
+    wave: int
+    n_requests: int
+    created: float  # when it was written down, before its upload
+    job_id: str | None = None  # the provider's, once the job exists
+    status: str = "preparing"  # ours until the provider's: validating, in_progress, ... completed
+    counts: dict | None = None  # the provider's request_counts
+    input_file_id: str | None = None
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    updated: float = 0.0
+    collected: bool = False  # its files were read and every line's outcome written down
+    deadline_cancelled: bool = False  # cancelled at our --batch-api-deadline
+    turnaround_s: float | None = None  # seconds at the provider, once it ended
+
+
+@dataclass
+class BatchLine:
+    """One request line of a batch job: its custom_id, the request's journal key and stage,
+    and its state (ledger.SENT, ANSWERED, GONE, LIVE) with its output or error line once read."""
+
+    custom_id: str
+    token: str  # its job's
+    key: str
+    stage: str
+    state: str = "sent"
+    line: dict | None = None
+
+
 # Columns added after the first layout; older files get them on open.
 _ADDED_COLUMNS = {
     "reasoning_tokens": "INTEGER NOT NULL DEFAULT 0",
     "served_model": "TEXT NOT NULL DEFAULT ''",
     "via": "TEXT NOT NULL DEFAULT 'live'",
 }
+# A finished job's seconds at the provider, from its own timestamps (created_at to
+# completed_at / expired_at): what --dry-run --batch-api times the next run's waves by.
+_ADDED_JOB_COLUMNS = {"turnaround_s": "REAL"}
 
 
 _ANSWER_COLUMNS = "key, model, text, data, prompt_tokens, completion_tokens, latency_s, attempts, reasoning_tokens, served_model, via"
@@ -194,6 +233,10 @@ class Journal:
             for name, decl in _ADDED_COLUMNS.items():
                 if name not in have:
                     self._db.execute(f"ALTER TABLE responses ADD COLUMN {name} {decl}")
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(batch_jobs)")}
+            for name, decl in _ADDED_JOB_COLUMNS.items():
+                if name not in have:
+                    self._db.execute(f"ALTER TABLE batch_jobs ADD COLUMN {name} {decl}")
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
 
@@ -321,7 +364,7 @@ class Journal:
     # ``batch_requests``: one row per request line, keyed by its custom_id.
 
     _JOB_FIELDS = ("token", "job_id", "identity", "base_url", "wave", "status", "counts", "input_file_id", "output_file_id",
-                   "error_file_id", "n_requests", "created", "updated", "collected", "deadline_cancelled")  # fmt: skip
+                   "error_file_id", "n_requests", "created", "updated", "collected", "deadline_cancelled", "turnaround_s")  # fmt: skip
 
     def _write(self, statements: list[tuple[str, tuple]]) -> None:
         """Several statements in one transaction: all of them are in the file, or none."""
@@ -338,18 +381,17 @@ class Journal:
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: cannot write the journal ({e})") from None
 
-    def batch_sent(self, job: dict, requests: list[dict]) -> None:
+    def batch_sent(self, job: BatchJob, lines: list[BatchLine]) -> None:
         """A job about to be uploaded (status "preparing") and its request lines (state "sent")."""
         now = time.time()
-        row = {"counts": None, "input_file_id": None, "output_file_id": None, "error_file_id": None, "collected": 0,
-               "deadline_cancelled": 0, "created": now} | job | {"updated": now}  # fmt: skip
+        row = _job_values(asdict(job) | {"updated": now})
         cols = ", ".join(self._JOB_FIELDS)
         statements = [(f"INSERT OR REPLACE INTO batch_jobs ({cols}) VALUES ({', '.join('?' * len(self._JOB_FIELDS))})",
                        tuple(row[f] for f in self._JOB_FIELDS))]  # fmt: skip
         statements += [
             ("INSERT OR REPLACE INTO batch_requests (custom_id, token, key, stage, state, line, updated) VALUES (?,?,?,?,?,?,?)",
-             (r["custom_id"], job["token"], r["key"], r["stage"], "sent", None, now))
-            for r in requests
+             (ln.custom_id, job.token, ln.key, ln.stage, ln.state, None, now))
+            for ln in lines
         ]  # fmt: skip
         self._write(statements)
 
@@ -371,21 +413,23 @@ class Journal:
         statements.append((f"UPDATE batch_jobs SET {', '.join(f'{k} = ?' for k in fields)} WHERE token = ?", (*fields.values(), token)))
         self._write(statements)
 
-    def batch_jobs(self) -> list[dict]:
+    def batch_jobs(self) -> list[BatchJob]:
         """Every batch job of the run, oldest first."""
         with self._lock:
             rows = self._db.execute(f"SELECT {', '.join(self._JOB_FIELDS)} FROM batch_jobs ORDER BY created").fetchall()
-        out = [dict(zip(self._JOB_FIELDS, row)) for row in rows]
-        for job in out:
-            job["counts"] = json.loads(job["counts"]) if job["counts"] else None
+        out = []
+        for row in rows:
+            job = BatchJob(**dict(zip(self._JOB_FIELDS, row)))
+            job.counts = json.loads(job.counts) if isinstance(job.counts, str) and job.counts else None
+            job.collected, job.deadline_cancelled = bool(job.collected), bool(job.deadline_cancelled)
+            out.append(job)
         return out
 
-    def batch_requests(self) -> list[dict]:
+    def batch_requests(self) -> list[BatchLine]:
         """Every request line the run sent in a batch job, with its outcome once known."""
         with self._lock:
             rows = self._db.execute("SELECT custom_id, token, key, stage, state, line FROM batch_requests").fetchall()
-        return [{"custom_id": c, "token": t, "key": k, "stage": s, "state": st, "line": json.loads(line) if line else None}
-                for c, t, k, s, st, line in rows]  # fmt: skip
+        return [BatchLine(c, t, k, s, st, json.loads(line) if line else None) for c, t, k, s, st, line in rows]
 
     def __len__(self) -> int:
         with self._lock:
@@ -400,5 +444,5 @@ class Journal:
 
 
 def _job_values(fields: dict[str, Any]) -> dict[str, Any]:
-    """A batch job's fields as SQLite stores them (request counts as JSON)."""
-    return {k: canonical(v) if k == "counts" and v is not None else v for k, v in fields.items()}
+    """A batch job's fields as SQLite stores them (request counts as JSON, flags as 0 / 1)."""
+    return {k: canonical(v) if k == "counts" and v is not None else int(v) if isinstance(v, bool) else v for k, v in fields.items()}

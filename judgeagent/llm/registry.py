@@ -140,6 +140,11 @@ class ModelSpec:
     def is_local(self) -> bool:
         return self.gguf is not None
 
+    def batched(self, batch_api: bool) -> bool:
+        """Whether its requests go through its provider's Batch API, with ``--batch-api`` on
+        or off: a local model never does (it has none), whatever is asked."""
+        return (batch_api or self.batch_api) and not self.is_local
+
     @property
     def batch_prices(self) -> tuple[float, float]:
         """(price in, price out) per 1k tokens of a request answered in a Batch API job."""

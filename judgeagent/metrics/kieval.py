@@ -41,14 +41,22 @@ def completeness(turns_held: Sequence[int]) -> float | None:
     return round(sum(turns_held) / len(turns_held), 4) if turns_held else None
 
 
-def early_stops(reasons: Sequence[str | None]) -> dict:
-    """The share of dialogues stopped early (percent) and how often each reason was given."""
+@dataclass
+class EarlyStops:
+    """The share of dialogues stopped early (percent), how many, and how often each reason was given."""
+
+    rate: float | None
+    n_stopped: int
+    reasons: dict[str, int]
+
+
+def early_stops(reasons: Sequence[str | None]) -> EarlyStops:
     stopped = [r for r in reasons if r]
     counts: dict[str, int] = {}
     for r in stopped:
         counts[r] = counts.get(r, 0) + 1
     rate = round(100.0 * len(stopped) / len(reasons), 4) if reasons else None
-    return {"rate": rate, "n_stopped": len(stopped), "reasons": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))}
+    return EarlyStops(rate, len(stopped), dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
 
 
 @dataclass
@@ -60,7 +68,7 @@ class KIEvalFigures:
     overall: float | None
     aspects: dict[str, float | None]
     completeness: float | None
-    early_stop: dict
+    early_stop: EarlyStops
 
 
 def kieval_figures(overall: Sequence[Sequence[int]], aspects: dict[str, Sequence[Sequence[int]]], turns_held: Sequence[int],

@@ -8,7 +8,7 @@
     contamination  the paper's Appendix E.1 probe: seed accuracy vs new questions on the same knowledge
     bank           fixed or adaptive tests of stored bank items, no generation
 
-Each registers itself with ``judgeagent.registry.register``; the registry imports the modules
+Each registers itself with ``judgeagent.engine.registry.register``; the registry imports the modules
 of this package by name, so nothing here imports them. What a protocol supplies is
 :class:`judgeagent.engine.protocol.Protocol`; the engine (:mod:`judgeagent.engine`) runs it.
 """

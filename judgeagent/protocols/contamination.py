@@ -26,28 +26,48 @@ listed, with the reason, under "incomplete"; Ctrl-C stops the probe as it stops 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
+from pydantic import Field
 from rich.table import Table
 
-from judgeagent.batches import Batch
-from judgeagent.config import GenerationOptions
+from judgeagent.batches import Batch, together
+from judgeagent.budgets import GRADING, answering
+from judgeagent.config import EvalConfig, GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.engine.callplan import ONE, Call, Count, answer_call, bernoulli, binomial, followup_calls, phrase_judge_calls, written_ok
-from judgeagent.engine.protocol import Protocol
-from judgeagent.engine.run import RunContext
+from judgeagent.engine.callplan import (
+    ONE,
+    PATH_FOUND,
+    SHARED_RATES,
+    Call,
+    Count,
+    RateValues,
+    Seen,
+    answer_call,
+    bernoulli,
+    binomial,
+    followup_answer_calls,
+    followup_calls,
+    phrase_judge_calls,
+    seen_answers,
+    seen_followups,
+    written_ok,
+)
+from judgeagent.engine.protocol import Figures, Protocol, Renderable
+from judgeagent.engine.registry import register
+from judgeagent.engine.services import RunOutcome, RunServices
 from judgeagent.engine.setup import make_gates
-from judgeagent.followup import FollowUp, FollowUpWriter
-from judgeagent.interview import Setting, grade_seeds, record_head
+from judgeagent.followup import FollowUpWriter
+from judgeagent.interview import grade_seeds, record_head
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.planning import PathLength, plan_batches
-from judgeagent.registry import register
-from judgeagent.stages.gate import gate_summary
+from judgeagent.planning import PathLength, Plan, Setting, plan_batches
+from judgeagent.records import AnswerRecord, FollowUpRecord, GradedSeedsRecord, Json, JsonModel, flags
+from judgeagent.stages.gate import QualityGate, gate_summary
 from judgeagent.stages.grading import Answer, ask_batch
 from judgeagent.stages.models import Models
 
+CONTAMINATION = answering("contamination", 30)  # the target answers the generated questions
 PROBE = Setting("full")  # the path is planned as in a full interview: from the seeds' entities
 UNLABELED = "unlabeled"
 LEVEL = 0.95
@@ -57,7 +77,7 @@ def _acc(flags: Sequence[bool]) -> float | None:
     return round(100.0 * sum(map(bool, flags)) / len(flags), 4) if flags else None
 
 
-def _gap_figures(seed_flags: Sequence[bool], gen_flags: Sequence[bool], *, seed: int, n_resamples: int) -> dict:
+def _gap_figures(seed_flags: Sequence[bool], gen_flags: Sequence[bool], *, seed: int, n_resamples: int) -> Figures:
     acc_s, acc_g = _acc(seed_flags), _acc(gen_flags)
     ci = unpaired_gap_ci(seed_flags, gen_flags, n_resamples=n_resamples, seed=seed, level=LEVEL)
     return {
@@ -78,7 +98,7 @@ def contamination_metrics(
     *,
     seed: int = 0,
     n_resamples: int = 2000,
-) -> dict:
+) -> Figures:
     """Accuracies (percent), gap = acc_seed − acc_generated (points) with a 95% bootstrap CI,
     overall and per difficulty label (None → "unlabeled"). A figure with no questions is None."""
     if len(seed_flags) != len(seed_labels) or len(gen_flags) != len(gen_labels):
@@ -98,56 +118,70 @@ def contamination_metrics(
     return out
 
 
-async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: dict, opts: Any, seed: int, gate=None) -> dict:
+class GeneratedRecord(FollowUpRecord):
+    """One seed's generated question (or why there is none), asked at the seed's level."""
+
+    seed_id: str = ""
+    seed_difficulty: str | None = None
+
+
+class ProbeRecord(GradedSeedsRecord):
+    """``--protocol contamination``: one batch's seeds and one generated question per seed."""
+
+    generated: list[GeneratedRecord] = Field(default_factory=list)
+
+
+async def probe_batch(models: Models, bench: Benchmark, batch: Batch, plan: Plan, opts: GenerationOptions, seed: int,
+                      gate: QualityGate | None = None) -> ProbeRecord:
     """Seed answers and one matched generated question per seed, graded. Returns the record."""
     seed_answers = await grade_seeds(models, bench, batch)
-    writer = FollowUpWriter.for_batch(models, bench, batch, plan, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
-    items: list[dict] = []
-    written: list[tuple[dict, Question, str | None]] = []  # (item, question, its passages)
+    writer = FollowUpWriter.for_batch(models, bench, batch, plan.path, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
+    items: list[GeneratedRecord] = []
+    written: list[tuple[GeneratedRecord, Question, str | None]] = []  # (item, question, its passages)
     for i, seed_q in enumerate(batch.questions):
         level = seed_q.difficulty or "medium"
         followup = await writer.write(i, level, qid=f"{batch.id}-c{i + 1}")
-        items.append(_generated_item(seed_q, level, followup))
+        item = followup.record(GeneratedRecord(seed_id=seed_q.id, seed_difficulty=seed_q.difficulty, level=level, answer=None))
+        items.append(item)
         if followup.question is not None:
-            written.append((items[-1], followup.question, followup.source))
+            written.append((item, followup.question, followup.source))
     answers = await ask_generated(models, bench, [(q, src) for _, q, src in written])
     for (item, _, _), answer in zip(written, answers):
-        item["answer"] = answer.to_dict()
-    return record_head(batch, plan, seed_answers) | {"generated": items}
-
-
-def _generated_item(seed_q: Question, level: str, followup: FollowUp) -> dict:
-    question = followup.question.to_dict() if followup.question is not None else None
-    return {"seed_id": seed_q.id, "seed_difficulty": seed_q.difficulty, "level": level, "path": followup.path,
-            "question": question, "answer": None, "skipped": followup.skipped, **followup.generation()}
+        item.answer = AnswerRecord.of(answer)
+    return ProbeRecord(**record_head(batch, plan), seed_answers=[AnswerRecord.of(a) for a in seed_answers], generated=items)
 
 
 async def ask_generated(models: Models, bench: Benchmark, written: list[tuple[Question, str | None]]) -> list[Answer]:
     """The target answers the generated questions (each with the passages it was written from)
     in the form it answered the seeds."""
     if bench.qtype.shows_context:
-        # Each reading question needs its own passage, so they cannot share one prompt.
-        return [(await ask_batch(models, bench.qtype, [q], stage="contamination", context=src))[0] for q, src in written]
+        # Each reading question needs its own passage, so they cannot share one prompt; they
+        # are asked at once (one wave under --batch-api).
+        asked = await together(*(ask_batch(models, bench.qtype, [q], stage=CONTAMINATION.name, context=src) for q, src in written))
+        return [answers[0] for answers in asked]
     # One prompt, like the seeds were asked: the two groups differ in the questions only.
-    return await ask_batch(models, bench.qtype, [q for q, _ in written], stage="contamination") if written else []
+    return await ask_batch(models, bench.qtype, [q for q, _ in written], stage=CONTAMINATION.name) if written else []
 
 
-def summarize(records: list[dict], *, seed: int) -> dict:
+def summarize(records: Sequence[ProbeRecord], *, seed: int) -> Figures:
     """contamination_metrics over the records, plus counts of generated and skipped questions."""
-    seed_flags, seed_labels, gen_flags, gen_labels = [], [], [], []
-    skipped: Counter = Counter()
+    seed_flags: list[bool] = []
+    seed_labels: list[str | None] = []
+    gen_flags: list[bool] = []
+    gen_labels: list[str | None] = []
+    skipped: Counter[str] = Counter()
     for rec in records:
-        seed_flags += [a["correct"] for a in rec["seed_answers"]]
-        seed_labels += [q["difficulty"] for q in rec["seed"]]
-        for item in rec["generated"]:
-            if item["answer"] is None:
-                skipped[item["skipped"] or "not asked"] += 1
+        seed_flags += flags(rec.seed_answers)
+        seed_labels += [q.difficulty for q in rec.seed]
+        for item in rec.generated:
+            if item.answer is None:
+                skipped[item.skipped or "not asked"] += 1
                 continue
-            gen_flags.append(item["answer"]["correct"])
+            gen_flags.append(item.answer.correct)
             # Grouped with the seed it was matched to, so an unlabeled benchmark stays one group.
-            gen_labels.append(item["seed_difficulty"])
+            gen_labels.append(item.seed_difficulty)
     m = contamination_metrics(seed_flags, gen_flags, seed_labels, gen_labels, seed=seed)
-    gate = gate_summary([item for rec in records for item in rec["generated"]])
+    gate = gate_summary(item for rec in records for item in rec.generated)
     return m | {"generated": len(gen_flags), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped), "gate": gate}
 
 
@@ -155,97 +189,133 @@ class ContaminationOptions(GenerationOptions):
     """The probe's settings: the seeds, their paths and the question writer."""
 
 
+Run = RunServices[ContaminationOptions, ProbeRecord]
+
+
 @register
-class Contamination(Protocol):
+class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
     name = "contamination"
     title = "Contamination probe (Appendix E.1: seeds vs new questions on the same knowledge)"
     order = 40
-    options = ContaminationOptions
     label = "contamination probe"
+    audited_items = "generated questions"
+    rates = SHARED_RATES
 
-    def units(self, ctx: RunContext) -> list[Batch]:
-        return ctx.batches
+    def __init__(self) -> None:
+        self.plans: dict[tuple[str, str], Plan] = {}
+        self.gate: QualityGate | None = None
 
-    def identity(self, ctx: RunContext) -> dict:
-        return ctx.default_identity((PROBE,)) | {"probe": "contamination"}
+    def needs_graph(self, options: ContaminationOptions) -> bool:
+        return True
 
-    def folder_name(self, ctx: RunContext) -> tuple[str, str, str]:
-        return f"contamination-{ctx.cfg.target}", ctx.data_name, ""
+    def units(self, run: Run) -> list[Batch]:
+        return run.batches
 
-    async def plan(self, ctx: RunContext, todo: list[Batch]) -> None:
+    def identity(self, run: Run) -> Json:
+        return run.default_identity((PROBE,)) | {"probe": "contamination"}
+
+    def folder_name(self, run: Run) -> tuple[str, str, str]:
+        return f"contamination-{run.cfg.target}", run.data_name, ""
+
+    async def plan(self, run: Run, todo: list[Batch]) -> None:
         """One generated question per seed, from successive path windows: a path as long as
         an interview with batch_size rounds."""
         from judgeagent.graph import SpacyExtractor
 
-        opts = ctx.options
-        graph = ctx.ensure_graph()
-        length = PathLength(opts.hops, opts.batch_size, ctx.cfg.seed)
-        ctx.state["plans"] = plan_batches(graph, SpacyExtractor(), ctx.batches, [(PROBE, b) for b in todo], length)
+        opts = run.options
+        graph = run.ensure_graph()
+        length = PathLength(opts.hops, opts.batch_size, run.seed)
+        self.plans = plan_batches(graph, SpacyExtractor(), run.batches, [(PROBE, b) for b in todo], length)
 
-    def prime(self, ctx: RunContext, todo: list[Batch]) -> None:
+    def prime(self, run: Run, todo: list[Batch]) -> None:
         # The same quality gate as an interview: an unsound question would widen the gap by itself.
-        assert ctx.models is not None and ctx.bench is not None
-        gates = make_gates(ctx.options, [PROBE.name], ctx.bench, ctx.models, ctx.embedding_queue(), ctx.done)
-        ctx.state["gate"] = gates.get(PROBE.name)
+        done = [(PROBE.name, r.generated) for r in run.done]  # a probe's records hold one arm and do not name it
+        self.gate = make_gates(run.options, [PROBE.name], run.bench, run.models, run.embedder(), done).get(PROBE.name)
 
-    async def ask_unit(self, ctx: RunContext, unit: Batch) -> None:
-        assert ctx.models is not None and ctx.bench is not None
-        plan = ctx.state["plans"][(PROBE.name, unit.id)]
-        ctx.append(await probe_batch(ctx.models, ctx.bench, unit, plan, ctx.options, ctx.cfg.seed, ctx.state["gate"]))
+    async def ask_unit(self, run: Run, unit: Batch) -> None:
+        plan = self.plans[(PROBE.name, unit.id)]
+        run.append(await probe_batch(run.models, run.bench, unit, plan, run.options, run.seed, self.gate))
 
-    def call_plan(self, ctx: RunContext, unit: Batch | None, rates: Mapping[str, float]) -> list[Call]:
+    def call_plan(self, run: Run, unit: Batch | None, rates: RateValues) -> list[Call]:
         """Per batch: the seed answers, one follow-up per seed written at its level through the
         gate, and the target's answers to those written (one prompt; one each for reading)."""
         if unit is None:
             return []
-        bench, opts, n = ctx.bench, ctx.options, len(unit.questions)
-        assert bench is not None
-        written = binomial(n, rates["path_found"])
+        bench, opts, n = run.bench, run.options, len(unit.questions)
+        p_path = rates[PATH_FOUND]
         p_ok = written_ok(rates, opts.generation_tries, opts.gate)
-        asked = written.per(bernoulli(p_ok))
-        calls = [answer_call(bench, "grading", unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates)]
-        calls += followup_calls(bench, unit, "mixed", written, opts, rates, answer_stage="contamination" if bench.qtype.shows_context else None, asked=asked)
-        if not bench.qtype.shows_context:  # one prompt with every written question, when any was
-            calls.append(answer_call(bench, "contamination", unit.questions, bernoulli(1 - (1 - p_ok * rates["path_found"]) ** n)))
-            calls += phrase_judge_calls(bench, unit.questions, asked, rates)
+        asked = binomial(n, p_path * p_ok)
+        calls = [answer_call(bench, GRADING, unit.questions, ONE, context=unit.context), *phrase_judge_calls(bench, unit.questions, Count.fixed(n), rates, events=ONE)]
+        for level in ("easy", "medium", "hard"):  # each seed's follow-up at the seed's own level, known before the run
+            seeds = [q for q in unit.questions if (q.difficulty or "medium") == level]
+            if seeds:
+                calls += followup_calls(bench, unit, level, binomial(len(seeds), p_path), opts, rates, answer_stage=None, stand_in=seeds[0])
+        any_asked = bernoulli(1 - (1 - p_ok * p_path) ** n)  # the questions written are asked at once
+        if bench.qtype.shows_context:  # one prompt each, with its passages
+            calls += followup_answer_calls(bench, unit, unit.questions[0], asked, rates, CONTAMINATION, hops=opts.hops, at_once=any_asked)
+        else:  # one prompt with every written question, when any was
+            calls.append(answer_call(bench, CONTAMINATION, unit.questions, any_asked))
+            calls += phrase_judge_calls(bench, unit.questions, asked, rates, events=any_asked)
         return calls
 
-    def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
+    def observe(self, records: Sequence[ProbeRecord]) -> Iterable[Seen]:
+        return [*seen_answers([a for r in records for a in r.seed_answers]), *seen_followups([g for r in records for g in r.generated])]
+
+    def metrics(self, run: Run, records: list[ProbeRecord]) -> Figures:
         """The figures over the finished batches alone, and which batches are missing and why:
         a call that brought no answer must not read as a gap, and the reader must see that
         the figures cover part of the seeds."""
-        cfg = ctx.cfg
-        figures = {"target": cfg.target, "judge": cfg.judge, "data": ctx.data_name, **summarize(records, seed=cfg.seed), "n_batches": len(records)}
-        return {"protocol": self.name, **figures, **ctx.bookkeeping({r["batch_id"] for r in records})}
+        cfg = run.cfg
+        figures: Figures = {"target": cfg.target, "judge": cfg.judge, "data": run.data_name, **summarize(records, seed=cfg.seed), "n_batches": len(records)}
+        return {"protocol": self.name, **figures, **run.bookkeeping({r.batch_id for r in records})}
 
-    def outputs(self, ctx: RunContext, records: list[dict], metrics: dict) -> dict[str, dict]:
+    def outputs(self, run: Run, records: list[ProbeRecord], metrics: Figures) -> dict[str, Figures]:
         return {"contamination.json": {k: v for k, v in metrics.items() if k not in ("protocol", "timings")}}
 
-    def headline(self, outcome: Any, cfg: Any) -> list[Any]:
-        m = outcome.metrics
+    def headline(self, outcome: RunOutcome, cfg: EvalConfig) -> list[Renderable]:
+        m = ProbeFigures.from_json(outcome.metrics)
         return [contamination_table(m, f"{cfg.target} on {Path(cfg.data).name}: contamination probe (judge: {cfg.judge})"),
-                f"generated questions: {m['generated']} asked, {m['skipped']} skipped"]
+                f"generated questions: {m.generated} asked, {m.skipped} skipped"]
+
+
+class GapFigures(JsonModel):
+    """Accuracy on the seeds and on the generated questions, and the gap between them."""
+
+    n_seed: int = 0
+    n_generated: int = 0
+    acc_seed: float | None = None
+    acc_generated: float | None = None
+    gap: float | None = None
+    gap_ci: list[float] | None = None
+
+
+class ProbeFigures(GapFigures):
+    """The contamination probe's metrics.json, as its headline reads it."""
+
+    by_difficulty: dict[str, GapFigures] = Field(default_factory=dict)
+    generated: int = 0
+    skipped: int = 0
 
 
 def _pct(v: float | None) -> str:
     return "–" if v is None else f"{v:.1f}"
 
 
-def _gap(m: dict) -> str:
-    if m["gap"] is None:
+def _gap(m: GapFigures) -> str:
+    if m.gap is None:
         return "–"
-    ci = m["gap_ci"]
-    return f"{m['gap']:+.1f} [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else f"{m['gap']:+.1f}"
+    ci = m.gap_ci
+    return f"{m.gap:+.1f} [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else f"{m.gap:+.1f}"
 
 
-def contamination_table(result: dict, title: str) -> Table:
+def contamination_table(result: ProbeFigures, title: str) -> Table:
     t = Table(title=title)
     for col in ("", "N seed", "ACC seed", "N gen.", "ACC gen."):
         t.add_column(col, justify="right")
     t.add_column("gap [95% CI]", justify="right", no_wrap=True)
-    rows = [("all", result)]
-    if set(result["by_difficulty"]) != {"unlabeled"}:
-        rows += list(result["by_difficulty"].items())
+    rows: list[tuple[str, GapFigures]] = [("all", result)]
+    if set(result.by_difficulty) != {"unlabeled"}:
+        rows += list(result.by_difficulty.items())
     for name, m in rows:
-        t.add_row(name, str(m["n_seed"]), _pct(m["acc_seed"]), str(m["n_generated"]), _pct(m["acc_generated"]), _gap(m))
+        t.add_row(name, str(m.n_seed), _pct(m.acc_seed), str(m.n_generated), _pct(m.acc_generated), _gap(m))
     return t

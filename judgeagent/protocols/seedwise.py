@@ -1,89 +1,138 @@
 """The steps the kin systems' protocols share: one unit per seed question, each with a
 knowledge path long enough for the protocol's windows, and one record per seed.
 
-A subclass of :class:`SeedProtocol` says how one seed is interviewed (``interview``) and what
-its records add up to (``figures``); the engine runs the rest.
+A subclass of :class:`SeedProtocol` says how one seed is interviewed (``interview``, which
+returns its record) and what its records add up to (``figures``); the engine runs the rest.
+What a subclass needs beyond the seeds it says by overriding, typed, never by what its
+options happen to hold: ``path_length`` (a knowledge path per seed), ``generation`` (the
+options its follow-ups are written with, through the quality gate) and ``guarded`` (the
+options of the leakage guard its advice goes through).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from judgeagent.batches import Batch
-from judgeagent.engine.protocol import LeakGuard, Parts, Protocol, split_seeds
-from judgeagent.engine.run import RunContext
+from judgeagent.config import GenerationOptions, GuardOptions, SeedOptions
+from judgeagent.data.benchmark import Benchmark
+from judgeagent.engine.protocol import Figures, LeakGuard, Protocol, split_seeds
+from judgeagent.engine.services import RunServices
 from judgeagent.engine.setup import make_gates
 from judgeagent.followup import FollowUpWriter
-from judgeagent.interview import Setting, record_head
-from judgeagent.planning import NO_PLAN, PathLength, plan_batches
+from judgeagent.interview import Head, record_head
+from judgeagent.planning import NO_PLAN, PathLength, Plan, Setting, plan_batches
+from judgeagent.records import FollowUpRecord, SeedUnitRecord
+from judgeagent.stages.models import Models
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from judgeagent.llm.registry import ModelSpec
+    from judgeagent.stages.gate import QualityGate
 
 SETTING = Setting("full")  # the path is planned as in a full interview: from the seeds' entities
 
+Opts = TypeVar("Opts", bound=SeedOptions)
+Rec = TypeVar("Rec", bound=SeedUnitRecord)
 
-class SeedProtocol(Protocol):
+
+@dataclass
+class Parts(Generic[Opts]):
+    """The shared parts one seed is interviewed with."""
+
+    options: Opts
+    seed: int
+    models: Models
+    bench: Benchmark
+    plan: Plan  # the unit's graph plan (its knowledge path, when the protocol has one)
+    head: Head  # what the unit's record starts with: the seed and its graph match
+    gate: QualityGate | None  # the run's quality gate, when the protocol writes follow-ups over a graph
+    guard: LeakGuard | None  # the leakage guard, when the protocol shows advice
+    evaluator: ModelSpec | None = None  # a third role's model (KIEval's evaluator), when the protocol has one
+
+    def writer(self, unit: Batch, options: GenerationOptions) -> FollowUpWriter:
+        """Writes the seed's follow-ups from its planned path through the gate."""
+        return FollowUpWriter.for_batch(self.models, self.bench, unit, self.plan.path, hops=options.hops, tries=options.generation_tries,
+                                        seed=self.seed, gate=self.gate)
+
+
+class SeedProtocol(Protocol[Opts, Rec]):
     """A protocol whose unit is one seed question."""
 
-    def path_windows(self, options: Any) -> int:
-        """Knowledge-path windows a unit may use (0: the protocol needs no graph)."""
-        return 0
+    def __init__(self) -> None:
+        self.plans: dict[str, Plan] = {}  # unit id → its plan
+        self.gate: QualityGate | None = None
+        self.guard: LeakGuard | None = None
 
-    def units(self, ctx: RunContext) -> list[Batch]:
-        return split_seeds(ctx.batches)
+    # ------------------------------------------------------------------ what a subclass needs
+    def path_length(self, options: Opts, seed: int) -> PathLength | None:
+        """How long each seed's knowledge path is (None: the protocol needs no graph)."""
+        return None
 
-    async def plan(self, ctx: RunContext, todo: list[Batch]) -> None:
-        """Each unit's plan, with a path long enough for ``path_windows`` windows of ``hops``
-        steps; no graph at all when the protocol needs none."""
-        windows = self.path_windows(ctx.options)
-        if windows == 0:
-            ctx.state["plans"] = {u.id: dict(NO_PLAN) for u in todo}
+    def generation(self, options: Opts) -> GenerationOptions | None:
+        """The options its follow-ups are written with (None: it writes none)."""
+        return None
+
+    def guarded(self, options: Opts) -> GuardOptions | None:
+        """The leakage guard's options, when the protocol shows the target advice."""
+        return None
+
+    def followups(self, record: Rec) -> Sequence[FollowUpRecord]:
+        """The follow-ups a finished record asked (a resumed run's gate rejects copies of them)."""
+        return ()
+
+    def needs_graph(self, options: Opts) -> bool:
+        return self.path_length(options, 0) is not None
+
+    # ------------------------------------------------------------------ the steps
+    def units(self, run: RunServices[Opts, Rec]) -> list[Batch]:
+        return split_seeds(run.batches)
+
+    async def plan(self, run: RunServices[Opts, Rec], todo: list[Batch]) -> None:
+        """Each unit's plan, with a path long enough for the protocol's windows; no graph at
+        all when the protocol needs none."""
+        length = self.path_length(run.options, run.seed)
+        if length is None:
+            self.plans = {u.id: NO_PLAN for u in todo}
             return
         from judgeagent.graph import SpacyExtractor
 
-        graph = ctx.ensure_graph()
-        length = PathLength(hops=ctx.options.hops, rounds=windows, seed=ctx.cfg.seed)
-        plans = plan_batches(graph, SpacyExtractor(), ctx.units, [(SETTING, u) for u in todo], length)
-        ctx.state["plans"] = {uid: plan for (_, uid), plan in plans.items()}
+        graph = run.ensure_graph()
+        plans = plan_batches(graph, SpacyExtractor(), run.units, [(SETTING, u) for u in todo], length)
+        self.plans = {uid: plan for (_, uid), plan in plans.items()}
 
-    def prime(self, ctx: RunContext, todo: list[Batch]) -> None:
+    def prime(self, run: RunServices[Opts, Rec], todo: list[Batch]) -> None:
         """The quality gate (when the protocol writes questions over a graph) and the leakage
         guard (when it shows advice), with the seeds' vectors embedded in one pass."""
         from judgeagent.stages.leak_judge import resolve_leak_check
         from judgeagent.stages.leakage import prime_guard
 
-        assert ctx.models is not None
-        embedder = ctx.embedding_queue()
-        gates = {}
-        if ctx.graph is not None and hasattr(ctx.options, "gate"):
-            assert ctx.bench is not None
-            gates = make_gates(ctx.options, [SETTING.name], ctx.bench, ctx.models, embedder, ctx.done)
-        ctx.state["gate"] = gates.get(SETTING.name)
+        embedder = run.embedder()
+        gen = self.generation(run.options)
+        if run.graph is not None and gen is not None:
+            done = [(r.setting, self.followups(r)) for r in run.done]
+            self.gate = make_gates(gen, [SETTING.name], run.bench, run.models, embedder, done).get(SETTING.name)
         prime_guard(embedder, [q for u in todo for q in u.questions])
-        if hasattr(ctx.options, "leak_check"):
-            mode = resolve_leak_check(ctx.options.leak_check, ctx.models.judge)
-            ctx.state["guard"] = LeakGuard(ctx.models, embedder, ctx.options.leak_threshold, mode)
+        if (guard := self.guarded(run.options)) is not None:
+            self.guard = LeakGuard(run.models, embedder, guard.leak_threshold, resolve_leak_check(guard.leak_check, run.models.judge))
 
-    async def ask_unit(self, ctx: RunContext, unit: Batch) -> None:
-        assert ctx.models is not None and ctx.bench is not None
-        plan = ctx.state["plans"][unit.id]
-        opts = ctx.options
-        writer = FollowUpWriter.for_batch(ctx.models, ctx.bench, unit, plan, hops=getattr(opts, "hops", 1),
-                                          tries=getattr(opts, "generation_tries", 1), seed=ctx.cfg.seed, gate=ctx.state.get("gate"))
-        parts = Parts(opts, ctx.cfg.seed, ctx.models, ctx.bench, plan, writer, ctx.state.get("guard"), ctx.roles.get("evaluator"))
-        result = await self.interview(unit, parts)
-        record = {"setting": SETTING.name, "protocol": self.name, **record_head(unit, plan, []), **result.to_dict()}
-        record.pop("seed_answers", None)
-        ctx.append(record)
+    async def ask_unit(self, run: RunServices[Opts, Rec], unit: Batch) -> None:
+        plan = self.plans[unit.id]
+        parts = Parts(run.options, run.seed, run.models, run.bench, plan, record_head(unit, plan), self.gate, self.guard, run.roles.get("evaluator"))
+        run.append(await self.interview(unit, parts))
 
-    async def interview(self, unit: Batch, parts: Parts) -> Any:
-        """Interview one seed; returns its record part (a dataclass with ``to_dict``)."""
+    async def interview(self, unit: Batch, parts: Parts[Opts]) -> Rec:
+        """Interview one seed; returns its record (``parts.head`` and the protocol's own part)."""
         raise NotImplementedError
 
-    def figures(self, records: list[dict], options: Any) -> Any:
+    def figures(self, records: list[Rec], options: Opts) -> DataclassInstance:
         """The protocol's figures from its records alone (pure): a dataclass, which
         metrics.json holds under the protocol's name."""
         raise NotImplementedError
 
-    def metrics(self, ctx: RunContext, records: list[dict]) -> dict:
-        m = {"protocol": self.name, "n_questions": sum(len(r["seed"]) for r in records), self.name: asdict(self.figures(records, ctx.options))}
-        return m | ctx.bookkeeping({r["batch_id"] for r in records})
+    def metrics(self, run: RunServices[Opts, Rec], records: list[Rec]) -> Figures:
+        m: Figures = {"protocol": self.name, "n_questions": sum(len(r.seed) for r in records), self.name: asdict(self.figures(records, run.options))}
+        return m | dict(run.bookkeeping({r.batch_id for r in records}))

@@ -6,8 +6,10 @@ entities, chunk ids and chunk texts, so the graph itself is never loaded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from judgeagent.records import InterviewRecord, PathRecord, QuestionRecord
 from judgeagent.report.sections import Table
 
 
@@ -18,11 +20,11 @@ class PathStep:
     text: str
 
 
-def path_steps(path: dict | None) -> list[PathStep]:
-    """A ``KnowledgePath.to_dict()`` ({"start", "steps": [{entity, chunk_id, text}]}) as steps."""
-    if not path:
+def path_steps(path: PathRecord | None) -> list[PathStep]:
+    """A follow-up's knowledge path as steps."""
+    if path is None:
         return []
-    return [PathStep(str(s.get("entity", "")), str(s.get("chunk_id", "")), str(s.get("text", ""))) for s in path.get("steps") or []]
+    return [PathStep(s.entity, s.chunk_id, s.text) for s in path.steps]
 
 
 @dataclass
@@ -56,11 +58,11 @@ class EntityStat:
         return sum(1 for q in self.questions if q.kind == kind and (not wrong or not q.correct))
 
 
-def _seed_text(q: dict) -> str:
-    return " ".join([q.get("question", ""), *((q.get("options") or {}).values())]).lower()
+def _seed_text(q: QuestionRecord) -> str:
+    return " ".join([q.question, *(q.options or {}).values()]).lower()
 
 
-def entity_stats(records: list[dict]) -> list[EntityStat]:
+def entity_stats(records: Sequence[InterviewRecord]) -> list[EntityStat]:
     """Every graph entity a question was about, with the questions, ranked worst first.
 
     A follow-up question is about every entity of its knowledge path. A seed question is
@@ -76,22 +78,18 @@ def entity_stats(records: list[dict]) -> list[EntityStat]:
             st.questions.append(q)
 
     for r in records:
-        bid = str(r.get("batch_id"))
-        seeds = [
-            AskedQuestion("seed", bid, q.get("question", ""), bool(a.get("correct")), q.get("difficulty"))
-            for q, a in zip(r.get("seed") or [], r.get("seed_answers") or [])
-        ]
-        texts = [_seed_text(q) for q in r.get("seed") or []]
-        for m in r.get("matched_entities") or []:
-            name = str(m.get("query", "")).lower()
+        seeds = [AskedQuestion("seed", r.batch_id, q.question, a.correct, q.difficulty) for q, a in zip(r.seed, r.seed_answers)]
+        texts = [_seed_text(q) for q in r.seed]
+        for m in r.matched_entities:
+            name = m.query.lower()
             hits = [s for s, t in zip(seeds, texts) if name and name in t] or seeds
             for s in hits:
-                add(str(m["entity"]), s)
-        for rd in r.get("rounds") or []:
-            if not rd.get("answer") or not rd.get("question"):
+                add(m.entity, s)
+        for rd in r.rounds:
+            if rd.answer is None or rd.question is None:
                 continue
-            steps = path_steps(rd.get("path"))
-            q = AskedQuestion("follow-up", bid, rd["question"].get("question", ""), bool(rd["answer"].get("correct")), rd.get("level"), steps)
+            steps = path_steps(rd.path)
+            q = AskedQuestion("follow-up", r.batch_id, rd.question.question, rd.answer.correct, rd.level, steps)
             for e in dict.fromkeys(s.entity for s in steps if s.entity):
                 add(e, q)
     return sorted(stats.values(), key=lambda s: (-s.failure_rate, -s.asked, s.entity))

@@ -15,10 +15,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from pydantic import JsonValue
+
+from judgeagent.engine.registry import AnyProtocol, get_protocol
 from judgeagent.errors import JudgeAgentError
-from judgeagent.registry import get_protocol
+from judgeagent.metrics.audited import AuditBlock
+from judgeagent.metrics.figures import paper_values
+from judgeagent.records import Json
+from judgeagent.report.audited import block_of, rate_cell
 from judgeagent.report.load import AblationRun, Run
 from judgeagent.report.sections import DASH, pct, signed
 
@@ -36,19 +42,24 @@ IGNORED_PREFIXES = ("llm.",)
 
 @dataclass
 class Grid:
-    """A table with column groups: ``cells[(row, group)]`` is one run's metrics."""
+    """A table with column groups: ``cells[(row, group)]`` is one run's figures, by key, and
+    ``audits[(row, group)]`` the audit of its generated questions (None: never audited; a
+    run whose protocol writes no questions has none to audit and no entry)."""
 
     row_title: str
     rows: list[str]
     groups: list[str]
     metrics: tuple[tuple[str, str], ...]
-    cells: dict[tuple[str, str], dict]
-    signed_keys: frozenset = frozenset({"delta_acc"})
+    cells: dict[tuple[str, str], dict[str, float | None]]
+    audits: dict[tuple[str, str], AuditBlock | None] = field(default_factory=dict)
+    signed_keys: frozenset[str] = frozenset({"delta_acc"})
 
     def value(self, row: str, group: str, key: str) -> str:
         m = self.cells.get((row, group))
         if m is None:
             return DASH
+        if key == AUDIT_KEY:  # the audit of the run's generated questions: its invalid rate, or "not audited"
+            return rate_cell(self.audits[(row, group)]) if (row, group) in self.audits else DASH
         return signed(m.get(key)) if key in self.signed_keys else pct(m.get(key))
 
     def flat_columns(self) -> list[str]:
@@ -66,36 +77,53 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
     """The paper's Table 2; with runs of several protocols, each protocol's own columns."""
     if by not in ("target", "data"):
         raise JudgeAgentError(f"--by must be target or data (got {by!r})")
-    protocols = list(dict.fromkeys(protocol_of(r) for r in runs))
+    protocols = list(dict.fromkeys(r.protocol for r in runs))
     mixed = protocols != ["judgeagent"]
-    cells: dict[tuple[str, str], dict] = {}
+    cells: dict[tuple[str, str], dict[str, float | None]] = {}
+    audits: dict[tuple[str, str], AuditBlock | None] = {}
     rows: list[str] = []
     groups: list[str] = []
     for run in runs:
         row, group = (run.target, run.data_name) if by == "target" else (run.data_name, run.target)
         if mixed:
-            row = f"{row} [{protocol_of(run)}]"
+            row = f"{row} [{run.protocol}]"
         if (row, group) in cells:  # the same pair twice: keep both, told apart by folder
             row = f"{row} ({run.path.name})"
-        cells[(row, group)] = _protocol(protocol_of(run)).compare_values(run.metrics) if mixed else run.metrics
+        cells[(row, group)] = _protocol(run.protocol).compare_values(run.metrics)
+        if writes_questions(run):  # else the protocol writes no questions: nothing to audit
+            audits[(row, group)] = block_of(run.metrics)
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
     columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol("judgeagent").compare_columns
-    return Grid("target" if by == "target" else "data", rows, groups, columns, cells)
+    if any(writes_questions(r) for r in runs):
+        columns += (AUDIT_COLUMN,)
+    return Grid("target" if by == "target" else "data", rows, groups, columns, cells, audits)
 
 
-def protocol_of(run: Run) -> str:
-    return str(run.config.get("protocol") or run.metrics.get("protocol") or "judgeagent")
+AUDIT_KEY = "audit"
+AUDIT_COLUMN = ("invalid items % [95% CI]", AUDIT_KEY)  # of the run's generated questions, from its audit
+def writes_questions(run: Run) -> bool:
+    """Whether the run's figures rest on questions a model wrote (or a bank's items), which an
+    audit can check: its protocol says so."""
+    return bool(_protocol(run.protocol).audited_items)
 
 
-def _protocol(name: str):
+def audit_notes(runs: list[Run]) -> list[str]:
+    """One line naming the runs whose generated questions were never audited."""
+    never = [n for n, r in zip(_run_names(runs), runs) if writes_questions(r) and block_of(r.metrics) is None]
+    if not never:
+        return []
+    return [f"never audited: {', '.join(never)}: how many of their generated questions are invalid is unknown (`judgeagent audit RUN_DIR`)"]
+
+
+def _protocol(name: str) -> AnyProtocol:
     """The run's protocol, asked of the registry: the report imports no protocol."""
     return get_protocol(name)
 
 
 def protocol_notes(runs: list[Run]) -> list[str]:
     """Which columns cannot be compared: those of different protocols measure different things."""
-    protocols = list(dict.fromkeys(protocol_of(r) for r in runs))
+    protocols = list(dict.fromkeys(r.protocol for r in runs))
     if len(protocols) < 2:
         return []
     per = "; ".join(f"{p}: {', '.join(label for label, _ in _protocol(p).compare_columns)}" for p in protocols)
@@ -104,13 +132,13 @@ def protocol_notes(runs: list[Run]) -> list[str]:
 
 
 def table3(abl: AblationRun) -> Grid:
-    cells = {(name, ""): abl.metrics[name] for name in abl.settings if name in abl.metrics}
+    cells = {(name, ""): paper_values(abl.metrics[name]) for name in abl.settings if name in abl.metrics}
     return Grid("setting", [n for n in abl.settings if n in abl.metrics], [""], TABLE3, cells)
 
 
 # ----------------------------------------------------------------------------- mismatches
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
+def _flatten(d: Json, prefix: str = "") -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
@@ -120,7 +148,7 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def _show(v) -> str:
+def _show(v: object) -> str:
     return json.dumps(v) if not isinstance(v, str) else v
 
 
@@ -144,12 +172,12 @@ def mismatches(runs: list[Run]) -> list[str]:
     graph_diffs = []
     for data in dict.fromkeys(r.data_name for r in runs):
         same = [(n, r) for n, r in zip(names, runs) if r.data_name == data]
-        g = _differs(f"{data} graph input hash", {n: (r.config.get("graph") or {}).get("manifest_hash") for n, r in same})
+        g = _differs(f"{data} graph input hash", {n: r.saved.graph.manifest_hash if r.saved.graph else None for n, r in same})
         if g:
             graph_diffs.append(g)
     if graph_diffs:
         out.append("the runs were made with different graphs: " + ", ".join(graph_diffs))
-    flat = [_flatten(r.settings) for r in runs]
+    flat = [_flatten(r.settings.to_json()) for r in runs]
     keys = sorted({k for f in flat for k in f} - IGNORED_SETTINGS)
     diffs = []
     for k in keys:

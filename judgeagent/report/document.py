@@ -15,6 +15,7 @@ from judgeagent.blocks import (  # noqa: F401  (the block types are still import
     Facts,
     Figure,
     Heading,
+    Links,
     Para,
     QuestionBlock,
     Section,
@@ -23,18 +24,19 @@ from judgeagent.blocks import (  # noqa: F401  (the block types are still import
 from judgeagent.blocks import (
     shorten as _cut,
 )
+from judgeagent.records import QuestionRecord, RoundRecord
+from judgeagent.report import audited, plots
 from judgeagent.report import boundary as kb
-from judgeagent.report import plots
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
 
 # ----------------------------------------------------------------------------- sections
 def summary_section(run: Run) -> Section:
-    m = run.metrics
-    blocks: list = [Facts(sec.overview(run)), Para(sec.headline_sentence(m), "lead"), TableBlock(sec.headline(m), "All figures are % of the N seed questions; the conditional rates are % of the initially wrong (CR | wrong) or right (CtE | right) answers.")]
+    m = run.figures
+    blocks: list[Block] = [Facts(sec.overview(run)), Para(sec.headline_sentence(m), "lead"), TableBlock(sec.headline(m), "All figures are % of the N seed questions; the conditional rates are % of the initially wrong (CR | wrong) or right (CtE | right) answers.")]
     blocks += [Para(w, "warn") for w in sec.warnings(run)]
-    counts = sec.outcome_counts(run.records)
+    counts = sec.outcome_counts(run.interviews)
     if run.records:
         blocks.append(Para("Seed answers by outcome: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "."))
     if (t := sec.by_difficulty(m)) is not None:
@@ -42,8 +44,8 @@ def summary_section(run: Run) -> Section:
     if (t := sec.by_round(m)) is not None:
         blocks += [Heading("By extension round"), TableBlock(t, "Feedback and validation after round 0 (seed answers only), 1, 2, …")]
     if (t := sec.extension_accuracy(m)) is not None:
-        ext = m.get("extension") or {}
-        blocks += [Heading("Follow-up questions"), TableBlock(t, f"{ext.get('asked', '?')} asked, {ext.get('skipped', 0)} skipped.")]
+        blocks += [Heading("Follow-up questions"), TableBlock(t, f"{m.extension.asked} asked, {m.extension.skipped} skipped.")]
+        blocks += audited.audit_blocks(run.metrics, "follow-up questions", "RUN_DIR", dropped=run.audit_dropped)
     if (t := sec.usage(m)) is not None:
         blocks += [Heading("Requests, tokens and cost"), TableBlock(t, "Per stage; cached calls were answered from the run's journal and cost nothing.")]
     if tm := sec.timings(m):
@@ -52,18 +54,17 @@ def summary_section(run: Run) -> Section:
 
 
 def trust_section(run: Run) -> Section | None:
-    m = run.metrics
-    blocks: list = []
+    m = run.figures
+    blocks: list[Block] = []
     if (t := sec.significance(m)) is not None:
         blocks += [Heading("Is ΔACC real?"), TableBlock(t, sec.significance_note(m))]
     if (t := sec.leakage(m)) is not None:
         blocks += [Heading("Leakage guard"), TableBlock(t, "Suggestions that named an answer (its option text, its letter, the reference phrase, or a sentence close to it in meaning) were rewritten once by the judge; still leaking, the batch is flagged and left out of the leak-free figures.")]
     if (t := sec.gate(m)) is not None:
-        g = m.get("gate") or {}
-        note = f"Every generated question tried, before it was asked. {g.get('single_hop', 0)} Hard question(s) were answerable from one chunk and counted as Medium."
+        note = f"Every generated question tried, before it was asked. {m.gate.single_hop} Hard question(s) were answerable from one chunk and counted as Medium."
         blocks += [Heading("Quality of the generated questions"), TableBlock(t, note)]
-    if (d := m.get("decontamination")):
-        blocks.append(Para(f"Seed questions decontaminated by {d['mode']}: {d['rewritten']} rewritten, {d['kept_original']} kept as they were (the rewrite failed its checks)."))
+    if (d := m.decontamination):
+        blocks.append(Para(f"Seed questions decontaminated by {d.mode}: {d.rewritten} rewritten, {d.kept_original} kept as they were (the rewrite failed its checks)."))
     return Section("Trust", "trust", blocks) if blocks else None
 
 
@@ -73,7 +74,7 @@ def interview_summary_section(run: Run) -> Section | None:
         return None
     if s.error:
         return Section("Interview summary", "interview", [Para(f"The judge's summary could not be made: {s.error}", "warn")])
-    blocks: list = []
+    blocks: list[Block] = []
     for title, items in s.lists:
         blocks += [Heading(title), Bullets(items) if items else Para("(none named)", "note")]
     blocks += [Heading("Response to feedback"), Para(s.response_to_feedback or "(not stated)")]
@@ -81,10 +82,10 @@ def interview_summary_section(run: Run) -> Section | None:
 
 
 def boundary_section(run: Run) -> Section:
-    stats = kb.entity_stats(run.records)
+    stats = kb.entity_stats(run.interviews)
     if not stats:
         return Section("Knowledge boundary", "boundary", [Para("No question of this run was linked to a graph entity (no graph, or no extension).", "note")])
-    blocks: list = [
+    blocks: list[Block] = [
         Para(
             "The graph entities the target was asked about, worst first. A follow-up question counts for every entity "
             "of its knowledge path; a seed question for the graph entities matched to its text."
@@ -110,18 +111,18 @@ def boundary_section(run: Run) -> Section:
 
 
 def plots_section(run: Run) -> Section:
-    m = run.metrics
+    m = run.figures
     t1, t2 = run.thresholds
-    blocks: list = []
-    trajs = sec.trajectories(run.records)
+    blocks: list[Block] = []
+    trajs = sec.trajectories(run.interviews)
     if trajs:
         blocks.append(Figure("trajectory", "Difficulty trajectory per batch", f"The score s after each answer; the next question is Easy at s ≤ {t1:g}, Medium up to {t2:g}, Hard above.", plots.trajectory_plot(trajs, t1, t2)))
-    if m.get("extension_accuracy"):
-        blocks.append(Figure("extension-accuracy", "Accuracy by generated difficulty", "Accuracy on the follow-up questions, by the difficulty they were generated at.", plots.extension_accuracy_plot(m["extension_accuracy"])))
-    if m.get("by_difficulty"):
-        blocks.append(Figure("acc-by-label", "ACC1 vs ACC2 by difficulty label", "Seed accuracy before and after the feedback, per difficulty label of the benchmark.", plots.acc_by_label_plot(m["by_difficulty"])))
-    if m.get("by_round"):
-        blocks.append(Figure("delta-by-round", "ΔACC per extension round", "How much the feedback helped when it was given after each extension round (--eval-every-round).", plots.round_delta_plot(m["by_round"])))
+    if m.extension_accuracy:
+        blocks.append(Figure("extension-accuracy", "Accuracy by generated difficulty", "Accuracy on the follow-up questions, by the difficulty they were generated at.", plots.extension_accuracy_plot(m.extension_accuracy)))
+    if m.by_difficulty:
+        blocks.append(Figure("acc-by-label", "ACC1 vs ACC2 by difficulty label", "Seed accuracy before and after the feedback, per difficulty label of the benchmark.", plots.acc_by_label_plot(m.by_difficulty)))
+    if m.by_round:
+        blocks.append(Figure("delta-by-round", "ΔACC per extension round", "How much the feedback helped when it was given after each extension round (--eval-every-round).", plots.round_delta_plot(m.by_round)))
     if not blocks:
         blocks.append(Para("Nothing to plot: the run has no batch records.", "note"))
     return Section("Plots", "plots", blocks)
@@ -130,26 +131,26 @@ def plots_section(run: Run) -> Section:
 def _seed_block(s: sec.SeedOutcome) -> QuestionBlock:
     q = s.question
     facts = [("Correct answer", sec.correct_text(q)), ("Target's first answer", sec.answer_text(q, s.first)), ("After the feedback", sec.answer_text(q, s.after))]
-    label = "Seed question" + (f" ({q['difficulty']})" if q.get("difficulty") else "")
-    return QuestionBlock(q.get("question", ""), q.get("options"), facts, label)
+    label = "Seed question" + (f" ({q.difficulty})" if q.difficulty else "")
+    return QuestionBlock(q.question, q.options, facts, label)
 
 
-def _followup_block(rd: dict) -> QuestionBlock:
-    q, a = rd["question"], rd.get("answer")
-    facts = [("Correct answer", sec.correct_text(q)), ("Target's answer", sec.answer_text(q, a) + (" ✓" if a and a.get("correct") else " ✗"))]
-    return QuestionBlock(q.get("question", ""), q.get("options"), facts, f"Follow-up, round {rd.get('round')} ({rd.get('level')})")
+def _followup_block(rd: RoundRecord, q: QuestionRecord) -> QuestionBlock:
+    a = rd.answer
+    facts = [("Correct answer", sec.correct_text(q)), ("Target's answer", sec.answer_text(q, a) + (" ✓" if a and a.correct else " ✗"))]
+    return QuestionBlock(q.question, q.options, facts, f"Follow-up, round {rd.round} ({rd.level})")
 
 
 def examples_section(run: Run) -> Section:
-    blocks: list = []
-    for key, title, chosen in sec.examples(run.records):
+    blocks: list[Block] = []
+    for key, title, chosen in sec.examples(run.interviews):
         blocks.append(Heading(f"{key}: {title}"))
         if not chosen:
             blocks.append(Para("No seed question had this outcome.", "note"))
         for ex in chosen:
             blocks.append(Heading(f"Batch {ex.batch_id}", 4))
             blocks += [_seed_block(s) for s in ex.seeds]
-            blocks += [_followup_block(rd) for rd in ex.followups if rd.get("answer")]
+            blocks += [_followup_block(rd, rd.question) for rd in ex.followups if rd.answer and rd.question]
             if ex.suggestions:
                 blocks.append(Facts([("Judge's suggestions", ex.suggestions)]))
             elif ex.evaluation_error:

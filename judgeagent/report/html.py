@@ -2,9 +2,12 @@
 
 Everything is inline (CSS in a <style>, figures as base64 data URIs, no script), and a
 Content-Security-Policy forbids any request, so the file opens the same offline, from an
-e-mail attachment or years later. The layout is one column that narrows to a phone's
-width; wide tables scroll sideways instead of squeezing; printing drops the contents list
-and keeps tables, figures and questions whole on a page.
+e-mail attachment or years later. The layout is one column, as wide as a laptop's screen
+allows a table to read well (72rem); a table's text wraps in its cells (numbers stay whole),
+so it fits the column instead of scrolling sideways and hiding its last columns. Below 40rem
+(a phone, a narrow window) each table row becomes a card of "column: value" lines, so no
+cell is cut off at any width. Printing drops the contents list and keeps tables, figures and
+questions whole on a page.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from judgeagent.report.document import Bullets, Document, Excerpt, Facts, Figure, Heading, Para, QuestionBlock, TableBlock
+from judgeagent.report.document import Bullets, Document, Excerpt, Facts, Figure, Heading, Links, Para, QuestionBlock, TableBlock
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -20,13 +23,13 @@ CSS = """
 :root { color-scheme: light; --fg: #1d2330; --muted: #5b6472; --line: #d9dee6; --soft: #f5f7fa; --accent: #2457a6; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
-body { margin: 0 auto; max-width: 60rem; padding: 1.25rem 1rem 3rem; color: var(--fg); background: #fff;
-  font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; overflow-wrap: break-word; }
+body { margin: 0 auto; max-width: 72rem; padding: 1.25rem 1rem 3rem; color: var(--fg); background: #fff;
+  font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif; overflow-wrap: anywhere; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 .3rem; }
 h2 { font-size: 1.3rem; margin: 2.2rem 0 .8rem; padding-bottom: .3rem; border-bottom: 2px solid var(--line); }
 h3 { font-size: 1.08rem; margin: 1.6rem 0 .5rem; }
 h4 { font-size: 1rem; margin: 1.2rem 0 .4rem; color: var(--accent); }
-p { margin: .5rem 0; }
+p { margin: .5rem 0; max-width: 60rem; }
 a { color: var(--accent); }
 .subtitle { color: var(--muted); margin: 0 0 1rem; }
 nav.toc { background: var(--soft); border: 1px solid var(--line); border-radius: 8px; padding: .5rem .9rem; }
@@ -34,15 +37,17 @@ nav.toc ol { margin: 0; padding-left: 1.2rem; display: flex; flex-wrap: wrap; ga
 .lead { font-size: 1.12rem; font-weight: 600; margin: 1rem 0; }
 .note { color: var(--muted); font-size: .92rem; }
 .warn { background: #fff4e5; border-left: 4px solid #f29900; padding: .5rem .75rem; border-radius: 4px; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .6rem 0; }
+dl.facts { display: grid; grid-template-columns: minmax(0, max-content) minmax(0, 1fr); gap: .25rem 1rem; margin: .6rem 0; }
 dl.facts dt { font-weight: 600; color: var(--muted); }
 dl.facts dd { margin: 0; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .6rem 0; }
-table { border-collapse: collapse; font-size: .93rem; font-variant-numeric: tabular-nums; }
+ul.links { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; padding-left: 0; list-style: none; }
+.scroll { margin: .6rem 0; max-width: 100%; }
+table { border-collapse: collapse; font-size: .93rem; font-variant-numeric: tabular-nums; max-width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: .35rem .6rem; text-align: left; vertical-align: top; }
-th { background: var(--soft); white-space: nowrap; }
-td.num, th.num { text-align: right; white-space: nowrap; }
-.caption { color: var(--muted); font-size: .88rem; margin-top: .3rem; }
+th { background: var(--soft); overflow-wrap: normal; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
+.caption { color: var(--muted); font-size: .88rem; margin-top: .3rem; max-width: 60rem; }
 figure { margin: 1.2rem 0; }
 figure img { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 figcaption { color: var(--muted); font-size: .88rem; margin-top: .35rem; }
@@ -54,18 +59,25 @@ blockquote.excerpt .src { display: block; font-weight: 600; font-size: .8rem; co
 .q ol.opts { list-style: none; padding-left: .4rem; margin: .3rem 0; }
 .q dl.facts { margin-bottom: 0; }
 ul { padding-left: 1.3rem; }
-@media (max-width: 600px) {
+@media (max-width: 40rem) {
   body { font-size: 15px; padding: .9rem .7rem 2rem; }
   h1 { font-size: 1.35rem; }
-  dl.facts { grid-template-columns: 1fr; gap: 0; }
+  dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   dl.facts dd { margin-bottom: .35rem; }
-  th, td { padding: .3rem .45rem; }
+  /* Each row a card of "column: value" lines (the column's name from data-label). */
+  table, tbody, tr, td { display: block; width: 100%; }
+  thead { display: none; }
+  tr { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; padding: .25rem .55rem; }
+  td, td.num { border: 0; padding: .12rem 0; text-align: left; white-space: normal; display: grid;
+    grid-template-columns: minmax(0, 9rem) minmax(0, 1fr); gap: .6rem; }
+  td::before { content: attr(data-label); font-weight: 600; color: var(--muted); font-size: .85rem; }
+  td[data-label=""] { grid-template-columns: minmax(0, 1fr); }
+  td[data-label=""]::before { display: none; }
 }
 @media print {
   body { max-width: none; padding: 0; font-size: 10.5pt; }
   nav.toc { display: none; }
   a { color: inherit; text-decoration: none; }
-  .scroll { overflow: visible; }
   h2, h3, h4 { break-after: avoid; }
   table, figure, .q, blockquote.excerpt, dl.facts { break-inside: avoid; }
   figure img { max-height: 9cm; width: auto; }
@@ -80,7 +92,10 @@ def _table(tb: TableBlock) -> str:
         return ' class="num"' if i in t.numeric else ""
 
     head = "".join(f"<th{cls(i)} scope=\"col\">{escape(c)}</th>" for i, c in enumerate(t.columns))
-    body = "".join("<tr>" + "".join(f"<td{cls(i)}>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>" for row in t.rows)
+    # data-label: the column's name, which a narrow screen shows beside each value (the CSS's cards).
+    labels = [f' data-label="{escape(c)}"' for c in t.columns]
+    body = "".join("<tr>" + "".join(f"<td{cls(i)}{labels[i] if i < len(labels) else ''}>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+                   for row in t.rows)  # fmt: skip
     cap = f'<div class="caption">{escape(tb.caption)}</div>' if tb.caption else ""
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{cap}'
 
@@ -105,6 +120,8 @@ def block_html(b) -> str:
         return _table(b)
     if isinstance(b, Bullets):
         return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in b.items) + "</ul>"
+    if isinstance(b, Links):
+        return '<ul class="links">' + "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for text, href in b.items) + "</ul>"
     if isinstance(b, Figure):
         return (
             f'<figure id="fig-{escape(b.name)}"><img src="{data_uri(b.png)}" alt="{escape(b.title)}">'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from judgeagent.report.document import Bullets, Document, Excerpt, Facts, Figure, Heading, Para, QuestionBlock, TableBlock
+from judgeagent.report.document import Bullets, Document, Excerpt, Facts, Figure, Heading, Links, Para, QuestionBlock, TableBlock
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
@@ -42,6 +42,8 @@ def block_lines(b, image_dir: str) -> list[str]:
         return _table(b)
     if isinstance(b, Bullets):
         return [f"- {esc(i)}" for i in b.items]
+    if isinstance(b, Links):
+        return [f"- [{esc(text)}](<{href}>)" for text, href in b.items]
     if isinstance(b, Figure):
         return [f"![{esc(b.title)}]({image_dir}/{b.name}.png)", "", f"_{esc(b.caption)}_"]
     if isinstance(b, Excerpt):

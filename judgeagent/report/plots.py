@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from judgeagent.metrics.figures import LevelAccuracy, PaperFigures, RoundFigures
 from judgeagent.report.sections import Trajectory, level_order
 
 DPI = 110
@@ -78,29 +79,31 @@ def _bar_labels(ax, bars, texts: list[str]) -> None:
         ax.annotate(text, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
 
 
-def extension_accuracy_plot(acc: dict[str, dict]) -> bytes:
+def extension_accuracy_plot(acc: dict[str, LevelAccuracy]) -> bytes:
     """Accuracy on the generated follow-up questions, per generated difficulty."""
     fig, ax = _figure()
     levels = sorted(acc, key=level_order)
-    bars = ax.bar(levels, [acc[lv]["accuracy"] for lv in levels], color=[LEVEL_COLORS.get(lv, GREY) for lv in levels], width=0.55)
-    _bar_labels(ax, bars, [f"{acc[lv]['accuracy']:.0f}% ({acc[lv]['correct']}/{acc[lv]['n']})" for lv in levels])
+    bars = ax.bar(levels, [acc[lv].accuracy or 0.0 for lv in levels], color=[LEVEL_COLORS.get(lv, GREY) for lv in levels], width=0.55)
+    _bar_labels(ax, bars, [f"{acc[lv].accuracy or 0.0:.0f}% ({acc[lv].correct}/{acc[lv].n})" for lv in levels])
     ax.set_ylim(0, 112)
     ax.set_ylabel("accuracy %")
     ax.set_title("Accuracy on follow-up questions, by generated difficulty")
     return _png(fig)
 
 
-def acc_by_label_plot(by_label: dict[str, dict]) -> bytes:
+def acc_by_label_plot(by_label: dict[str, PaperFigures]) -> bytes:
     """ACC1 next to ACC2 for each seed difficulty label."""
     fig, ax = _figure()
     labels = sorted(by_label, key=level_order)
+    acc1 = [by_label[lb].acc1 or 0.0 for lb in labels]
+    acc2 = [by_label[lb].acc2 or 0.0 for lb in labels]
     xs = range(len(labels))
     w = 0.38
-    b1 = ax.bar([x - w / 2 for x in xs], [by_label[lb]["acc1"] for lb in labels], w, label="ACC1 (before feedback)", color=BLUE)
-    b2 = ax.bar([x + w / 2 for x in xs], [by_label[lb]["acc2"] for lb in labels], w, label="ACC2 (after feedback)", color=ORANGE)
-    _bar_labels(ax, b1, [f"{by_label[lb]['acc1']:.0f}" for lb in labels])
-    _bar_labels(ax, b2, [f"{by_label[lb]['acc2']:.0f}" for lb in labels])
-    ax.set_xticks(list(xs), [f"{lb}\n(N={by_label[lb]['n_questions']})" for lb in labels])
+    b1 = ax.bar([x - w / 2 for x in xs], acc1, w, label="ACC1 (before feedback)", color=BLUE)
+    b2 = ax.bar([x + w / 2 for x in xs], acc2, w, label="ACC2 (after feedback)", color=ORANGE)
+    _bar_labels(ax, b1, [f"{v:.0f}" for v in acc1])
+    _bar_labels(ax, b2, [f"{v:.0f}" for v in acc2])
+    ax.set_xticks(list(xs), [f"{lb}\n(N={by_label[lb].n_questions})" for lb in labels])
     ax.set_ylim(0, 112)
     ax.set_ylabel("% of seed questions")
     ax.set_title("ACC1 vs ACC2 by seed difficulty label")
@@ -109,15 +112,16 @@ def acc_by_label_plot(by_label: dict[str, dict]) -> bytes:
     return _png(fig)
 
 
-def round_delta_plot(by_round: list[dict]) -> bytes:
+def round_delta_plot(by_round: list[RoundFigures]) -> bytes:
     """ΔACC (with CR and CtE) when the feedback came after round 0, 1, …"""
     fig, ax = _figure()
-    xs = [p["after_round"] for p in by_round]
-    ax.plot(xs, [p["delta_acc"] for p in by_round], marker="o", lw=2, color="black", label="ΔACC = CR − CtE")
-    ax.plot(xs, [p["cr"] for p in by_round], marker="^", lw=1, ls="--", color="#2e7d32", label="CR")
-    ax.plot(xs, [p["cte"] for p in by_round], marker="v", lw=1, ls="--", color="#c62828", label="CtE")
-    for x, p in zip(xs, by_round):
-        ax.annotate(f"{p['delta_acc']:+.1f}", (x, p["delta_acc"]), xytext=(0, 6), textcoords="offset points", ha="center", fontsize=8)
+    xs = [p.after_round for p in by_round]
+    delta = [p.delta_acc or 0.0 for p in by_round]
+    ax.plot(xs, delta, marker="o", lw=2, color="black", label="ΔACC = CR − CtE")
+    ax.plot(xs, [p.cr or 0.0 for p in by_round], marker="^", lw=1, ls="--", color="#2e7d32", label="CR")
+    ax.plot(xs, [p.cte or 0.0 for p in by_round], marker="v", lw=1, ls="--", color="#c62828", label="CtE")
+    for x, d in zip(xs, delta):
+        ax.annotate(f"{d:+.1f}", (x, d), xytext=(0, 6), textcoords="offset points", ha="center", fontsize=8)
     ax.axhline(0, color=GREY, lw=0.8)
     ax.set_xticks(xs)
     ax.set_xlabel("feedback given after extension round")

@@ -9,35 +9,34 @@ an overview, then its protocol's sections. Pure: the run folder in, blocks out.
 from __future__ import annotations
 
 from judgeagent.blocks import Document, Facts, Para, Section
-from judgeagent.registry import protocols
+from judgeagent.engine.registry import protocols
+from judgeagent.report import audited
 from judgeagent.report import sections as sec
 from judgeagent.report.load import Run
 
 EXAMPLES_PER_RANGE = 2
 
 
-def run_protocol(run: Run) -> str:
-    return str(run.config.get("protocol") or run.metrics.get("protocol") or "judgeagent")
-
-
 def protocol_sections(run: Run) -> list[Section]:
     """What the run's protocol contributes to its report, asked of the registry."""
-    cls = protocols().get(run_protocol(run))
+    cls = protocols().get(run.protocol)
     return cls().report_sections(run) if cls is not None else []
 
 
 def protocol_document(run: Run) -> Document | None:
     """The document of a run made by a protocol other than JudgeAgent's; None for JudgeAgent's."""
-    name = run_protocol(run)
+    name = run.protocol
     if name == "judgeagent":
         return None
     known = protocols()
     title = known[name].title if name in known else name
     overview = [("Protocol", f"{name}: {title}"), *sec.overview(run)[:4]]
     head = Section("Summary", "summary", [Facts(overview), *[Para(w, "warn") for w in _warnings(run)]])
+    if name in known and (items := known[name].audited_items):  # the audit of the questions it wrote (or asked) beside its figures
+        head.blocks += audited.audit_blocks(run.metrics, items, "RUN_DIR", dropped=run.audit_dropped)
     return Document(f"JudgeAgent report ({name}): {run.target} on {run.data_name}",
                     f"judge {run.judge} · {run.date or 'undated'} · run folder {run.path.name}", [head, *protocol_sections(run)])
 
 
 def _warnings(run: Run) -> list[str]:
-    return ["The run is incomplete (stopped early): the figures cover the finished units only."] if run.metrics.get("complete") is False else []
+    return ["The run is incomplete (stopped early): the figures cover the finished units only."] if run.figures.complete is False else []

@@ -25,6 +25,7 @@ import random
 from dataclasses import dataclass, replace
 
 from judgeagent.batches import together
+from judgeagent.budgets import DECON_VERIFY, DECONTAMINATE
 from judgeagent.config import DECONTAMINATION_MODES
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import ConfigError
@@ -99,7 +100,7 @@ async def ask_rewrite(models: Models, q: Question, qtype: QuestionType, mode: st
     reasons: list[str] = []
     for attempt in range(MAX_TRIES):
         # A different temperature on the retry: the journal would otherwise replay the same bad answer.
-        res = await models.ask_judge(msgs, schema=schema, stage="decontaminate", max_tokens=400, temperature=None if attempt == 0 else 0.7)
+        res = await models.ask_judge(msgs, schema=schema, stage=DECONTAMINATE.name, max_tokens=DECONTAMINATE.max_tokens, temperature=None if attempt == 0 else 0.7)
         reason = res.error if not res.ok else check_rewrite(res.data, q, qtype, mode)
         if reason is None:
             return res.data, None
@@ -180,8 +181,8 @@ async def verify(models: Models, q: Question, qtype: QuestionType, context: str 
     res = await models.ask_judge(
         messages(render("decon_verify_system"), user),
         schema=schemas.decon_verify(sorted(q.options) if q.options else None),
-        stage="decontaminate",
-        max_tokens=40,
+        stage=DECON_VERIFY.name,
+        max_tokens=DECON_VERIFY.max_tokens,
     )
     if not res.ok:
         return f"blind answer unusable ({res.error})"

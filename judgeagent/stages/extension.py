@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from judgeagent.budgets import GENERATION
 from judgeagent.data.benchmark import DIFFICULTIES, Question, QuestionType
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
@@ -182,7 +183,7 @@ async def generate_question(
     out = Generated(question=None)
     for attempt in range(tries):
         # A different temperature per retry: the journal would otherwise replay the same bad answer.
-        res = await models.ask_judge(msgs, schema=schema, stage="generation", max_tokens=400, temperature=None if attempt == 0 else 0.7)
+        res = await models.ask_judge(msgs, schema=schema, stage=GENERATION.name, max_tokens=GENERATION.max_tokens, temperature=None if attempt == 0 else 0.7)
         reason = res.error if not res.ok else validate(res.data, qtype, avoid)
         if reason is None:
             question = assemble(res.data, qtype, qid, level, rng, position)
@@ -197,7 +198,9 @@ async def generate_question(
                 out.attempts.append({"ok": True, "gate": verdict.to_dict()})
                 return out
             reason = "; ".join(verdict.reasons)
-            out.attempts.append({"error": reason, "gate": verdict.to_dict()})
+            # The rejected question itself, with its key at the letter it was given: an audit
+            # of the gate reads it here (runs before this kept only the verdict).
+            out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
         else:
             out.attempts.append({"error": reason})
         msgs = msgs + [

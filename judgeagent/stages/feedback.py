@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from judgeagent.budgets import FEEDBACK
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.models import Models
 
@@ -39,7 +40,7 @@ def format_record(items: list[RecordItem]) -> str:
 async def evaluate_batch(models: Models, items: list[RecordItem], *, stage: str = "feedback") -> tuple[dict | None, str | None]:
     """The judge's four-field evaluation, or (None, error) when it could not be had."""
     msgs = messages(render("feedback_system"), render("feedback", record=format_record(items)))
-    res = await models.ask_judge(msgs, schema=schemas.FEEDBACK, stage=stage, max_tokens=600)
+    res = await models.ask_judge(msgs, schema=schemas.FEEDBACK, stage=stage, max_tokens=FEEDBACK.max_tokens)
     if not res.ok:
         return None, res.error
     return {k: str(res.data.get(k, "")).strip() for k in FIELDS}, None

@@ -32,15 +32,18 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
+from judgeagent.budgets import gate_stage
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.graph.embed_queue import embed
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.records import FollowUpRecord
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.grading import grade
 from judgeagent.stages.models import Models
@@ -301,7 +304,8 @@ class QualityGate:
         and what it said: an option's text, a phrase, or "cannot be determined" (a miss)."""
         schema = schemas.GATE_ANSWER_MC if qtype.is_multiple_choice else schemas.GATE_ANSWER_PHRASE
         res = await self.models.ask_judge(
-            answer_messages(question, qtype, texts), schema=schema, stage="gate", max_tokens=16 if qtype.is_multiple_choice else 40
+            answer_messages(question, qtype, texts), schema=schema, stage=gate_stage(qtype.is_multiple_choice).name,
+            max_tokens=gate_stage(qtype.is_multiple_choice).max_tokens,
         )
         reply = res.data.get("answer") if res.ok and isinstance(res.data, dict) else None
         if reply is None:
@@ -368,12 +372,12 @@ class QualityGate:
         self._accepted.append(question.question)
 
 
-def gate_summary(rounds: list[dict]) -> dict:
-    """Gate statistics over a run's round records.
+def gate_summary(rounds: Iterable[FollowUpRecord]) -> dict:
+    """Gate statistics over a run's round records (or a probe's generated questions).
 
-    Each round may carry ``generation_attempts`` (one dict per try; a try that reached the
-    gate has ``"gate": GateVerdict.to_dict()``) and ``gate`` (the accepted question's verdict,
-    or None). Returns::
+    Each round may carry ``generation_attempts`` (one per try; a try that reached the gate
+    has its verdict, ``GateVerdict.to_dict()`` as written) and ``gate`` (the accepted
+    question's verdict, or None). Returns::
 
         {"checks": {name: {"run": n, "passed": n, "pass_rate": float | None}},  # over every try
          "evaluations": n,          # tries that reached the gate
@@ -384,17 +388,17 @@ def gate_summary(rounds: list[dict]) -> dict:
     counts = {name: {"run": 0, "passed": 0} for name in CHECKS}
     evaluations = questions_passed = questions_skipped = single_hop = 0
     for rnd in rounds:
-        verdicts = [a["gate"] for a in rnd.get("generation_attempts") or [] if a.get("gate")]
+        verdicts = [a.gate for a in rnd.generation_attempts or [] if a.gate is not None]
         evaluations += len(verdicts)
         for v in verdicts:
-            for name, c in v["checks"].items():
-                if c["passed"] is not None and name in counts:
+            for name, c in v.checks.items():
+                if c.passed is not None and name in counts:
                     counts[name]["run"] += 1
-                    counts[name]["passed"] += bool(c["passed"])
-        accepted = rnd.get("gate")
-        if accepted:
+                    counts[name]["passed"] += bool(c.passed)
+        accepted = rnd.gate
+        if accepted is not None:
             questions_passed += 1
-            single_hop += bool(accepted.get("single_hop"))
+            single_hop += accepted.single_hop
         elif verdicts:
             questions_skipped += 1
     checks = {

@@ -9,13 +9,15 @@ before anything here is graded, and the run writes the batch as incomplete.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Any
 
+from judgeagent.batches import together
+from judgeagent.budgets import PHRASE_JUDGE, answer_tokens
 from judgeagent.data.benchmark import Question, QuestionType
 from judgeagent.errors import CallFailed
 from judgeagent.prompts import messages, render, schemas
-from judgeagent.records import AnswerRecord
 from judgeagent.stages.answers import (  # noqa: F401  (NULL_ANSWERS, is_null_answer: still importable from here)
     NULL_ANSWERS,
     PhraseScore,
@@ -41,11 +43,11 @@ class Answer:
     f1: float | None = None
     judge_verdict: str | None = None
 
-    def to_dict(self) -> AnswerRecord:
-        return cast(AnswerRecord, dict(self.__dict__))  # every field is a plain value: asdict's deep copy costs a replay 5%
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)  # every field is a plain value: asdict's deep copy costs a replay 5%
 
     @classmethod
-    def from_dict(cls, d: dict) -> Answer:
+    def from_dict(cls, d: Mapping[str, Any]) -> Answer:
         return cls(**d)
 
 
@@ -124,7 +126,7 @@ async def ask_batch(
     """
     msgs = answer_messages(qtype, questions, context=context, passages=passages, suggestions=suggestions)
     schema = answer_schema(qtype, questions, shared=context is not None)
-    result = await models.ask_target(msgs, schema=schema, stage=stage, max_tokens=40 + 40 * len(questions), variant=variant)
+    result = await models.ask_target(msgs, schema=schema, stage=stage, max_tokens=answer_tokens(len(questions)), variant=variant)
     replies: list[str | None] = [None] * len(questions)
     error = None
     if result.ok and isinstance(result.data, dict):
@@ -136,10 +138,9 @@ async def ask_batch(
             error = f"the reply has {len(items)} answers for {len(questions)} questions"
     else:  # the model's own unusable reply (parse / empty): failed calls never reach here
         error = result.error or "no reply"
-    answers = []
-    for q, reply in zip(questions, replies):
-        answers.append(await grade(models, qtype, q, reply, error=error if reply is None else None))
-    return answers
+    # The answers are graded at once: the judge's verdicts on several phrase answers are
+    # independent, so under --batch-api they share one wave instead of one wave each.
+    return list(await together(*(grade(models, qtype, q, reply, error=error if reply is None else None) for q, reply in zip(questions, replies))))
 
 
 async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | None, *, error: str | None = None) -> Answer:
@@ -161,7 +162,7 @@ async def judge_phrase(models: Models, q: Question, reply: str, score: PhraseSco
         render("judge_phrase_system"),
         render("judge_phrase", question=q.question, reference=q.answer, candidate=reply),
     )
-    res = await models.ask_judge(msgs, schema=schemas.PHRASE_JUDGEMENT, stage="grading-judge", max_tokens=20)
+    res = await models.ask_judge(msgs, schema=schemas.PHRASE_JUDGEMENT, stage=PHRASE_JUDGE.name, max_tokens=PHRASE_JUDGE.max_tokens)
     if not res.ok:
         # The judge's reply, not the target's, is unusable: grading the target wrong would
         # count the judge's failure against it. The batch is left incomplete and, since an

@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from judgeagent.batches import together
+from judgeagent.budgets import LEAK_CHECK
 from judgeagent.data.benchmark import Question
 from judgeagent.llm.client import LLMResult
 from judgeagent.llm.registry import ModelSpec
@@ -140,7 +141,7 @@ async def _check_one(models: Any, suggestions: str, question: Question, number: 
     error = "no JSON reply"
     for _ in range(UNREADABLE_TRIES):
         # A failed call is never stored, so asking again sends the request again.
-        res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage="leak-check", max_tokens=200)
+        res = await models.ask_judge(msgs, schema=schemas.LEAK_CHECK, stage=LEAK_CHECK.name, max_tokens=LEAK_CHECK.max_tokens)
         one = _spent(res, models.judge)
         spent = one if spent is None else spent + one
         reply = LeakReply.of(res)

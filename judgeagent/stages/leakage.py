@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from judgeagent.budgets import LEAK_REWRITE
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.graph.fixed_precision import decision_embedder
@@ -361,7 +362,7 @@ async def guard_suggestions(
         )
     user = render("leak_rewrite", suggestions=suggestions.strip(), leaks=_describe(before))
     msgs = messages(render("leak_rewrite_system"), user)
-    res = await models.ask_judge(msgs, schema=schemas.LEAK_REWRITE, stage="leak-rewrite", max_tokens=600)
+    res = await models.ask_judge(msgs, schema=schemas.LEAK_REWRITE, stage=LEAK_REWRITE.name, max_tokens=LEAK_REWRITE.max_tokens)
     rewrite = str(res.data.get("suggestions", "")).strip() if res.ok and isinstance(res.data, dict) else ""
     if not rewrite:
         error = res.error if not res.ok else "empty rewrite"

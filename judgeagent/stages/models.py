@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgeagent.errors import CallFailed
 from judgeagent.llm.client import LLMResult
 
+if TYPE_CHECKING:
+    from judgeagent.llm.client import LLMClient, LLMResult
+    from judgeagent.llm.registry import ModelSpec
+
 
 @dataclass
 class Models:
-    client: Any  # judgeagent.llm.LLMClient
-    target: Any  # judgeagent.llm.ModelSpec
-    judge: Any  # judgeagent.llm.ModelSpec
+    client: LLMClient
+    target: ModelSpec
+    judge: ModelSpec
     seed: int = 0
 
     # ``temperature`` None: the model's own, from its spec (judgeagent.toml); a stage passes
@@ -25,12 +29,14 @@ class Models:
     # writes the batch as incomplete and a rerun retries it. An unusable reply the model did
     # give (parse / empty) comes back as ``ok=False``: that is the model's answer.
 
-    async def ask_target(self, messages, *, schema, stage, max_tokens, variant=None):
+    async def ask_target(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None, stage: str, max_tokens: int,
+                         variant: str | None = None) -> LLMResult:
         return answered(await self.client.chat(
             self.target, messages, schema=schema, stage=stage, max_tokens=max_tokens, seed=self.seed, variant=variant
         ), stage)
 
-    async def ask_judge(self, messages, *, schema, stage, max_tokens, temperature=None):
+    async def ask_judge(self, messages: list[dict[str, str]], *, schema: dict[str, Any] | None, stage: str, max_tokens: int,
+                        temperature: float | None = None) -> LLMResult:
         return answered(await self.client.chat(
             self.judge, messages, schema=schema, stage=stage, temperature=temperature, max_tokens=max_tokens, seed=self.seed
         ), stage)

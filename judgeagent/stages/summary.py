@@ -10,8 +10,12 @@ the report only reads it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from judgeagent.budgets import SUMMARY
 from judgeagent.errors import JudgeAgentError
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.records import AnswerRecord, InterviewRecord
 
 LIST_FIELDS = ("strengths", "weaknesses", "knowledge_gaps", "reasoning_gaps")
 FIELDS = (*LIST_FIELDS, "response_to_feedback")
@@ -20,11 +24,10 @@ FIELDS = (*LIST_FIELDS, "response_to_feedback")
 # its reply, so a long run is sampled: evenly spaced batches, each field cut short.
 MAX_PROMPT_CHARS = 12_000
 FIELD_CHARS = 300
-MAX_TOKENS = 700
 
 
-def _right(answers: list[dict]) -> int:
-    return sum(1 for a in answers if a.get("correct"))
+def _right(answers: Sequence[AnswerRecord]) -> int:
+    return sum(1 for a in answers if a.correct)
 
 
 def _cut(text: str, n: int = FIELD_CHARS) -> str:
@@ -32,22 +35,25 @@ def _cut(text: str, n: int = FIELD_CHARS) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
-def batch_digest(record: dict) -> str:
+def _answered(record: InterviewRecord) -> list[tuple[str, AnswerRecord]]:
+    """(level, answer) of every follow-up the target answered."""
+    return [(rd.level, rd.answer) for rd in record.rounds if rd.answer is not None]
+
+
+def batch_digest(record: InterviewRecord) -> str:
     """A few lines on one batch: its scores, follow-ups and the judge's evaluation."""
-    n = len(record.get("seed") or [])
-    final = (record.get("validations") or [{}])[-1]
-    after = _right(final.get("reanswers") or [])
-    lines = [f"Batch {record.get('batch_id')}: original questions right {_right(record.get('seed_answers') or [])}/{n} before advice, {after}/{n} after."]
-    asked = [r for r in record.get("rounds") or [] if r.get("answer")]
-    if asked:
-        follow = ", ".join(f"{r['level']} {'right' if r['answer'].get('correct') else 'wrong'}" for r in asked)
+    n, final = len(record.seed), record.last
+    after = _right(final.reanswers)
+    lines = [f"Batch {record.batch_id}: original questions right {_right(record.seed_answers)}/{n} before advice, {after}/{n} after."]
+    if asked := _answered(record):
+        follow = ", ".join(f"{level} {'right' if a.correct else 'wrong'}" for level, a in asked)
         lines.append(f"Follow-ups: {follow}.")
-    ev = final.get("evaluation")
-    if ev:
-        lines.append(f"Knowledge flaws: {_cut(ev.get('flaws_knowledge'))}")
-        lines.append(f"Reasoning flaws: {_cut(ev.get('flaws_capability'))}")
-        lines.append(f"Overall: {_cut(ev.get('comprehensive_performance'))}")
-        lines.append(f"Advice given: {_cut(ev.get('suggestions'))}")
+    ev = final.evaluation
+    if ev is not None:
+        lines.append(f"Knowledge flaws: {_cut(ev.flaws_knowledge)}")
+        lines.append(f"Reasoning flaws: {_cut(ev.flaws_capability)}")
+        lines.append(f"Overall: {_cut(ev.comprehensive_performance)}")
+        lines.append(f"Advice given: {_cut(ev.suggestions)}")
     else:
         lines.append("No evaluation (the examiner's reply could not be used).")
     return "\n".join(lines)
@@ -63,15 +69,15 @@ def _sample(items: list, k: int) -> list:
     return [items[round(i * step)] for i in range(k)]
 
 
-def summary_prompt(records: list[dict], max_chars: int = MAX_PROMPT_CHARS) -> list[dict]:
-    records = sorted(records, key=lambda r: r.get("batch_index", 0))
-    n_q = sum(len(r.get("seed") or []) for r in records)
-    before = sum(_right(r.get("seed_answers") or []) for r in records)
-    after = sum(_right((r.get("validations") or [{}])[-1].get("reanswers") or []) for r in records)
-    asked = [rd for r in records for rd in r.get("rounds") or [] if rd.get("answer")]
+def summary_prompt(records: Sequence[InterviewRecord], max_chars: int = MAX_PROMPT_CHARS) -> list[dict]:
+    records = sorted(records, key=lambda r: r.batch_index)
+    n_q = sum(len(r.seed) for r in records)
+    before = sum(_right(r.seed_answers) for r in records)
+    after = sum(_right(r.last.reanswers) for r in records)
+    asked = [a for r in records for _, a in _answered(r)]
     overall = (
         f"{before}/{n_q} original questions right before the advice, {after}/{n_q} after; "
-        f"{sum(1 for rd in asked if rd['answer'].get('correct'))}/{len(asked)} follow-up questions right."
+        f"{_right(asked)}/{len(asked)} follow-up questions right."
     )
     digests = [batch_digest(r) for r in records]
     shown = digests
@@ -103,17 +109,17 @@ def clean_summary(data: dict) -> dict:
     return out
 
 
-async def summarize_interview(models, records: list[dict]) -> dict:
+async def summarize_interview(models, records: Sequence[InterviewRecord]) -> dict:
     """One judge call over the run's records; ``{"error": …}`` when it cannot be had.
 
     ``records`` are one setting's records (for an ablation run, the full method's).
     """
     if not records:
         return {"error": "no batch records to summarise"}
-    if not any(v.get("evaluation") for r in records for v in r.get("validations") or []):
+    if not any(v.evaluation is not None for r in records for v in r.validations):
         return {"error": "no batch has an evaluation to summarise"}
     try:
-        res = await models.ask_judge(summary_prompt(records), schema=schemas.SUMMARY, stage="summary", max_tokens=MAX_TOKENS)
+        res = await models.ask_judge(summary_prompt(records), schema=schemas.SUMMARY, stage=SUMMARY.name, max_tokens=SUMMARY.max_tokens)
     except JudgeAgentError as e:  # e.g. the budget ran out: the run's results stand without a summary
         return {"error": str(e)}
     if not res.ok:

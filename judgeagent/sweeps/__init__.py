@@ -2,7 +2,7 @@
 
     from judgeagent import SweepConfig, sweep
     result = sweep(SweepConfig(targets=["local", "local-gemma"], judge="local", limit=6))
-    result.leaderboard["targets"][0]["name"], result.sweep_dir, result.failed
+    result.leaderboard.targets[0].name, result.sweep_dir, result.failed
 
 Every target is interviewed by the same judge on the same seed questions and graph (an
 ordinary engine run of the judgeagent protocol each), then every target answers the same
@@ -20,6 +20,7 @@ that name would take the attribute over when imported.
 """
 
 from judgeagent.sweeps.config import SweepConfig, read_sweep_file
-from judgeagent.sweeps.runner import SweepResult, TargetState, sweep
+from judgeagent.sweeps.runner import SweepResult, sweep
+from judgeagent.sweeps.state import TargetState
 
 __all__ = ["SweepConfig", "SweepResult", "TargetState", "read_sweep_file", "sweep"]

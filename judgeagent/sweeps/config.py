@@ -8,6 +8,7 @@ that rerunning the same command finds the sweep folder and resumes it.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ class SweepConfig(_Config):
 
     # Every setting a sweep shares with a run or with the interview is that field itself
     # (default, range, description), declared again here; tests/test_config.py checks the types agree.
-    targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf).")
+    targets: list[str] = Field(min_length=1, description="The models to compare, comma-separated (names from `judgeagent models`, provider:model, URL@model or local:/path.gguf); `label=MODEL` names one by a short label in the leaderboard and its folders.")
     judge: str = field_of(EvalConfig, "judge", note="The same for every target.")
     data: Path = field_of(EvalConfig, "data")
     graph: Path | None = field_of(EvalConfig, "graph", note="A sweep builds it once, before the targets.")
@@ -61,23 +62,33 @@ class SweepConfig(_Config):
         return self
 
 
+    @property
+    def names(self) -> list[str]:
+        """Each target's name in the leaderboard and its folders: its label, else its model."""
+        return [split_target(t)[0] for t in self.targets]
+
+    def model(self, name: str) -> str:
+        """The model a target name stands for (the name itself when it has no label)."""
+        return next((m for n, m in map(split_target, self.targets) if n == name), name)
+
     def graph_dir(self) -> Path:
-        return self.eval_config(self.targets[0]).graph_dir()
+        return self.eval_config(self.names[0]).graph_dir()
 
     def interview_options(self) -> dict[str, Any]:
         return {"limit": self.limit, "batch_size": self.batch_size, "rounds": self.rounds, "bootstrap": self.bootstrap} | self.options
 
     def eval_config(self, target: str, out: Path | None = None) -> EvalConfig:
-        """The interview of one target: an ordinary run of the judgeagent protocol."""
-        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph, seed=self.seed, concurrency=self.concurrency,
+        """The interview of one target (by name): an ordinary run of the judgeagent protocol."""
+        return EvalConfig(target=self.model(target), judge=self.judge, data=self.data, graph=self.graph, seed=self.seed, concurrency=self.concurrency,
                           out=out, report=self.report, protocol="judgeagent", options=self.interview_options(), llm=self.llm)
 
     def shared_config(self, target: str, items: list[str], out: Path) -> EvalConfig:
-        """The shared-items pass of one target: a bank run over exactly ``items``."""
-        return EvalConfig(target=target, judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed, concurrency=self.concurrency,
-                          out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items}, llm=self.llm)
+        """The shared-items pass of one target (by name): a bank run over exactly ``items``."""
+        return EvalConfig(target=self.model(target), judge=self.judge, data=self.data, graph=self.graph_dir(), seed=self.seed,
+                          concurrency=self.concurrency, out=out, report=False, protocol="bank", options={"bank": self.graph_dir(), "bank_items": items},
+                          llm=self.llm)  # fmt: skip
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         """What must match for a rerun to resume a sweep folder: everything that changes a
         figure, with paths made absolute (where the output goes and how requests are sent do not)."""
         d = self.model_dump(mode="json", exclude={"out", "report", "parallel"})
@@ -87,14 +98,30 @@ class SweepConfig(_Config):
         return d
 
 
-def targets_problem(targets: list) -> str | None:
+# A target given as ``label=MODEL``: a short label (letters, digits, . _ -) before the first "=".
+# A model never starts that way: a URL has "://" before any "=", a provider name a ":".
+LABEL = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)=(.*)$", re.S)
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``label=MODEL`` → (label, model); a target without a label is its own name."""
+    m = LABEL.match(target)
+    return (m.group(1), m.group(2).strip()) if m else (target, target)
+
+
+def targets_problem(targets: list[str]) -> str | None:
     if any(t == "" for t in targets):
         return "targets has an empty name (two commas, or one at an end)"
-    dup = next((t for i, t in enumerate(targets) if t in targets[:i]), None)
+    pairs = [split_target(str(t)) for t in targets]
+    empty = next((n for n, m in pairs if not m), None)
+    if empty is not None:
+        return f"targets: the label {empty} names no model (label=MODEL)"
+    names = [n for n, _ in pairs]
+    dup = next((t for i, t in enumerate(names) if t in names[:i]), None)
     return None if dup is None else f"targets names {dup} twice"
 
 
-def options_problem(options: dict) -> str | None:
+def options_problem(options: dict[str, Any]) -> str | None:
     own = [k for k in options if k in OWN_OPTIONS]
     if own:
         return f"options.{own[0]}: {own[0]} is a setting of the sweep itself, not of options"
@@ -103,7 +130,7 @@ def options_problem(options: dict) -> str | None:
     return None
 
 
-def read_sweep_file(path: Path) -> dict:
+def read_sweep_file(path: Path) -> dict[str, Any]:
     """The settings of a sweep file: TOML (``.toml``) or YAML (``.yaml``/``.yml``), the keys
     of :class:`SweepConfig` at the top level (``[options]`` and ``[llm]`` as tables)."""
     path = Path(path)

@@ -10,12 +10,16 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from judgeagent.config import RUNS_DIR
 from judgeagent.errors import ConfigError, JudgeAgentError
 from judgeagent.files import write_json_atomic, write_text_atomic
+from judgeagent.records import JsonModel
 from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.state import SweepFile
 
 SWEEP_FILE = "sweep.json"
 SHARED_ITEMS_FILE = "shared_items.json"
@@ -79,11 +83,14 @@ class SweepFolder:
                 return folder
         raise JudgeAgentError(f"too many sweeps named {base} in {RUNS_DIR}; pass --out")
 
-    def read(self) -> dict:
+    def read(self) -> dict[str, Any]:
         try:
-            return json.loads(self.sweep_path.read_text(encoding="utf-8"))
+            data = json.loads(self.sweep_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{self.sweep_path}: cannot read the sweep ({e})") from None
+        if not isinstance(data, dict):
+            raise JudgeAgentError(f"{self.sweep_path}: not a sweep (no JSON object)")
+        return data
 
     def write_json(self, name: str, data: Any) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -102,14 +109,14 @@ class SweepFolder:
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{path}: cannot read ({e})") from None
 
-    def write_sweep(self, cfg: SweepConfig, targets: list[dict], *, n_shared: int | None, complete: bool) -> Path:
-        before = self.read() if self.sweep_path.exists() else {}
+    def write_sweep(self, cfg: SweepConfig, targets: list[dict[str, Any]], *, n_shared: int | None, complete: bool) -> Path:
+        before = SweepFile.model_validate(self.read()) if self.sweep_path.exists() else SweepFile()
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         return self.write_json(SWEEP_FILE, {
             "version": VERSION,
             "config": cfg.model_dump(mode="json") | {"data": str(Path(cfg.data).resolve()), "graph": str(cfg.graph_dir().resolve())},
             "identity": cfg.identity(),
-            "created": before.get("created") or now,
+            "created": before.created or now,
             "updated": now,
             "targets": targets,
             "n_shared_items": n_shared,
@@ -117,7 +124,23 @@ class SweepFolder:
         })  # fmt: skip
 
 
-def read_records(run_dir: Path) -> list[dict]:
+M = TypeVar("M", bound=JsonModel)
+
+
+def read_model(path: Path, model: type[M]) -> M | None:
+    """A JSON file of a run or the sweep through its model; None when it is missing or unreadable."""
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def read_typed(run_dir: Path, model: type[M]) -> list[M]:
+    """A run folder's records through its protocol's record model (a torn line is skipped)."""
+    return [model.from_json(r) for r in read_records(run_dir)]
+
+
+def read_records(run_dir: Path) -> list[dict[str, Any]]:
     path = run_dir / "records.jsonl"
     if not path.exists():
         return []

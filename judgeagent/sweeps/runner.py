@@ -20,45 +20,25 @@ every run where it stopped, and sends no request for what is finished.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from typing import TYPE_CHECKING, Any
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
+from judgeagent.metrics.figures import RunFigures
+from judgeagent.records import BankItemRecord, InterviewRecord, Json, JsonModel
+from judgeagent.sweeps.board import Leaderboard
 from judgeagent.sweeps.config import SweepConfig
-from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_records, target_slugs
-
-OK, INCOMPLETE, FAILED, PENDING = "ok", "incomplete", "failed", "pending"
-
-
-@dataclass
-class TargetState:
-    """One target's place in the sweep, as sweep.json keeps it."""
-
-    name: str
-    slug: str
-    status: str = PENDING  # of its interview: ok | incomplete | failed | pending
-    error: str | None = None
-    run_dir: str = ""
-    shared_status: str | None = None  # of its shared-items run (None: not run)
-    shared_error: str | None = None
-    shared_dir: str | None = None
-
-    @property
-    def usable(self) -> bool:
-        """Its interview has figures (finished, or finished but for some incomplete batches)."""
-        return self.status in (OK, INCOMPLETE)
+from judgeagent.sweeps.folder import SHARED_ITEMS_FILE, SweepFolder, read_model, read_typed, target_slugs
+from judgeagent.sweeps.state import FAILED, INCOMPLETE, OK, SharedItem, SharedItems, SweepFile, TargetState
 
 
 @dataclass
 class SweepResult:
     sweep_dir: Path
-    leaderboard: dict
+    leaderboard: Leaderboard
     targets: list[TargetState]
     files: dict[str, Path] = field(default_factory=dict)
 
@@ -66,14 +46,16 @@ class SweepResult:
     def failed(self) -> list[TargetState]:
         return [t for t in self.targets if t.status == FAILED or t.shared_status == FAILED]
 
-    def __getitem__(self, key: str) -> Any:
-        return self.leaderboard[key]
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import TaskID
 
 Notify = Callable[[str], None]
 
 
-def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, console=None, notify: Notify | None = None, **settings) -> SweepResult:
+def sweep(cfg: SweepConfig | dict[str, Any] | None = None, /, *, progress: bool = False, console: Console | None = None, notify: Notify | None = None,
+          **settings: Any) -> SweepResult:
     """Run the sweep ``cfg`` (or a SweepConfig made from ``settings``) and write its folder.
 
     Bad setup (an unknown model, a missing key for every role, bad data) raises a
@@ -94,17 +76,25 @@ def sweep(cfg: SweepConfig | dict | None = None, /, *, progress: bool = False, c
         return f"interrupted: requests in flight cancelled, every run kept in {folder.path}; to continue: rerun the same command"
 
     items = run_loop(lambda: _sweep(cfg, folder, states, n_batches, progress=progress, console=console, say=say), interrupted)
+    from judgeagent.sweeps.audited import keep_audit
+    from judgeagent.sweeps.folder import LEADERBOARD
     from judgeagent.sweeps.leaderboard import build_leaderboard
     from judgeagent.sweeps.outputs import write_outputs
 
-    board = build_leaderboard(folder, cfg, states)
-    files = write_outputs(folder, board, cfg)
+    # An audit imported into the leaderboard this one replaces stays, recomputed on the new answers.
+    board = keep_audit(build_leaderboard(folder, cfg, states), _previous(folder.path / f"{LEADERBOARD}.json"))
+    files = write_outputs(folder, board, report=cfg.report)
     complete = all(s.status == OK and (s.shared_status in (OK, None) if cfg.shared else True) for s in states)
     folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete)
     return SweepResult(folder.path, board, states, files)
 
 
-def _config(cfg: SweepConfig | dict | None, settings: dict) -> SweepConfig:
+def _previous(path: Path) -> Leaderboard | None:
+    """The leaderboard a rebuild replaces (None when there is none, or it cannot be read)."""
+    return read_model(path, Leaderboard)
+
+
+def _config(cfg: SweepConfig | dict[str, Any] | None, settings: dict[str, Any]) -> SweepConfig:
     if cfg is None:
         return SweepConfig(**settings)
     if isinstance(cfg, dict):
@@ -122,42 +112,22 @@ def check_models(cfg: SweepConfig) -> None:
     from judgeagent.llm import load_registry
 
     registry = load_registry(cfg.llm.models_file)
-    for name in (*cfg.targets, cfg.judge):
+    for name in (*(cfg.model(n) for n in cfg.names), cfg.judge):
         registry.resolve(name)
     try:
-        resolve(cfg.eval_config(cfg.targets[0]))
+        resolve(cfg.eval_config(cfg.names[0]))
     except ValidationError as e:
         raise ConfigError(f"options: {describe(e)}") from None
     except ConfigError as e:  # a setting of another protocol
         raise ConfigError(f"options: {e}") from None
 
 
-class _Saved(BaseModel):
-    """A target's state as an earlier session wrote it to sweep.json (its place in the folder
-    is worked out again: only how far it got is carried over)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    name: str
-    status: Annotated[str, BeforeValidator(lambda v: v or PENDING)] = PENDING
-    error: str | None = None
-    shared_status: str | None = None
-    shared_error: str | None = None
-    shared_dir: str | None = None
-
-
-class _SavedSweep(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    targets: Annotated[list[_Saved], BeforeValidator(lambda v: v or [])] = Field(default_factory=list)
-
-
 def initial_states(cfg: SweepConfig, folder: SweepFolder) -> list[TargetState]:
     """Each target's state: what sweep.json says of an earlier session, else pending."""
-    saved = _SavedSweep.model_validate(folder.read()).targets if folder.sweep_path.exists() else []
-    before = {t.name: t for t in saved}
+    saved = SweepFile.model_validate(folder.read()) if folder.sweep_path.exists() else SweepFile()
+    before = {t.name: t for t in saved.targets}
     out = []
-    for name, slug_ in target_slugs(cfg.targets).items():
+    for name, slug_ in target_slugs(cfg.names).items():
         st = TargetState(name, slug_, run_dir=f"targets/{slug_}")
         if (old := before.get(name)) is not None:
             st.status, st.error = old.status, old.error
@@ -172,7 +142,7 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
     from judgeagent.batches import make_batches
     from judgeagent.engine import setup
 
-    ecfg = cfg.eval_config(cfg.targets[0])
+    ecfg = cfg.eval_config(cfg.names[0])
     bench = setup.load(ecfg)
     batches = make_batches(bench, cfg.batch_size, cfg.limit)
     if not batches:
@@ -183,16 +153,17 @@ def prepare_graph(cfg: SweepConfig, progress: bool) -> int:
 
 
 # ----------------------------------------------------------------------------- the async part
-async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console, say: Notify) -> list[dict]:
+async def _sweep(cfg: SweepConfig, folder: SweepFolder, states: list[TargetState], n_batches: int, *, progress: bool, console: Console | None,
+                 say: Notify) -> list[SharedItem]:
     watch = Watch(console) if progress else None
     try:
         gate = asyncio.Semaphore(cfg.parallel or len(states))
         await asyncio.gather(*(_interview(cfg, folder, st, gate, watch, n_batches, say) for st in states))
         items = shared_items(folder, states)
-        folder.write_json(SHARED_ITEMS_FILE, {"items": items})
+        folder.write_json(SHARED_ITEMS_FILE, SharedItems(items=items).to_json())
         folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=False)
         if cfg.shared and items:
-            ids = [i["item_id"] for i in items]
+            ids = [i.item_id for i in items]
             await asyncio.gather(*(_shared(cfg, folder, st, ids, gate, watch, say) for st in states if st.usable))
         return items
     finally:
@@ -246,51 +217,54 @@ async def _run(ecfg: EvalConfig, *, report: bool) -> tuple[str, str | None]:
     return (OK, None) if outcome.complete else (INCOMPLETE, incomplete_reason(outcome.metrics))
 
 
-def incomplete_reason(metrics: dict) -> str:
-    inc = metrics.get("incomplete") or {}
-    n = inc.get("n_batches") or 0
-    why = ", ".join(f"{k}: {v}" for k, v in (inc.get("reasons") or {}).items())
-    return f"{n} unit(s) incomplete ({why}); rerun to retry them"
+def incomplete_reason(metrics: Json) -> str:
+    inc = RunFigures.from_json(metrics).incomplete
+    why = ", ".join(f"{k}: {v}" for k, v in inc.reasons.items())
+    return f"{inc.n_batches} unit(s) incomplete ({why}); rerun to retry them"
 
 
 def finished(run_dir: Path, items: list[str] | None = None) -> bool:
     """A run folder whose metrics say it is complete (and, for a shared-items run, that has
     answered every item): reopening it would only replay, so it is left alone."""
-    try:
-        metrics = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return False
-    if not metrics.get("complete"):
+    metrics = read_model(run_dir / "metrics.json", RunFigures)
+    if metrics is None or not metrics.complete:
         return False
     if items is None:
         return True
-    answered = {r.get("item_id") for r in read_records(run_dir)}
+    answered = {r.item_id for r in read_typed(run_dir, BankItemRecord)}
     return answered >= set(items)
 
 
-def shared_items(folder: SweepFolder, states: list[TargetState]) -> list[dict]:
+class _Benchmark(JsonModel):
+    question_type: str
+
+
+class _RunConfig(JsonModel):
+    benchmark: _Benchmark
+
+
+def shared_items(folder: SweepFolder, states: list[TargetState]) -> list[SharedItem]:
     """The gate-passed follow-ups of every usable interview, each once (items are
     content-addressed), in target then batch order; ``cluster`` is the batch that wrote it."""
-    from judgeagent.bank.fill import banked_rounds, item_id
+    from judgeagent.bank.fill import item_id
 
-    out: dict[str, dict] = {}
+    out: dict[str, SharedItem] = {}
     for st in states:
         if not st.usable:
             continue
         run_dir = folder.target_dir(st.slug)
-        try:
-            qtype = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))["benchmark"]["question_type"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        if (config := read_model(run_dir / "config.json", _RunConfig)) is None:
             continue
-        records = sorted(read_records(run_dir), key=lambda r: r.get("batch_index", 0))
-        for rec, rd in banked_rounds(records):
-            q = rd["question"]
-            iid = item_id(qtype, q["question"], q.get("options"), q["answer"])
-            out.setdefault(iid, {
-                "item_id": iid, "level": rd.get("level"), "counted_as": rd.get("counted_as"), "qtype": qtype,
-                "question": q["question"], "options": q.get("options"), "answer": q["answer"],
-                "source_target": st.name, "source_batch": rec.get("batch_id"), "cluster": f"{st.name}/{rec.get('batch_id')}",
-            })  # fmt: skip
+        qtype = config.benchmark.question_type
+        for rec in sorted(read_typed(run_dir, InterviewRecord), key=lambda r: r.batch_index):
+            for rd in rec.rounds:
+                if not rd.banked or rd.question is None:
+                    continue
+                q = rd.question
+                iid = item_id(qtype, q.question, q.options, q.answer)
+                out.setdefault(iid, SharedItem(item_id=iid, level=rd.level, counted_as=rd.counted_as, qtype=qtype, question=q.question,
+                                               options=q.options, answer=q.answer, source_target=st.name, source_batch=rec.batch_id,
+                                               cluster=f"{st.name}/{rec.batch_id}"))
     return list(out.values())
 
 
@@ -298,11 +272,11 @@ class Watch:
     """One progress bar per run of the sweep, moved by counting the lines of its
     records.jsonl (the engine's own bars would fight over the terminal when runs overlap)."""
 
-    def __init__(self, console=None):
+    def __init__(self, console: Console | None = None) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
-        self.tasks: dict[int, Path] = {}
+        self.tasks: dict[TaskID, Path] = {}
         self.bar.start()
         self._poll = asyncio.get_running_loop().create_task(self._run())
 

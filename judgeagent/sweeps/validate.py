@@ -33,6 +33,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from judgeagent.errors import DataError, JudgeAgentError
 from judgeagent.metrics import ranking
+from judgeagent.metrics.audited import AuditBlock
+from judgeagent.report.audited import audit_sentence, block_of
 from judgeagent.sweeps.folder import LEADERBOARD, SHARED_ITEMS_FILE, SWEEP_FILE, slug
 
 REFERENCE_COLUMNS = ("model", "score")
@@ -52,9 +54,10 @@ class SweepFigures:
     seed_clusters: list[str]
     n_bootstrap: int
     seed: int
+    audit: AuditBlock | None = None  # the audit of the shared items, when one was imported
 
 
-def _json(path: Path) -> dict:
+def _json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -136,7 +139,8 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
     if not board_path.exists():
         raise JudgeAgentError(f"{board_path}: not found; the sweep has not finished (rerun the same `judgeagent sweep` command to finish it)")
     swept = _SweepFile.model_validate(_json(folder / SWEEP_FILE)).names()
-    board = _Board.model_validate(_json(board_path))
+    raw_board = _json(board_path)
+    board = _Board.model_validate(raw_board)
     m = board.matrix
     if m is None or not isinstance(m.targets, list) or not isinstance(m.items, list):
         raise DataError(board_path, "no per-item matrix (matrix.targets, matrix.items): written by an older version? rerun the sweep")
@@ -164,6 +168,7 @@ def load_sweep(sweep_dir: Path) -> SweepFigures:
         seed_clusters=seed_clusters,
         n_bootstrap=int(board.n_bootstrap or 2000),
         seed=int(board.seed or 0),
+        audit=block_of(raw_board),
     )
 
 
@@ -175,7 +180,7 @@ class _SharedItem(BaseModel):
     counted_as: Any = None
 
 
-def _levels(folder: Path, items: list[str], fallback) -> list[str]:
+def _levels(folder: Path, items: list[str], fallback: object) -> list[str]:
     """Each shared item's level as counted (a Hard question one passage answers counts as
     Medium), from shared_items.json; else the levels in the leaderboard's matrix."""
     by_id: dict[str, str] = {}
@@ -244,6 +249,7 @@ def read_reference(path: Path, targets: Sequence[str], unranked: Sequence[str] =
 class TargetScores:
     name: str
     generated_accuracy: float | None  # % right on the shared generated items
+    generated_valid_accuracy: float | None  # % right on the shared items audited valid (None: not audited)
     seed_accuracy: float | None  # ACC1 on the seed questions
     reference_score: float | None  # from --reference
 
@@ -265,12 +271,15 @@ class Validation:
     not_on_reference: list[str]
     unranked: list[str]
     difficulty: ranking.DifficultyCheck | None
+    audit: AuditBlock | None  # the generated items' audit, which qualifies every figure on them (None: never audited)
+    audit_line: str
     note: str | None = None  # why there is nothing to compare
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "note"}
         out |= {"targets": [asdict(t) for t in self.targets]}
         out |= {k: None if out[k] is None else out[k].to_dict() for k in ("vs_seeds", "vs_reference", "difficulty")}
+        out |= {"audit": None if self.audit is None else self.audit.model_dump(mode="json", exclude={"verdicts"})}
         return out if self.note is None else out | {"note": self.note}
 
 
@@ -282,6 +291,7 @@ def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int
     scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.generated)]
     seed_scores = [None if not np.isfinite(v) else round(float(v), 4) for v in ranking.accuracies(fig.seeds)]
     answered = bool((~np.isnan(fig.generated)).any())
+    on_valid = {t.name: t.accuracy for t in fig.audit.leaderboard.targets} if fig.audit is not None and fig.audit.leaderboard is not None else {}
     vs_seeds = vs_reference = difficulty = None
     if answered and fig.seeds.size and len(fig.targets) > 1:
         vs_seeds = ranking.rank_agreement(fig.generated, fig.clusters, fig.seeds, reference_clusters=fig.seed_clusters,
@@ -294,7 +304,7 @@ def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int
                                               n_resamples=n_boot, seed=boot_seed)
     return Validation(
         sweep=str(fig.folder),
-        targets=[TargetScores(t, s, a, None if ref is None else ref.get(t)) for t, s, a in zip(fig.targets, scores, seed_scores)],
+        targets=[TargetScores(t, s, on_valid.get(t), a, None if ref is None else ref.get(t)) for t, s, a in zip(fig.targets, scores, seed_scores)],
         n_shared_items=len(fig.clusters),
         n_seed_questions=len(fig.seed_clusters),
         n_bootstrap=n_boot,
@@ -306,5 +316,7 @@ def validate(sweep_dir: Path, reference: Path | None = None, *, n_resamples: int
         not_on_reference=[] if ref is None else [t for t in fig.targets if t not in ref],
         unranked=fig.unranked,
         difficulty=difficulty,
+        audit=fig.audit,
+        audit_line=audit_sentence(fig.audit, items="shared items", source=str(fig.folder)),
         note=None if answered else "no target answered a shared item: nothing to compare",
     )

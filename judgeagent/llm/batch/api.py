@@ -32,6 +32,7 @@ COMPLETION_WINDOW = "24h"  # the only window OpenAI takes; DashScope takes it to
 RUNNING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 METADATA_KEY = "judgeagent_job"  # our token, so a job can be found again from the journal
+ENDED_AT = ("completed_at", "expired_at", "cancelled_at", "failed_at")  # the batch object's stamp of each end
 
 
 class BatchCallFailed(Exception):
@@ -56,6 +57,7 @@ class JobState:
     errors: list[dict] = field(default_factory=list)  # {code, message, param, line} of a failed validation
     created_at: float | None = None
     metadata: dict = field(default_factory=dict)
+    ended_at: float | None = None  # when it completed, failed, expired or was cancelled (the provider's clock)
 
     @classmethod
     def from_json(cls, d: Any) -> JobState:
@@ -68,9 +70,14 @@ class JobState:
             str(d["id"]), str(d.get("status") or "").lower(), int(counts.get("total") or 0), int(counts.get("completed") or 0),
             int(counts.get("failed") or 0), d.get("output_file_id") or None, d.get("error_file_id") or None,
             [e if isinstance(e, dict) else {"message": str(e)} for e in (data or [])],
-            float(d["created_at"]) if isinstance(d.get("created_at"), (int, float)) else None,
-            d["metadata"] if isinstance(d.get("metadata"), dict) else {},
+            _stamp(d.get("created_at")), d["metadata"] if isinstance(d.get("metadata"), dict) else {},
+            next((t for k in ENDED_AT if (t := _stamp(d.get(k))) is not None), None),
         )  # fmt: skip
+
+    @property
+    def turnaround_s(self) -> float | None:
+        """Seconds from creation to its end, by the provider's own timestamps."""
+        return self.ended_at - self.created_at if self.ended_at is not None and self.created_at is not None else None
 
     @property
     def ended(self) -> bool:
@@ -146,6 +153,10 @@ class BatchAPI:
             raise BatchCallFailed(what, Failure(FailureKind.TIMEOUT, "no answer in time")) from None
         except openai.APIConnectionError as e:
             raise BatchCallFailed(what, Failure(FailureKind.UNREACHABLE, " ".join(str(e.__cause__ or e).split()) or "connection failed")) from None
+
+
+def _stamp(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def _json(raw: Any, what: str) -> dict:

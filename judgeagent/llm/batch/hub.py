@@ -27,6 +27,7 @@ from judgeagent.llm.batch.lines import NotRun, chunks, input_line, outcome
 from judgeagent.llm.batch.waves import OTHER, PENDING, WaveBarrier, outside_units
 from judgeagent.llm.batch.waves import SENT as WAITS_ON_JOB
 from judgeagent.llm.connect import openai_client
+from judgeagent.llm.journal import BatchJob
 from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.registry import ModelSpec
 
@@ -149,13 +150,13 @@ class BatchHub:
             queue.append(ticket)
             self.barrier.poke()
             return Waiting(self, future, ticket)
-        if row["state"] == SENT and row["token"] in ledger.jobs:
-            run = self.runs.get(row["token"])
+        if row.state == SENT and row.token in ledger.jobs:
+            run = self.runs.get(row.token)
             if run is None or run.finished:
-                run = self._follow(ledger, ledger.jobs[row["token"]], spec, api_key, settings, timeout_s)
+                run = self._follow(ledger, ledger.jobs[row.token], spec, api_key, settings, timeout_s)
             run.wait(cid, Waiter(future, ledger, convo))
             return Waiting(self, future, already_sent=True)
-        future.set_result(self.answer(row["state"], row["line"], convo))
+        future.set_result(self.answer(row.state, row.line, convo))
         return Waiting(self, future, already_sent=True)
 
     def answer(self, state: str, line: Any, convo: list[dict]) -> Reply | Failure | str:
@@ -213,12 +214,12 @@ class BatchHub:
         for row in ledger.open_jobs(spec.identity):
             self._follow(ledger, row, spec, api_key, settings, timeout_s)
 
-    def _follow(self, ledger: BatchLedger, row: dict, spec: ModelSpec, api_key: str, settings: BatchSettings, timeout_s: float) -> JobRun:
-        run = self.runs.get(row["token"])
+    def _follow(self, ledger: BatchLedger, row: BatchJob, spec: ModelSpec, api_key: str, settings: BatchSettings, timeout_s: float) -> JobRun:
+        run = self.runs.get(row.token)
         if run is not None and not run.finished:
             run.resume(ledger, row)
             return run
-        run = JobRun(self, self.api(spec, api_key, timeout_s), spec.name, spec.identity, spec.base_url, settings, token=row["token"])
+        run = JobRun(self, self.api(spec, api_key, timeout_s), spec.name, spec.identity, spec.base_url, settings, token=row.token)
         run.resume(ledger, row)
         self.runs[run.token] = run
         run.task = self.loop.create_task(run.run(fresh=False), context=outside_units())

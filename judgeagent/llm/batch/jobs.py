@@ -18,36 +18,57 @@ import asyncio
 import functools
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeagent.errors import ConfigError
 from judgeagent.llm.batch.api import METADATA_KEY, BatchAPI, BatchCallFailed, JobState
-from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger
+from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger, BatchSettings
 from judgeagent.llm.batch.lines import CHAT_URL, input_line, parse_jsonl
+from judgeagent.llm.journal import BatchJob, BatchLine
 from judgeagent.llm.outcome import Failure, FailureKind
-from judgeagent.llm.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from judgeagent.llm.batch.hub import BatchHub, Ticket
+    from judgeagent.llm.batch.display import Display
+    from judgeagent.llm.batch.waves import WaveBarrier
+    from judgeagent.llm.outcome import Reply
+
+
+class BatchHub(Protocol):
+    """What a job needs of the hub that sends it (judgeagent.llm.batch.hub.BatchHub)."""
+
+    display: Display
+    barrier: WaveBarrier
+
+    def answer(self, state: str, line: Any, convo: list[dict]) -> Reply | Failure | str: ...
+
+
+class Ticket(Protocol):
+    """A request of the job (judgeagent.llm.batch.hub.Ticket)."""
+
+    cid: str
+    key: str
+    stage: str
+    body: dict
+    ledger: BatchLedger
 
 # Failures of a setup call that mean this endpoint's Batch API cannot be used at all.
 UNUSABLE = frozenset({FailureKind.AUTH, FailureKind.BAD_REQUEST, FailureKind.REFUSED_PARAMETER, FailureKind.QUOTA})
+# A failed job's error when the provider's queue for the model is full, not the job wrong.
+LIMIT_CODE = "token_limit_exceeded"
 # Failures after which a create call may still have created the job.
 UNCERTAIN = frozenset({FailureKind.TIMEOUT, FailureKind.UNREACHABLE, FailureKind.SERVER_ERROR, FailureKind.MALFORMED})
+
+
+def _over_limit(state: JobState) -> bool:
+    """The job failed only because the provider's enqueued-token limit was reached."""
+    return bool(state.errors) and all(e.get("code") == LIMIT_CODE and e.get("line") is None for e in state.errors)
 
 
 class BatchRejected(ConfigError):
     """The provider refused a batch job or its Batch API: one line naming why, exit 2. Nothing
     in the job was run or billed, and every answer so far is kept."""
-
-
-@dataclass
-class BatchSettings:
-    poll_s: float = 15.0
-    deadline_s: float | None = None
-    policy: RetryPolicy = field(default_factory=RetryPolicy)
 
 
 @dataclass(eq=False)
@@ -69,26 +90,28 @@ class JobRun:
         self.deadline_cancelled = False
         self.ledgers: dict[int, BatchLedger] = {}
         self.waiters: dict[str, list[Waiter]] = {}
-        self.tickets: list[Ticket] = []
+        self.tickets: Sequence[Ticket] = []
         self.task: asyncio.Task | None = None
         self.finished = False
+        self.sent_here = False  # this process created it (and so watched it from the start)
 
     # ------------------------------------------------------------------ who waits
     def wait(self, cid: str, waiter: Waiter) -> None:
         self.ledgers.setdefault(id(waiter.ledger), waiter.ledger)
         self.waiters.setdefault(cid, []).append(waiter)
 
-    def resume(self, ledger: BatchLedger, row: dict) -> None:
+    def resume(self, ledger: BatchLedger, row: BatchJob) -> None:
         """Take up a job an earlier process sent (found in ``ledger``'s journal)."""
         self.ledgers.setdefault(id(ledger), ledger)
-        self.job_id = self.job_id or row["job_id"]
-        self.created, self.wave, self.status = row["created"], row["wave"], row["status"]
-        self.deadline_cancelled = self.deadline_cancelled or bool(row["deadline_cancelled"])
+        self.job_id = self.job_id or row.job_id
+        self.created, self.wave, self.status = row.created, row.wave, row.status
+        self.deadline_cancelled = self.deadline_cancelled or row.deadline_cancelled
 
     # ------------------------------------------------------------------ the job's life
     async def run(self, fresh: bool) -> None:
         try:
             if fresh:
+                self.sent_here = True
                 await self._send()
             elif self.job_id is None:
                 await self._adopt()
@@ -106,10 +129,9 @@ class JobRun:
     async def _send(self) -> None:
         """Write the job and its lines down, upload them, create the job."""
         lines = [input_line(t.cid, t.body) for t in self.tickets]
-        job = {"token": self.token, "job_id": None, "identity": self.identity, "base_url": self.base_url, "wave": self.wave,
-               "status": "preparing", "n_requests": len(self.tickets), "created": self.created}  # fmt: skip
-        for ledger in self.ledgers.values():
-            ledger.sent(job, [{"custom_id": t.cid, "key": t.key, "stage": t.stage} for t in self.tickets if t.ledger is ledger])
+        for ledger in self.ledgers.values():  # each run's journal that has a line in it (a sweep's runs share jobs)
+            job = BatchJob(self.token, self.identity, self.base_url, self.wave, len(self.tickets), self.created)
+            ledger.sent(job, [BatchLine(t.cid, self.token, t.key, t.stage) for t in self.tickets if t.ledger is ledger])
         self._show(0, len(lines))
         try:
             file_id = await self._retrying(lambda: self.api.upload(f"judgeagent-{self.token}.jsonl", ("\n".join(lines) + "\n").encode()))
@@ -165,7 +187,7 @@ class JobRun:
                 return state
             if self._past_deadline() and state.status != "cancelling" and not self.deadline_cancelled:
                 self.deadline_cancelled = True
-                self._update(deadline_cancelled=1)
+                self._update(deadline_cancelled=True)
                 self._record(await self._retrying(functools.partial(self.api.cancel, job_id)))
                 continue
             await asyncio.sleep(interval)
@@ -176,6 +198,9 @@ class JobRun:
 
     async def _collect(self, state: JobState) -> None:
         """Read the job's files; write every line's outcome down; answer the callers."""
+        if state.status == "failed" and _over_limit(state):
+            self._over_limit(state)
+            return
         if state.status == "failed":
             self._settle({cid: (GONE, None) for cid in self._lines()}, state)
             raise BatchRejected(self._rejection(state))
@@ -191,6 +216,21 @@ class JobRun:
                 if not w.future.done():
                     w.ledger.take(cid)
                     w.future.set_result(self.hub.answer(kind, line, w.convo))
+
+    def _over_limit(self, state: JobState) -> None:
+        """A job refused for the provider's enqueued-token limit (OpenAI: "try again once some
+        in_progress batches have been completed"): nothing in it ran and nothing is wrong with
+        it, so its requests fail as rate-limited ones do: waited out (a few polls' time) and
+        sent again in a later job, within the retry policy's patience for rate limits."""
+        why = "; ".join(str(e.get("message") or e.get("code")) for e in state.errors)
+        line = {"response": None, "error": {"code": LIMIT_CODE, "message": why}}
+        self._settle({cid: (GONE, {"custom_id": cid} | line) for cid in self._lines()}, state)
+        failure = Failure(FailureKind.RATE_LIMITED, f"{LIMIT_CODE}: {why}", code=LIMIT_CODE, retry_after=self.settings.poll_s * 4)
+        for cid, waiters in self.waiters.items():
+            for w in waiters:
+                if not w.future.done():
+                    w.ledger.take(cid)
+                    w.future.set_result(failure)
 
     def _classify(self, cid: str, line: dict | None, status: str) -> tuple[str, dict]:
         """(state, line) of one request once its job ended. A job that ended early may leave a
@@ -224,11 +264,19 @@ class JobRun:
     def _settle(self, outcomes: dict[str, tuple[str, Any]], state: JobState) -> None:
         for ledger in self.ledgers.values():
             ledger.settled(self.token, outcomes, status=state.status, counts=state.counts, output_file_id=state.output_file_id,
-                           error_file_id=state.error_file_id, collected=1)  # fmt: skip
+                           error_file_id=state.error_file_id, collected=True, turnaround_s=self._turnaround(state))  # fmt: skip
+
+    def _turnaround(self, state: JobState) -> float | None:
+        """The job's seconds at the provider: by its own timestamps; else, for a job this
+        process sent and watched to its end, by our clock (a resumed job's wait includes the
+        time nobody polled it, so it is not measured)."""
+        if state.turnaround_s is not None:
+            return max(0.0, state.turnaround_s)
+        return time.time() - self.created if self.sent_here else None
 
     def _abandon(self) -> None:
         for ledger in self.ledgers.values():
-            ledger.settled(self.token, {cid: (GONE, None) for cid in ledger.lines_of(self.token)}, status="abandoned", collected=1)
+            ledger.settled(self.token, {cid: (GONE, None) for cid in ledger.lines_of(self.token)}, status="abandoned", collected=True)
 
     def _show(self, done: int, total: int) -> None:
         self.hub.display.job(self.token, self.wave, self.model, self.job_id, self.status, done, total)

@@ -24,7 +24,7 @@ from judgeagent.llm.sender import failure_from_status, reply_from
 
 CHAT_URL = "/v1/chat/completions"
 MAX_LINES = 50_000  # OpenAI's per-job limit (DashScope's too)
-MAX_BYTES = 190 * 1024 * 1024  # under OpenAI's 200 MB per input file
+MAX_BYTES = 95 * 1024 * 1024  # under the smallest documented input file: DashScope's 100 MB (OpenAI's is 200 MB)
 
 
 def custom_id(key: str, body: dict, seq: int) -> str:
@@ -111,4 +111,6 @@ def outcome(line: dict | None, convo: list[dict]) -> Outcome:
         return NotRun("cancelled", f"batch_cancelled: {message}")
     if code == "request_timeout":
         return Failure(FailureKind.TIMEOUT, f"request_timeout: {message}")
+    if code == "token_limit_exceeded":  # its job was refused for the provider's full queue: nothing ran
+        return Failure(FailureKind.RATE_LIMITED, f"{code}: {message}", code=code)
     return Failure(FailureKind.SERVER_ERROR, f"{code or 'error'}: {message}", code=code or None)

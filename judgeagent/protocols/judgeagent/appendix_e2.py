@@ -18,22 +18,23 @@ protocol's finishing steps: the engine runs them inside the run's client.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from pydantic import Field
 
-from judgeagent.batches import batch_seed
+from judgeagent.batches import batch_seed, together
+from judgeagent.budgets import REASK_EXTENDED, TRANSFER, TRANSFER_PLACEBO
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.engine.protocol import LeakGuard
-from judgeagent.engine.run import RunContext
+from judgeagent.engine.protocol import Figures, LeakGuard
 from judgeagent.errors import CallFailed
-from judgeagent.graph import KnowledgePath
 from judgeagent.metrics.scores import difference, paper_metrics
 from judgeagent.metrics.stats import clustered_bootstrap_ci
-from judgeagent.records import AnswerRecord
+from judgeagent.protocols.judgeagent.options import Run
+from judgeagent.records import AnswerRecord, InterviewRecord, JsonModel, LeakRecord, QuestionRecord, RoundRecord, flags, omittable
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.extension import path_text
 from judgeagent.stages.grading import ask_batch
@@ -41,36 +42,87 @@ from judgeagent.stages.leak_judge import resolve_leak_check
 from judgeagent.stages.leakage import LeakCheck, RecordedLeakCheck
 from judgeagent.stages.models import Models
 
+if TYPE_CHECKING:
+    from judgeagent.graph.embed import Embedder as Encoder
 
-async def settled(work, batch_id: str):
+FILE = "appendix_e2.json"
+
+
+# ----------------------------------------------------------------------------- appendix_e2.json
+class Settled(JsonModel):
+    """A batch's part of an experiment, or the call that brought it no answer (``incomplete``,
+    and nothing else): that batch is left out of the figures (a rerun retries it)."""
+
+    batch_id: str
+    incomplete: str | None = omittable()
+
+
+class FollowUpReask(Settled):
+    """--reask-extended, one batch: its follow-ups' first answers and their re-answers."""
+
+    suggestions: str | None = omittable()
+    leak: LeakRecord | None = omittable()
+    before: list[bool] = omittable([])
+    after: list[AnswerRecord] = omittable([])  # one per follow-up
+
+
+class TransferBatch(Settled):
+    """--transfer, one held-out batch: asked with its nearest source batch's suggestions and a placebo."""
+
+    source: str = omittable("")
+    chosen_by: str = omittable("")
+    leak: LeakRecord | None = omittable()
+    before: list[bool] = omittable([])
+    after: list[AnswerRecord] = omittable([])
+    placebo: list[AnswerRecord] = omittable([])
+    placebo_text: str = omittable("")
+
+
+class TransferDetails(JsonModel):
+    error: str | None = omittable()
+    source: list[str] = Field(default_factory=list)
+    held_out: list[str] = Field(default_factory=list)
+    batches: list[TransferBatch] = Field(default_factory=list)
+
+
+class AppendixE2(JsonModel):
+    """appendix_e2.json: what each experiment asked and got, batch by batch."""
+
+    reask_extended: list[FollowUpReask] | None = omittable()
+    transfer: TransferDetails | None = omittable()
+
+
+S = TypeVar("S", bound=Settled)
+
+
+async def settled(work: Awaitable[S], model: type[S], batch_id: str) -> S:
     """``work``'s result, or a note of the call that brought no answer: that batch is left out
     of the figures (a rerun retries it), the others go on, as in the interview itself."""
     try:
         return await work
     except CallFailed as e:
-        return {"batch_id": batch_id, "incomplete": str(e)}
+        return model(batch_id=batch_id, incomplete=str(e))
 
 
-async def run_experiments(ctx: RunContext) -> None:
+async def run_experiments(run: Run) -> None:
     """Both experiments as asked, over the interview's main-arm records; appendix_e2.json."""
     from judgeagent.graph.embed import shared_embedder
 
-    opts, models, bench = ctx.options, ctx.models, ctx.bench
-    assert models is not None and bench is not None
-    records = sorted((r for r in ctx.folder.read_records() if r.get("setting", "full") == "full"), key=lambda r: r["batch_index"])
-    details: dict = {}
+    opts, models, bench = run.options, run.models, run.bench
+    records = sorted((r for r in run.records() if r.setting == "full"), key=lambda r: r.batch_index)
+    details = AppendixE2()
     # The encoder the experiments were measured with (not the graph's backend): the same
     # leak checks, so the same re-asks, as in runs made before they joined the engine.
     embedder = shared_embedder()
     live = LeakGuard(models, embedder, opts.leak_threshold, resolve_leak_check(opts.leak_check, models.judge))
-    guard = KeptChecks(live, recorded_checks(ctx.folder.path / "appendix_e2.json"))
-    with ctx.timed("appendix_e2_s"):
+    guard = KeptChecks(live, recorded_checks(AppendixE2.from_json(run.read_json(FILE) or {})))
+    with run.timed("appendix_e2_s"):
         if opts.reask_extended:
-            done = await asyncio.gather(*(settled(reask_followups(models, bench, guard, r), r["batch_id"]) for r in records))
-            details["reask_extended"] = [x if isinstance(x, dict) else asdict(x) for x in done]
+            details.reask_extended = list(await asyncio.gather(*(settled(reask_followups(models, bench, guard, r), FollowUpReask, r.batch_id)
+                                                                  for r in records)))
         if opts.transfer:
-            details["transfer"] = await transfer(models, bench, guard, embedder, records, opts, ctx.cfg.seed)
-    ctx.folder.write_json("appendix_e2.json", details)
+            details.transfer = await transfer(models, bench, guard, embedder, records, run.seed)
+    run.write_json(FILE, details.to_json())
 
 
 @dataclass
@@ -80,94 +132,76 @@ class KeptChecks:
     may flag a text that one passed, and ask for a rewrite the run never made)."""
 
     guard: LeakGuard
-    kept: dict[tuple, dict]
+    kept: dict[tuple[str, ...], LeakRecord]
 
-    async def check(self, text: str, questions: list[Question], key: tuple) -> LeakCheck:
+    async def check(self, text: str, questions: list[Question], key: tuple[str, ...]) -> LeakCheck:
         record = self.kept.get(key)
-        if record is not None and (record.get("rewritten") or record.get("suggestions") == text):
-            return RecordedLeakCheck(record)
+        if record is not None and (record.rewritten or record.suggestions == text):
+            return RecordedLeakCheck(record.to_json())
         return await self.guard.check(text, questions)
 
 
-def recorded_checks(path) -> dict[tuple, dict]:
+def recorded_checks(details: AppendixE2) -> dict[tuple[str, ...], LeakRecord]:
     """The leak checks appendix_e2.json holds, by experiment and batch (and source batch)."""
-    try:
-        details = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    kept: dict[tuple, dict] = {}
-    for item in details.get("reask_extended") or []:
-        if item.get("leak"):
-            kept[("reask_extended", item["batch_id"])] = item["leak"]
-    for item in (details.get("transfer") or {}).get("batches") or []:
-        if item.get("leak"):
-            kept[("transfer", item["batch_id"], item.get("source"))] = item["leak"]
+    kept: dict[tuple[str, ...], LeakRecord] = {}
+    for item in details.reask_extended or []:
+        if item.leak is not None:
+            kept[("reask_extended", item.batch_id)] = item.leak
+    for batch in details.transfer.batches if details.transfer is not None else []:
+        if batch.leak is not None:
+            kept[("transfer", batch.batch_id, batch.source)] = batch.leak
     return kept
 
 
-def figures(ctx: RunContext, seed_metrics: dict) -> dict:
+def figures(run: Run, seed_metrics: Figures) -> Figures:
     """The experiments' figures for metrics.json, from appendix_e2.json."""
-    path = ctx.folder.path / "appendix_e2.json"
-    details = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    out: dict = {}
-    if "reask_extended" in details:
-        out["reask_extended"] = reask_extended_metrics(details["reask_extended"], seed_metrics)
-    if "transfer" in details:
-        out["transfer"] = transfer_metrics(details["transfer"], bootstrap=ctx.options.bootstrap, seed=ctx.cfg.seed)
+    details = AppendixE2.from_json(run.read_json(FILE) or {})
+    out: Figures = {}
+    if details.reask_extended is not None:
+        out["reask_extended"] = reask_extended_metrics(details.reask_extended, seed_metrics)
+    if details.transfer is not None:
+        out["transfer"] = transfer_metrics(details.transfer, bootstrap=run.options.bootstrap, seed=run.seed)
     return out
 
 
 # ----------------------------------------------------------------------------- re-ask extended
-@dataclass
-class FollowUpReask:
-    batch_id: str
-    suggestions: str | None
-    leak: dict | None
-    before: list[bool]
-    after: list[AnswerRecord]  # one per follow-up
+def question_of(record: QuestionRecord) -> Question:
+    return Question(**record.fields())
 
 
-def suggestions_of(record: dict) -> str | None:
-    """The batch's last suggestions, as re-asked (the guarded text) when they were re-asked."""
-    last = (record.get("validations") or [{}])[-1]
-    if last.get("leak"):
-        return last["leak"]["suggestions"]
-    return ((last.get("evaluation") or {}).get("suggestions") or None)
+def asked_followups(record: InterviewRecord) -> list[tuple[Question, AnswerRecord, RoundRecord]]:
+    """(question, first answer, round) of each follow-up the batch asked."""
+    return [(question_of(rd.question), rd.answer, rd) for rd in record.rounds if rd.question is not None and rd.answer is not None]
 
 
-def asked_followups(record: dict) -> list[tuple[Question, dict, dict | None]]:
-    """(question, first answer, path) of each follow-up the batch asked."""
-    return [(Question(**rd["question"]), rd["answer"], rd.get("path")) for rd in record.get("rounds", []) if rd.get("question") and rd.get("answer")]
-
-
-async def reask_followups(models: Models, bench: Benchmark, guard: KeptChecks, record: dict) -> FollowUpReask:
+async def reask_followups(models: Models, bench: Benchmark, guard: KeptChecks, record: InterviewRecord) -> FollowUpReask:
     followups = asked_followups(record)
-    text = suggestions_of(record)
+    text = record.last.suggestions
     if not followups or not text:
-        return FollowUpReask(record["batch_id"], text, None, [], [])
-    check = await guard.check(text, [q for q, _, _ in followups], ("reask_extended", record["batch_id"]))
-    answers = []
-    for q, _, path in followups:
-        context = None
-        if bench.qtype.shows_context and path:
-            p = KnowledgePath.from_dict(path)
-            context = path_text(p.texts, p.entities)
-        (a,) = await ask_batch(models, bench.qtype, [q], stage="reask-extended", context=context, suggestions=check.suggestions)
-        answers.append(a.to_dict())
-    return FollowUpReask(record["batch_id"], check.suggestions, check.to_dict(), [bool(a["correct"]) for _, a, _ in followups], answers)
+        return FollowUpReask(batch_id=record.batch_id, suggestions=text, leak=None, before=[], after=[])
+    check = await guard.check(text, [q for q, _, _ in followups], ("reask_extended", record.batch_id))
+
+    async def reask(q: Question, rd: RoundRecord) -> AnswerRecord:
+        context = path_text(rd.path.texts, rd.path.entities) if bench.qtype.shows_context and rd.path else None
+        (a,) = await ask_batch(models, bench.qtype, [q], stage=REASK_EXTENDED.name, context=context, suggestions=check.suggestions)
+        return AnswerRecord.of(a)
+
+    # Independent of each other: asked at once (one wave under --batch-api).
+    answers = list(await together(*(reask(q, rd) for q, _, rd in followups)))
+    return FollowUpReask(batch_id=record.batch_id, suggestions=check.suggestions, leak=LeakRecord.of(check),
+                         before=[a.correct for _, a, _ in followups], after=answers)
 
 
-def reask_extended_metrics(items: list[dict], seed_metrics: dict) -> dict:
+def reask_extended_metrics(items: Sequence[FollowUpReask], seed_metrics: Figures) -> Figures:
     """The follow-ups' paper metrics, with the seeds' beside them."""
-    incomplete = [it["batch_id"] for it in items if "incomplete" in it]
-    items = [it for it in items if "incomplete" not in it]
-    before = [b for it in items for b in it["before"]]
-    after = [bool(a["correct"]) for it in items for a in it["after"]]
+    done = [it for it in items if it.incomplete is None]
+    before = [b for it in done for b in it.before]
+    after = [f for it in done for f in flags(it.after)]
     return {
         "followups": paper_metrics(before, after).to_dict(),
         "seeds": {k: seed_metrics.get(k) for k in ("n_questions", "acc1", "acc2", "cr", "cte", "delta_acc")},
-        "batches_flagged": sum(1 for it in items if (it.get("leak") or {}).get("flagged")),
-        "incomplete_batches": incomplete,
+        "batches_flagged": sum(1 for it in done if it.leak is not None and it.leak.flagged),
+        "incomplete_batches": [it.batch_id for it in items if it.incomplete is not None],
     }
 
 
@@ -178,12 +212,6 @@ def split_batches(batch_ids: list[str], seed: int) -> tuple[list[str], list[str]
     random.Random(batch_seed(seed, "transfer", "split")).shuffle(order)
     cut = (len(order) + 1) // 2
     return sorted(order[:cut]), sorted(order[cut:])
-
-
-def record_entities(record: dict) -> set[str]:
-    """The graph entities a batch touches: its seeds' matches and its path's start."""
-    out = {m["entity"] for m in record.get("matched_entities") or []}
-    return out | ({record["start_entity"]} if record.get("start_entity") else set())
 
 
 def nearest_source(held: set[str], sources: dict[str, set[str]], similarity: dict[str, float] | None) -> tuple[str, str]:
@@ -198,70 +226,73 @@ def nearest_source(held: set[str], sources: dict[str, set[str]], similarity: dic
     return best, f"chunk similarity {similarity[best]:.3f}"
 
 
-def chunk_similarity(embedder, held: dict, sources: dict[str, dict]) -> dict[str, float]:
+def chunk_similarity(embedder: Encoder, held: InterviewRecord, sources: dict[str, InterviewRecord]) -> dict[str, float]:
     """Cosine of the held-out seeds' text to each source batch's path chunks (MiniLM, normalised)."""
-    def text(r: dict) -> str:
-        chunks = [t for rd in r.get("rounds", []) if rd.get("path") for t in KnowledgePath.from_dict(rd["path"]).texts]
-        return "\n".join(dict.fromkeys(chunks)) or "\n".join(q["question"] for q in r["seed"])
+    def text(r: InterviewRecord) -> str:
+        chunks = [t for rd in r.rounds if rd.path for t in rd.path.texts]
+        return "\n".join(dict.fromkeys(chunks)) or "\n".join(q.question for q in r.seed)
 
-    vecs = np.asarray(embedder.encode(["\n".join(q["question"] for q in held["seed"]), *(text(r) for r in sources.values())]), dtype=float)
+    vecs = np.asarray(embedder.encode(["\n".join(q.question for q in held.seed), *(text(r) for r in sources.values())]), dtype=float)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True) + 1e-12
     return {sid: round(float(vecs[0] @ v), 4) for sid, v in zip(sources, vecs[1:])}
 
 
-async def transfer(models: Models, bench: Benchmark, guard: KeptChecks, embedder, records: list[dict], opts: Any, seed: int) -> dict:
-    by_id = {r["batch_id"]: r for r in records}
+async def transfer(models: Models, bench: Benchmark, guard: KeptChecks, embedder: Encoder, records: list[InterviewRecord], seed: int) -> TransferDetails:
+    by_id = {r.batch_id: r for r in records}
     if len(by_id) < 2:
-        return {"error": "needs at least 2 batches (lower --batch-size or raise --limit)", "source": sorted(by_id), "held_out": [], "batches": []}
+        return TransferDetails(error="needs at least 2 batches (lower --batch-size or raise --limit)", source=sorted(by_id), held_out=[], batches=[])
     source, held_out = split_batches(list(by_id), seed)
-    with_advice = {sid: by_id[sid] for sid in source if suggestions_of(by_id[sid])}
-    batches = await asyncio.gather(*(settled(transfer_one(models, bench, guard, embedder, by_id[hid], with_advice, seed), hid) for hid in held_out))
-    return {"source": source, "held_out": held_out, "batches": [b for b in batches if b is not None]}
+    with_advice = {sid: by_id[sid] for sid in source if by_id[sid].last.suggestions}
+    if not with_advice:
+        return TransferDetails(source=source, held_out=held_out, batches=[])
+    batches = await asyncio.gather(*(settled(transfer_one(models, bench, guard, embedder, by_id[hid], with_advice, seed), TransferBatch, hid)
+                                     for hid in held_out))
+    return TransferDetails(source=source, held_out=held_out, batches=list(batches))
 
 
-async def transfer_one(models: Models, bench: Benchmark, guard: KeptChecks, embedder, held: dict, sources: dict[str, dict], seed: int) -> dict | None:
+async def transfer_one(models: Models, bench: Benchmark, guard: KeptChecks, embedder: Encoder, held: InterviewRecord,
+                       sources: dict[str, InterviewRecord], seed: int) -> TransferBatch:
     """One held-out batch asked with its nearest source batch's suggestions and with a placebo."""
-    if not sources:
-        return None
-    ents = {sid: record_entities(r) for sid, r in sources.items()}
-    similarity = None if any(record_entities(held) & e for e in ents.values()) else chunk_similarity(embedder, held, sources)
-    sid, why = nearest_source(record_entities(held), ents, similarity)
-    questions = [Question(**q) for q in held["seed"]]
-    check = await guard.check(suggestions_of(sources[sid]) or "", questions, ("transfer", held["batch_id"], sid))
+    ents = {sid: r.entities for sid, r in sources.items()}
+    similarity = None if any(held.entities & e for e in ents.values()) else chunk_similarity(embedder, held, sources)
+    sid, why = nearest_source(held.entities, ents, similarity)
+    questions = [question_of(q) for q in held.seed]
+    check = await guard.check(sources[sid].last.suggestions or "", questions, ("transfer", held.batch_id, sid))
     context = bench.document_text(questions[0].doc_id) if bench.qtype.shows_context and questions[0].doc_id else None
-    placebo = placebo_suggestion(len(check.suggestions), batch_seed(seed, held["batch_id"], "transfer-placebo"))
+    placebo = placebo_suggestion(len(check.suggestions), batch_seed(seed, held.batch_id, "transfer-placebo"))
     after, control = await asyncio.gather(
-        ask_batch(models, bench.qtype, questions, stage="transfer", context=context, suggestions=check.suggestions),
-        ask_batch(models, bench.qtype, questions, stage="transfer-placebo", context=context, suggestions=placebo),
+        ask_batch(models, bench.qtype, questions, stage=TRANSFER.name, context=context, suggestions=check.suggestions),
+        ask_batch(models, bench.qtype, questions, stage=TRANSFER_PLACEBO.name, context=context, suggestions=placebo),
     )
-    return {
-        "batch_id": held["batch_id"], "source": sid, "chosen_by": why, "leak": check.to_dict(),
-        "before": [bool(a["correct"]) for a in held["seed_answers"]],
-        "after": [a.to_dict() for a in after], "placebo": [a.to_dict() for a in control], "placebo_text": placebo,
-    }
+    return TransferBatch(batch_id=held.batch_id, source=sid, chosen_by=why, leak=LeakRecord.of(check), before=flags(held.seed_answers),
+                         after=[AnswerRecord.of(a) for a in after], placebo=[AnswerRecord.of(a) for a in control], placebo_text=placebo)
 
 
-def transfer_metrics(details: dict, *, bootstrap: int, seed: int) -> dict:
+def transfer_metrics(details: TransferDetails, *, bootstrap: int, seed: int) -> Figures:
     """Held-out ACC1 → ACC2 and the placebo's, with batch-clustered intervals."""
-    if details.get("error"):
-        return {"error": details["error"]}
-    incomplete = [b["batch_id"] for b in details["batches"] if "incomplete" in b]
-    batches = [b for b in details["batches"] if "incomplete" not in b]
-    before = [b["before"] for b in batches]
-    after = [[bool(a["correct"]) for a in b["after"]] for b in batches]
-    placebo = [[bool(a["correct"]) for a in b["placebo"]] for b in batches]
-    flat = lambda xs: [x for b in xs for x in b]  # noqa: E731
-    ci = lambda a, b: clustered_bootstrap_ci(list(zip(a, b)), n_resamples=bootstrap, seed=seed)["delta_acc"]  # noqa: E731
-    m = paper_metrics(flat(before), flat(after)).to_dict()
+    if details.error:
+        return {"error": details.error}
+    batches = [b for b in details.batches if b.incomplete is None]
+    before = [b.before for b in batches]
+    after = [flags(b.after) for b in batches]
+    placebo = [flags(b.placebo) for b in batches]
+
+    def flat(xs: list[list[bool]]) -> list[bool]:
+        return [x for b in xs for x in b]
+
+    def ci(a: list[list[bool]], b: list[list[bool]]) -> object:
+        return clustered_bootstrap_ci(list(zip(a, b)), n_resamples=bootstrap, seed=seed)["delta_acc"]
+
+    m = paper_metrics(flat(before), flat(after))
     acc_placebo = paper_metrics(flat(before), flat(placebo)).acc2
     return {
-        **m,
+        **m.to_dict(),
         "n_batches": len(batches),
-        "source": details["source"],
-        "held_out": details["held_out"],
+        "source": details.source,
+        "held_out": details.held_out,
         "ci_delta_acc": ci(before, after),
-        "placebo": {"acc": acc_placebo, "delta_acc": difference(acc_placebo, m["acc1"]), "ci_delta_acc": ci(before, placebo)},
-        "suggestions_minus_placebo": {"delta": difference(m["acc2"], acc_placebo), "ci": ci(placebo, after)},
+        "placebo": {"acc": acc_placebo, "delta_acc": difference(acc_placebo, m.acc1), "ci_delta_acc": ci(before, placebo)},
+        "suggestions_minus_placebo": {"delta": difference(m.acc2, acc_placebo), "ci": ci(placebo, after)},
         "ci_method": "batch_bootstrap",
-        "incomplete_batches": incomplete,
+        "incomplete_batches": [b.batch_id for b in details.batches if b.incomplete is not None],
     }

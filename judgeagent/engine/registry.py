@@ -1,29 +1,30 @@
 """Protocols by name: every way of running registers here, and everything else looks names up.
 
-A protocol is a module (or package) in ``judgeagent/protocols/`` whose class is decorated
-with :func:`register`. The registry imports those modules by name on first use, the way a
+A protocol is a module (or package) whose class is decorated with :func:`register`. The
+registry imports the modules of ``judgeagent/protocols/`` by name on first use, the way a
 plug-in system reads its entry points: nothing below the protocols imports them, and a new
-protocol is found without editing a list. A third-party protocol registers itself the same
-way once its module is imported.
+protocol is found without editing a list. A third-party protocol (``tests/toy_protocol.py``)
+registers itself the same way once its module is imported.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
+from judgeagent.engine.protocol import Protocol
 from judgeagent.errors import ConfigError
 
-if TYPE_CHECKING:
-    from judgeagent.engine.protocol import Protocol
+AnyProtocol = Protocol[Any, Any]  # a protocol whatever its options and records: the registry's view
+P = TypeVar("P", bound=type[AnyProtocol])
 
-PROTOCOLS: dict[str, type[Protocol]] = {}
+PROTOCOLS: dict[str, type[AnyProtocol]] = {}
 PLUGIN_PACKAGE = "judgeagent.protocols"
 _loaded = False
 
 
-def register(cls: Any) -> Any:
+def register(cls: P) -> P:
     """Class decorator: make a Protocol subclass available as ``--protocol cls.name``."""
     if cls.name in PROTOCOLS and PROTOCOLS[cls.name] is not cls:
         raise ValueError(f"two protocols are named {cls.name!r}")
@@ -42,7 +43,7 @@ def load_builtin() -> None:
         importlib.import_module(f"{PLUGIN_PACKAGE}.{mod.name}")
 
 
-def protocols() -> dict[str, type[Protocol]]:
+def protocols() -> dict[str, type[AnyProtocol]]:
     """Every registered protocol, in --help order (the default first, then by ``order``, name)."""
     load_builtin()
     return dict(sorted(PROTOCOLS.items(), key=lambda kv: (kv[1].order, kv[0])))
@@ -52,7 +53,7 @@ def names() -> list[str]:
     return list(protocols())
 
 
-def protocol_class(name: str) -> type[Protocol]:
+def protocol_class(name: str) -> type[AnyProtocol]:
     """The protocol registered as ``name``; an unknown name is one line listing the known ones."""
     known = protocols()
     try:
@@ -61,7 +62,7 @@ def protocol_class(name: str) -> type[Protocol]:
         raise ConfigError(f"--protocol must be one of {', '.join(known)} (got {name})") from None
 
 
-def get_protocol(name: str) -> Protocol:
+def get_protocol(name: str) -> AnyProtocol:
     return protocol_class(name)()
 
 
