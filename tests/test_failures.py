@@ -101,6 +101,26 @@ def test_a_call_that_fails_leaves_its_batch_incomplete_and_the_rerun_asks_only_i
     assert figures(run) == uninterrupted(demo_seeds, demo_graph, tmp_path / "reference")
 
 
+def test_a_batch_left_incomplete_leaves_transfer_one_batch_and_it_says_so(tmp_path, demo_graph, demo_seeds):
+    # Two batches, one left incomplete: transfer has one batch to split, and says that a rerun,
+    # not another --batch-size or --limit, gives it the second. The rerun does.
+    second = demo_seeds[3].question.strip()[:60]
+    endpoint = Endpoint(script(demo_seeds), down=lambda body, n: asks(body, second))
+    run = tmp_path / "run"
+    with ScriptedServer(endpoint) as srv:
+        res = evaluate(srv, demo_graph, run, "--transfer")
+        assert res.exit_code == 0, res.output
+        m = json.loads((run / "metrics.json").read_text())
+        assert m["incomplete"]["batch_ids"] == ["b0001"]
+        assert m["transfer"] == {"error": "needs at least 2 finished batches: b0001 left incomplete (rerun the same command to retry)"}
+
+        endpoint.down = lambda body, n: False
+        again = evaluate(srv, demo_graph, run, "--transfer")
+    assert again.exit_code == 0, again.output
+    t = json.loads((run / "metrics.json").read_text())["transfer"]
+    assert (t["n_batches"], t["source"], t["held_out"]) == (1, ["b0000"], ["b0001"])
+
+
 def test_an_endpoint_that_dies_halfway_stops_the_run_and_the_rerun_matches_an_uninterrupted_one(tmp_path, demo_graph, demo_seeds):
     # One seed per batch, six batches. The endpoint dies when the second batch is graded and
     # stays dead: b0001..b0004's gradings fail after 2 attempts each and are set aside, the

@@ -121,7 +121,9 @@ async def run_experiments(run: Run) -> None:
             details.reask_extended = list(await asyncio.gather(*(settled(reask_followups(models, bench, guard, r), FollowUpReask, r.batch_id)
                                                                   for r in records)))
         if opts.transfer:
-            details.transfer = await transfer(models, bench, guard, embedder, records, run.seed)
+            finished = {r.batch_id for r in records}
+            unfinished = [u.id for u in run.units if u.id not in finished]
+            details.transfer = await transfer(models, bench, guard, embedder, records, run.seed, unfinished)
     run.write_json(FILE, details.to_json())
 
 
@@ -237,10 +239,17 @@ def chunk_similarity(embedder: Encoder, held: InterviewRecord, sources: dict[str
     return {sid: round(float(vecs[0] @ v), 4) for sid, v in zip(sources, vecs[1:])}
 
 
-async def transfer(models: Models, bench: Benchmark, guard: KeptChecks, embedder: Encoder, records: list[InterviewRecord], seed: int) -> TransferDetails:
+async def transfer(models: Models, bench: Benchmark, guard: KeptChecks, embedder: Encoder, records: list[InterviewRecord], seed: int,
+                   unfinished: Sequence[str] = ()) -> TransferDetails:
+    """The held-out half asked with the source half's suggestions; ``unfinished``: the run's
+    batches left incomplete, which have no record to split."""
     by_id = {r.batch_id: r for r in records}
     if len(by_id) < 2:
-        return TransferDetails(error="needs at least 2 batches (lower --batch-size or raise --limit)", source=sorted(by_id), held_out=[], batches=[])
+        if len(by_id) + len(unfinished) < 2:
+            error = "needs at least 2 batches (lower --batch-size or raise --limit)"
+        else:  # not a setting to change: a call brought no answer, and a rerun retries it
+            error = f"needs at least 2 finished batches: {', '.join(unfinished)} left incomplete (rerun the same command to retry)"
+        return TransferDetails(error=error, source=sorted(by_id), held_out=[], batches=[])
     source, held_out = split_batches(list(by_id), seed)
     with_advice = {sid: by_id[sid] for sid in source if by_id[sid].last.suggestions}
     if not with_advice:
