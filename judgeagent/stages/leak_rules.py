@@ -117,7 +117,9 @@ _GOES_ON = (
     "should|would|could|can|cannot|can't|may|might|must|will|does|do|did|doesn't|don't|isn't|aren't|wasn't|"
     "too|instead|also|then|first|here|there|alone|only|either|both|over|above|below|entirely|outright|"
     "for|in|on|at|to|from|with|than|of|as|by|because|since|so|but|and|or|nor|which|that|this|when|if|while|"
-    "out|off|aside|away|now|again|please|fit"
+    "out|off|aside|away|now|again|please|fit|"
+    # verbs that say where a letter ranks or lands ("B comes out first", "D wins", "C stands out")
+    "comes?|came|wins?|won|stands?|ranks?|leads?|goes|went|belongs?|corresponds|survives|tops"
 )
 _LETTER_TOKEN = re.compile(r"(?<![\w'’./-])\(?(?P<l>[A-Z])\)?(?![\w'’-])")
 _WORD_BEFORE = re.compile(r"([\w'’-]+)\W*$")
@@ -526,7 +528,7 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
 # "The last of the four boundary types", "Of the five elements listed, the last one", "Among the
 # five cities, the second one": an ordinal counted along the options as the question lists them.
 _ORD = (
-    r"(?P<o>first|second|third|fourth|fifth|sixth|last|final|penultimate|top|bottom|1st|2nd|3rd|4th|5th|6th|"
+    r"(?P<o>first|second|third|fourth|fifth|sixth|last|final|penultimate|top|bottom|middle|1st|2nd|3rd|4th|5th|6th|"
     r"(?:second|next)[-\s](?:to|from)[-\s](?:the\s+)?(?:last|end|bottom))"
 )
 _LISTED = (
@@ -539,11 +541,11 @@ _NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
 _LIST_POSITION = [
     re.compile(r"(?i)\bthe\s+" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
     re.compile(
-        r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\s+)?(?P<listed>(?:listed|offered|given)\s+)?"
+        r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\b\s*)?(?P<listed>(?:listed|offered|given)\s+)?"
         r"(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     ),
     re.compile(
-        r"(?i)\b(?:of|among|from)\s+(?:the|these|those)\s+(?:" + _COUNT + r"\s+)?(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)??"
+        r"(?i)\b(?:of|among|from)\s+(?:the|these|those)\s+(?:" + _COUNT + r"\s+)?(?P<noun>[a-z][\w-]*(?:\s+of)?(?:\s+[a-z][\w-]*)?)??"
         r"\s*(?P<listed>" + _LISTED + r")?\s*,?\s+(?:it\s+is\s+|it's\s+|that's\s+)?the\s+" + _ORD + r"\b"
     ),
 ]
@@ -571,6 +573,19 @@ _BARE_PLACE = re.compile(
     r"place|point|sentence|clue|fact|law|two|three|few|of|in|on|from|with|to|and|or|at|is|was|option|options|choice|choices|"
     r"alternative|alternatives|answer|answers|carefully|[a-z]+ing|[a-z]+ly)\b)"
 )
+# A place said to be the answer, with no list word needed: "the fourth one is the match", "The
+# third one it is", "The middle value is right", "It's the last one." Advice has no reason to
+# call a place in the list right.
+_PLACE_ASSERTED = [
+    re.compile(
+        r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|value|entry|figure|number|name|term))?\s+(?:it\s+is\b|is\s+(?:it\b|"
+        r"(?:the\s+)?(?:one|answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
+    ),
+    re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
+]
+# "Line up the five substances ... the fourth one": the options counted, then a place among them.
+_COUNTED = re.compile(r"(?i)\b(?:the|these|those|all)\s+" + _COUNT + r"\s+[a-z]")
+_PLACE_ONE = re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+one\b")
 # Every option in its turn ("read the first one before the others", "each of them"): none singled out.
 _ALL_IN_TURN = re.compile(r"(?i)\b(?:the\s+others|the\s+rest|each|every|all|both|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
 _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
@@ -585,6 +600,13 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
             o = _PLACE_WORDS.get((m.group("e") or "").lower(), (m.group("o") or m.group("e") or "").lower())
             o = {"bottom": "last", "top": "first"}.get(o, o)
             refs += _positions(o, None, m.start(), m.end(), questions)
+    for pattern in _PLACE_ASSERTED:
+        for m in pattern.finditer(sentence):
+            refs += _positions(_place_word(m.group("o")), None, m.start(), m.end(), questions)
+    counted = _COUNTED.search(sentence)
+    if counted and not _ALL_IN_TURN.search(sentence):
+        for m in _PLACE_ONE.finditer(sentence):
+            refs += _positions(_place_word(m.group("o")), counted.group("n"), m.start(), m.end(), questions)
     for pattern in _LIST_PLACE:
         for m in pattern.finditer(sentence):
             o = m.group("o").lower()
@@ -598,6 +620,11 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 o = "second to last" if o.startswith(("second", "2")) else "third to last"
             refs += _positions(o, None, m.start(), m.end(), questions)
     return refs
+
+
+def _place_word(word: str) -> str:
+    o = word.lower()
+    return {"bottom": "last", "top": "first"}.get(o, o)
 
 
 _FIRST_TO_LAST = re.compile(
@@ -654,6 +681,8 @@ def _positions(ordinal: str, count: str | None, start: int, end: int, questions:
             continue
         if o in _LAST:
             index = len(letters) - 1
+        elif o == "middle":  # only an odd number of options has one
+            index = len(letters) // 2 if len(letters) % 2 else -1
         elif o.startswith(("second", "next", "penultimate")) and ("last" in o or "end" in o or "bottom" in o or o == "penultimate"):
             index = len(letters) - 2
         elif o == "third to last":
