@@ -19,7 +19,10 @@ geography, computing, economics, literature, physics), a pair of batches per sub
 ... d13/d14), each pair split between the two halves with seed 33; and a fifth group,
 "fresh3" (h01-h07, one batch per subject, 21 questions), written before any change to the
 guard in that issue, to measure the guard it ends with. The issue-33 material was written
-without reading the guard's code. Every suggestion carries its domain: the subject of its
+without reading the guard's code. fresh3 measured the guard of issue 33's first session once and
+was then unsealed; "fresh4" (k01-k07: astronomy, biology, music theory, art history, linguistics,
+philosophy, meteorology, 21 questions) was written for the next session by a helper that read
+neither the guard nor the rest of the corpus, to measure the guard that session ends with. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -44,15 +47,17 @@ FRESH = "fresh"
 FRESH2 = "fresh2"
 # Written for issue 33 (seven subjects other than medicine) before any change to the guard in it.
 FRESH3 = "fresh3"
-GROUPS = (*HALVES, FRESH, FRESH2, FRESH3)
+# Written for issue 33's second session (seven more subjects), unread until the final measurement.
+FRESH4 = "fresh4"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
 # model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: seven subjects the rules were not written on (d01-d14, and fresh3's h01-h07).
-NEW_DOMAIN_BATCH = re.compile(r"^[dh]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (d01-d14, fresh3's h01-h07, fresh4's k01-k07).
+NEW_DOMAIN_BATCH = re.compile(r"^[dhk]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 
