@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
-from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, stem, tokens
+from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
 
 RULES = ("elimination", "disclosure", "pointer")
 
@@ -281,6 +281,13 @@ def _asked_in(sentence: str, questions: list[Question]) -> str | None:
     return hit[0] if len(hit) == 1 else None
 
 
+# A question about a person: "Who wrote ...?", "Which Prussian statesman ...?" (the kinds of
+# person a question names, not any answer).
+_PERSON_NOUNS = frozenset(
+    "person man woman leader ruler king queen emperor empress president statesman chancellor minister general "
+    "author writer novelist poet playwright composer painter artist scientist physicist chemist biologist "
+    "mathematician philosopher explorer inventor pope pharaoh sultan".split()
+)
 # A verdict on a candidate as the answer, whatever names it (a phrase answer's rival, a value, a
 # name the rules cannot read as an option): "so it isn't the answer", "is the wrong word here",
 # "he can't be the one who ...", "set him aside", "don't put him down", "so that one is out",
@@ -300,13 +307,20 @@ _RULED_OUT = re.compile(
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
+    # "so it wasn't him", "he's not the author", "it is not the one described", "it isn't the
+    # right curve here", "so it can't be this one", "he can't be the author of the Principia"
+    r"|\b(?:it|he|she|that|this)(?:\s+one)?(?:\s+(?:is|was)(?:\s+not|n['’]t)|['’]s\s+not|\s+can(?:['’]t|not)\s+be)\s+"
+    r"(?:him|her|them|this\s+one|that\s+one|the\s+one\b(?!\s+(?:thing|way|place|time|step|point|reason|factor)\b)|the\s+(?:right|correct)\s+[a-z]+|"
+    r"the\s+(?:" + "|".join(sorted(_PERSON_NOUNS)) + r")\b)"
+    # "so don't name it", "so don't give his name"
+    r"|\b(?:don['’]t|do\s+not)\s+(?:name|give|offer|use|write(?:\s+down)?|put(?:\s+down)?)\s+(?:it|him|her|that|this|his\s+name|her\s+name|that\s+name|this\s+name|that\s+one|this\s+one)\b"
 )
 _KEPT = re.compile(
     r"(?i)\b(?:is|as)\s+the\s+one\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
 )
 _GENERAL = re.compile(
-    r"(?i)\b(?:if|unless|when|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
+    r"(?i)\b(?:if|unless|when(?!\s+you\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,)|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
 )
 
 
@@ -341,9 +355,33 @@ _NOT_CANDIDATE = re.compile(
 )
 
 
+# The same with a common noun: "It is not glucagon, which raises blood sugar", "It's not air
+# resistance and it's not tension". The noun must end its clause, so "It is not enough to ..."
+# and "It's not about the date" stay advice, and it must not be a word that judges or qualifies
+# ("It is not obvious.", "It's not wrong, just incomplete.").
+_NOT_NOUN_CANDIDATE = re.compile(
+    r"(?i:(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:it|this|that)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t))\s+"
+    r"(?P<noun>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)"
+    r"(?=\s*(?:[,;:.!?—–)]|$)|\s+(?:which|that|who|and|but|nor|or|since|because|as|either|either)\b)"
+)
+_QUALIFIER = re.compile(
+    r"(?i)^(?:correct|right|wrong|true|false|clear|obvious|easy|hard|simple|enough|necessary|possible|impossible|likely|"
+    r"unlikely|relevant|important|needed|required|always|just|only|so|quite|really|about|that|this|what|how|why|when|where|"
+    r"who|here|there|certain|sure|surprising|unusual|common|rare|random|trivial|straightforward|helpful|useful|wise|ideal|"
+    r"good|bad|ok|okay|fine|worth|known|given|new|old|yet|now|over|done|all|much|many|enough|quite\s+\w+|the\s+case|"
+    r"\w+(?:ly|ous|ful|ive|able|ible|less|ish|ed))$"
+)
+
+
+def _names_a_candidate(sentence: str) -> bool:
+    if _NOT_CANDIDATE.search(sentence):
+        return True
+    return any(not _QUALIFIER.match(m.group("noun")) for m in _NOT_NOUN_CANDIDATE.finditer(sentence))
+
+
 def _candidate_eliminations(sentence: str, questions: list[Question]) -> list[dict]:
     phrase = [q for q in questions if not q.options]
-    if not phrase or not _NOT_CANDIDATE.search(sentence):
+    if not phrase or not _names_a_candidate(sentence):
         return []
     return [_finding(phrase[0].id if len(phrase) == 1 else None, "elimination", sentence)]
 
@@ -400,13 +438,6 @@ def _assertion_patterns(question: str) -> tuple[re.Pattern, ...]:
     )
 
 
-# A question about a person: "Who wrote ...?", "Which Prussian statesman ...?" (the kinds of
-# person a question names, not any answer).
-_PERSON_NOUNS = frozenset(
-    "person man woman leader ruler king queen emperor empress president statesman chancellor minister general "
-    "author writer novelist poet playwright composer painter artist scientist physicist chemist biologist "
-    "mathematician philosopher explorer inventor pope pharaoh sultan".split()
-)
 # "He ruled ...", "She also wrote ...": a past deed of the person asked for.
 _HE_DID = re.compile(
     r"(?i)^\s*(?:he|she)\s+(?:(?:also|later|then|once|first|famously)\s+)?"
@@ -747,14 +778,32 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             for letter, (number, has_percent) in numbers.items():
                 if float(m.group("n")) == float(number) and percent <= has_percent:
                     refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+        # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
+        # word elsewhere is a count or a step ("the three answers", "differ by exactly one").
+        for n in spoken_numbers(sentence):
+            if n.words == 1 and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
+                continue
+            for letter, (number, has_percent) in numbers.items():
+                if n.value == float(number) and not has_percent:
+                    refs.append(OptionRef(letter, q.id, n.start, n.end, "text"))
     return refs
+
+
+def _spoken_candidate(sentence: str, start: int, end: int) -> bool:
+    before, after = sentence[:start], sentence[end:]
+    contrast = re.match(r"(?i)\s*,?\s*(?:not|rather\s+than|over|instead\s+of)\b", after) is not None
+    asserted = re.search(r"(?i)\b(?:it['’]s|it\s+is|answer\s+is|go\s+with|pick|choose)\s+$", before) is not None
+    return contrast or asserted or (not before.strip() and re.match(r"\s*[,.!]", after) is not None)
 
 
 def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
     """Whether a lone capital reads as an option letter rather than part of a name or an article."""
     before = _WORD_BEFORE.search(sentence[:start])
     if before and before.group(1).lower() in _NAMING and sentence[before.end(1) : start].strip() in ("", "-"):
-        return False
+        # "to" names a letter only as the end of a range ("from A to K"); "that corresponds to C"
+        # and "it points to D" name an option.
+        if before.group(1).lower() != "to" or re.search(r"(?i)\bfrom\s+\(?[A-Z]\)?\s*(?:up\s+)?to\s*$", sentence[:start]):
+            return False
     if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
         return False
     if _names_something_else(sentence, start, end):
@@ -1119,7 +1168,9 @@ def _only_weak(sentence: str) -> bool:
 _VERDICT = (
     r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
     r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
-    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
+    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|"
+    r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
+    r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
     r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
@@ -1133,7 +1184,7 @@ _HEDGE = re.compile(
 _DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
 _MISSED = re.compile(
     r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
-    r"\b(?:question|case|vignette|item|q\.?\s*\d|ones?)\b"
+    r"\b(?:questions?|cases?|vignettes?|items?|q\.?\s*\d|ones?)\b"
 )
 _KEEP_CHANGE = re.compile(
     r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
@@ -1143,6 +1194,7 @@ _KEEP_CHANGE = re.compile(
 _ONLY_RIGHT = re.compile(
     r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b"
     r"|\bthe\s+other\s+(?:two|one|three|answers?)\b|\bthe\s+rest\s+of\s+your\b"
+    r"|\bonly\s+the\s+one\s+(?:about|on|for|concerning|with)\b|\bof\s+(?:the|your)\s+(?:two|three|four)\s+answers\b"
 )
 # Correctness told by a quantifier over the answers, whatever the words: "Everything here is fine
 # except the ridge question", "all but one hold up", "two of three stand", "the exception is the
@@ -1207,6 +1259,38 @@ _QUANTIFIED = [
         r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
         r"you\s+(?:got|missed|had)|needs?)\b"
     ),
+    # What the target gave, with any verdict: "the dynasty you chose there won't survive the check",
+    # "the boundary you gave between the crust and the mantle is not the right one".
+    re.compile(
+        r"(?i)\bthe\s+[a-z][\w-]*\s+you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
+        r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,6}?\s+"
+        r"(?:is|was|are|were|isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?|needs?)\b"
+    ),
+    re.compile(r"(?i)\bwhere\s+you\s+(?:slipped|erred|stumbled|tripped(?:\s+up)?|fell\s+down|lost\s+(?:marks|points|the\s+mark))\b"),
+    # The one answer singled out as wrong: "the one answer in this batch that needs correcting",
+    # "your catalyst answer is the one item in this batch that missed".
+    re.compile(
+        r"(?i)\bthe\s+(?:one|only|single)\s+(?:answer|item|question|response|one|thing)\b(?:\s+[\w'’-]+){0,4}?\s+(?:that|which|where)\s+"
+        r"(?:needs?\s+(?:correcting|fixing|changing|another|a\s+second|revisiting|rethinking|work|to\s+(?:change|be\s+fixed))|missed|"
+        r"went\s+(?:wrong|astray|off)|slipped|fell\s+short|failed|(?:is|was)\s+(?:wrong|off|incorrect|mistaken|not\s+right)|"
+        r"(?:didn['’]t|doesn['’]t|does\s+not|did\s+not)\s+(?:hold|fit|work|stand)|you\s+(?:got\s+wrong|missed|need\s+to\s+(?:fix|change|revisit|correct|redo)))"
+    ),
+    # Named answers with a verdict: "The desert and wind answers are correct", "the mole and isomer
+    # answers are fine", "The isomer question and the constant question are fine", "your answer
+    # there doesn't fit", "the remaining one is off".
+    re.compile(
+        r"(?i)\b(?:your|the)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
+        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work))\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+(?:(?!(?:is|are|was|were|and)\b)[\w'’-]+\s+){1,3}?(?:questions?|items?)(?:\s+and\s+the\s+(?:[\w'’-]+\s+){1,3}?(?:questions?|items?))?"
+        r"\s+(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:fine|correct|right|sound|solid|ok(?:ay)?|in\s+order|wrong|off|incorrect)\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "You got the rock and the current.": said of the target, what it got.
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
     re.compile(
         r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
         r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)(?:\s+(?:for|to|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"

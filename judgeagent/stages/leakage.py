@@ -55,6 +55,7 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
+from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
@@ -126,6 +127,8 @@ def _reference_leaks(suggestions: str, q: Question) -> list[dict]:
         return [_leak(q.id, "reference_phrase", m.group(0))] if m else []
     if not _identifying(q.answer):
         return []
+    if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
+        return [_leak(q.id, "reference_phrase", q.answer)]
     if any(mentions_phrase(sentence, q.answer, q.question) for sentence in rule_sentences(suggestions)):
         return [_leak(q.id, "reference_phrase", q.answer)]
     return []
