@@ -28,6 +28,11 @@ _NUMBERS = {
     "one": "1", "first": "1", "two": "2", "second": "2", "three": "3", "third": "3", "four": "4", "fourth": "4",
     "five": "5", "fifth": "5", "six": "6", "sixth": "6", "seven": "7", "seventh": "7", "eight": "8", "eighth": "8",
     "nine": "9", "ninth": "9", "ten": "10", "tenth": "10", "eleven": "11", "eleventh": "11", "twelve": "12", "twelfth": "12",
+    # "the seventeenth century" for "17th century"
+    **{w: str(n) for n, w in enumerate(
+        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(), start=13)},
+    **{w: str(n) for n, w in enumerate(
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), start=13)},
 }
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _WORD = re.compile(r"[a-z0-9]+")

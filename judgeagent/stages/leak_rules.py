@@ -175,6 +175,7 @@ _POSITIVE = re.compile(
 _COMPARATIVE = re.compile(
     r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before(?!\s+" + "(?:you|we|they|it|answering|choosing|"
     r"committing|deciding|settling|looking|moving|reading|writing|comparing|picking)\b)|beats?|versus|vs\.?|unlike|"
+    r"edges?\s+out|outranks?|trumps?|outweighs?|ahead\s+of|"
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
@@ -258,6 +259,7 @@ _METHOD_AFTER = re.compile(
 
 
 # The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
+_VOTE = re.compile(r"(?i)\b(?:deserves?|gets?|earns?|has|have|wins?)\s+(?:your|my)\s+vote\b")
 _BEST_BET = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
     r"most\s+likely|obvious|natural|sensible)\s+(?:bet|choice|pick|candidate|option|guess|one)\s+(?:here\s+)?(?:is|would\s+be)\b"
@@ -265,6 +267,8 @@ _BEST_BET = re.compile(
 
 
 def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
+    if _VOTE.search(sentence) and any(q.options or identifying(q.answer) for q in questions):
+        return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     bet = _BEST_BET.search(sentence)
     if bet and not _KIND_CONTRAST.search(sentence) and not _METHOD_AFTER.match(sentence[bet.end() :]):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
@@ -297,6 +301,7 @@ _PERSON_NOUNS = frozenset(
 _RULED_OUT = re.compile(
     r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+[a-z]+(?:\s+(?:here|for\s+this|this\s+time))?\s*(?:[.;,!]|$)"
     r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
     r"|\b(?:set|put|leave|cross|strike)\s+(?:him|her|it|them|that|this)(?:\s+one)?\s+(?:aside|out|off)\b"
     r"|\b(?:don['’]t|do\s+not)\s+(?:put|write|pick|choose|go\s+with|be\s+tempted\s+by)\s+(?:him|her|it|them|that|this)\b"
@@ -462,8 +467,8 @@ _THE_PERSON = re.compile(
 _KIND_CONTRAST = re.compile(
     r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
     r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
-    r"(?:single\s+|one-word\s+|short\s+|proper\s+|full\s+)?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
-    r"phrase|noun|process)s?\s*(?:[.,;:]|$)"
+    r"(?:single\s+|one-word\s+|two-word\s+|short\s+|proper\s+|full\s+)?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
 )
 
 
@@ -593,6 +598,9 @@ _LIST_PLACE = [
     re.compile(r"(?i)\bthe\s+" + _ORD + r"[-\s](?:listed|named|mentioned|given)\b"),
     re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
+    # "the answer sits in second place", "in the fourth position"; never "in the first place".
+    re.compile(r"(?i)\bin\s+(?:the\s+)?(?P<o>second|third|fourth|fifth|sixth|last|final|2nd|3rd|4th|5th|6th)\s+(?:place|position|spot|slot)\b"),
+    re.compile(r"(?i)\bin\s+(?P<o>first|1st)\s+(?:place|position|spot|slot)\b"),
 ]
 # In a sentence that speaks of the options or the list, "the fourth", "the second one", "the
 # very end" count along it ("Looking at the options, go with the fourth"), unless what follows
@@ -800,11 +808,13 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
     """Whether a lone capital reads as an option letter rather than part of a name or an article."""
     before = _WORD_BEFORE.search(sentence[:start])
     if before and before.group(1).lower() in _NAMING and sentence[before.end(1) : start].strip() in ("", "-"):
-        # "to" names a letter only as the end of a range ("from A to K"); "that corresponds to C"
-        # and "it points to D" name an option.
-        if before.group(1).lower() != "to" or re.search(r"(?i)\bfrom\s+\(?[A-Z]\)?\s*(?:up\s+)?to\s*$", sentence[:start]):
+        # "to" names a letter only as the end of a range ("from A to K", "among A to E"); "that
+        # corresponds to C" and "it points to D" name an option.
+        if before.group(1).lower() != "to" or re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:up\s+)?to\s*$", sentence[:start]):
             return False
     if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
+        return False
+    if re.match(r"\s*(?:to|through|thru|–)\s*\(?[A-Z]\)?(?![\w'’])", sentence[end:]):  # "A to E": a range, every option
         return False
     if _names_something_else(sentence, start, end):
         return False
@@ -1220,7 +1230,8 @@ _QUANTIFIED = [
         r"the\s+[\w\s-]{0,30}?\b(?:question|item|one|answer|calculation|problem|case)\b)"
     ),
     re.compile(
-        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect)\b"
+        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect|off|"
+        r"missed|astray|to\s+(?:revisit|fix|change|rethink|redo|correct|look\s+at))\b"
         r"|\b(?:one|two|three|all|both|none)\s+(?:wrong|incorrect)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:right|correct)\b"
     ),
     re.compile(r"(?i)\byour\s+only\s+(?:mistake|error|slip|miss|misstep|wrong\s+answer|problem)\b"),
@@ -1232,6 +1243,11 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:one|only)\s+(?:slip|mistake|error|miss|problem|misstep|wrong\s+answer)\s+(?:was|is|came)\b"),
     re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
     re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
+    re.compile(
+        r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work)|nice\s+work|good\s+going)\s+(?:on|with)\s+(?:the|your|both|all|two|three)\b"
+        r"|\bthe\s+(?:first|second|third|last|other|remaining)\s+(?:one\s+)?(?:misses|missed|slipped|fails|failed|falls\s+short|fell\s+short)\b"
+    ),
     re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
     re.compile(r"(?i)\b(?:everything|all)\s+(?:but|except|apart\s+from|save)\b[^.;]{0,50}?\b(?:is|are|was|were)\s+" + _GOOD_OR_BAD + r"\b"),
     re.compile(
@@ -1291,6 +1307,7 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
     # "You got the rock and the current.": said of the target, what it got.
     re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+had\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\b"),
     re.compile(
         r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
         r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)(?:\s+(?:for|to|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
