@@ -665,6 +665,104 @@ def test_a_phrase_answer_named_by_its_initials_its_spelling_or_another_form(text
     assert kinds(find_leaks(text, [q])) == {("x", "reference_phrase")}
 
 
+# --- issue 33, second session: the wordings the unsealed groups still let through ---------------
+# Each principle with new sentences on the music, film and football batch above.
+VOYAGE = Question("vo", "In which year did Columbus first reach the Americas?", "1492")
+
+
+@pytest.mark.parametrize("text", [
+    "Line up the four composers by year of birth; the third one is the match.",
+    "The fourth one it is.",
+    "Of the five directors, the middle one made it.",
+    "Rank the counts from fewest to most and C comes out on top.",
+    "Step 3: that corresponds to C.",
+    "The right film-maker sits in first place on the list.",
+    "The right choice is the last of the four.",
+])
+def test_a_place_said_to_be_right_a_middle_or_a_letter_reached_is_a_position(text):
+    assert leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Before choosing among A to D, write one line on each.",
+    "Ask why you picked that composer in the first place.",
+    "Of the four counts, none is the middle one, so count carefully.",
+])
+def test_a_range_of_letters_or_an_idiom_is_no_position(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The composer you chose there won't survive a check of the dates.",
+    "You got both the film and football questions; the remaining one is off.",
+    "The film and football answers are correct; look again at the opera.",
+    "The football question and the film question are fine.",
+    "Your opera answer is the one item in this batch that missed.",
+    "Checked against the dates, your answer doesn't fit.",
+    "The opera question is where you slipped.",
+    "You got the film and the count.",
+    "Keep what you put for the film; revisit the opera.",
+    "Nicely done on the first two; the third misses.",
+    "Two right, one to revisit: the opera.",
+])
+def test_a_verdict_on_the_targets_own_answers_is_disclosure_in_any_tense(text):
+    assert "disclosure" in leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Check whether the composer you chose wrote any opera at all.",
+    "Make sure each answer fits the dates you recalled.",
+])
+def test_a_check_on_the_targets_answers_is_no_disclosure(text):
+    assert find_leaks(text, ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Raphael worked mostly on rooms, so it wasn't him.",
+    "Leonardo painted in Milan, so he's not the painter.",
+    "Cricket keeps score in runs, so it isn't the right sport here.",
+    "Squash is scored differently, so don't name it.",
+    "When you do, you'll find that golf counts strokes, so it isn't the right sport here.",
+    "It is not badminton, which uses points.",
+    "Bowls is the wrong game.",
+])
+def test_a_candidate_ruled_out_by_a_pronoun_or_a_common_noun_is_an_elimination(text):
+    assert "elimination" in leaks_in(text, NAMES)
+
+
+@pytest.mark.parametrize("text", [
+    "It is not obvious at first, so read the question again.",
+    "It's not enough to know the painter's name; know the dates too.",
+])
+def test_a_negated_qualifier_is_no_candidate(text):
+    assert find_leaks(text, NAMES) == []
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("The year was fourteen ninety-two.", [VOYAGE]),
+    ("Columbus landed in fourteen hundred and ninety-two.", [VOYAGE]),
+    ("Eleven, not twelve.", ARTS),
+])
+def test_a_number_answer_written_in_words_is_named(text, batch):
+    assert leaks_in(text, batch)
+
+
+def test_a_number_word_that_counts_is_no_value():
+    assert find_leaks("The three questions differ by exactly one step of reasoning.", ARTS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Mozart edges out Wagner here.",
+    "Of the four composers, the Austrian deserves your vote.",
+])
+def test_a_preference_worded_as_a_contest_or_a_vote_is_a_pointer(text):
+    assert "pointer" in leaks_in(text, ARTS)
+
+
+def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
+    assert find_leaks("The answer is a single term of two words.", NAMES) == []
+
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds

@@ -1316,7 +1316,10 @@ _QUANTIFIED = [
     ),
 ]
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
-_INSTRUCTION = re.compile(r"(?i)\b(?:make\s+sure|ensure|check|verify|confirm|whether|if|unless|so\s+that|until)\b")
+# "a check of the dates" and "survive the check" are nouns, not an instruction.
+_INSTRUCTION = re.compile(
+    r"(?i)\b(?:make\s+sure|ensure|(?<!a\s)(?<!the\s)check(?!\s+of\b)|verify|confirm|whether|if|unless|so\s+that|until)\b"
+)
 
 
 def _quantified_disclosure(sentence: str) -> bool:
