@@ -54,6 +54,24 @@ added wordings of the same give-aways, each read from the question's own wording
 * **Options that are numbers** ("3", "128", "4 m/s²") are named by their value, not by the
   stem's own data in a worked step.
 
+The second session of issue 33 read the same give-aways in more wordings, all from the
+question's own list and wording, none from a list of answers:
+
+* **A place said to be right** needs no list word ("the fourth one is the match", "The third one
+  it is", "that corresponds to C", "in second place"); "the middle one" is a place when the
+  options are odd in number; "the five substances ... the fourth one" counts along the options.
+  A range of letters ("among A to E") names them all.
+* **A verdict on what the target gave**, in any tense: "the dynasty you chose there won't
+  survive the check", "the desert and wind answers are correct", "your answer there doesn't
+  fit", "the one answer in this batch that needs correcting", "where you slipped", "You got
+  the rock and the current", "the others are sound".
+* **A candidate ruled out by a pronoun** after it is named ("so it wasn't him", "so he's not
+  the author", "it isn't the right curve here", "so don't name it"), or by "It is not" and a
+  common noun that ends its clause ("It is not glucagon, which ..."), never a qualifier ("It
+  is not obvious").
+* **Numbers in words**: "nineteen eighty-nine" names 1989 and "Seven, not nine." the option 7;
+  a lone number word elsewhere counts ("the three questions", "differ by exactly one").
+
 And what is never a leak: a list naming every option side by side ("Go through lithium,
 oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
 question wants ("a person, not a place", "the answer is a single word"); a warning against
@@ -157,7 +175,7 @@ _NEGATIVE = re.compile(
     r"only\s+(?:treats?|helps?|packages?|relieves?)|rarely|belongs?\s+to\s+(?:the\s+)?(?:first|other|wrong)|"
     r"lack|lacks|fall\s+short|falls\s+short|short\s+of|nothing\s+to\s+do|no\s+place|no\s+role|no\s+activity|"
     r"wrong\s+(?:direction|century|region|one)|(?:is|are|was|were|they're|it's)\s+out\b|out\s+of\s+the\s+question|"
-    r"off\s+the\s+table|can\s+be\s+ignored|is\s+from\s+\d+)\b"
+    r"off\s+the\s+table|out\s+of\s+the\s+running|can\s+be\s+ignored|is\s+from\s+\d+)\b"
 )
 # Positive: the option is right, fitting, the one to pick, first.
 _POSITIVE = re.compile(
@@ -467,7 +485,7 @@ _THE_PERSON = re.compile(
 _KIND_CONTRAST = re.compile(
     r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
     r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
-    r"(?:single\s+|one-word\s+|two-word\s+|short\s+|proper\s+|full\s+)?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
     r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
 )
 
@@ -621,6 +639,10 @@ _PLACE_ASSERTED = [
         r"(?:the\s+)?(?:one|answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
     ),
     re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
+    re.compile(
+        r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches)\s+the\s+(?:very\s+)?" + _ORD
+        + r"(?:\s+(?:one|entry|name|item|value|choice))?\s*(?:[.,;:!]|$)"
+    ),
 ]
 # "Line up the five substances ... the fourth one": the options counted, then a place among them.
 _COUNTED = re.compile(r"(?i)\b(?:the|these|those|all)\s+" + _COUNT + r"\s+[a-z]")
@@ -1243,6 +1265,7 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:one|only)\s+(?:slip|mistake|error|miss|problem|misstep|wrong\s+answer)\s+(?:was|is|came)\b"),
     re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
     re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
     re.compile(
         r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work)|nice\s+work|good\s+going)\s+(?:on|with)\s+(?:the|your|both|all|two|three)\b"
@@ -1296,11 +1319,11 @@ _QUANTIFIED = [
     # there doesn't fit", "the remaining one is off".
     re.compile(
         r"(?i)\b(?:your|the)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
-        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work))\b"
+        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(
-        r"(?i)\bthe\s+(?:(?!(?:is|are|was|were|and)\b)[\w'’-]+\s+){1,3}?(?:questions?|items?)(?:\s+and\s+the\s+(?:[\w'’-]+\s+){1,3}?(?:questions?|items?))?"
+        r"(?i)\bthe\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){1,4}?(?:questions?|items?)(?:\s+and\s+the\s+(?:[\w'’-]+\s+){1,3}?(?:questions?|items?))?"
         r"\s+(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:fine|correct|right|sound|solid|ok(?:ay)?|in\s+order|wrong|off|incorrect)\b"
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
