@@ -676,7 +676,7 @@ VOYAGE = Question("vo", "In which year did Columbus first reach the Americas?", 
     "Of the five directors, the middle one made it.",
     "Rank the counts from fewest to most and C comes out on top.",
     "Step 3: that corresponds to C.",
-    "The right film-maker sits in first place on the list.",
+    "The right film-maker sits in second place on the list.",
     "The right choice is the last of the four.",
 ])
 def test_a_place_said_to_be_right_a_middle_or_a_letter_reached_is_a_position(text):

@@ -373,7 +373,9 @@ def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
 _NOT_CANDIDATE = re.compile(
     r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t)"
     r"|(?:but\s+)?not)\s+"
-    r"(?:(?:the|a|an)\s+[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    # "It is not the same", "It's not a matter of recall": what is said of the question, not a candidate
+    r"(?:(?:the|a|an)\s+(?!(?:same|case|point|issue|matter|question|trick|problem|way|only|whole|end|time|kind|sort|type|reason|"
+    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
     r"|(?i:\bis\s+not\s+the\s+answer\b)"
 )
 
@@ -384,7 +386,7 @@ _NOT_CANDIDATE = re.compile(
 # ("It is not obvious.", "It's not wrong, just incomplete.").
 _NOT_NOUN_CANDIDATE = re.compile(
     r"(?i:(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:it|this|that)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t))\s+"
-    r"(?P<noun>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)"
+    r"(?P<noun>(?!(?:the|a|an)\b)[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)"
     r"(?=\s*(?:[,;:.!?—–)]|$)|\s+(?:which|that|who|and|but|nor|or|since|because|as|either|either)\b)"
 )
 _QUALIFIER = re.compile(
@@ -618,7 +620,6 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
     # "the answer sits in second place", "in the fourth position"; never "in the first place".
     re.compile(r"(?i)\bin\s+(?:the\s+)?(?P<o>second|third|fourth|fifth|sixth|last|final|2nd|3rd|4th|5th|6th)\s+(?:place|position|spot|slot)\b"),
-    re.compile(r"(?i)\bin\s+(?P<o>first|1st)\s+(?:place|position|spot|slot)\b"),
 ]
 # In a sentence that speaks of the options or the list, "the fourth", "the second one", "the
 # very end" count along it ("Looking at the options, go with the fourth"), unless what follows
@@ -646,7 +647,7 @@ _PLACE_ASSERTED = [
 ]
 # "Line up the five substances ... the fourth one": the options counted, then a place among them.
 _COUNTED = re.compile(r"(?i)\b(?:the|these|those|all)\s+" + _COUNT + r"\s+[a-z]")
-_PLACE_ONE = re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+one\b")
+_PLACE_ONE = re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+one\b(?!['’]s)")
 # Every option in its turn ("read the first one before the others", "each of them"): none singled out.
 _ALL_IN_TURN = re.compile(r"(?i)\b(?:the\s+others|the\s+rest|each|every|all|both|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
 _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
@@ -1303,7 +1304,10 @@ _QUANTIFIED = [
     re.compile(
         r"(?i)\bthe\s+[a-z][\w-]*\s+you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
         r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,6}?\s+"
-        r"(?:is|was|are|were|isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?|needs?)\b"
+        r"(?:isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?\s+short|"
+        r"needs?\s+(?:another|a\s+second|changing|fixing|correcting|revisiting|rethinking|to\s+(?:change|go|be\s+(?:fixed|changed)))|"
+        r"(?:is|was|are|were)\s+(?:not|wrong|right|correct|incorrect|off|fine|spot\s+on|mistaken|a\s+mistake|an\s+error|accurate|"
+        r"inaccurate|the\s+(?:right|wrong|correct)|(?:a\s+)?(?:[\w-]+\s+){0,2}?too\s+[a-z]+))\b"
     ),
     re.compile(r"(?i)\bwhere\s+you\s+(?:slipped|erred|stumbled|tripped(?:\s+up)?|fell\s+down|lost\s+(?:marks|points|the\s+mark))\b"),
     # The one answer singled out as wrong: "the one answer in this batch that needs correcting",
