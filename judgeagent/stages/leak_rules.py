@@ -149,6 +149,11 @@ _ORDINAL_OPTION = re.compile(
     r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
 )
+# "Having eliminated the first three": places struck out, no option word needed.
+_STRUCK_PLACES = re.compile(
+    r"(?i)\b(?:eliminat\w*|cross\w*\s+(?:off|out)|rul\w*\s+out|discard\w*|drop\w*|strik\w*\s+(?:off|out)|dismiss\w*|set\w*\s+aside)"
+    r"\s+the\s+(?P<o>first|last)\s+(?P<n>two|three|four)(?P<o2>)\b"
+)
 _QUESTION_NOUN = r"(?:questions?|items?|cases?|vignettes?|problems?|patients?|ones?)"
 # A topic word of "the rash question"; "the answer to question 3" has none.
 _TOPIC_WORD = r"(?!(?:to|of|for|in|on|at|with|about|from|by|and|or|answer|answers|same|next|other|whole)\b)[a-z][\w'’-]+"
@@ -193,7 +198,7 @@ _POSITIVE = re.compile(
 _COMPARATIVE = re.compile(
     r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before(?!\s+" + "(?:you|we|they|it|answering|choosing|"
     r"committing|deciding|settling|looking|moving|reading|writing|comparing|picking)\b)|beats?|versus|vs\.?|unlike|"
-    r"edges?\s+out|outranks?|trumps?|outweighs?|ahead\s+of|"
+    r"edges?\s+out|outranks?|trumps?|outweighs?|ahead\s+of|switch\w*\s+(?:from|to|over\s+to)|"
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
@@ -332,7 +337,8 @@ _RULED_OUT = re.compile(
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
     # "so it wasn't him", "he's not the author", "it is not the one described", "it isn't the
     # right curve here", "so it can't be this one", "he can't be the author of the Principia"
-    r"|\b(?:it|he|she|that|this)(?:\s+one)?(?:\s+(?:is|was)(?:\s+not|n['’]t)|['’]s\s+not|\s+can(?:['’]t|not)\s+be)\s+"
+    r"|\b(?:it|he|she|that|this)(?:\s+one)?(?:\s+(?:is|was)(?:\s+(?:probably|likely|clearly|certainly|surely|simply|just|really|definitely))?"
+    r"(?:\s+not|n['’]t)|['’]s\s+(?:probably\s+|clearly\s+|certainly\s+|just\s+|really\s+)?not|\s+can(?:['’]t|not)\s+be)\s+"
     r"(?:him|her|them|this\s+one|that\s+one|the\s+one\b(?!\s+(?:thing|way|place|time|step|point|reason|factor)\b)|the\s+(?:right|correct)\s+[a-z]+|"
     r"the\s+(?:" + "|".join(sorted(_PERSON_NOUNS)) + r")\b)"
     # "so don't name it", "so don't give his name"
@@ -570,6 +576,8 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             refs.append(OptionRef(letter, None, m.start(), m.end(), "bare letter"))
     if not _FIRST_TO_LAST.search(sentence):
         for m in _ORDINAL_OPTION.finditer(sentence):
+            refs += _ordinal_refs(m, questions)
+        for m in _STRUCK_PLACES.finditer(sentence):
             refs += _ordinal_refs(m, questions)
     refs += _list_positions(sentence, questions)
     if not _FIRST_TO_LAST.search(sentence):
@@ -1233,7 +1241,8 @@ _ONLY_RIGHT = re.compile(
 # except the ridge question", "all but one hold up", "two of three stand", "the exception is the
 # one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
 _GOOD_OR_BAD = (
-    r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|"
+    r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|in\s+good\s+shape|on\s+track|"
+    r"spot\s+on|good\s+to\s+go|"
     r"checks?\s+out|check\s+out|holds?(?:\s+up)?|hold\s+up|stands?(?:\s+up)?|works?|in\s+order)"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
@@ -1269,7 +1278,8 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
     re.compile(
-        r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work)|nice\s+work|good\s+going)\s+(?:on|with)\s+(?:the|your|both|all|two|three)\b"
+        r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
+        r"(?:on|with)\s+(?:the|your|both|all|two|three)\b"
         r"|\bthe\s+(?:first|second|third|last|other|remaining)\s+(?:one\s+)?(?:misses|missed|slipped|fails|failed|falls\s+short|fell\s+short)\b"
     ),
     re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
@@ -1322,7 +1332,7 @@ _QUANTIFIED = [
     # answers are fine", "The isomer question and the constant question are fine", "your answer
     # there doesn't fit", "the remaining one is off".
     re.compile(
-        r"(?i)\b(?:your|the)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
+        r"(?i)\b(?:your|the|that|this)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
         r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
