@@ -665,6 +665,38 @@ def test_a_phrase_answer_named_by_its_initials_its_spelling_or_another_form(text
     assert kinds(find_leaks(text, [q])) == {("x", "reference_phrase")}
 
 
+BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")
+OPEN = Question("m", "Which market sets its prices by supply alone?", "open market")
+COMMUNE = Question("c", "What was the self-governing city government of 1871 called?", "Commune")
+
+
+@pytest.mark.parametrize("text, question", [
+    ("Think about why the first bridge was built where the river narrows.", BRIDGE),
+    ("Silver was mined upstream, which is worth knowing.", BRIDGE),  # a capital that opens the sentence
+    ("Think about how the community of workers organised itself.", COMMUNE),  # a word, not a form of "commune"
+])
+def test_a_common_word_of_a_phrase_answer_in_its_ordinary_sense_is_no_mention(text, question):
+    assert find_leaks(text, [question]) == []
+
+
+@pytest.mark.parametrize("text, question", [
+    ("It is the Bridge, named for the light on the water at dusk.", BRIDGE),  # the answer's capital kept
+    ("Recall the silver trade of the town and what passed over its bridge.", BRIDGE),  # the rest of it beside
+    ("It is the open one.", OPEN),  # its one word the question does not supply
+    ("It was the Communard rising.", COMMUNE),  # a rare form of the answer
+])
+def test_a_common_word_of_a_phrase_answer_names_it_with_its_capital_or_the_rest_of_it(text, question):
+    assert kinds(find_leaks(text, [question])) == {(question.id, "reference_phrase")}
+
+
+@pytest.mark.parametrize("text", [
+    "Rent is income from land, so it is not the term the question wants.",
+    "Wages are not the word you want here.",
+])
+def test_a_candidate_said_not_to_be_what_the_question_wants_is_an_elimination(text):
+    assert kinds(find_leaks(text, [OPEN])) == {(None, "elimination")}
+
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds

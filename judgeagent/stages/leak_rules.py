@@ -58,7 +58,11 @@ And what is never a leak: a list naming every option side by side ("Go through l
 oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
 question wants ("a person, not a place", "the answer is a single word"); a warning against
 confusing two ideas ("A heap is often confused with a stack"); one word of an option that
-another question of the batch is about, or a title's word written in lower case ("the sea").
+another question of the batch is about, or a title's word written in lower case ("the sea");
+one everyday word of a phrase answer met without the rest of it ("the ocean is deep there"
+beside "Challenger Deep", "the cost of a choice" beside "opportunity cost"), since advice
+needs such words in their ordinary sense, and a common word that only resembles the answer
+("similar" beside "simile"), which is a word of its own, not a slip.
 
 Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
 """
@@ -67,6 +71,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
@@ -287,6 +292,8 @@ def _asked_in(sentence: str, questions: list[Question]) -> str | None:
 # a method, not a verdict.
 _RULED_OUT = re.compile(
     r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"|\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+the\s+(?:word|term|name|answer|person|place|date|year|figure|value|one)\s+"
+    r"(?:the\s+question|you)\s+(?:means|wants|asks\s+for|is\s+after|is\s+asking\s+for|need|want|are\s+after)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
     r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
     r"|\b(?:set|put|leave|cross|strike)\s+(?:him|her|it|them|that|this)(?:\s+one)?\s+(?:aside|out|off)\b"
@@ -925,7 +932,15 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
     that the question itself does not use), another form of such a word ("subliming" for
     "sublimation"), its initials ("DNS" for "Domain Name System") or its letters spelt out
-    ("S-U-B-L-I-M-A-T-I-O-N")."""
+    ("S-U-B-L-I-M-A-T-I-O-N").
+
+    A distinctive word that is also a common English word ("deep" of "Challenger Deep", "cost"
+    of "opportunity cost") names the answer alone only when it is the answer's one distinctive
+    word (the question's own wording supplies the rest: "median" when it asks which nerve) or
+    when it keeps the answer's capital in mid-sentence ("the Deep"); otherwise it needs
+    another of the answer's words in the sentence, since advice uses such words in their
+    ordinary sense ("the ocean is deep there", "the cost of a choice"). A slip or another form
+    must not be a common word in its own right: "similar" is a word, not a slip of "simile"."""
     sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
@@ -940,11 +955,45 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
-    return any(
-        s in distinctive
-        or any(near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
-        for s in stems
-    )
+    capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
+    cased = _cased_words(sentence, len(words))
+    hit: set[str] = set()
+    for i, (w, s, _, _) in enumerate(words):
+        for d in distinctive:
+            variant = s != d and (
+                near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
+            )
+            if s != d and not variant:
+                continue
+            if variant and common_word(w):
+                continue  # a word of its own, not a slip or a form of the answer's
+            if not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper()):
+                return True
+            hit.add(d)
+    return len(hit) >= 2
+
+
+# A word at least this frequent in general English (wordfreq's Zipf scale, log10 of uses per
+# billion words: "deep" 5.1, "cost" 5.2, "time" 6.3) is everyday English; "median" 4.1,
+# "Newton" 3.9 and "Westphalia" 2.6 name something.
+_COMMON_ZIPF = 4.5
+
+
+@functools.lru_cache(maxsize=65_536)
+def common_word(word: str) -> bool:
+    """Whether a folded word is a common word of general English (see :data:`_COMMON_ZIPF`)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= _COMMON_ZIPF
+
+
+def _cased_words(sentence: str, n: int) -> list[str]:
+    """The words of ``sentence`` as written (accents and apostrophes dropped, case kept), one per
+    word of :func:`_word_spans`; all lower case when the two do not line up."""
+    text = unicodedata.normalize("NFKD", sentence)
+    text = re.sub(r"['’‘`´]", "", "".join(ch for ch in text if not unicodedata.combining(ch)))
+    out = [w for w in re.findall(r"[A-Za-z0-9]+", text) if w.lower() not in ("a", "an", "the")]
+    return out if len(out) == n else [""] * n
 
 
 # Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".
