@@ -697,6 +697,64 @@ def test_a_candidate_said_not_to_be_what_the_question_wants_is_an_elimination(te
     assert kinds(find_leaks(text, [OPEN])) == {(None, "elimination")}
 
 
+# Gardening, golf, tyres and dogs: questions invented for these tests, in no subject of the corpus.
+APHID = Question("ap", "How should a gardener first deal with a few aphids on a rose bush?", "B",
+                 {"A": "Systemic insecticide spray", "B": "A blast of water", "C": "Neem oil", "D": "Releasing ladybirds",
+                  "E": "Pruning the stems"})
+GOLF = Question("go", "In which format do partners take alternate shots with one ball?", "C",
+                {"A": "Best ball", "B": "Scramble", "C": "Foursomes", "D": "Stableford"})
+TYRE = Question("ty", "What happens to a sealed tyre's pressure as the air inside cools?", "B",
+                {"A": "A rise", "B": "A fall", "C": "No change at all", "D": "A doubling"})
+FALL = Question("fa", "How far does a stone fall from rest in 2 s, taking g as 10 m/s²?", "B",
+                {"A": "10 m", "B": "20 m", "C": "40 m", "D": "5 m"})
+NOVEL = Question("nv", "Who narrates the novel The Salt House?", "C",
+                 {"A": "Jack Carver", "B": "Mary Carver", "C": "Ruth Ellis", "D": "Tom Hale"})
+DOGS = Question("dg", "Which breed was first bred to hunt foxes underground?", "A",
+                {"A": "Jack Russell terrier", "B": "Basset hound", "C": "Pug", "D": "Border collie"})
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("Review what neem oil, ladybirds and an insecticide spray each correct on a rose.", [APHID]),
+    ("For each of 10, 20 and 40 m, work out which formula gives it and whether that formula is correct.", [FALL]),
+])
+def test_the_same_question_put_to_each_of_several_options_is_even(text, batch):
+    assert find_leaks(text, batch) == []
+
+
+def test_several_options_each_judged_wrong_are_still_eliminated():
+    text = "Neem oil and ladybirds are each a poor choice on a small rose."
+    assert kinds(find_leaks(text, [APHID])) == {("ap", "elimination")}
+    text = "Note why neem oil and ladybirds are each a poor choice on a small rose."
+    assert kinds(find_leaks(text, [APHID])) == {("ap", "elimination")}
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("Compare how best ball and foursomes are scored.", [GOLF]),  # "best" is the option's name
+    ("Picture the gauge for a rise, a fall and no change at all.", [TYRE]),  # so is "no"
+])
+def test_an_options_own_words_judge_nothing(text, batch):
+    assert find_leaks(text, batch) == []
+
+
+@pytest.mark.parametrize("text, leak", [
+    ("Consider when a blast of water is preferred over a spray.", False),
+    ("A blast of water is preferred over a spray.", True),
+    ("Look at the bush again and ask whether the stems need pruning at all.", False),
+    ("Look at the bush again: the stems need pruning.", True),
+])
+def test_a_question_left_open_is_no_verdict(text, leak):
+    assert kinds(find_leaks(text, [APHID])) == ({("ap", "pointer")} if leak else set())
+
+
+def test_a_word_inside_another_options_name_names_only_that_option():
+    # "Jack" of "Jack Russell terrier" is not the narrator "Jack Carver".
+    text = ("For each of the four breeds, Jack Russell terrier, basset hound, pug and border collie, name the job it was bred "
+            "for and the region it is associated with.")
+    assert find_leaks(text, [NOVEL, DOGS]) == []
+    text = "Jack Russell terriers were bred by a parson, which is worth knowing."
+    assert kinds(find_leaks(text, [NOVEL, DOGS])) == {("dg", "option_text"), ("dg", "pointer")}
+
+
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------
 
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds

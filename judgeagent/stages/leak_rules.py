@@ -55,7 +55,14 @@ added wordings of the same give-aways, each read from the question's own wording
   stem's own data in a worked step.
 
 And what is never a leak: a list naming every option side by side ("Go through lithium,
-oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
+oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
+sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
+question put to every member of a list singles none out (unless it condemns them all, which
+narrows the options); an option's own words ("Right coronary artery", "No change", "Best
+ball"), which are its name, not a verdict on it; a question left open ("ask whether the
+contract was breached", "consider when surgery is preferred"), which is what the target is to
+decide, not what the writer asserts; a word of an option inside a longer name of another
+("Tom" of "Tom Stoppard" beside an option "Tom Buchanan"), which names that other; the kind of answer a
 question wants ("a person, not a place", "the answer is a single word"); a warning against
 confusing two ideas ("A heap is often confused with a stack"); one word of an option that
 another question of the batch is about, or a title's word written in lower case ("the sea");
@@ -232,7 +239,7 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
-        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)])
+        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
         leaks += _candidate_eliminations(sentence, questions)
         leaks += _answer_asserted(sentence, questions)
         leaks += _writers_pick(sentence, questions)
@@ -842,7 +849,7 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options named by their text or by a distinctive word of it, after normalisation."""
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
-    refs = []
+    found = []
     for q in questions:
         if not q.options:
             continue
@@ -853,8 +860,19 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
-                lo, hi = spans[0]
-                refs.append(OptionRef(form.letter, q.id, lo, hi, "text", whole))
+                found.append((q, form.letter, spans, whole))
+    # One stretch of words names one thing: a word inside a longer mention of another option
+    # ("Tom" of "Tom Stoppard", beside an option "Tom Buchanan") is that option's, not its own.
+    longer = [(lo, hi, q.id, letter) for q, letter, spans, whole in found if whole for lo, hi in spans]
+    refs = []
+    for q, letter, spans, whole in found:
+        spans = [
+            (lo, hi) for lo, hi in spans
+            if not any(a <= lo and hi <= b and b - a > hi - lo and (qid, ltr) != (q.id, letter) for a, b, qid, ltr in longer)
+        ]
+        if spans:
+            lo, hi = spans[0]
+            refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
     return refs
 
 
@@ -1059,26 +1077,113 @@ def _named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], question
     """Whether ``ref`` is one of a list that names every option of its question side by side
     ("Go through lithium, oxygen, nitrogen, fluorine and neon one at a time"): such a list singles
     none out, whatever the sentence then asks of each. Another mention of one of them elsewhere
-    in the sentence ("..., and neon beats them all") breaks the evenness."""
+    in the sentence ("..., and neon beats them all") breaks the evenness.
+
+    A list of some of the options is even too when the sentence asks the same of each of them
+    ("Review what lithium, sodium and potassium each do", "For each of 2, 4 and 8 m, work out
+    ..."): a question put to every member judges none, unless it judges them all negatively
+    ("note why oxygen and neon are each wrong"), which narrows the options."""
     q = next((q for q in questions if q.id == ref.question_id), None)
     if q is None or not q.options or ref.how != "text":
         return False
-    spans = {(r.start, r.end): r for r in refs if r.question_id == q.id}  # a number is named by text and by value
-    own = sorted(spans.values(), key=lambda r: r.start)
-    if {r.letter for r in own} != set(q.options) or len(own) != len(q.options):
+    own = _listed(sentence, [r for r in refs if r.question_id == q.id], q)
+    if own is None or not any(r.letter == ref.letter and r.start <= ref.start and ref.end <= r.end for r in own):
         return False
+    if {r.letter for r in own} == set(q.options) and len(own) == len(q.options):
+        return True
+    return (
+        len(own) >= 2
+        and _EACH.search(sentence) is not None
+        and (_study(sentence) or _WH.search(sentence) is not None or re.search(r"(?i)\bfor\s+each\b", sentence) is not None)
+        and _judgement(_without_options(sentence, own, questions), own) != "negative"
+    )
+
+
+# A question put to every member of a list: "each", "every one", "in turn", "one at a time".
+_EACH = re.compile(r"(?i)\b(?:each|every\s+one|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
+
+
+def _listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef] | None:
+    """The mentions of ``q``'s options in ``sentence`` when they stand side by side in one list,
+    in order (a number named by its text and by its value counts once), else None. Between two
+    of them stand only list words, articles, and words of the two options themselves ("a rise,
+    a fall and no change" names "No change in the market" by "change")."""
+    own = sorted({(r.start, r.end): r for r in refs}.values(), key=lambda r: (r.start, -r.end))
+    own = [r for r in own if not any(o is not r and o.start <= r.start and r.end <= o.end for o in own)]
+    if len({r.letter for r in own}) != len(own):
+        return None
     text = fold(sentence)
-    return all(_LIST_GAP.match(text[a.end : b.start]) for a, b in zip(own, own[1:], strict=False))
+    for a, b in zip(own, own[1:], strict=False):
+        allowed = set(tokens((q.options or {})[a.letter])) | set(tokens((q.options or {})[b.letter]))
+        gap = re.sub(r"[a-z0-9]+", lambda m, allowed=allowed: "" if stem(m.group(0)) in allowed else m.group(0), text[a.end : b.start])
+        if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
+            return None
+    return own
 
 
-def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef]) -> list[dict]:
-    """Options named with a judgement, a position or letter, or singled out by an assertion."""
+def _without_options(sentence: str, refs: list[OptionRef], questions: list[Question]) -> str:
+    """``sentence`` without the words that name options by their text (see :func:`_option_words`)."""
+    return _strip(sentence, _option_words(sentence, refs, questions))
+
+
+def _option_words(sentence: str, refs: list[OptionRef], questions: list[Question]) -> list[list[str]]:
+    """The folded words of each mention of an option by its text: an option's own words ("Right
+    coronary artery", "No change in the market") are what it is called, not a judgement of it.
+    A mention reaches over the option's words beside it ("no" before "change")."""
+    options = {(q.id, letter): text for q in questions for letter, text in (q.options or {}).items()}
+    words = _word_spans(sentence)
+    folded = fold(sentence)
+    phrases = []
+    for r in refs:
+        text = options.get((r.question_id, r.letter))
+        if r.how != "text" or text is None:
+            continue
+        own = set(tokens(text))
+        inside = [i for i, (_, _, lo, hi) in enumerate(words) if lo >= r.start and hi <= r.end]
+        if not inside:
+            continue
+        i, j = inside[0], inside[-1]
+        while i > 0 and words[i - 1][1] in own:
+            i -= 1
+        while j + 1 < len(words) and words[j + 1][1] in own:
+            j += 1
+        phrases.append(re.findall(r"[a-z0-9]+", folded[words[i][2] : words[j][3]]))
+    return phrases
+
+
+def _strip(text: str, phrases: list[list[str]]) -> str:
+    for phrase in phrases:
+        text = re.sub(r"(?i)(?<![\w'’])" + r"\W+".join(map(re.escape, phrase)) + r"(?![\w'’])", " ", text)
+    return text
+
+
+# A question left open: "ask whether ...", "consider when ...". What its clause says of an option
+# is what the target is to decide, not a verdict.
+_OPEN_CLAUSE = re.compile(
+    r"(?i)\bwhether\b[^,;:]*"
+    r"|\b(?:consider|review|recall|remember|ask(?:\s+yourself)?|know|learn|note|check|decide|think\s+about|work\s+out|revise)"
+    r"\s+(?:when|whether|if)\b[^,;:]*"
+)
+
+
+def _open(sentence: str) -> str:
+    """``sentence`` without its open questions (see :data:`_OPEN_CLAUSE`)."""
+    return _OPEN_CLAUSE.sub(" ", sentence)
+
+
+def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef], questions: list[Question]) -> list[dict]:
+    """Options named with a judgement, a position or letter, or singled out by an assertion.
+    An option's own words judge nothing, and neither does a question left open ("ask whether
+    the contract was breached"): both are read out of the sentence before it is judged."""
     if not orefs:
         return []
     leaks = []
     named_question = next((r.question_id for r in qrefs if r.question_id), None)
-    judged = _judgement(sentence, orefs)
+    phrases = _option_words(sentence, orefs, questions)
+    plain = _open(_strip(sentence, phrases))
+    judged = _judgement(plain, orefs)
     study = _study(sentence)
+    open_spans = [m.span() for m in _OPEN_CLAUSE.finditer(fold(sentence))]
     by_question: dict[str | None, list[OptionRef]] = {}
     for ref in orefs:
         by_question.setdefault(ref.question_id, []).append(ref)
@@ -1094,14 +1199,18 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         elif texts:
             # One word of a longer option ("light" of "Visible light") is judged only by the words
             # around it: in a long sentence a judgement elsewhere is about something else.
-            near = judged if any(r.whole for r in texts) else _judgement(_around(sentence, texts), texts)
-            strong = near and not (study and _only_weak(sentence))
+            asserted = [r for r in texts if not any(a <= r.start and r.end <= b for a, b in open_spans)]
+            if any(r.whole for r in texts):
+                near = judged
+            else:
+                near = _judgement(_strip(_around(sentence, asserted), phrases), asserted) if asserted else None
+            strong = near and not (study and _only_weak(plain))
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-            elif single and not study and not in_list(sentence, texts):
+            elif single and asserted and not study and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
-            elif single and qrefs and not in_list(sentence, texts):
+            elif single and asserted and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
     return leaks
 
