@@ -746,6 +746,23 @@ def test_a_question_left_open_is_no_verdict(text, leak):
     assert kinds(find_leaks(text, [APHID])) == ({("ap", "pointer")} if leak else set())
 
 
+@pytest.mark.parametrize("text", [
+    "It may help to consider how a blast of water and neem oil are usually given to a rose.",
+    "You might want to review how pruning the stems is usually done in spring.",
+])
+def test_advice_offered_as_help_is_a_study_instruction(text):
+    assert find_leaks(text, [APHID]) == []
+
+
+def test_the_kind_of_answer_asked_for_is_never_a_semantic_leak():
+    heredity = Question("he", "Who first described the laws of heredity in peas?", "Gregor Mendel")
+    kind, described = "The question asks for a person's name.", "It was the monk who grew peas in Brno."
+    # Each sentence as close to the answer as a sentence can be: only the description leaks.
+    emb = AliasEmbedder({kind: "Gregor Mendel", described: "Gregor Mendel"})
+    assert semantic_leaks(kind, [heredity], emb) == []
+    assert kinds(semantic_leaks(described, [heredity], emb)) == {("he", "semantic")}
+
+
 def test_a_word_inside_another_options_name_names_only_that_option():
     # "Jack" of "Jack Russell terrier" is not the narrator "Jack Carver".
     text = ("For each of the four breeds, Jack Russell terrier, basset hound, pug and border collie, name the job it was bred "

@@ -21,7 +21,8 @@ templates:
 * **Singling out**: a sentence that asserts something of exactly one option of a question
   ("This is textbook hearsay.", "Start her on cabergoline tablets.") points at it even
   without an evaluative word; a study instruction ("Recall what parvovirus B19 does to the
-  cheeks", "Compare heparin and clopidogrel") does not, unless it judges. An option letter
+  cheeks", "Compare heparin and clopidogrel", also offered as help: "It may help to consider
+  how ...") does not, unless it judges. An option letter
   or position is a pointer whatever the sentence says, since advice has no reason to name one.
 * **The answer asserted by description**: a sentence whose subject is what the question asks
   for (the noun after its "which"/"what") or "the answer", stated to be something ("The right
@@ -188,8 +189,15 @@ _COMPARATIVE = re.compile(
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
+# Advice offered as help: "It may help to consider how ...", "You might want to review ...".
+_AS_HELP = (
+    r"(?:it\s+(?:may|might|will|would|can|should)\s+help(?:\s+you)?|it\s+helps|it\s+is\s+worth\s+trying|"
+    r"you\s+(?:may|might)\s+want|try)\s+to\s+"
+)
 _STUDY = re.compile(
-    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
+    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?"
+    r"(?:" + _AS_HELP + r")?"
+    r"(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
     r"define|list|match|sketch|place|put|lay\s+out|summari[sz]e|write\s+down|work\s+out|check|revise|relate|link|"
     r"make\s+sure\s+you\s+can|be\s+clear\s+on|think\s+(?:about|through)\s+(?:which|what|how|why|whether|when|where|who)|"
     r"(?:consider|think\s+(?:about|of))\s+(?:which|what|how|why|whether|when|where|who|(?:the\s+)?(?:role|roles|difference|differences|"
@@ -448,8 +456,31 @@ _KIND_CONTRAST = re.compile(
 )
 
 
+# The kind of answer a question asks for, and nothing more: "The question asks for a person's
+# name", "This item wants a single number".
+_KIND_ASKED = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|this|that|each|every|your)\s+(?:[\w-]+\s+)?(?:question|item|answer)s?\s+"
+    r"(?:asks?|wants?|is\s+asking|calls?|looks?|needs?)(?:\s+(?:for|out\s+for))?\s+(?:just\s+)?(?:a|an|one|the)\s+"
+    r"(?:[\w'’-]+\s+){0,3}?(?:name|word|term|number|figure|value|person|place|date|year|unit|phrase|noun|quantity|"
+    r"amount|event|process|concept|people|city|country)s?\s*(?:[.;:,!]\s*)?$"
+)
+
+
+def only_the_kind_asked(sentence: str) -> bool:
+    """Whether ``sentence`` says no more than the kind of answer a question asks for ("The
+    question asks for a person's name"): the category, never which one it is."""
+    return _KIND_ASKED.search(sentence) is not None
+
+
+def names_kind_of_answer(sentence: str) -> bool:
+    """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
+    place", "The question asks for a person's name"): the category of the answer, never which
+    one it is."""
+    return _KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
+
+
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
-    if _KIND_CONTRAST.search(sentence):
+    if names_kind_of_answer(sentence):
         return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
     if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
@@ -1180,7 +1211,7 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
     leaks = []
     named_question = next((r.question_id for r in qrefs if r.question_id), None)
     phrases = _option_words(sentence, orefs, questions)
-    plain = _open(_strip(sentence, phrases))
+    plain = re.sub(r"(?i)^\s*" + _AS_HELP, " ", _open(_strip(sentence, phrases)))  # the offer judges nothing
     judged = _judgement(plain, orefs)
     study = _study(sentence)
     open_spans = [m.span() for m in _OPEN_CLAUSE.finditer(fold(sentence))]
