@@ -763,6 +763,15 @@ def test_the_kind_of_answer_asked_for_is_never_a_semantic_leak():
     assert kinds(semantic_leaks(described, [heredity], emb)) == {("he", "semantic")}
 
 
+@pytest.mark.parametrize("text, leak", [
+    ("The answer is the treatment that works.", False),  # the question's own test, no fact
+    ("It's the one that fits.", False),
+    ("The answer is the treatment that washes the insects off with plain water.", True),  # a description
+])
+def test_a_criterion_is_no_description_of_the_answer(text, leak):
+    assert kinds(find_leaks(text, [APHID])) == ({("ap", "pointer")} if leak else set())
+
+
 def test_a_word_inside_another_options_name_names_only_that_option():
     # "Jack" of "Jack Russell terrier" is not the narrator "Jack Carver".
     text = ("For each of the four breeds, Jack Russell terrier, basset hound, pug and border collie, name the job it was bred "

@@ -28,7 +28,9 @@ templates:
   for (the noun after its "which"/"what") or "the answer", stated to be something ("The right
   drug here is the vitamin K antagonist ...", "It's the organelle with its own DNA", "The
   river that flows into the Atlantic near Belem") is a ``pointer``, whichever option it
-  describes: advice says what to study, not what the answer is.
+  describes: advice says what to study, not what the answer is. A criterion is not such a
+  description ("The answer is the quantity that differs": one verb, no fact about any
+  option), since it only restates the test the question sets.
 * ``disclosure``: any verdict on the target's earlier answers or reasoning ("Your reasoning
   on the thyroid question was sound", "Question three: you had it", "Only the interest rate
   answer was right"), unless it is an instruction to check ("Make sure your answer is
@@ -479,8 +481,17 @@ def names_kind_of_answer(sentence: str) -> bool:
     return _KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
 
 
+# A criterion, not a description: "The answer is the quantity that differs", "It's the one that
+# fits": a relative clause of one verb with nothing after it tells which test to apply (the
+# question's own), and no fact about any option.
+_CRITERION = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:(?:the\s+answer|it)\s+(?:is|will\s+be|must\s+be)\s+|it['’]s\s+)?(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    r"[\w-]+\s+(?:that|which|who)\s+(?:\w+ly\s+)?[a-z]+\s*[.!]?\s*$"
+)
+
+
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
-    if names_kind_of_answer(sentence):
+    if names_kind_of_answer(sentence) or _CRITERION.search(sentence):
         return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
     if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
