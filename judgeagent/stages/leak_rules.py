@@ -1157,7 +1157,7 @@ def _listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef
     text = fold(sentence)
     for a, b in zip(own, own[1:], strict=False):
         allowed = set(tokens((q.options or {})[a.letter])) | set(tokens((q.options or {})[b.letter]))
-        gap = re.sub(r"[a-z0-9]+", lambda m, allowed=allowed: "" if stem(m.group(0)) in allowed else m.group(0), text[a.end : b.start])
+        gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[^a-z0-9\s]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
         if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
             return None
     return own
@@ -1172,7 +1172,7 @@ def _option_words(sentence: str, refs: list[OptionRef], questions: list[Question
     """The folded words of each mention of an option by its text: an option's own words ("Right
     coronary artery", "No change in the market") are what it is called, not a judgement of it.
     A mention reaches over the option's words beside it ("no" before "change")."""
-    options = {(q.id, letter): text for q in questions for letter, text in (q.options or {}).items()}
+    options: dict[tuple[str | None, str], str] = {(q.id, letter): text for q in questions for letter, text in (q.options or {}).items()}
     words = _word_spans(sentence)
     folded = fold(sentence)
     phrases = []
