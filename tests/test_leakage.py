@@ -761,6 +761,120 @@ def test_a_preference_worded_as_a_contest_or_a_vote_is_a_pointer(text):
 
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
+BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")
+OPEN = Question("m", "Which market sets its prices by supply alone?", "open market")
+COMMUNE = Question("c", "What was the self-governing city government of 1871 called?", "Commune")
+
+
+@pytest.mark.parametrize("text, question", [
+    ("Think about why the first bridge was built where the river narrows.", BRIDGE),
+    ("Silver was mined upstream, which is worth knowing.", BRIDGE),  # a capital that opens the sentence
+    ("Think about how the community of workers organised itself.", COMMUNE),  # a word, not a form of "commune"
+])
+def test_a_common_word_of_a_phrase_answer_in_its_ordinary_sense_is_no_mention(text, question):
+    assert find_leaks(text, [question]) == []
+
+
+@pytest.mark.parametrize("text, question", [
+    ("It is the Bridge, named for the light on the water at dusk.", BRIDGE),  # the answer's capital kept
+    ("Recall the silver trade of the town and what passed over its bridge.", BRIDGE),  # the rest of it beside
+    ("It is the open one.", OPEN),  # its one word the question does not supply
+    ("It was the Communard rising.", COMMUNE),  # a rare form of the answer
+])
+def test_a_common_word_of_a_phrase_answer_names_it_with_its_capital_or_the_rest_of_it(text, question):
+    assert kinds(find_leaks(text, [question])) == {(question.id, "reference_phrase")}
+
+
+@pytest.mark.parametrize("text", [
+    "Rent is income from land, so it is not the term the question wants.",
+    "Wages are not the word you want here.",
+])
+def test_a_candidate_said_not_to_be_what_the_question_wants_is_an_elimination(text):
+    assert kinds(find_leaks(text, [OPEN])) == {(None, "elimination")}
+
+
+# Gardening, golf, tyres and dogs: questions invented for these tests, in no subject of the corpus.
+APHID = Question("ap", "How should a gardener first deal with a few aphids on a rose bush?", "B",
+                 {"A": "Systemic insecticide spray", "B": "A blast of water", "C": "Neem oil", "D": "Releasing ladybirds",
+                  "E": "Pruning the stems"})
+GOLF = Question("go", "In which format do partners take alternate shots with one ball?", "C",
+                {"A": "Best ball", "B": "Scramble", "C": "Foursomes", "D": "Stableford"})
+TYRE = Question("ty", "What happens to a sealed tyre's pressure as the air inside cools?", "B",
+                {"A": "A rise", "B": "A fall", "C": "No change at all", "D": "A doubling"})
+FALL = Question("fa", "How far does a stone fall from rest in 2 s, taking g as 10 m/s²?", "B",
+                {"A": "10 m", "B": "20 m", "C": "40 m", "D": "5 m"})
+NOVEL = Question("nv", "Who narrates the novel The Salt House?", "C",
+                 {"A": "Jack Carver", "B": "Mary Carver", "C": "Ruth Ellis", "D": "Tom Hale"})
+DOGS = Question("dg", "Which breed was first bred to hunt foxes underground?", "A",
+                {"A": "Jack Russell terrier", "B": "Basset hound", "C": "Pug", "D": "Border collie"})
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("Review what neem oil, ladybirds and an insecticide spray each correct on a rose.", [APHID]),
+    ("For each of 10, 20 and 40 m, work out which formula gives it and whether that formula is correct.", [FALL]),
+])
+def test_the_same_question_put_to_each_of_several_options_is_even(text, batch):
+    assert find_leaks(text, batch) == []
+
+
+def test_several_options_each_judged_wrong_are_still_eliminated():
+    text = "Neem oil and ladybirds are each a poor choice on a small rose."
+    assert kinds(find_leaks(text, [APHID])) == {("ap", "elimination")}
+    text = "Note why neem oil and ladybirds are each a poor choice on a small rose."
+    assert kinds(find_leaks(text, [APHID])) == {("ap", "elimination")}
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("Compare how best ball and foursomes are scored.", [GOLF]),  # "best" is the option's name
+    ("Picture the gauge for a rise, a fall and no change at all.", [TYRE]),  # so is "no"
+])
+def test_an_options_own_words_judge_nothing(text, batch):
+    assert find_leaks(text, batch) == []
+
+
+@pytest.mark.parametrize("text, leak", [
+    ("Consider when a blast of water is preferred over a spray.", False),
+    ("A blast of water is preferred over a spray.", True),
+    ("Look at the bush again and ask whether the stems need pruning at all.", False),
+    ("Look at the bush again: the stems need pruning.", True),
+])
+def test_a_question_left_open_is_no_verdict(text, leak):
+    assert kinds(find_leaks(text, [APHID])) == ({("ap", "pointer")} if leak else set())
+
+
+@pytest.mark.parametrize("text", [
+    "It may help to consider how a blast of water and neem oil are usually given to a rose.",
+    "You might want to review how pruning the stems is usually done in spring.",
+])
+def test_advice_offered_as_help_is_a_study_instruction(text):
+    assert find_leaks(text, [APHID]) == []
+
+
+def test_the_kind_of_answer_asked_for_is_never_a_semantic_leak():
+    heredity = Question("he", "Who first described the laws of heredity in peas?", "Gregor Mendel")
+    kind, described = "The question asks for a person's name.", "It was the monk who grew peas in Brno."
+    # Each sentence as close to the answer as a sentence can be: only the description leaks.
+    emb = AliasEmbedder({kind: "Gregor Mendel", described: "Gregor Mendel"})
+    assert semantic_leaks(kind, [heredity], emb) == []
+    assert kinds(semantic_leaks(described, [heredity], emb)) == {("he", "semantic")}
+
+
+@pytest.mark.parametrize("text, leak", [
+    ("The answer is the treatment that works.", False),  # the question's own test, no fact
+    ("It's the one that fits.", False),
+    ("The answer is the treatment that washes the insects off with plain water.", True),  # a description
+])
+def test_a_criterion_is_no_description_of_the_answer(text, leak):
+    assert kinds(find_leaks(text, [APHID])) == ({("ap", "pointer")} if leak else set())
+
+
+def test_a_word_inside_another_options_name_names_only_that_option():
+    # "Jack" of "Jack Russell terrier" is not the narrator "Jack Carver".
+    text = ("For each of the four breeds, Jack Russell terrier, basset hound, pug and border collie, name the job it was bred "
+            "for and the region it is associated with.")
+    assert find_leaks(text, [NOVEL, DOGS]) == []
+    text = "Jack Russell terriers were bred by a parson, which is worth knowing."
+    assert kinds(find_leaks(text, [NOVEL, DOGS])) == {("dg", "option_text"), ("dg", "pointer")}
 
 
 # --- the corpus: the floors the bench measured (bench/leak_guard.py) -------------------------

@@ -21,13 +21,16 @@ templates:
 * **Singling out**: a sentence that asserts something of exactly one option of a question
   ("This is textbook hearsay.", "Start her on cabergoline tablets.") points at it even
   without an evaluative word; a study instruction ("Recall what parvovirus B19 does to the
-  cheeks", "Compare heparin and clopidogrel") does not, unless it judges. An option letter
+  cheeks", "Compare heparin and clopidogrel", also offered as help: "It may help to consider
+  how ...") does not, unless it judges. An option letter
   or position is a pointer whatever the sentence says, since advice has no reason to name one.
 * **The answer asserted by description**: a sentence whose subject is what the question asks
   for (the noun after its "which"/"what") or "the answer", stated to be something ("The right
   drug here is the vitamin K antagonist ...", "It's the organelle with its own DNA", "The
   river that flows into the Atlantic near Belem") is a ``pointer``, whichever option it
-  describes: advice says what to study, not what the answer is.
+  describes: advice says what to study, not what the answer is. A criterion is not such a
+  description ("The answer is the quantity that differs": one verb, no fact about any
+  option), since it only restates the test the question sets.
 * ``disclosure``: any verdict on the target's earlier answers or reasoning ("Your reasoning
   on the thyroid question was sound", "Question three: you had it", "Only the interest rate
   answer was right"), unless it is an instruction to check ("Make sure your answer is
@@ -73,10 +76,21 @@ question's own list and wording, none from a list of answers:
   a lone number word elsewhere counts ("the three questions", "differ by exactly one").
 
 And what is never a leak: a list naming every option side by side ("Go through lithium,
-oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
+oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
+sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
+question put to every member of a list singles none out (unless it condemns them all, which
+narrows the options); an option's own words ("Right coronary artery", "No change", "Best
+ball"), which are its name, not a verdict on it; a question left open ("ask whether the
+contract was breached", "consider when surgery is preferred"), which is what the target is to
+decide, not what the writer asserts; a word of an option inside a longer name of another
+("Tom" of "Tom Stoppard" beside an option "Tom Buchanan"), which names that other; the kind of answer a
 question wants ("a person, not a place", "the answer is a single word"); a warning against
 confusing two ideas ("A heap is often confused with a stack"); one word of an option that
-another question of the batch is about, or a title's word written in lower case ("the sea").
+another question of the batch is about, or a title's word written in lower case ("the sea");
+one everyday word of a phrase answer met without the rest of it ("the ocean is deep there"
+beside "Challenger Deep", "the cost of a choice" beside "opportunity cost"), since advice
+needs such words in their ordinary sense, and a common word that only resembles the answer
+("similar" beside "simile"), which is a word of its own, not a slip.
 
 Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
 """
@@ -85,6 +99,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
@@ -202,8 +217,15 @@ _COMPARATIVE = re.compile(
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
+# Advice offered as help: "It may help to consider how ...", "You might want to review ...".
+_AS_HELP = (
+    r"(?:it\s+(?:may|might|will|would|can|should)\s+help(?:\s+you)?|it\s+helps|it\s+is\s+worth\s+trying|"
+    r"you\s+(?:may|might)\s+want|try)\s+to\s+"
+)
 _STUDY = re.compile(
-    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
+    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?"
+    r"(?:" + _AS_HELP + r")?"
+    r"(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
     r"define|list|match|sketch|place|put|lay\s+out|summari[sz]e|write\s+down|work\s+out|check|revise|relate|link|"
     r"make\s+sure\s+you\s+can|be\s+clear\s+on|think\s+(?:about|through)\s+(?:which|what|how|why|whether|when|where|who)|"
     r"(?:consider|think\s+(?:about|of))\s+(?:which|what|how|why|whether|when|where|who|(?:the\s+)?(?:role|roles|difference|differences|"
@@ -253,7 +275,7 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
-        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)])
+        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
         leaks += _candidate_eliminations(sentence, questions)
         leaks += _answer_asserted(sentence, questions)
         leaks += _writers_pick(sentence, questions)
@@ -323,6 +345,8 @@ _PERSON_NOUNS = frozenset(
 # a method, not a verdict.
 _RULED_OUT = re.compile(
     r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"|\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+the\s+(?:word|term|name|answer|person|place|date|year|figure|value|one)\s+"
+    r"(?:the\s+question|you)\s+(?:means|wants|asks\s+for|is\s+after|is\s+asking\s+for|need|want|are\s+after)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+[a-z]+(?:\s+(?:here|for\s+this|this\s+time))?\s*(?:[.;,!]|$)"
     r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
@@ -498,8 +522,40 @@ _KIND_CONTRAST = re.compile(
 )
 
 
+# The kind of answer a question asks for, and nothing more: "The question asks for a person's
+# name", "This item wants a single number".
+_KIND_ASKED = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|this|that|each|every|your)\s+(?:[\w-]+\s+)?(?:question|item|answer)s?\s+"
+    r"(?:asks?|wants?|is\s+asking|calls?|looks?|needs?)(?:\s+(?:for|out\s+for))?\s+(?:just\s+)?(?:a|an|one|the)\s+"
+    r"(?:[\w'’-]+\s+){0,3}?(?:name|word|term|number|figure|value|person|place|date|year|unit|phrase|noun|quantity|"
+    r"amount|event|process|concept|people|city|country)s?\s*(?:[.;:,!]\s*)?$"
+)
+
+
+def only_the_kind_asked(sentence: str) -> bool:
+    """Whether ``sentence`` says no more than the kind of answer a question asks for ("The
+    question asks for a person's name"): the category, never which one it is."""
+    return _KIND_ASKED.search(sentence) is not None
+
+
+def names_kind_of_answer(sentence: str) -> bool:
+    """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
+    place", "The question asks for a person's name"): the category of the answer, never which
+    one it is."""
+    return _KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
+
+
+# A criterion, not a description: "The answer is the quantity that differs", "It's the one that
+# fits": a relative clause of one verb with nothing after it tells which test to apply (the
+# question's own), and no fact about any option.
+_CRITERION = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:(?:the\s+answer|it)\s+(?:is|will\s+be|must\s+be)\s+|it['’]s\s+)?(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    r"[\w-]+\s+(?:that|which|who)\s+(?:\w+ly\s+)?[a-z]+\s*[.!]?\s*$"
+)
+
+
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
-    if _KIND_CONTRAST.search(sentence):
+    if names_kind_of_answer(sentence) or _CRITERION.search(sentence):
         return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
     if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
@@ -954,7 +1010,7 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options named by their text or by a distinctive word of it, after normalisation."""
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
-    refs = []
+    found = []
     for q in questions:
         if not q.options:
             continue
@@ -965,8 +1021,19 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
-                lo, hi = spans[0]
-                refs.append(OptionRef(form.letter, q.id, lo, hi, "text", whole))
+                found.append((q, form.letter, spans, whole))
+    # One stretch of words names one thing: a word inside a longer mention of another option
+    # ("Tom" of "Tom Stoppard", beside an option "Tom Buchanan") is that option's, not its own.
+    longer = [(lo, hi, q.id, letter) for q, letter, spans, whole in found if whole for lo, hi in spans]
+    refs = []
+    for q, letter, spans, whole in found:
+        spans = [
+            (lo, hi) for lo, hi in spans
+            if not any(a <= lo and hi <= b and b - a > hi - lo and (qid, ltr) != (q.id, letter) for a, b, qid, ltr in longer)
+        ]
+        if spans:
+            lo, hi = spans[0]
+            refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
     return refs
 
 
@@ -1044,7 +1111,15 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
     that the question itself does not use), another form of such a word ("subliming" for
     "sublimation"), its initials ("DNS" for "Domain Name System") or its letters spelt out
-    ("S-U-B-L-I-M-A-T-I-O-N")."""
+    ("S-U-B-L-I-M-A-T-I-O-N").
+
+    A distinctive word that is also a common English word ("deep" of "Challenger Deep", "cost"
+    of "opportunity cost") names the answer alone only when it is the answer's one distinctive
+    word (the question's own wording supplies the rest: "median" when it asks which nerve) or
+    when it keeps the answer's capital in mid-sentence ("the Deep"); otherwise it needs
+    another of the answer's words in the sentence, since advice uses such words in their
+    ordinary sense ("the ocean is deep there", "the cost of a choice"). A slip or another form
+    must not be a common word in its own right: "similar" is a word, not a slip of "simile"."""
     sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
@@ -1059,11 +1134,45 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
-    return any(
-        s in distinctive
-        or any(near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
-        for s in stems
-    )
+    capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
+    cased = _cased_words(sentence, len(words))
+    hit: set[str] = set()
+    for i, (w, s, _, _) in enumerate(words):
+        for d in distinctive:
+            variant = s != d and (
+                near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
+            )
+            if s != d and not variant:
+                continue
+            if variant and common_word(w):
+                continue  # a word of its own, not a slip or a form of the answer's
+            if not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper()):
+                return True
+            hit.add(d)
+    return len(hit) >= 2
+
+
+# A word at least this frequent in general English (wordfreq's Zipf scale, log10 of uses per
+# billion words: "deep" 5.1, "cost" 5.2, "time" 6.3) is everyday English; "median" 4.1,
+# "Newton" 3.9 and "Westphalia" 2.6 name something.
+_COMMON_ZIPF = 4.5
+
+
+@functools.lru_cache(maxsize=65_536)
+def common_word(word: str) -> bool:
+    """Whether a folded word is a common word of general English (see :data:`_COMMON_ZIPF`)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= _COMMON_ZIPF
+
+
+def _cased_words(sentence: str, n: int) -> list[str]:
+    """The words of ``sentence`` as written (accents and apostrophes dropped, case kept), one per
+    word of :func:`_word_spans`; all lower case when the two do not line up."""
+    text = unicodedata.normalize("NFKD", sentence)
+    text = re.sub(r"['’‘`´]", "", "".join(ch for ch in text if not unicodedata.combining(ch)))
+    out = [w for w in re.findall(r"[A-Za-z0-9]+", text) if w.lower() not in ("a", "an", "the")]
+    return out if len(out) == n else [""] * n
 
 
 # Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".
@@ -1129,26 +1238,113 @@ def _named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], question
     """Whether ``ref`` is one of a list that names every option of its question side by side
     ("Go through lithium, oxygen, nitrogen, fluorine and neon one at a time"): such a list singles
     none out, whatever the sentence then asks of each. Another mention of one of them elsewhere
-    in the sentence ("..., and neon beats them all") breaks the evenness."""
+    in the sentence ("..., and neon beats them all") breaks the evenness.
+
+    A list of some of the options is even too when the sentence asks the same of each of them
+    ("Review what lithium, sodium and potassium each do", "For each of 2, 4 and 8 m, work out
+    ..."): a question put to every member judges none, unless it judges them all negatively
+    ("note why oxygen and neon are each wrong"), which narrows the options."""
     q = next((q for q in questions if q.id == ref.question_id), None)
     if q is None or not q.options or ref.how != "text":
         return False
-    spans = {(r.start, r.end): r for r in refs if r.question_id == q.id}  # a number is named by text and by value
-    own = sorted(spans.values(), key=lambda r: r.start)
-    if {r.letter for r in own} != set(q.options) or len(own) != len(q.options):
+    own = _listed(sentence, [r for r in refs if r.question_id == q.id], q)
+    if own is None or not any(r.letter == ref.letter and r.start <= ref.start and ref.end <= r.end for r in own):
         return False
+    if {r.letter for r in own} == set(q.options) and len(own) == len(q.options):
+        return True
+    return (
+        len(own) >= 2
+        and _EACH.search(sentence) is not None
+        and (_study(sentence) or _WH.search(sentence) is not None or re.search(r"(?i)\bfor\s+each\b", sentence) is not None)
+        and _judgement(_without_options(sentence, own, questions), own) != "negative"
+    )
+
+
+# A question put to every member of a list: "each", "every one", "in turn", "one at a time".
+_EACH = re.compile(r"(?i)\b(?:each|every\s+one|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
+
+
+def _listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef] | None:
+    """The mentions of ``q``'s options in ``sentence`` when they stand side by side in one list,
+    in order (a number named by its text and by its value counts once), else None. Between two
+    of them stand only list words, articles, and words of the two options themselves ("a rise,
+    a fall and no change" names "No change in the market" by "change")."""
+    own = sorted({(r.start, r.end): r for r in refs}.values(), key=lambda r: (r.start, -r.end))
+    own = [r for r in own if not any(o is not r and o.start <= r.start and r.end <= o.end for o in own)]
+    if len({r.letter for r in own}) != len(own):
+        return None
     text = fold(sentence)
-    return all(_LIST_GAP.match(text[a.end : b.start]) for a, b in zip(own, own[1:], strict=False))
+    for a, b in zip(own, own[1:], strict=False):
+        allowed = set(tokens((q.options or {})[a.letter])) | set(tokens((q.options or {})[b.letter]))
+        gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[^a-z0-9\s]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
+        if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
+            return None
+    return own
 
 
-def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef]) -> list[dict]:
-    """Options named with a judgement, a position or letter, or singled out by an assertion."""
+def _without_options(sentence: str, refs: list[OptionRef], questions: list[Question]) -> str:
+    """``sentence`` without the words that name options by their text (see :func:`_option_words`)."""
+    return _strip(sentence, _option_words(sentence, refs, questions))
+
+
+def _option_words(sentence: str, refs: list[OptionRef], questions: list[Question]) -> list[list[str]]:
+    """The folded words of each mention of an option by its text: an option's own words ("Right
+    coronary artery", "No change in the market") are what it is called, not a judgement of it.
+    A mention reaches over the option's words beside it ("no" before "change")."""
+    options: dict[tuple[str | None, str], str] = {(q.id, letter): text for q in questions for letter, text in (q.options or {}).items()}
+    words = _word_spans(sentence)
+    folded = fold(sentence)
+    phrases = []
+    for r in refs:
+        text = options.get((r.question_id, r.letter))
+        if r.how != "text" or text is None:
+            continue
+        own = set(tokens(text))
+        inside = [i for i, (_, _, lo, hi) in enumerate(words) if lo >= r.start and hi <= r.end]
+        if not inside:
+            continue
+        i, j = inside[0], inside[-1]
+        while i > 0 and words[i - 1][1] in own:
+            i -= 1
+        while j + 1 < len(words) and words[j + 1][1] in own:
+            j += 1
+        phrases.append(re.findall(r"[a-z0-9]+", folded[words[i][2] : words[j][3]]))
+    return phrases
+
+
+def _strip(text: str, phrases: list[list[str]]) -> str:
+    for phrase in phrases:
+        text = re.sub(r"(?i)(?<![\w'’])" + r"\W+".join(map(re.escape, phrase)) + r"(?![\w'’])", " ", text)
+    return text
+
+
+# A question left open: "ask whether ...", "consider when ...". What its clause says of an option
+# is what the target is to decide, not a verdict.
+_OPEN_CLAUSE = re.compile(
+    r"(?i)\bwhether\b[^,;:]*"
+    r"|\b(?:consider|review|recall|remember|ask(?:\s+yourself)?|know|learn|note|check|decide|think\s+about|work\s+out|revise)"
+    r"\s+(?:when|whether|if)\b[^,;:]*"
+)
+
+
+def _open(sentence: str) -> str:
+    """``sentence`` without its open questions (see :data:`_OPEN_CLAUSE`)."""
+    return _OPEN_CLAUSE.sub(" ", sentence)
+
+
+def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef], questions: list[Question]) -> list[dict]:
+    """Options named with a judgement, a position or letter, or singled out by an assertion.
+    An option's own words judge nothing, and neither does a question left open ("ask whether
+    the contract was breached"): both are read out of the sentence before it is judged."""
     if not orefs:
         return []
     leaks = []
     named_question = next((r.question_id for r in qrefs if r.question_id), None)
-    judged = _judgement(sentence, orefs)
+    phrases = _option_words(sentence, orefs, questions)
+    plain = re.sub(r"(?i)^\s*" + _AS_HELP, " ", _open(_strip(sentence, phrases)))  # the offer judges nothing
+    judged = _judgement(plain, orefs)
     study = _study(sentence)
+    open_spans = [m.span() for m in _OPEN_CLAUSE.finditer(fold(sentence))]
     by_question: dict[str | None, list[OptionRef]] = {}
     for ref in orefs:
         by_question.setdefault(ref.question_id, []).append(ref)
@@ -1164,14 +1360,18 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         elif texts:
             # One word of a longer option ("light" of "Visible light") is judged only by the words
             # around it: in a long sentence a judgement elsewhere is about something else.
-            near = judged if any(r.whole for r in texts) else _judgement(_around(sentence, texts), texts)
-            strong = near and not (study and _only_weak(sentence))
+            asserted = [r for r in texts if not any(a <= r.start and r.end <= b for a, b in open_spans)]
+            if any(r.whole for r in texts):
+                near = judged
+            else:
+                near = _judgement(_strip(_around(sentence, asserted), phrases), asserted) if asserted else None
+            strong = near and not (study and _only_weak(plain))
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-            elif single and not study and not in_list(sentence, texts):
+            elif single and asserted and not study and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
-            elif single and qrefs and not in_list(sentence, texts):
+            elif single and asserted and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
     return leaks
 
