@@ -1212,6 +1212,8 @@ _CONFUSION_WARNING = re.compile(
     r"(?i)\b(?:is|are|gets?|get)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+)?(?:confused|mixed\s+up|conflated)\s+with\b"
     r"|\b(?:it\s+is|it['’]s)\s+(?:easy|common|tempting)\s+to\s+(?:confuse|mix\s+up|conflate)\b"
     r"|\b(?:a\s+)?common\s+(?:slip|mistake|error|trap|confusion)\s+is\s+(?:to\s+)?(?:confus\w*|mix\w*\s+up|conflat\w*)\b"
+    r"|\b(?:students|people|candidates|learners|readers|many|some|you|we)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+|"
+    r"tend\s+to\s+|may\s+|might\s+)?(?:confuse|mix\s+up|conflate)\b"
 )
 
 
@@ -1394,7 +1396,7 @@ _WEAK = re.compile(
     r"(?i)\b(?:not|no|never|cannot|can't|without|exclud\w*|likely|use|used|give|given|start|needs?|needed|required?|requires|"
     r"first|keep|holds?|held|reduces?|lowers?|improves?|caused\s+by|comes?\s+from|is\s+the|was\s+the|it\s+is|this\s+is|that\s+is|"
     r"over|than|before|versus|unlike|mostly|most\s+of|typical(?:ly)?\s+of|explains?|matches|fits?|key|choice|select|mark|"
-    r"covers?|established|trigger|choose|pick)\b"
+    r"covers?|established|trigger|choose|pick|there\s+is|there['’]s)\b"
 )
 
 
