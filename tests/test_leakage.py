@@ -759,6 +759,25 @@ def test_a_preference_worded_as_a_contest_or_a_vote_is_a_pointer(text):
     assert "pointer" in leaks_in(text, ARTS)
 
 
+@pytest.mark.parametrize("text", [
+    "Answer: a.",
+    "Option #1.",
+    "Number one is your best bet.",
+    "The conductor of suspense corresponds to the first entry.",
+    "Having eliminated the last three, compare the first two.",
+])
+def test_a_lower_case_letter_a_numbered_option_or_places_struck_out_name_options(text):
+    assert leaks_in(text, ARTS)
+
+
+@pytest.mark.parametrize("text", [
+    "Question number one is the easiest, so start there.",
+    "Many students mix up Mozart with Beethoven; keep their operas in a two-column table.",
+])
+def test_a_question_number_or_a_confusion_people_make_names_no_option(text):
+    assert find_leaks(text, ARTS) == []
+
+
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
 BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")

@@ -160,6 +160,8 @@ _NEXT_WORD = re.compile(r"^\s*([A-Za-z0-9][\w'’-]*)")
 _LETTER_LIST = r"\(?[A-Z]\)?(?:\s*(?:,|/|&|\band\b|\bor\b|\bnor\b)\s*\(?[A-Z]\)?(?![\w'’-]))*"
 _EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|letters?|answers?|alternatives?)\s+)(?P<ls>" + _LETTER_LIST + ")")
 _POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
+# A lower-case letter after "answer:" or "option" ("Answer: b.", "choice c,"), ending its clause.
+_LOWER_EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|answers?|letters?)\s*[:#]?\s*)\(?(?P<l>[a-f])\)?(?=\s*(?:[.,;:!?)]|$))")
 _ORDINAL_OPTION = re.compile(
     r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
@@ -622,6 +624,10 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 pos = m.start("ls") + lm.start()
                 refs.append(OptionRef(lm.group(0), None, pos, pos + 1, "letter"))
         explicit_spans.append(m.span())
+    for m in _LOWER_EXPLICIT.finditer(sentence):
+        letter = m.group("l").upper()
+        if letter in letters:
+            refs.append(OptionRef(letter, None, m.start("l"), m.end("l"), "letter"))
     for m in _LETTER_TOKEN.finditer(sentence):
         letter = m.group("l")
         if letter not in letters or any(lo <= m.start() < hi for lo, hi in explicit_spans):
@@ -678,7 +684,12 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
-    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    # "Number two is your best bet", never "question number two is harder"
+    re.compile(
+        r"(?i)(?<!question\s)(?<!step\s)(?<!item\s)(?<!part\s)\b(?:number|no\.)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+"
+        r"(?:is\s+(?:your|the|right|correct|it)|was\s+(?:right|correct|it)|fits|wins|it\s+is)\b"
+    ),
     re.compile(r"(?i)\bthe\s+" + _ORD + r"[-\s](?:listed|named|mentioned|given)\b"),
     re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),

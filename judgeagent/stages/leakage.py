@@ -76,7 +76,11 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # options; even lists, kinds of answer and confusion warnings stay clean) and the phrase
 # threshold recalibrated on a development half with seven more subjects (issue 33);
 # suggestions of nothing but option letters, which letters anywhere flags, are not rewritten.
-GUARD_VERSION = 5
+# 6: issue 33's second session: places said to be right or counted along the options, verdicts
+# on what the target gave in any tense, candidates ruled out by a pronoun, numbers in words;
+# and precision: an everyday word of a phrase answer, lists asked the same of each option, open
+# questions, offers of help and criteria are no leak.
+GUARD_VERSION = 6
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
