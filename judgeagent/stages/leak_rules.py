@@ -130,6 +130,7 @@ _STOP = frozenset(
 )
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
 _ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
+_STATEMENT_WORDS = 4  # an option with this many content words is a statement, not a name
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "top": 1}
 _LAST = {"last", "final", "bottom"}
@@ -162,6 +163,7 @@ _EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|letters?|answers?|alternativ
 _POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
 # A lower-case letter after "answer:" or "option" ("Answer: b.", "choice c,"), ending its clause.
 _LOWER_EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|answers?|letters?)\s*[:#]?\s*)\(?(?P<l>[a-f])\)?(?=\s*(?:[.,;:!?)]|$))")
+_BETWEEN = re.compile(r"\bbetween\s+\(?([A-Z])\)?\s+and\s+\(?([A-Z])\)?(?![\w'’])")
 _ORDINAL_OPTION = re.compile(
     r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
@@ -628,9 +630,12 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         letter = m.group("l").upper()
         if letter in letters:
             refs.append(OptionRef(letter, None, m.start("l"), m.end("l"), "letter"))
+    # "anything between A and E": the whole list of a question, no letter singled out
+    lasts = {list(q.options)[-1] for q in questions if q.options}
+    spans_all = [m.span() for m in _BETWEEN.finditer(sentence) if m.group(1) == "A" and m.group(2) in lasts]
     for m in _LETTER_TOKEN.finditer(sentence):
         letter = m.group("l")
-        if letter not in letters or any(lo <= m.start() < hi for lo, hi in explicit_spans):
+        if letter not in letters or any(lo <= m.start() < hi for lo, hi in explicit_spans + spans_all):
             continue
         if m.group(0).startswith("(") and m.group(0).endswith(")"):
             refs.append(OptionRef(letter, None, m.start(), m.end(), "letter"))
@@ -845,7 +850,7 @@ def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
     out = {}
     for letter, text in (q.options or {}).items():
         m = _NUMERIC_OPTION.match(text)
-        if m:
+        if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
             out[letter] = (m.group("n").replace(",", ".").replace("−", "-").lstrip("+"), "%" in (m.group("unit") or ""))
     return out
 
@@ -872,6 +877,12 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     not a percentage when the option is none (a stem's "falls by 20%" beside an option "20")."""
     refs = []
     for q in questions:
+        # A fraction ("3/16") by its own text, never by its numerator.
+        for letter, text in (q.options or {}).items():
+            frac = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+            if frac:
+                for m in re.finditer(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])", sentence):
+                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
         numbers = _numeric_options(q)
         if len(numbers) < 2:  # numbers are values only where the options are values
             continue
@@ -910,9 +921,11 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
         # corresponds to C" and "it points to D" name an option.
         if before.group(1).lower() != "to" or re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:up\s+)?to\s*$", sentence[:start]):
             return False
-    if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
+    if re.search(r"[A-Z][-–]$", sentence[:start]) or sentence[end : end + 1] in ("-", "–"):  # "A-T", "G-C": base pairs; "A–D"
         return False
     if re.match(r"\s*(?:to|through|thru|–)\s*\(?[A-Z]\)?(?![\w'’])", sentence[end:]):  # "A to E": a range, every option
+        return False
+    if re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:to|through|thru)\s*$", sentence[:start]):  # its end: "A through E"
         return False
     if _names_something_else(sentence, start, end):
         return False
@@ -1083,6 +1096,7 @@ def _mention_spans(
                     return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
     acronym = False
+    rare = False
     for i, (w, s, lo, hi) in enumerate(words):
         if i in covered:
             continue
@@ -1093,10 +1107,17 @@ def _mention_spans(
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
+            rare = rare or not common_word(w, _RARE_ZIPF)
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
-    return spans, acronym or len(hit) >= min(2, len(form.distinctive))
+    whole = acronym or len(hit) >= min(2, len(form.distinctive))
+    # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
+    # its everyday words with any advice on the topic ("know", "different", "sound"): one of
+    # them alone is no mention of it, one rare word or two of its words are.
+    if not whole and sum(w not in _STOP for w in form.whole) >= _STATEMENT_WORDS and not rare:
+        return [], False
+    return spans, whole
 
 
 def identifying(text: str) -> bool:
@@ -1157,7 +1178,11 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
                 continue
             if variant and common_word(w):
                 continue  # a word of its own, not a slip or a form of the answer's
-            if not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper()):
+            # Beside a proper name, the answer's lower-case words are class nouns ("limit" of
+            # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
+            # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
+            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals)
+            if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
                 return True
             hit.add(d)
     return len(hit) >= 2
@@ -1167,14 +1192,17 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
 # billion words: "deep" 5.1, "cost" 5.2, "time" 6.3) is everyday English; "median" 4.1,
 # "Newton" 3.9 and "Westphalia" 2.6 name something.
 _COMMON_ZIPF = 4.5
+# A word of a statement-like option must be rarer than this to name it alone: "hydrogen" (4.2),
+# "migration" (4.0) and "absorbed" (3.9) are the topic's own vocabulary; "convection" (3.0) is not.
+_RARE_ZIPF = 3.5
 
 
 @functools.lru_cache(maxsize=65_536)
-def common_word(word: str) -> bool:
-    """Whether a folded word is a common word of general English (see :data:`_COMMON_ZIPF`)."""
+def common_word(word: str, zipf: float = _COMMON_ZIPF) -> bool:
+    """Whether a folded word is at least this common in general English (see :data:`_COMMON_ZIPF`)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= _COMMON_ZIPF
+    return zipf_frequency(word, "en") >= zipf
 
 
 def _cased_words(sentence: str, n: int) -> list[str]:
@@ -1223,6 +1251,7 @@ _CONFUSION_WARNING = re.compile(
     r"(?i)\b(?:is|are|gets?|get)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+)?(?:confused|mixed\s+up|conflated)\s+with\b"
     r"|\b(?:it\s+is|it['’]s)\s+(?:easy|common|tempting)\s+to\s+(?:confuse|mix\s+up|conflate)\b"
     r"|\b(?:a\s+)?common\s+(?:slip|mistake|error|trap|confusion)\s+is\s+(?:to\s+)?(?:confus\w*|mix\w*\s+up|conflat\w*)\b"
+    r"|\b(?:don['’]t|do\s+not|never|not\s+to|avoid)\s+(?:confus\w*|mix(?:ing)?\s+up|conflat\w*)\b"
     r"|\b(?:students|people|candidates|learners|readers|many|some|you|we)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+|"
     r"tend\s+to\s+|may\s+|might\s+)?(?:confuse|mix\s+up|conflate)\b"
 )
@@ -1431,6 +1460,11 @@ _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
     r"|\bquestion\s*(?:\d+|one|two|three|four|five|six)\b|\bq\.?\s*\d\b)"
 )
+_CORRECTNESS = re.compile(
+    r"(?i)\b(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|accurate|inaccurate|"
+    r"spot\s+on|false|true|held\s+up|holds?(?:\s+up)?|stands?(?:\s+up)?|stood\s+up|needs?\s+\w+|needed\s+\w+|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|"
+    r"off\s+target|astray|doesn['’]t\s+\w+|does\s+not\s+\w+|didn['’]t\s+\w+|won['’]t\s+\w+|checks?\s+out)\b"
+)
 _HEDGE = re.compile(
     r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
     r"before\s+you|as\s+you|would|could|can)\b"
@@ -1588,8 +1622,12 @@ def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
                     continue
             if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
                 continue
-            if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence) or re.match(r"(?i)^\s*you", sentence)):
-                continue
+            if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence)):
+                # Said of "you" in the present, only a verdict of right or wrong discloses: "You
+                # seem to remember the terms well" and "Your reasoning is solid on definitions"
+                # judge a skill, not an answer.
+                if not (re.match(r"(?i)^\s*you", sentence) and _CORRECTNESS.search(m.group(0))):
+                    continue
             return [_finding(qid, "disclosure", sentence)]
     if _quantified_disclosure(sentence):
         return [_finding(qid, "disclosure", sentence)]
