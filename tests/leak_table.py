@@ -22,7 +22,10 @@ guard in that issue, to measure the guard it ends with. The issue-33 material wa
 without reading the guard's code. fresh3 measured the guard of issue 33's first session once and
 was then unsealed; "fresh4" (k01-k07: astronomy, biology, music theory, art history, linguistics,
 philosophy, meteorology, 21 questions) was written for the next session by a helper that read
-neither the guard nor the rest of the corpus, to measure the guard that session ends with. Every suggestion carries its domain: the subject of its
+neither the guard nor the rest of the corpus, to measure the guard that session ends with. It
+measured one guard once and was then unsealed; "fresh5" (p01-p07: agriculture, architecture,
+sports science, nutrition, oceanography, film studies, statistics) was written the same way to
+measure the guard that followed. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -49,15 +52,17 @@ FRESH2 = "fresh2"
 FRESH3 = "fresh3"
 # Written for issue 33's second session (seven more subjects), unread until the final measurement.
 FRESH4 = "fresh4"
-GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4)
+# Written the same way after fresh4 was measured and unsealed, unread until the final measurement.
+FRESH5 = "fresh5"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
 # model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (d01-d14, fresh3's h01-h07, fresh4's k01-k07).
-NEW_DOMAIN_BATCH = re.compile(r"^[dhk]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (d01-d14, h01-h07, k01-k07, p01-p07).
+NEW_DOMAIN_BATCH = re.compile(r"^[dhkp]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 
