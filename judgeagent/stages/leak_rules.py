@@ -670,7 +670,7 @@ _LISTED = (
 _COUNT = r"(?P<n>two|three|four|five|six|[2-9])"
 _NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
 _LIST_POSITION = [
-    re.compile(r"(?i)\bthe\s+" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
+    re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
     re.compile(
         r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\b\s*)?(?P<listed>(?:listed|offered|given)\s+)?"
         r"(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
@@ -698,6 +698,7 @@ _LIST_PLACE = [
     re.compile(r"(?i)\bthe\s+" + _ORD + r"[-\s](?:listed|named|mentioned|given)\b"),
     re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
+    re.compile(r"(?i)\b(?:entry|option|choice|answer|name|one)\s+at\s+the\s+(?P<o>top|bottom|end|start|head)\b(?!\s+of\s+(?:the\s+)?(?:page|stem|question))"),
     # "the answer sits in second place", "in the fourth position"; never "in the first place".
     re.compile(r"(?i)\bin\s+(?:the\s+)?(?P<o>second|third|fourth|fifth|sixth|last|final|2nd|3rd|4th|5th|6th)\s+(?:place|position|spot|slot)\b"),
 ]
@@ -725,6 +726,11 @@ _PLACE_ASSERTED = [
         + r"(?:\s+(?:one|entry|name|item|value|choice))?\s*(?:[.,;:!]|$)"
     ),
 ]
+# "The final explanation is the historically accurate one": a place and a noun, said to be right.
+_PLACE_NOUN_RIGHT = re.compile(
+    r"(?i)\bthe\s+" + _ORD + r"\s+(?!(?:step|steps|time|thing|question|questions|item|part|word|line|half|point|sentence|clue|fact)\b)"
+    r"[a-z]+\s+(?:is|was)\s+(?:the\s+)?(?:\w+ly\s+)?(?:right|correct|accurate|true|valid|best)\s+(?:one|answer|option|choice)\b"
+)
 # "Line up the five substances ... the fourth one": the options counted, then a place among them.
 _COUNTED = re.compile(r"(?i)\b(?:the|these|those|all)\s+" + _COUNT + r"\s+[a-z]")
 _PLACE_ONE = re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+one\b(?!['’]s)")
@@ -742,7 +748,7 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
             o = _PLACE_WORDS.get((m.group("e") or "").lower(), (m.group("o") or m.group("e") or "").lower())
             o = {"bottom": "last", "top": "first"}.get(o, o)
             refs += _positions(o, None, m.start(), m.end(), questions)
-    for pattern in _PLACE_ASSERTED:
+    for pattern in (*_PLACE_ASSERTED, _PLACE_NOUN_RIGHT):
         for m in pattern.finditer(sentence):
             refs += _positions(_place_word(m.group("o")), None, m.start(), m.end(), questions)
     counted = _COUNTED.search(sentence)
@@ -1097,6 +1103,7 @@ def _mention_spans(
     hit: set[str] = set()
     acronym = False
     rare = False
+    where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
     for i, (w, s, lo, hi) in enumerate(words):
         if i in covered:
             continue
@@ -1107,17 +1114,27 @@ def _mention_spans(
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
-            rare = rare or not common_word(w, _RARE_ZIPF)
+            where += [(i, d) for d in matched]
+            rare = rare or zipf(w) < _EVERYDAY_ZIPF
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
     whole = acronym or len(hit) >= min(2, len(form.distinctive))
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
-    # its everyday words with any advice on the topic ("know", "different", "sound"): one of
-    # them alone is no mention of it, one rare word or two of its words are.
-    if not whole and sum(w not in _STOP for w in form.whole) >= _STATEMENT_WORDS and not rare:
+    # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
+    # is no mention of it, two are. Of a shorter option, one everyday word ("different" of
+    # "Differences in air pressure") is no mention either.
+    statement = sum(len(w) >= 3 and w not in _STOP for w in form.whole) >= _STATEMENT_WORDS
+    if not whole and (statement or not rare):
         return [], False
+    if whole and statement and not acronym and not _close(where):
+        return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
     return spans, whole
+
+
+def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
+    """Whether two different words of an option stand within ``window`` words of each other."""
+    return any(d1 != d2 and abs(i1 - i2) <= window for i1, d1 in where for i2, d2 in where)
 
 
 def identifying(text: str) -> bool:
@@ -1192,17 +1209,23 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
 # billion words: "deep" 5.1, "cost" 5.2, "time" 6.3) is everyday English; "median" 4.1,
 # "Newton" 3.9 and "Westphalia" 2.6 name something.
 _COMMON_ZIPF = 4.5
-# A word of a statement-like option must be rarer than this to name it alone: "hydrogen" (4.2),
-# "migration" (4.0) and "absorbed" (3.9) are the topic's own vocabulary; "convection" (3.0) is not.
-_RARE_ZIPF = 3.5
+# One word of an option this frequent is the sentence's own ("different" 5.5, "know" 6.3), not a
+# mention of the option; "surgery" (4.6) and "English" (5.2, a whole option) still name theirs.
+_EVERYDAY_ZIPF = 5.0
 
 
 @functools.lru_cache(maxsize=65_536)
-def common_word(word: str, zipf: float = _COMMON_ZIPF) -> bool:
-    """Whether a folded word is at least this common in general English (see :data:`_COMMON_ZIPF`)."""
+def common_word(word: str) -> bool:
+    """Whether a folded word is a common word of general English (see :data:`_COMMON_ZIPF`)."""
+    return zipf(word) >= _COMMON_ZIPF
+
+
+@functools.lru_cache(maxsize=65_536)
+def zipf(word: str) -> float:
+    """How common a folded word is in general English (wordfreq's Zipf scale)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= zipf
+    return zipf_frequency(word, "en")
 
 
 def _cased_words(sentence: str, n: int) -> list[str]:
@@ -1451,7 +1474,8 @@ def _only_weak(sentence: str) -> bool:
 _VERDICT = (
     r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
     r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
-    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|"
+    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|needed\s+(?:changing|fixing|revising|rethinking|"
+    r"revisiting|reworking|a\s+second\s+look|another\s+look)|"
     r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
     r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
     r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
@@ -1462,9 +1486,15 @@ _SUBJECT = (
 )
 _CORRECTNESS = re.compile(
     r"(?i)\b(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|accurate|inaccurate|"
-    r"spot\s+on|false|true|held\s+up|holds?(?:\s+up)?|stands?(?:\s+up)?|stood\s+up|needs?\s+\w+|needed\s+\w+|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|"
-    r"off\s+target|astray|doesn['’]t\s+\w+|does\s+not\s+\w+|didn['’]t\s+\w+|won['’]t\s+\w+|checks?\s+out)\b"
+    r"spot\s+on|false|true|held\s+up|holds?(?:\s+up)?|stands?(?:\s+up)?|stood\s+up|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|"
+    r"need(?:s|ed)?\s+(?:changing|fixing|correcting|revising|rethinking|revisiting|reworking|another|a\s+second|"
+    r"to\s+(?:change|be\s+(?:fixed|changed|corrected)))|"
+    r"off\s+target|astray|(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold|work|stand|survive|match|add\s+up)|"
+    r"checks?\s+out)\b"
 )
+# The same with a verdict of right or wrong only, so that a word of quality on the way ("Your term for
+# the solid-to-gas change ... needed fixing") does not hide it.
+_DISCLOSURE_RIGHT_WRONG = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?" + _CORRECTNESS.pattern.removeprefix("(?i)"))
 _HEDGE = re.compile(
     r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
     r"before\s+you|as\s+you|would|could|can)\b"
@@ -1559,8 +1589,8 @@ _QUANTIFIED = [
     # What the target gave, with any verdict: "the dynasty you chose there won't survive the check",
     # "the boundary you gave between the crust and the mantle is not the right one".
     re.compile(
-        r"(?i)\bthe\s+[a-z][\w-]*\s+you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
-        r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,6}?\s+"
+        r"(?i)\bthe\s+(?:[a-z][\w-]*\s+){1,3}?you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
+        r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,8}?\s+"
         r"(?:isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?\s+short|"
         r"needs?\s+(?:another|a\s+second|changing|fixing|correcting|revisiting|rethinking|to\s+(?:change|go|be\s+(?:fixed|changed)))|"
         r"(?:is|was|are|were)\s+(?:not|wrong|right|correct|incorrect|off|fine|spot\s+on|mistaken|a\s+mistake|an\s+error|accurate|"
@@ -1589,6 +1619,18 @@ _QUANTIFIED = [
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "Keep your first answer; the second and third both need another look", "Only the exhibition
+    # question needs revisiting"
+    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:first|second|third|last|final|other)\s+(?:answer|one|response|choice)\b"),
+    re.compile(
+        r"(?i)\bthe\s+(?:first|second|third|last|other|remaining)(?:\s+(?:and|or)\s+(?:the\s+)?(?:first|second|third|last))?\s+"
+        r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|"
+        r"revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work)\b"
+    ),
+    re.compile(
+        r"(?i)\bonly\s+(?:the|your)\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|answer|one|response)\s+(?:needs?|requires?|deserves?|could\s+use)\s+"
+        r"(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work|to\s+be)\b"
+    ),
     # "You got the rock and the current.": said of the target, what it got.
     re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
     re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+had\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\b"),
@@ -1615,14 +1657,16 @@ def _quantified_disclosure(sentence: str) -> bool:
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
     """Whether the target's seed answers were right or wrong, in any wording."""
     qid = next((r.question_id for r in qrefs if r.question_id), None)
-    for pattern in (_DISCLOSURE, _MISSED):
+    for pattern in (_DISCLOSURE, _DISCLOSURE_RIGHT_WRONG, _MISSED):
         for m in pattern.finditer(sentence):
             if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked"):
                 if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
                     continue
             if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
                 continue
-            if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence)):
+            # "the most common wrong answer" is a noun phrase, not a verdict on a question of the batch
+            outside = [r for r in qrefs if not r.start <= m.start() < r.end]
+            if pattern is not _MISSED and not (outside or _past(m.group(0)) or _ONLY_RIGHT.search(sentence)):
                 # Said of "you" in the present, only a verdict of right or wrong discloses: "You
                 # seem to remember the terms well" and "Your reasoning is solid on definitions"
                 # judge a skill, not an answer.
