@@ -778,6 +778,48 @@ def test_a_question_number_or_a_confusion_people_make_names_no_option(text):
     assert find_leaks(text, ARTS) == []
 
 
+# --- fresh4's shapes: options that are statements, fractions, letter ranges, praise of a skill ---
+TIDES = Question("ti", "Why are there two high tides a day at most coasts?", "B", {
+    "A": "Winds push the sea towards the coast twice a day",
+    "B": "The Moon's pull raises bulges on both the near and the far side of the Earth",
+    "C": "The Sun heats the ocean, which expands every morning and evening",
+    "D": "Rivers release stored water at dawn and dusk",
+})
+CROSS = Question("cr", "What fraction of the offspring of Aa × Aa are expected to be aa?", "C",
+                 {"A": "1/2", "B": "3/4", "C": "1/4", "D": "1/8"})
+BELT = Question("be", "What is the name of the region of icy bodies beyond Neptune's orbit?", "Kuiper belt")
+SHORE = [TIDES, CROSS, BELT]
+
+
+@pytest.mark.parametrize("text", [
+    "You clearly know the physics; spend a minute on what the Sun does and does not do here.",
+    "Think about how the water would move if the Earth did not rotate at all.",
+    "A sanity check: the probabilities of all the genotypes should add up to exactly 1.",
+    "For each of A through D, say what it predicts for a day with two tides.",
+    "Before settling on anything between A and D, give each a reason for or against.",
+    "The asteroid belt between Mars and Jupiter is a different population altogether.",
+    "You seem to remember the definitions well; practise applying them.",
+    "Your reasoning is solid on definitions; the weak point is mechanisms.",
+])
+def test_one_word_of_a_statement_a_numerator_a_range_a_class_noun_or_praise_is_no_leak(text):
+    assert find_leaks(text, SHORE) == []
+
+
+@pytest.mark.parametrize("text", [
+    "The idea that winds push the sea up twice a day does not survive a calm day with two tides.",
+    "Don't go with 1/2; that is the share of carriers.",
+    "It's the Kuiper belt.",
+    "The region name you gave for the icy bodies won't survive scrutiny.",
+    "Keep your first answer; the second and third both need another look.",
+    "Only the tide question needs revisiting.",
+    "Set aside the sun, the wind and the river explanations, and you are left with the entry at the top.",
+    "The second explanation is the physically accurate one.",
+    "Your term for the icy region was the one thing in this set that needed fixing.",
+])
+def test_statement_options_fractions_and_verdicts_on_answers_by_place_are_leaks(text):
+    assert leaks_in(text, SHORE)
+
+
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
 BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")

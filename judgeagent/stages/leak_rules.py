@@ -992,6 +992,7 @@ class _OptionForm:
     distinctive: frozenset[str]
     acronyms: frozenset[str]
     longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
+    statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -1006,7 +1007,10 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
             w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, _acronyms(text), longer))
+        statement = sum(len(w) >= 3 and w not in _STOP for w in own) >= _STATEMENT_WORDS
+        # A statement has no initials: "at dawn and dusk" is not "ADD".
+        acronyms = frozenset() if statement else _acronyms(text)
+        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement))
     return tuple(forms)
 
 
@@ -1124,7 +1128,7 @@ def _mention_spans(
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
     # is no mention of it, two are. Of a shorter option, one everyday word ("different" of
     # "Differences in air pressure") is no mention either.
-    statement = sum(len(w) >= 3 and w not in _STOP for w in form.whole) >= _STATEMENT_WORDS
+    statement = form.statement
     if not whole and (statement or not rare):
         return [], False
     if whole and statement and not acronym and not _close(where):
