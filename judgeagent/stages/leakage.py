@@ -79,7 +79,9 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # 6: issue 33's second session: places said to be right or counted along the options, verdicts
 # on what the target gave in any tense, candidates ruled out by a pronoun, numbers in words;
 # and precision: an everyday word of a phrase answer, lists asked the same of each option, open
-# questions, offers of help and criteria are no leak.
+# questions, offers of help and criteria are no leak; an option that is a statement is named by
+# two of its words close together, never by one; fractions by their own text; ranges of
+# letters name every option; praise of a skill discloses no answer.
 GUARD_VERSION = 6
 
 
