@@ -165,12 +165,13 @@ _POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
 _LOWER_EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|answers?|letters?)\s*[:#]?\s*)\(?(?P<l>[a-f])\)?(?=\s*(?:[.,;:!?)]|$))")
 _BETWEEN = re.compile(r"\bbetween\s+\(?([A-Z])\)?\s+and\s+\(?([A-Z])\)?(?![\w'’])")
 _ORDINAL_OPTION = re.compile(
-    r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
+    r"(?i)(?:\bthe\s+(?:very\s+)?|^\s*)(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
 )
 # "Having eliminated the first three": places struck out, no option word needed.
 _STRUCK_PLACES = re.compile(
-    r"(?i)\b(?:eliminat\w*|cross\w*\s+(?:off|out)|rul\w*\s+out|discard\w*|drop\w*|strik\w*\s+(?:off|out)|dismiss\w*|set\w*\s+aside)"
+    r"(?i)\b(?:eliminat\w*|cross\w*\s+(?:off|out)|rul\w*\s+out|discard\w*|drop\w*|strik\w*\s+(?:off|out)|dismiss\w*|set\w*\s+aside|"
+    r"skip\w*(?:\s+past)?|ignor\w*|pass\w*\s+over|leav\w*\s+out)"
     r"\s+the\s+(?P<o>first|last)\s+(?P<n>two|three|four)(?P<o2>)\b"
 )
 _QUESTION_NOUN = r"(?:questions?|items?|cases?|vignettes?|problems?|patients?|ones?)"
@@ -348,7 +349,8 @@ _PERSON_NOUNS = frozenset(
 # Said of "any figure" or under a condition ("if a value has the wrong units, reject it") it is
 # a method, not a verdict.
 _RULED_OUT = re.compile(
-    r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"(?i)\b(?:is|was|are|were|['’]s|['’]re)(?:\s+(?:definitely|certainly|clearly|probably|surely|simply|just))?(?:\s+not|n['’]t)\s+"
+    r"(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
     r"|\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+the\s+(?:word|term|name|answer|person|place|date|year|figure|value|one)\s+"
     r"(?:the\s+question|you)\s+(?:means|wants|asks\s+for|is\s+after|is\s+asking\s+for|need|want|are\s+after)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
@@ -360,6 +362,8 @@ _RULED_OUT = re.compile(
     r"|\b(?:that|this)\s+(?:one|value|option|figure|number|answer|choice)\s+(?:can|should|must)\s+go\b"
     r"|\b(?:reject|discard|discount|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
     r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
+    r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
+    r"(?:wrong|incorrect|false|a\s+trap|mistaken|out)\b"
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
@@ -373,7 +377,7 @@ _RULED_OUT = re.compile(
     r"|\b(?:don['’]t|do\s+not)\s+(?:name|give|offer|use|write(?:\s+down)?|put(?:\s+down)?)\s+(?:it|him|her|that|this|his\s+name|her\s+name|that\s+name|this\s+name|that\s+one|this\s+one)\b"
 )
 _KEPT = re.compile(
-    r"(?i)\b(?:is|as)\s+the\s+one\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
+    r"(?i)\b(?:is|as|['’]s)\s+the\s+(?:one|option|choice|answer|statement|explanation)\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
 )
 _GENERAL = re.compile(
@@ -672,7 +676,7 @@ _NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
 _LIST_POSITION = [
     re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
     re.compile(
-        r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\b\s*)?(?P<listed>(?:listed|offered|given)\s+)?"
+        r"(?i)(?:\bthe\s+|^\s*)" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\b\s*)?(?P<listed>(?:listed|offered|given)\s+)?"
         r"(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     ),
     re.compile(
@@ -721,9 +725,10 @@ _PLACE_ASSERTED = [
         r"(?:the\s+)?(?:one|answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
     ),
     re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
+    re.compile(r"(?i)\b(?:go\s+with|pick|choose|take|circle|mark)\s+the\s+(?:very\s+)?" + _ORD + r"\s+one\b"),
     re.compile(
-        r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches)\s+the\s+(?:very\s+)?" + _ORD
-        + r"(?:\s+(?:one|entry|name|item|value|choice))?\s*(?:[.,;:!]|$)"
+        r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches|end\s+up\s+(?:on|with|at)|arrive\s+at)\s+"
+        r"the\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|entry|name|item|value|choice|option))?\s*(?:[.,;:!]|$|\s+rather\s+than\b)"
     ),
 ]
 # "The final explanation is the historically accurate one": a place and a noun, said to be right.
@@ -993,6 +998,7 @@ class _OptionForm:
     acronyms: frozenset[str]
     longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
     statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
+    generic: bool  # its words are in every other option ("Vitamin A" beside "Vitamin C": "vitamin")
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -1007,10 +1013,13 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
             w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
-        statement = sum(len(w) >= 3 and w not in _STOP for w in own) >= _STATEMENT_WORDS
+        # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
+        bare_words = tokens(re.sub(r"\([^)]*\)", " ", text))
+        statement = sum(len(w) >= 3 and w not in _STOP for w in bare_words) >= _STATEMENT_WORDS
         # A statement has no initials: "at dawn and dusk" is not "ADD".
         acronyms = frozenset() if statement else _acronyms(text)
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement))
+        generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
+        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic))
     return tuple(forms)
 
 
@@ -1094,8 +1103,9 @@ def _mention_spans(
     n = len(form.whole)
     covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
     spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
-    if spans:
+    if spans and not form.generic:
         return spans, True
+    spans = []
     # The whole text written without its spaces ("photo-synthesis", "Qin Shihuang").
     if len(form.squashed) >= 6:
         for i in range(len(words)):
@@ -1184,6 +1194,12 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
     if len(squashed) >= 6 and squashed in joined:
+        return True
+    # The same on the words as written, since a compound and its parts stem apart ("keystone" and
+    # "key stone" give "keyst" and "key ston").
+    raw = re.sub(r"[^a-z0-9]", "", fold(phrase))
+    folded = [w for w, _, _, _ in words]
+    if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(2, 5) for i in range(len(folded) - k + 1)}:
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
@@ -1422,11 +1438,15 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         positional = [r for r in refs if r.how in ("letter", "ordinal")]
         bare = [r for r in refs if r.how == "bare letter"]
         texts = [r for r in refs if r.how == "text"]
+        # asked of every option, or a warning against confusing two: none singled out
+        each = (_EACH_OPTION.search(sentence) or _CONFUSION_WARNING.search(sentence)) is not None and not _PICKED.search(plain)
         if positional:
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare:  # a letter stated anywhere: honest advice has no reason to name one
+        elif bare and not (each and len({r.letter for r in bare}) >= 2):
+            # a letter stated anywhere: honest advice has no reason to name one (unless it lists
+            # several as the options to go through: "each of the five vitamins, C, D, K, B12 and A")
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif texts:
+        elif texts and not each:
             # One word of a longer option ("light" of "Visible light") is judged only by the words
             # around it: in a long sentence a judgement elsewhere is about something else.
             asserted = [r for r in texts if not any(a <= r.start and r.end <= b for a, b in open_spans)]
@@ -1446,6 +1466,15 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
 
 
 _NEAR_WORDS = 6
+# A sentence that asks the same of every option ("note for each option whether ...", "Compute each
+# of the five measures in the options (... the weighted mean)") singles none out, whichever it names
+# on the way, unless it also says which is right.
+_EACH_OPTION = re.compile(
+    r"(?i)\b(?:for|of|to|on|with|through)\s+(?:each|every)\s+(?:option|choice|candidate|alternative|answer|one)\b"
+    r"|\beach\s+of\s+the\s+(?:(?:two|three|four|five|six)\s+)?(?:[\w-]+\s+)?(?:options|choices|candidates|alternatives|answers)\b"
+    r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
+)
+_PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
 
 
 def _around(sentence: str, refs: list[OptionRef]) -> str:
@@ -1557,6 +1586,11 @@ _QUANTIFIED = [
     re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
     re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
     re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:everything|all\s+(?:of\s+)?(?:your\s+)?(?:answers|three|of\s+them|of\s+it))\b[^.;:]{0,30}?\b(?:is|are|was|were)\s+(?:all\s+)?"
+        r"(?:correct|right|fine|spot\s+on|accurate)\b"
+    ),
+    re.compile(r"(?i)\b(?:keep|stick\s+with)\s+your\s+(?:[\w'’-]+\s+){1,3}?(?:answer|response|choice)\b(?!\s+(?:short|brief|simple|concise|clear|tidy|focused|to\b))"),
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
     re.compile(
         r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
@@ -1584,7 +1618,7 @@ _QUANTIFIED = [
     ),
     re.compile(
         r"\bI(?:['’]d|\s+would)\s+(?i:revisit|rethink|reconsider|re-?examine|double-check|look\s+again\s+at|change|redo)\s+"
-        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\bone)\b"
+        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\b(?:one|answer))\b"
     ),
     re.compile(
         r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
