@@ -7,9 +7,9 @@ kind of give-away, clean ones beside them, each with its domain (tests/leak_tabl
 ``development`` (the only one the rules and the semantic thresholds were tuned on), ``held_out``
 (split from it by question), and three groups written before a session's changes to measure
 them once: ``fresh``, ``fresh2``, ``fresh3`` (issue 33: seven subjects besides medicine) and
-``fresh4`` and ``fresh5`` (issue 33's second session: seven more subjects each, written by
-helpers that read neither the guard nor the rest of the corpus; fresh4 measured one guard once
-and was then unsealed).
+``fresh4``, ``fresh5`` and ``fresh6`` (issue 33's second session: seven more subjects each,
+written by helpers that read neither the guard nor the rest of the corpus; fresh4 and fresh5
+each measured one guard once and were then unsealed).
 Each suggestion is checked against the three questions of its batch, as a run checks a batch's
 suggestions. For each group, for the rules alone and for the rules plus the semantic layer (the
 real MiniLM, fp32), with Wilson 95% intervals:
@@ -21,12 +21,12 @@ real MiniLM, fp32), with Wilson 95% intervals:
 * per kind, and per domain (in-scope catch, described catch, false alarms), and the same two
   figures on issue 33's new domains alone.
 
-Target (issue 33, rules plus the semantic layer, no judge, on fresh5): in-scope catch >= 95%,
+Target (issue 33, rules plus the semantic layer, no judge, on fresh6): in-scope catch >= 95%,
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
 ``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
-fresh5, whose suggestions are never printed: it measures the final guard once, by its figures.
-(fresh3 and fresh4 were sealed the same way until each had measured one guard.)
+fresh6, whose suggestions are never printed: it measures the final guard once, by its figures.
+(fresh3, fresh4 and fresh5 were sealed the same way until each had measured one guard.)
 ``--groups development,held_out`` measures only those groups (what to iterate on).
 
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
@@ -62,20 +62,21 @@ sys.path.insert(0, str(ROOT))
 
 from judgeagent.config import LLMConfig  # noqa: E402
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import FRESH, FRESH2, FRESH3, FRESH4, FRESH5, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
 
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the group written apart from issue 33's second session (its acceptance).
-TARGET_GROUPS = ("held_out", FRESH5)
+TARGET_GROUPS = ("held_out", FRESH6)
 # Never printed item by item: the final guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh5 measured guard 6 once; fresh6 is sealed when added
+SEALED = frozenset({FRESH6})
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
     FRESH3: "issue 33: seven subjects besides medicine, written before any change of that issue; measured it once",
     FRESH4: "issue 33's second session: seven more subjects, written apart from the guard; measured guard 6 once",
-    FRESH5: "issue 33's second session: seven more subjects, written after fresh4 was read; figures only",
+    FRESH5: "issue 33's second session: seven more subjects, written after fresh4 was read; measured guard 6 once",
+    FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; figures only",
 }
 
 
@@ -260,7 +261,7 @@ def main() -> int:
     parser.add_argument("--judge", metavar="MODEL", help="also measure the judge's leak check with this model")
     parser.add_argument("--judge-sample", type=int, default=24, help="suggestions per half for the judge (0: all)")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic scores' development percentiles")
-    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never fresh5's)")
+    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never fresh6's)")
     args = parser.parse_args()
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = sorted(set(groups) - set(GROUPS))
