@@ -820,6 +820,49 @@ def test_statement_options_fractions_and_verdicts_on_answers_by_place_are_leaks(
     assert leaks_in(text, SHORE)
 
 
+# --- fresh5's shapes: names glossed in parentheses, options sharing a word, each option asked ----
+TEA = Question("tea", "Which tea is fully oxidised before drying?", "D", {
+    "A": "Tea A", "B": "Tea B", "C": "Green tea (steamed, unoxidised) leaves", "D": "Black tea", "E": "Tea E",
+})
+BREAD = Question("br", "Which gas makes bread dough rise?", "B",
+                 {"A": "Oxygen", "B": "Carbon dioxide", "C": "Nitrogen", "D": "Hydrogen"})
+OVEN = Question("ov", "What is the name of the browning reaction between sugars and amino acids?", "Maillard reaction")
+KITCHEN = [TEA, BREAD, OVEN]
+
+
+@pytest.mark.parametrize("text", [
+    "Before choosing among A to E, jot one line on how each tea is processed.",
+    "For each option, note whether the leaves are steamed, rolled or left to oxidise.",
+    "Go through each of the four gases - oxygen, carbon dioxide, nitrogen and hydrogen - and say which yeast makes.",
+    "Make sure you don't mix up green tea leaves with the oolongs, which are only partly oxidised.",
+])
+def test_a_word_every_option_shares_or_a_question_asked_of_each_option_singles_none_out(text):
+    assert find_leaks(text, KITCHEN) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Green tea leaves are steamed at once, so they're definitely not the answer here.",
+    "Skip the first three and the remaining choice is the one that goes black.",
+    "You'll end up on the fourth entry rather than the second.",
+    "Second of the four is the gas yeast makes.",
+    "Go with the first one on the bread question.",
+    "You want the very first option on the bread question.",
+    "Carbon dioxide is what yeast releases as it ferments. That's the option to choose.",
+    "Calling it an oxidation of the dough is the classic misreading, so that statement is wrong.",
+    "Everything in this batch is correct - nicely done.",
+    "Keep your bread answer; it's correct.",
+    "I'd revisit the tea answer; as written, it's off.",
+    "Many cookbooks write it as 'Mail lard reaction' by mistake; the Maillard reaction is the one.",
+])
+def test_fresh5s_wordings_of_positions_verdicts_and_disclosure_are_leaks(text):
+    assert leaks_in(text, KITCHEN)
+
+
+def test_a_compound_written_as_two_words_names_it():
+    q = Question("ks", "What is the name of the wedge-shaped stone at the top of an arch?", "keystone")
+    assert leaks_in("Older texts write it as 'key stone'.", [q])
+
+
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
 BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")

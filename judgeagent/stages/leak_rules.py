@@ -75,6 +75,23 @@ question's own list and wording, none from a list of answers:
 * **Numbers in words**: "nineteen eighty-nine" names 1989 and "Seven, not nine." the option 7;
   a lone number word elsewhere counts ("the three questions", "differ by exactly one").
 
+Two more groups of that session (fresh4 and fresh5, each read only after it had measured the
+guard once) brought options of other shapes, and advice that names them without judging:
+
+* **An option that is a statement** ("Predators migrate away whenever prey are abundant") shares
+  its words with any advice on the topic: it is named by two of its words close together, never
+  by one; and one everyday word (Zipf >= 5: "different", "know") names no option at all. A
+  parenthesis glosses a name ("Type IIx (fast glycolytic) skeletal fibres" is a name).
+* **Options that share a word** ("Vitamin A" beside "Vitamin C", read as "vitamin"): that word
+  names none of them. A fraction ("3/16") is named by its own text, never by its numerator.
+* **A sentence asked of every option** ("note for each option whether ...", "each of the five
+  vitamins, C, D, K, B12 and A") or warning against a confusion singles none out, unless it also
+  says which is right. A range of letters ("A through E", "A–D", "between A and E") names all.
+* **Praise of a skill** ("You seem to remember the terms well", "Your reasoning is solid on
+  definitions") tells no answer: said of "you" in the present, only right or wrong discloses.
+* **Beside a proper name, an answer's lower-case words are class nouns** ("limit" of "Roche
+  limit"), and another form of one word of a longer answer ("genetics") is that word's own.
+
 And what is never a leak: a list naming every option side by side ("Go through lithium,
 oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
 sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
