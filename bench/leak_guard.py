@@ -25,8 +25,10 @@ Target (issue 33, rules plus the semantic layer, no judge, on fresh6): in-scope 
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
 ``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
-fresh6, whose suggestions are never printed: it measures the final guard once, by its figures.
-(fresh3, fresh4 and fresh5 were sealed the same way until each had measured one guard.)
+the group that is sealed, if any: a group written apart measures one guard once, by its figures,
+and is then unsealed (fresh3, fresh4, fresh5 and fresh6 each measured one guard so; fresh6 the
+guard issue 33's second session ends with). A later change to the guard needs a new group
+written the same way before it is measured.
 ``--groups development,held_out`` measures only those groups (what to iterate on).
 
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
@@ -68,15 +70,15 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the group written apart from issue 33's second session (its acceptance).
 TARGET_GROUPS = ("held_out", FRESH6)
-# Never printed item by item: the final guard is measured there once, by its figures alone.
-SEALED = frozenset({FRESH6})
+# Never printed item by item while sealed: a guard is measured there once, by its figures alone.
+SEALED: frozenset[str] = frozenset()  # fresh6 measured the final guard once (issue 33, second session)
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
     FRESH3: "issue 33: seven subjects besides medicine, written before any change of that issue; measured it once",
     FRESH4: "issue 33's second session: seven more subjects, written apart from the guard; measured guard 6 once",
     FRESH5: "issue 33's second session: seven more subjects, written after fresh4 was read; measured guard 6 once",
-    FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; figures only",
+    FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; measured the final guard once",
 }
 
 

@@ -21,12 +21,18 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from dataclasses import dataclass
 
 ARTICLES = frozenset({"a", "an", "the"})
 _NUMBERS = {
     "one": "1", "first": "1", "two": "2", "second": "2", "three": "3", "third": "3", "four": "4", "fourth": "4",
     "five": "5", "fifth": "5", "six": "6", "sixth": "6", "seven": "7", "seventh": "7", "eight": "8", "eighth": "8",
     "nine": "9", "ninth": "9", "ten": "10", "tenth": "10", "eleven": "11", "eleventh": "11", "twelve": "12", "twelfth": "12",
+    # "the seventeenth century" for "17th century"
+    **{w: str(n) for n, w in enumerate(
+        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(), start=13)},
+    **{w: str(n) for n, w in enumerate(
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), start=13)},
 }
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -112,3 +118,73 @@ def same_word(a: str, b: str) -> bool:
             break
         n += 1
     return n >= 6 and n >= 0.7 * min(len(a), len(b))
+
+
+# --- numbers written in words --------------------------------------------------------------------
+# "four hundred and forty-three", "nineteen eighty-nine", "twelve fifteen", "nineteen oh five":
+# a number answer spelt out is the answer (issue 33: a year and a port number, both read aloud).
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split()
+)}
+_TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_NUMBER_WORD = r"(?:" + "|".join([*_UNITS, *_TENS, *_SCALES, "oh"]) + r")"
+_SPOKEN = re.compile(r"(?i)\b" + _NUMBER_WORD + r"(?:(?:[\s-]+|\s+and\s+)" + _NUMBER_WORD + r")*\b")
+
+
+@dataclass(frozen=True)
+class SpokenNumber:
+    value: int
+    start: int
+    end: int
+    words: int  # how many number words: "seven" is 1, "twelve fifteen" is 2
+
+
+def spoken_numbers(text: str) -> list[SpokenNumber]:
+    """The numbers ``text`` writes in words, read as a cardinal ("four hundred and forty-three")
+    or, for two groups with no hundred or thousand, as a year ("nineteen eighty-nine")."""
+    out = []
+    for m in _SPOKEN.finditer(text):
+        words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w != "and"]
+        value = _read(words)
+        if value is not None:
+            out.append(SpokenNumber(value, m.start(), m.end(), len(words)))
+    return out
+
+
+def _read(words: list[str]) -> int | None:
+    if words[0] == "oh":
+        return None
+    if any(w in _SCALES for w in words):
+        total = current = 0
+        for w in words:
+            if w in _SCALES:
+                current = max(current, 1) * _SCALES[w]
+                if w == "thousand":
+                    total, current = total + current, 0
+            elif w == "oh":
+                return None
+            else:
+                current += _UNITS.get(w, 0) + _TENS.get(w, 0)
+        return total + current
+    groups: list[int] = []
+    open_tens = False  # the last group is a bare tens ("eighty") a unit may still join
+    for w in words:
+        if w in _TENS:
+            groups.append(_TENS[w])
+            open_tens = True
+        elif w == "oh":
+            groups.append(0)
+            open_tens = True  # "oh five": the unit joins the zero
+        elif open_tens and _UNITS[w] < 10:
+            groups[-1] += _UNITS[w]
+            open_tens = False
+        else:
+            groups.append(_UNITS[w])
+            open_tens = False
+    if len(groups) == 1:
+        return groups[0]
+    if len(groups) == 2 and 10 <= groups[0] <= 99:
+        return groups[0] * 100 + groups[1]
+    return None

@@ -21,13 +21,16 @@ templates:
 * **Singling out**: a sentence that asserts something of exactly one option of a question
   ("This is textbook hearsay.", "Start her on cabergoline tablets.") points at it even
   without an evaluative word; a study instruction ("Recall what parvovirus B19 does to the
-  cheeks", "Compare heparin and clopidogrel") does not, unless it judges. An option letter
+  cheeks", "Compare heparin and clopidogrel", also offered as help: "It may help to consider
+  how ...") does not, unless it judges. An option letter
   or position is a pointer whatever the sentence says, since advice has no reason to name one.
 * **The answer asserted by description**: a sentence whose subject is what the question asks
   for (the noun after its "which"/"what") or "the answer", stated to be something ("The right
   drug here is the vitamin K antagonist ...", "It's the organelle with its own DNA", "The
   river that flows into the Atlantic near Belem") is a ``pointer``, whichever option it
-  describes: advice says what to study, not what the answer is.
+  describes: advice says what to study, not what the answer is. A criterion is not such a
+  description ("The answer is the quantity that differs": one verb, no fact about any
+  option), since it only restates the test the question sets.
 * ``disclosure``: any verdict on the target's earlier answers or reasoning ("Your reasoning
   on the thyroid question was sound", "Question three: you had it", "Only the interest rate
   answer was right"), unless it is an instruction to check ("Make sure your answer is
@@ -54,11 +57,57 @@ added wordings of the same give-aways, each read from the question's own wording
 * **Options that are numbers** ("3", "128", "4 m/s²") are named by their value, not by the
   stem's own data in a worked step.
 
+The second session of issue 33 read the same give-aways in more wordings, all from the
+question's own list and wording, none from a list of answers:
+
+* **A place said to be right** needs no list word ("the fourth one is the match", "The third one
+  it is", "that corresponds to C", "in second place"); "the middle one" is a place when the
+  options are odd in number; "the five substances ... the fourth one" counts along the options.
+  A range of letters ("among A to E") names them all.
+* **A verdict on what the target gave**, in any tense: "the dynasty you chose there won't
+  survive the check", "the desert and wind answers are correct", "your answer there doesn't
+  fit", "the one answer in this batch that needs correcting", "where you slipped", "You got
+  the rock and the current", "the others are sound".
+* **A candidate ruled out by a pronoun** after it is named ("so it wasn't him", "so he's not
+  the author", "it isn't the right curve here", "so don't name it"), or by "It is not" and a
+  common noun that ends its clause ("It is not glucagon, which ..."), never a qualifier ("It
+  is not obvious").
+* **Numbers in words**: "nineteen eighty-nine" names 1989 and "Seven, not nine." the option 7;
+  a lone number word elsewhere counts ("the three questions", "differ by exactly one").
+
+Two more groups of that session (fresh4 and fresh5, each read only after it had measured the
+guard once) brought options of other shapes, and advice that names them without judging:
+
+* **An option that is a statement** ("Predators migrate away whenever prey are abundant") shares
+  its words with any advice on the topic: it is named by two of its words close together, never
+  by one; and one everyday word (Zipf >= 5: "different", "know") names no option at all. A
+  parenthesis glosses a name ("Type IIx (fast glycolytic) skeletal fibres" is a name).
+* **Options that share a word** ("Vitamin A" beside "Vitamin C", read as "vitamin"): that word
+  names none of them. A fraction ("3/16") is named by its own text, never by its numerator.
+* **A sentence asked of every option** ("note for each option whether ...", "each of the five
+  vitamins, C, D, K, B12 and A") or warning against a confusion singles none out, unless it also
+  says which is right. A range of letters ("A through E", "A–D", "between A and E") names all.
+* **Praise of a skill** ("You seem to remember the terms well", "Your reasoning is solid on
+  definitions") tells no answer: said of "you" in the present, only right or wrong discloses.
+* **Beside a proper name, an answer's lower-case words are class nouns** ("limit" of "Roche
+  limit"), and another form of one word of a longer answer ("genetics") is that word's own.
+
 And what is never a leak: a list naming every option side by side ("Go through lithium,
-oxygen, nitrogen, fluorine and neon one at a time and justify each"); the kind of answer a
+oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
+sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
+question put to every member of a list singles none out (unless it condemns them all, which
+narrows the options); an option's own words ("Right coronary artery", "No change", "Best
+ball"), which are its name, not a verdict on it; a question left open ("ask whether the
+contract was breached", "consider when surgery is preferred"), which is what the target is to
+decide, not what the writer asserts; a word of an option inside a longer name of another
+("Tom" of "Tom Stoppard" beside an option "Tom Buchanan"), which names that other; the kind of answer a
 question wants ("a person, not a place", "the answer is a single word"); a warning against
 confusing two ideas ("A heap is often confused with a stack"); one word of an option that
-another question of the batch is about, or a title's word written in lower case ("the sea").
+another question of the batch is about, or a title's word written in lower case ("the sea");
+one everyday word of a phrase answer met without the rest of it ("the ocean is deep there"
+beside "Challenger Deep", "the cost of a choice" beside "opportunity cost"), since advice
+needs such words in their ordinary sense, and a common word that only resembles the answer
+("similar" beside "simile"), which is a word of its own, not a slip.
 
 Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
 """
@@ -67,11 +116,12 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
-from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, stem, tokens
+from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
 
 RULES = ("elimination", "disclosure", "pointer")
 
@@ -97,6 +147,7 @@ _STOP = frozenset(
 )
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
 _ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
+_STATEMENT_WORDS = 4  # an option with this many content words is a statement, not a name
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "top": 1}
 _LAST = {"last", "final", "bottom"}
@@ -117,7 +168,9 @@ _GOES_ON = (
     "should|would|could|can|cannot|can't|may|might|must|will|does|do|did|doesn't|don't|isn't|aren't|wasn't|"
     "too|instead|also|then|first|here|there|alone|only|either|both|over|above|below|entirely|outright|"
     "for|in|on|at|to|from|with|than|of|as|by|because|since|so|but|and|or|nor|which|that|this|when|if|while|"
-    "out|off|aside|away|now|again|please|fit"
+    "out|off|aside|away|now|again|please|fit|"
+    # verbs that say where a letter ranks or lands ("B comes out first", "D wins", "C stands out")
+    "comes?|came|wins?|won|stands?|ranks?|leads?|goes|went|belongs?|corresponds|survives|tops"
 )
 _LETTER_TOKEN = re.compile(r"(?<![\w'’./-])\(?(?P<l>[A-Z])\)?(?![\w'’-])")
 _WORD_BEFORE = re.compile(r"([\w'’-]+)\W*$")
@@ -125,9 +178,18 @@ _NEXT_WORD = re.compile(r"^\s*([A-Za-z0-9][\w'’-]*)")
 _LETTER_LIST = r"\(?[A-Z]\)?(?:\s*(?:,|/|&|\band\b|\bor\b|\bnor\b)\s*\(?[A-Z]\)?(?![\w'’-]))*"
 _EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|letters?|answers?|alternatives?)\s+)(?P<ls>" + _LETTER_LIST + ")")
 _POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
+# A lower-case letter after "answer:" or "option" ("Answer: b.", "choice c,"), ending its clause.
+_LOWER_EXPLICIT = re.compile(r"(?i:\b(?:options?|choices?|answers?|letters?)\s*[:#]?\s*)\(?(?P<l>[a-f])\)?(?=\s*(?:[.,;:!?)]|$))")
+_BETWEEN = re.compile(r"\bbetween\s+\(?([A-Z])\)?\s+and\s+\(?([A-Z])\)?(?![\w'’])")
 _ORDINAL_OPTION = re.compile(
-    r"(?i)\bthe\s+(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
+    r"(?i)(?:\bthe\s+(?:very\s+)?|^\s*)(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
+)
+# "Having eliminated the first three": places struck out, no option word needed.
+_STRUCK_PLACES = re.compile(
+    r"(?i)\b(?:eliminat\w*|cross\w*\s+(?:off|out)|rul\w*\s+out|discard\w*|drop\w*|strik\w*\s+(?:off|out)|dismiss\w*|set\w*\s+aside|"
+    r"skip\w*(?:\s+past)?|ignor\w*|pass\w*\s+over|leav\w*\s+out)"
+    r"\s+the\s+(?P<o>first|last)\s+(?P<n>two|three|four)(?P<o2>)\b"
 )
 _QUESTION_NOUN = r"(?:questions?|items?|cases?|vignettes?|problems?|patients?|ones?)"
 # A topic word of "the rash question"; "the answer to question 3" has none.
@@ -155,7 +217,7 @@ _NEGATIVE = re.compile(
     r"only\s+(?:treats?|helps?|packages?|relieves?)|rarely|belongs?\s+to\s+(?:the\s+)?(?:first|other|wrong)|"
     r"lack|lacks|fall\s+short|falls\s+short|short\s+of|nothing\s+to\s+do|no\s+place|no\s+role|no\s+activity|"
     r"wrong\s+(?:direction|century|region|one)|(?:is|are|was|were|they're|it's)\s+out\b|out\s+of\s+the\s+question|"
-    r"off\s+the\s+table|can\s+be\s+ignored|is\s+from\s+\d+)\b"
+    r"off\s+the\s+table|out\s+of\s+the\s+running|can\s+be\s+ignored|is\s+from\s+\d+)\b"
 )
 # Positive: the option is right, fitting, the one to pick, first.
 _POSITIVE = re.compile(
@@ -173,11 +235,19 @@ _POSITIVE = re.compile(
 _COMPARATIVE = re.compile(
     r"(?i)\b(?:rather\s+than|instead\s+of|other\s+than|over|than|before(?!\s+" + "(?:you|we|they|it|answering|choosing|"
     r"committing|deciding|settling|looking|moving|reading|writing|comparing|picking)\b)|beats?|versus|vs\.?|unlike|"
+    r"edges?\s+out|outranks?|trumps?|outweighs?|ahead\s+of|switch\w*\s+(?:from|to|over\s+to)|"
     r"only\s+if|only\s+for|unless|would\s+only|not\s+until)\b"
 )
 # Study instructions: what follows asks the target to work something out, not a verdict.
+# Advice offered as help: "It may help to consider how ...", "You might want to review ...".
+_AS_HELP = (
+    r"(?:it\s+(?:may|might|will|would|can|should)\s+help(?:\s+you)?|it\s+helps|it\s+is\s+worth\s+trying|"
+    r"you\s+(?:may|might)\s+want|try)\s+to\s+"
+)
 _STUDY = re.compile(
-    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
+    r"(?i)^\s*(?:(?:first|also|then|now|so),?\s+)?"
+    r"(?:" + _AS_HELP + r")?"
+    r"(?:recall|review|revisit|compare|contrast|distinguish|separate|know|learn|"
     r"define|list|match|sketch|place|put|lay\s+out|summari[sz]e|write\s+down|work\s+out|check|revise|relate|link|"
     r"make\s+sure\s+you\s+can|be\s+clear\s+on|think\s+(?:about|through)\s+(?:which|what|how|why|whether|when|where|who)|"
     r"(?:consider|think\s+(?:about|of))\s+(?:which|what|how|why|whether|when|where|who|(?:the\s+)?(?:role|roles|difference|differences|"
@@ -227,7 +297,7 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
-        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)])
+        leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
         leaks += _candidate_eliminations(sentence, questions)
         leaks += _answer_asserted(sentence, questions)
         leaks += _writers_pick(sentence, questions)
@@ -256,6 +326,7 @@ _METHOD_AFTER = re.compile(
 
 
 # The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
+_VOTE = re.compile(r"(?i)\b(?:deserves?|gets?|earns?|has|have|wins?)\s+(?:your|my)\s+vote\b")
 _BEST_BET = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
     r"most\s+likely|obvious|natural|sensible)\s+(?:bet|choice|pick|candidate|option|guess|one)\s+(?:here\s+)?(?:is|would\s+be)\b"
@@ -263,6 +334,8 @@ _BEST_BET = re.compile(
 
 
 def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
+    if _VOTE.search(sentence) and any(q.options or identifying(q.answer) for q in questions):
+        return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     bet = _BEST_BET.search(sentence)
     if bet and not _KIND_CONTRAST.search(sentence) and not _METHOD_AFTER.match(sentence[bet.end() :]):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
@@ -279,6 +352,13 @@ def _asked_in(sentence: str, questions: list[Question]) -> str | None:
     return hit[0] if len(hit) == 1 else None
 
 
+# A question about a person: "Who wrote ...?", "Which Prussian statesman ...?" (the kinds of
+# person a question names, not any answer).
+_PERSON_NOUNS = frozenset(
+    "person man woman leader ruler king queen emperor empress president statesman chancellor minister general "
+    "author writer novelist poet playwright composer painter artist scientist physicist chemist biologist "
+    "mathematician philosopher explorer inventor pope pharaoh sultan".split()
+)
 # A verdict on a candidate as the answer, whatever names it (a phrase answer's rival, a value, a
 # name the rules cannot read as an option): "so it isn't the answer", "is the wrong word here",
 # "he can't be the one who ...", "set him aside", "don't put him down", "so that one is out",
@@ -286,8 +366,12 @@ def _asked_in(sentence: str, questions: list[Question]) -> str | None:
 # Said of "any figure" or under a condition ("if a value has the wrong units, reject it") it is
 # a method, not a verdict.
 _RULED_OUT = re.compile(
-    r"(?i)\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"(?i)\b(?:is|was|are|were|['’]s|['’]re)(?:\s+(?:definitely|certainly|clearly|probably|surely|simply|just))?(?:\s+not|n['’]t)\s+"
+    r"(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"|\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+the\s+(?:word|term|name|answer|person|place|date|year|figure|value|one)\s+"
+    r"(?:the\s+question|you)\s+(?:means|wants|asks\s+for|is\s+after|is\s+asking\s+for|need|want|are\s+after)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+[a-z]+(?:\s+(?:here|for\s+this|this\s+time))?\s*(?:[.;,!]|$)"
     r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
     r"|\b(?:set|put|leave|cross|strike)\s+(?:him|her|it|them|that|this)(?:\s+one)?\s+(?:aside|out|off)\b"
     r"|\b(?:don['’]t|do\s+not)\s+(?:put|write|pick|choose|go\s+with|be\s+tempted\s+by)\s+(?:him|her|it|them|that|this)\b"
@@ -295,16 +379,26 @@ _RULED_OUT = re.compile(
     r"|\b(?:that|this)\s+(?:one|value|option|figure|number|answer|choice)\s+(?:can|should|must)\s+go\b"
     r"|\b(?:reject|discard|discount|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
     r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
+    r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
+    r"(?:wrong|incorrect|false|a\s+trap|mistaken|out)\b"
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
+    # "so it wasn't him", "he's not the author", "it is not the one described", "it isn't the
+    # right curve here", "so it can't be this one", "he can't be the author of the Principia"
+    r"|\b(?:it|he|she|that|this)(?:\s+one)?(?:\s+(?:is|was)(?:\s+(?:probably|likely|clearly|certainly|surely|simply|just|really|definitely))?"
+    r"(?:\s+not|n['’]t)|['’]s\s+(?:probably\s+|clearly\s+|certainly\s+|just\s+|really\s+)?not|\s+can(?:['’]t|not)\s+be)\s+"
+    r"(?:him|her|them|this\s+one|that\s+one|the\s+one\b(?!\s+(?:thing|way|place|time|step|point|reason|factor)\b)|the\s+(?:right|correct)\s+[a-z]+|"
+    r"the\s+(?:" + "|".join(sorted(_PERSON_NOUNS)) + r")\b)"
+    # "so don't name it", "so don't give his name"
+    r"|\b(?:don['’]t|do\s+not)\s+(?:name|give|offer|use|write(?:\s+down)?|put(?:\s+down)?)\s+(?:it|him|her|that|this|his\s+name|her\s+name|that\s+name|this\s+name|that\s+one|this\s+one)\b"
 )
 _KEPT = re.compile(
-    r"(?i)\b(?:is|as)\s+the\s+one\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
+    r"(?i)\b(?:is|as|['’]s)\s+the\s+(?:one|option|choice|answer|statement|explanation)\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
 )
 _GENERAL = re.compile(
-    r"(?i)\b(?:if|unless|when|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
+    r"(?i)\b(?:if|unless|when(?!\s+you\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,)|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
 )
 
 
@@ -334,14 +428,40 @@ def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
 _NOT_CANDIDATE = re.compile(
     r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t)"
     r"|(?:but\s+)?not)\s+"
-    r"(?:(?:the|a|an)\s+[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    # "It is not the same", "It's not a matter of recall": what is said of the question, not a candidate
+    r"(?:(?:the|a|an)\s+(?!(?:same|case|point|issue|matter|question|trick|problem|way|only|whole|end|time|kind|sort|type|reason|"
+    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
     r"|(?i:\bis\s+not\s+the\s+answer\b)"
 )
 
 
+# The same with a common noun: "It is not glucagon, which raises blood sugar", "It's not air
+# resistance and it's not tension". The noun must end its clause, so "It is not enough to ..."
+# and "It's not about the date" stay advice, and it must not be a word that judges or qualifies
+# ("It is not obvious.", "It's not wrong, just incomplete.").
+_NOT_NOUN_CANDIDATE = re.compile(
+    r"(?i:(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:it|this|that)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t))\s+"
+    r"(?P<noun>(?!(?:the|a|an)\b)[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)"
+    r"(?=\s*(?:[,;:.!?—–)]|$)|\s+(?:which|that|who|and|but|nor|or|since|because|as|either|either)\b)"
+)
+_QUALIFIER = re.compile(
+    r"(?i)^(?:correct|right|wrong|true|false|clear|obvious|easy|hard|simple|enough|necessary|possible|impossible|likely|"
+    r"unlikely|relevant|important|needed|required|always|just|only|so|quite|really|about|that|this|what|how|why|when|where|"
+    r"who|here|there|certain|sure|surprising|unusual|common|rare|random|trivial|straightforward|helpful|useful|wise|ideal|"
+    r"good|bad|ok|okay|fine|worth|known|given|new|old|yet|now|over|done|all|much|many|enough|quite\s+\w+|the\s+case|"
+    r"\w+(?:ly|ous|ful|ive|able|ible|less|ish|ed))$"
+)
+
+
+def _names_a_candidate(sentence: str) -> bool:
+    if _NOT_CANDIDATE.search(sentence):
+        return True
+    return any(not _QUALIFIER.match(m.group("noun")) for m in _NOT_NOUN_CANDIDATE.finditer(sentence))
+
+
 def _candidate_eliminations(sentence: str, questions: list[Question]) -> list[dict]:
     phrase = [q for q in questions if not q.options]
-    if not phrase or not _NOT_CANDIDATE.search(sentence):
+    if not phrase or not _names_a_candidate(sentence):
         return []
     return [_finding(phrase[0].id if len(phrase) == 1 else None, "elimination", sentence)]
 
@@ -398,13 +518,6 @@ def _assertion_patterns(question: str) -> tuple[re.Pattern, ...]:
     )
 
 
-# A question about a person: "Who wrote ...?", "Which Prussian statesman ...?" (the kinds of
-# person a question names, not any answer).
-_PERSON_NOUNS = frozenset(
-    "person man woman leader ruler king queen emperor empress president statesman chancellor minister general "
-    "author writer novelist poet playwright composer painter artist scientist physicist chemist biologist "
-    "mathematician philosopher explorer inventor pope pharaoh sultan".split()
-)
 # "He ruled ...", "She also wrote ...": a past deed of the person asked for.
 _HE_DID = re.compile(
     r"(?i)^\s*(?:he|she)\s+(?:(?:also|later|then|once|first|famously)\s+)?"
@@ -429,13 +542,45 @@ _THE_PERSON = re.compile(
 _KIND_CONTRAST = re.compile(
     r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
     r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
-    r"(?:single\s+|one-word\s+|short\s+|proper\s+|full\s+)?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
-    r"phrase|noun|process)s?\s*(?:[.,;:]|$)"
+    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
+)
+
+
+# The kind of answer a question asks for, and nothing more: "The question asks for a person's
+# name", "This item wants a single number".
+_KIND_ASKED = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|this|that|each|every|your)\s+(?:[\w-]+\s+)?(?:question|item|answer)s?\s+"
+    r"(?:asks?|wants?|is\s+asking|calls?|looks?|needs?)(?:\s+(?:for|out\s+for))?\s+(?:just\s+)?(?:a|an|one|the)\s+"
+    r"(?:[\w'’-]+\s+){0,3}?(?:name|word|term|number|figure|value|person|place|date|year|unit|phrase|noun|quantity|"
+    r"amount|event|process|concept|people|city|country)s?\s*(?:[.;:,!]\s*)?$"
+)
+
+
+def only_the_kind_asked(sentence: str) -> bool:
+    """Whether ``sentence`` says no more than the kind of answer a question asks for ("The
+    question asks for a person's name"): the category, never which one it is."""
+    return _KIND_ASKED.search(sentence) is not None
+
+
+def names_kind_of_answer(sentence: str) -> bool:
+    """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
+    place", "The question asks for a person's name"): the category of the answer, never which
+    one it is."""
+    return _KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
+
+
+# A criterion, not a description: "The answer is the quantity that differs", "It's the one that
+# fits": a relative clause of one verb with nothing after it tells which test to apply (the
+# question's own), and no fact about any option.
+_CRITERION = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:(?:the\s+answer|it)\s+(?:is|will\s+be|must\s+be)\s+|it['’]s\s+)?(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    r"[\w-]+\s+(?:that|which|who)\s+(?:\w+ly\s+)?[a-z]+\s*[.!]?\s*$"
 )
 
 
 def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
-    if _KIND_CONTRAST.search(sentence):
+    if names_kind_of_answer(sentence) or _CRITERION.search(sentence):
         return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
     if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
@@ -502,9 +647,16 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 pos = m.start("ls") + lm.start()
                 refs.append(OptionRef(lm.group(0), None, pos, pos + 1, "letter"))
         explicit_spans.append(m.span())
+    for m in _LOWER_EXPLICIT.finditer(sentence):
+        letter = m.group("l").upper()
+        if letter in letters:
+            refs.append(OptionRef(letter, None, m.start("l"), m.end("l"), "letter"))
+    # "anything between A and E": the whole list of a question, no letter singled out
+    lasts = {list(q.options)[-1] for q in questions if q.options}
+    spans_all = [m.span() for m in _BETWEEN.finditer(sentence) if m.group(1) == "A" and m.group(2) in lasts]
     for m in _LETTER_TOKEN.finditer(sentence):
         letter = m.group("l")
-        if letter not in letters or any(lo <= m.start() < hi for lo, hi in explicit_spans):
+        if letter not in letters or any(lo <= m.start() < hi for lo, hi in explicit_spans + spans_all):
             continue
         if m.group(0).startswith("(") and m.group(0).endswith(")"):
             refs.append(OptionRef(letter, None, m.start(), m.end(), "letter"))
@@ -512,6 +664,8 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             refs.append(OptionRef(letter, None, m.start(), m.end(), "bare letter"))
     if not _FIRST_TO_LAST.search(sentence):
         for m in _ORDINAL_OPTION.finditer(sentence):
+            refs += _ordinal_refs(m, questions)
+        for m in _STRUCK_PLACES.finditer(sentence):
             refs += _ordinal_refs(m, questions)
     refs += _list_positions(sentence, questions)
     if not _FIRST_TO_LAST.search(sentence):
@@ -526,7 +680,7 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
 # "The last of the four boundary types", "Of the five elements listed, the last one", "Among the
 # five cities, the second one": an ordinal counted along the options as the question lists them.
 _ORD = (
-    r"(?P<o>first|second|third|fourth|fifth|sixth|last|final|penultimate|top|bottom|1st|2nd|3rd|4th|5th|6th|"
+    r"(?P<o>first|second|third|fourth|fifth|sixth|last|final|penultimate|top|bottom|middle|1st|2nd|3rd|4th|5th|6th|"
     r"(?:second|next)[-\s](?:to|from)[-\s](?:the\s+)?(?:last|end|bottom))"
 )
 _LISTED = (
@@ -537,13 +691,13 @@ _LISTED = (
 _COUNT = r"(?P<n>two|three|four|five|six|[2-9])"
 _NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
 _LIST_POSITION = [
-    re.compile(r"(?i)\bthe\s+" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
+    re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
     re.compile(
-        r"(?i)\bthe\s+" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\s+)?(?P<listed>(?:listed|offered|given)\s+)?"
+        r"(?i)(?:\bthe\s+|^\s*)" + _ORD + r"\s+(?:one\s+)?of\s+the\s+(?:" + _COUNT + r"\b\s*)?(?P<listed>(?:listed|offered|given)\s+)?"
         r"(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     ),
     re.compile(
-        r"(?i)\b(?:of|among|from)\s+(?:the|these|those)\s+(?:" + _COUNT + r"\s+)?(?P<noun>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)??"
+        r"(?i)\b(?:of|among|from)\s+(?:the|these|those)\s+(?:" + _COUNT + r"\s+)?(?P<noun>[a-z][\w-]*(?:\s+of)?(?:\s+[a-z][\w-]*)?)??"
         r"\s*(?P<listed>" + _LISTED + r")?\s*,?\s+(?:it\s+is\s+|it's\s+|that's\s+)?the\s+" + _ORD + r"\b"
     ),
 ]
@@ -556,10 +710,18 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
-    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    # "Number two is your best bet", never "question number two is harder"
+    re.compile(
+        r"(?i)(?<!question\s)(?<!step\s)(?<!item\s)(?<!part\s)\b(?:number|no\.)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+"
+        r"(?:is\s+(?:your|the|right|correct|it)|was\s+(?:right|correct|it)|fits|wins|it\s+is)\b"
+    ),
     re.compile(r"(?i)\bthe\s+" + _ORD + r"[-\s](?:listed|named|mentioned|given)\b"),
     re.compile(r"(?i)\bthe\s+(?P<o>penultimate|(?:second|next)[-\s]to[-\s]last)\s+(?:options?|choices?|ones?|entry|answers?|alternatives?)\b"),
     re.compile(r"(?i)\b(?P<o>last)\s+but\s+one\b(?P<end>)"),
+    re.compile(r"(?i)\b(?:entry|option|choice|answer|name|one)\s+at\s+the\s+(?P<o>top|bottom|end|start|head)\b(?!\s+of\s+(?:the\s+)?(?:page|stem|question))"),
+    # "the answer sits in second place", "in the fourth position"; never "in the first place".
+    re.compile(r"(?i)\bin\s+(?:the\s+)?(?P<o>second|third|fourth|fifth|sixth|last|final|2nd|3rd|4th|5th|6th)\s+(?:place|position|spot|slot)\b"),
 ]
 # In a sentence that speaks of the options or the list, "the fourth", "the second one", "the
 # very end" count along it ("Looking at the options, go with the fourth"), unless what follows
@@ -571,6 +733,29 @@ _BARE_PLACE = re.compile(
     r"place|point|sentence|clue|fact|law|two|three|few|of|in|on|from|with|to|and|or|at|is|was|option|options|choice|choices|"
     r"alternative|alternatives|answer|answers|carefully|[a-z]+ing|[a-z]+ly)\b)"
 )
+# A place said to be the answer, with no list word needed: "the fourth one is the match", "The
+# third one it is", "The middle value is right", "It's the last one." Advice has no reason to
+# call a place in the list right.
+_PLACE_ASSERTED = [
+    re.compile(
+        r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|value|entry|figure|number|name|term))?\s+(?:it\s+is\b|is\s+(?:it\b|"
+        r"(?:the\s+)?(?:one|answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
+    ),
+    re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
+    re.compile(r"(?i)\b(?:go\s+with|pick|choose|take|circle|mark)\s+the\s+(?:very\s+)?" + _ORD + r"\s+one\b"),
+    re.compile(
+        r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches|end\s+up\s+(?:on|with|at)|arrive\s+at)\s+"
+        r"the\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|entry|name|item|value|choice|option))?\s*(?:[.,;:!]|$|\s+rather\s+than\b)"
+    ),
+]
+# "The final explanation is the historically accurate one": a place and a noun, said to be right.
+_PLACE_NOUN_RIGHT = re.compile(
+    r"(?i)\bthe\s+" + _ORD + r"\s+(?!(?:step|steps|time|thing|question|questions|item|part|word|line|half|point|sentence|clue|fact)\b)"
+    r"[a-z]+\s+(?:is|was)\s+(?:the\s+)?(?:\w+ly\s+)?(?:right|correct|accurate|true|valid|best)\s+(?:one|answer|option|choice)\b"
+)
+# "Line up the five substances ... the fourth one": the options counted, then a place among them.
+_COUNTED = re.compile(r"(?i)\b(?:the|these|those|all)\s+" + _COUNT + r"\s+[a-z]")
+_PLACE_ONE = re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+one\b(?!['’]s)")
 # Every option in its turn ("read the first one before the others", "each of them"): none singled out.
 _ALL_IN_TURN = re.compile(r"(?i)\b(?:the\s+others|the\s+rest|each|every|all|both|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
 _PLACE_WORDS = {"end": "last", "start": "first", "head": "first", "one": "first", "two": "second", "three": "third",
@@ -585,6 +770,13 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
             o = _PLACE_WORDS.get((m.group("e") or "").lower(), (m.group("o") or m.group("e") or "").lower())
             o = {"bottom": "last", "top": "first"}.get(o, o)
             refs += _positions(o, None, m.start(), m.end(), questions)
+    for pattern in (*_PLACE_ASSERTED, _PLACE_NOUN_RIGHT):
+        for m in pattern.finditer(sentence):
+            refs += _positions(_place_word(m.group("o")), None, m.start(), m.end(), questions)
+    counted = _COUNTED.search(sentence)
+    if counted and not _ALL_IN_TURN.search(sentence):
+        for m in _PLACE_ONE.finditer(sentence):
+            refs += _positions(_place_word(m.group("o")), counted.group("n"), m.start(), m.end(), questions)
     for pattern in _LIST_PLACE:
         for m in pattern.finditer(sentence):
             o = m.group("o").lower()
@@ -598,6 +790,11 @@ def _list_places(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 o = "second to last" if o.startswith(("second", "2")) else "third to last"
             refs += _positions(o, None, m.start(), m.end(), questions)
     return refs
+
+
+def _place_word(word: str) -> str:
+    o = word.lower()
+    return {"bottom": "last", "top": "first"}.get(o, o)
 
 
 _FIRST_TO_LAST = re.compile(
@@ -654,6 +851,8 @@ def _positions(ordinal: str, count: str | None, start: int, end: int, questions:
             continue
         if o in _LAST:
             index = len(letters) - 1
+        elif o == "middle":  # only an odd number of options has one
+            index = len(letters) // 2 if len(letters) % 2 else -1
         elif o.startswith(("second", "next", "penultimate")) and ("last" in o or "end" in o or "bottom" in o or o == "penultimate"):
             index = len(letters) - 2
         elif o == "third to last":
@@ -679,7 +878,7 @@ def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
     out = {}
     for letter, text in (q.options or {}).items():
         m = _NUMERIC_OPTION.match(text)
-        if m:
+        if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
             out[letter] = (m.group("n").replace(",", ".").replace("−", "-").lstrip("+"), "%" in (m.group("unit") or ""))
     return out
 
@@ -706,6 +905,12 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     not a percentage when the option is none (a stem's "falls by 20%" beside an option "20")."""
     refs = []
     for q in questions:
+        # A fraction ("3/16") by its own text, never by its numerator.
+        for letter, text in (q.options or {}).items():
+            frac = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+            if frac:
+                for m in re.finditer(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])", sentence):
+                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
         numbers = _numeric_options(q)
         if len(numbers) < 2:  # numbers are values only where the options are values
             continue
@@ -718,15 +923,37 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             for letter, (number, has_percent) in numbers.items():
                 if float(m.group("n")) == float(number) and percent <= has_percent:
                     refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+        # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
+        # word elsewhere is a count or a step ("the three answers", "differ by exactly one").
+        for n in spoken_numbers(sentence):
+            if n.words == 1 and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
+                continue
+            for letter, (number, has_percent) in numbers.items():
+                if n.value == float(number) and not has_percent:
+                    refs.append(OptionRef(letter, q.id, n.start, n.end, "text"))
     return refs
+
+
+def _spoken_candidate(sentence: str, start: int, end: int) -> bool:
+    before, after = sentence[:start], sentence[end:]
+    contrast = re.match(r"(?i)\s*,?\s*(?:not|rather\s+than|over|instead\s+of)\b", after) is not None
+    asserted = re.search(r"(?i)\b(?:it['’]s|it\s+is|answer\s+is|go\s+with|pick|choose)\s+$", before) is not None
+    return contrast or asserted or (not before.strip() and re.match(r"\s*[,.!]", after) is not None)
 
 
 def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
     """Whether a lone capital reads as an option letter rather than part of a name or an article."""
     before = _WORD_BEFORE.search(sentence[:start])
     if before and before.group(1).lower() in _NAMING and sentence[before.end(1) : start].strip() in ("", "-"):
+        # "to" names a letter only as the end of a range ("from A to K", "among A to E"); "that
+        # corresponds to C" and "it points to D" name an option.
+        if before.group(1).lower() != "to" or re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:up\s+)?to\s*$", sentence[:start]):
+            return False
+    if re.search(r"[A-Z][-–]$", sentence[:start]) or sentence[end : end + 1] in ("-", "–"):  # "A-T", "G-C": base pairs; "A–D"
         return False
-    if re.search(r"[A-Z]-$", sentence[:start]) or sentence[end : end + 1] == "-":  # "A-T", "G-C": base pairs
+    if re.match(r"\s*(?:to|through|thru|–)\s*\(?[A-Z]\)?(?![\w'’])", sentence[end:]):  # "A to E": a range, every option
+        return False
+    if re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:to|through|thru)\s*$", sentence[:start]):  # its end: "A through E"
         return False
     if _names_something_else(sentence, start, end):
         return False
@@ -787,6 +1014,8 @@ class _OptionForm:
     distinctive: frozenset[str]
     acronyms: frozenset[str]
     longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
+    statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
+    generic: bool  # its words are in every other option ("Vitamin A" beside "Vitamin C": "vitamin")
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -801,7 +1030,13 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
             w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, _acronyms(text), longer))
+        # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
+        bare_words = tokens(re.sub(r"\([^)]*\)", " ", text))
+        statement = sum(len(w) >= 3 and w not in _STOP for w in bare_words) >= _STATEMENT_WORDS
+        # A statement has no initials: "at dawn and dusk" is not "ADD".
+        acronyms = frozenset() if statement else _acronyms(text)
+        generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
+        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic))
     return tuple(forms)
 
 
@@ -835,7 +1070,7 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options named by their text or by a distinctive word of it, after normalisation."""
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
-    refs = []
+    found = []
     for q in questions:
         if not q.options:
             continue
@@ -846,8 +1081,19 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
-                lo, hi = spans[0]
-                refs.append(OptionRef(form.letter, q.id, lo, hi, "text", whole))
+                found.append((q, form.letter, spans, whole))
+    # One stretch of words names one thing: a word inside a longer mention of another option
+    # ("Tom" of "Tom Stoppard", beside an option "Tom Buchanan") is that option's, not its own.
+    longer = [(lo, hi, q.id, letter) for q, letter, spans, whole in found if whole for lo, hi in spans]
+    refs = []
+    for q, letter, spans, whole in found:
+        spans = [
+            (lo, hi) for lo, hi in spans
+            if not any(a <= lo and hi <= b and b - a > hi - lo and (qid, ltr) != (q.id, letter) for a, b, qid, ltr in longer)
+        ]
+        if spans:
+            lo, hi = spans[0]
+            refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
     return refs
 
 
@@ -874,8 +1120,9 @@ def _mention_spans(
     n = len(form.whole)
     covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
     spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
-    if spans:
+    if spans and not form.generic:
         return spans, True
+    spans = []
     # The whole text written without its spaces ("photo-synthesis", "Qin Shihuang").
     if len(form.squashed) >= 6:
         for i in range(len(words)):
@@ -886,6 +1133,8 @@ def _mention_spans(
                     return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
     acronym = False
+    rare = False
+    where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
     for i, (w, s, lo, hi) in enumerate(words):
         if i in covered:
             continue
@@ -896,10 +1145,27 @@ def _mention_spans(
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
+            where += [(i, d) for d in matched]
+            rare = rare or zipf(w) < _EVERYDAY_ZIPF
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
-    return spans, acronym or len(hit) >= min(2, len(form.distinctive))
+    whole = acronym or len(hit) >= min(2, len(form.distinctive))
+    # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
+    # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
+    # is no mention of it, two are. Of a shorter option, one everyday word ("different" of
+    # "Differences in air pressure") is no mention either.
+    statement = form.statement
+    if not whole and (statement or not rare):
+        return [], False
+    if whole and statement and not acronym and not _close(where):
+        return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
+    return spans, whole
+
+
+def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
+    """Whether two different words of an option stand within ``window`` words of each other."""
+    return any(d1 != d2 and abs(i1 - i2) <= window for i1, d1 in where for i2, d2 in where)
 
 
 def identifying(text: str) -> bool:
@@ -925,7 +1191,15 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
     that the question itself does not use), another form of such a word ("subliming" for
     "sublimation"), its initials ("DNS" for "Domain Name System") or its letters spelt out
-    ("S-U-B-L-I-M-A-T-I-O-N")."""
+    ("S-U-B-L-I-M-A-T-I-O-N").
+
+    A distinctive word that is also a common English word ("deep" of "Challenger Deep", "cost"
+    of "opportunity cost") names the answer alone only when it is the answer's one distinctive
+    word (the question's own wording supplies the rest: "median" when it asks which nerve) or
+    when it keeps the answer's capital in mid-sentence ("the Deep"); otherwise it needs
+    another of the answer's words in the sentence, since advice uses such words in their
+    ordinary sense ("the ocean is deep there", "the cost of a choice"). A slip or another form
+    must not be a common word in its own right: "similar" is a word, not a slip of "simile"."""
     sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
@@ -938,13 +1212,66 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
     if len(squashed) >= 6 and squashed in joined:
         return True
+    # The same on the words as written, since a compound and its parts stem apart ("keystone" and
+    # "key stone" give "keyst" and "key ston").
+    raw = re.sub(r"[^a-z0-9]", "", fold(phrase))
+    folded = [w for w, _, _, _ in words]
+    if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(2, 5) for i in range(len(folded) - k + 1)}:
+        return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in _STOP and w not in asked}
-    return any(
-        s in distinctive
-        or any(near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d)) for d in distinctive)
-        for s in stems
-    )
+    capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
+    cased = _cased_words(sentence, len(words))
+    hit: set[str] = set()
+    for i, (w, s, _, _) in enumerate(words):
+        for d in distinctive:
+            variant = s != d and (
+                near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
+            )
+            if s != d and not variant:
+                continue
+            if variant and common_word(w):
+                continue  # a word of its own, not a slip or a form of the answer's
+            # Beside a proper name, the answer's lower-case words are class nouns ("limit" of
+            # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
+            # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
+            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals)
+            if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
+                return True
+            hit.add(d)
+    return len(hit) >= 2
+
+
+# A word at least this frequent in general English (wordfreq's Zipf scale, log10 of uses per
+# billion words: "deep" 5.1, "cost" 5.2, "time" 6.3) is everyday English; "median" 4.1,
+# "Newton" 3.9 and "Westphalia" 2.6 name something.
+_COMMON_ZIPF = 4.5
+# One word of an option this frequent is the sentence's own ("different" 5.5, "know" 6.3), not a
+# mention of the option; "surgery" (4.6) and "English" (5.2, a whole option) still name theirs.
+_EVERYDAY_ZIPF = 5.0
+
+
+@functools.lru_cache(maxsize=65_536)
+def common_word(word: str) -> bool:
+    """Whether a folded word is a common word of general English (see :data:`_COMMON_ZIPF`)."""
+    return zipf(word) >= _COMMON_ZIPF
+
+
+@functools.lru_cache(maxsize=65_536)
+def zipf(word: str) -> float:
+    """How common a folded word is in general English (wordfreq's Zipf scale)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en")
+
+
+def _cased_words(sentence: str, n: int) -> list[str]:
+    """The words of ``sentence`` as written (accents and apostrophes dropped, case kept), one per
+    word of :func:`_word_spans`; all lower case when the two do not line up."""
+    text = unicodedata.normalize("NFKD", sentence)
+    text = re.sub(r"['’‘`´]", "", "".join(ch for ch in text if not unicodedata.combining(ch)))
+    out = [w for w in re.findall(r"[A-Za-z0-9]+", text) if w.lower() not in ("a", "an", "the")]
+    return out if len(out) == n else [""] * n
 
 
 # Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".
@@ -984,6 +1311,9 @@ _CONFUSION_WARNING = re.compile(
     r"(?i)\b(?:is|are|gets?|get)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+)?(?:confused|mixed\s+up|conflated)\s+with\b"
     r"|\b(?:it\s+is|it['’]s)\s+(?:easy|common|tempting)\s+to\s+(?:confuse|mix\s+up|conflate)\b"
     r"|\b(?:a\s+)?common\s+(?:slip|mistake|error|trap|confusion)\s+is\s+(?:to\s+)?(?:confus\w*|mix\w*\s+up|conflat\w*)\b"
+    r"|\b(?:don['’]t|do\s+not|never|not\s+to|avoid)\s+(?:confus\w*|mix(?:ing)?\s+up|conflat\w*)\b"
+    r"|\b(?:students|people|candidates|learners|readers|many|some|you|we)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+|"
+    r"tend\s+to\s+|may\s+|might\s+)?(?:confuse|mix\s+up|conflate)\b"
 )
 
 
@@ -1010,26 +1340,113 @@ def _named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], question
     """Whether ``ref`` is one of a list that names every option of its question side by side
     ("Go through lithium, oxygen, nitrogen, fluorine and neon one at a time"): such a list singles
     none out, whatever the sentence then asks of each. Another mention of one of them elsewhere
-    in the sentence ("..., and neon beats them all") breaks the evenness."""
+    in the sentence ("..., and neon beats them all") breaks the evenness.
+
+    A list of some of the options is even too when the sentence asks the same of each of them
+    ("Review what lithium, sodium and potassium each do", "For each of 2, 4 and 8 m, work out
+    ..."): a question put to every member judges none, unless it judges them all negatively
+    ("note why oxygen and neon are each wrong"), which narrows the options."""
     q = next((q for q in questions if q.id == ref.question_id), None)
     if q is None or not q.options or ref.how != "text":
         return False
-    spans = {(r.start, r.end): r for r in refs if r.question_id == q.id}  # a number is named by text and by value
-    own = sorted(spans.values(), key=lambda r: r.start)
-    if {r.letter for r in own} != set(q.options) or len(own) != len(q.options):
+    own = _listed(sentence, [r for r in refs if r.question_id == q.id], q)
+    if own is None or not any(r.letter == ref.letter and r.start <= ref.start and ref.end <= r.end for r in own):
         return False
+    if {r.letter for r in own} == set(q.options) and len(own) == len(q.options):
+        return True
+    return (
+        len(own) >= 2
+        and _EACH.search(sentence) is not None
+        and (_study(sentence) or _WH.search(sentence) is not None or re.search(r"(?i)\bfor\s+each\b", sentence) is not None)
+        and _judgement(_without_options(sentence, own, questions), own) != "negative"
+    )
+
+
+# A question put to every member of a list: "each", "every one", "in turn", "one at a time".
+_EACH = re.compile(r"(?i)\b(?:each|every\s+one|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
+
+
+def _listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef] | None:
+    """The mentions of ``q``'s options in ``sentence`` when they stand side by side in one list,
+    in order (a number named by its text and by its value counts once), else None. Between two
+    of them stand only list words, articles, and words of the two options themselves ("a rise,
+    a fall and no change" names "No change in the market" by "change")."""
+    own = sorted({(r.start, r.end): r for r in refs}.values(), key=lambda r: (r.start, -r.end))
+    own = [r for r in own if not any(o is not r and o.start <= r.start and r.end <= o.end for o in own)]
+    if len({r.letter for r in own}) != len(own):
+        return None
     text = fold(sentence)
-    return all(_LIST_GAP.match(text[a.end : b.start]) for a, b in zip(own, own[1:], strict=False))
+    for a, b in zip(own, own[1:], strict=False):
+        allowed = set(tokens((q.options or {})[a.letter])) | set(tokens((q.options or {})[b.letter]))
+        gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[^a-z0-9\s]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
+        if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
+            return None
+    return own
 
 
-def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef]) -> list[dict]:
-    """Options named with a judgement, a position or letter, or singled out by an assertion."""
+def _without_options(sentence: str, refs: list[OptionRef], questions: list[Question]) -> str:
+    """``sentence`` without the words that name options by their text (see :func:`_option_words`)."""
+    return _strip(sentence, _option_words(sentence, refs, questions))
+
+
+def _option_words(sentence: str, refs: list[OptionRef], questions: list[Question]) -> list[list[str]]:
+    """The folded words of each mention of an option by its text: an option's own words ("Right
+    coronary artery", "No change in the market") are what it is called, not a judgement of it.
+    A mention reaches over the option's words beside it ("no" before "change")."""
+    options: dict[tuple[str | None, str], str] = {(q.id, letter): text for q in questions for letter, text in (q.options or {}).items()}
+    words = _word_spans(sentence)
+    folded = fold(sentence)
+    phrases = []
+    for r in refs:
+        text = options.get((r.question_id, r.letter))
+        if r.how != "text" or text is None:
+            continue
+        own = set(tokens(text))
+        inside = [i for i, (_, _, lo, hi) in enumerate(words) if lo >= r.start and hi <= r.end]
+        if not inside:
+            continue
+        i, j = inside[0], inside[-1]
+        while i > 0 and words[i - 1][1] in own:
+            i -= 1
+        while j + 1 < len(words) and words[j + 1][1] in own:
+            j += 1
+        phrases.append(re.findall(r"[a-z0-9]+", folded[words[i][2] : words[j][3]]))
+    return phrases
+
+
+def _strip(text: str, phrases: list[list[str]]) -> str:
+    for phrase in phrases:
+        text = re.sub(r"(?i)(?<![\w'’])" + r"\W+".join(map(re.escape, phrase)) + r"(?![\w'’])", " ", text)
+    return text
+
+
+# A question left open: "ask whether ...", "consider when ...". What its clause says of an option
+# is what the target is to decide, not a verdict.
+_OPEN_CLAUSE = re.compile(
+    r"(?i)\bwhether\b[^,;:]*"
+    r"|\b(?:consider|review|recall|remember|ask(?:\s+yourself)?|know|learn|note|check|decide|think\s+about|work\s+out|revise)"
+    r"\s+(?:when|whether|if)\b[^,;:]*"
+)
+
+
+def _open(sentence: str) -> str:
+    """``sentence`` without its open questions (see :data:`_OPEN_CLAUSE`)."""
+    return _OPEN_CLAUSE.sub(" ", sentence)
+
+
+def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef], questions: list[Question]) -> list[dict]:
+    """Options named with a judgement, a position or letter, or singled out by an assertion.
+    An option's own words judge nothing, and neither does a question left open ("ask whether
+    the contract was breached"): both are read out of the sentence before it is judged."""
     if not orefs:
         return []
     leaks = []
     named_question = next((r.question_id for r in qrefs if r.question_id), None)
-    judged = _judgement(sentence, orefs)
+    phrases = _option_words(sentence, orefs, questions)
+    plain = re.sub(r"(?i)^\s*" + _AS_HELP, " ", _open(_strip(sentence, phrases)))  # the offer judges nothing
+    judged = _judgement(plain, orefs)
     study = _study(sentence)
+    open_spans = [m.span() for m in _OPEN_CLAUSE.finditer(fold(sentence))]
     by_question: dict[str | None, list[OptionRef]] = {}
     for ref in orefs:
         by_question.setdefault(ref.question_id, []).append(ref)
@@ -1038,26 +1455,43 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         positional = [r for r in refs if r.how in ("letter", "ordinal")]
         bare = [r for r in refs if r.how == "bare letter"]
         texts = [r for r in refs if r.how == "text"]
+        # asked of every option, or a warning against confusing two: none singled out
+        each = (_EACH_OPTION.search(sentence) or _CONFUSION_WARNING.search(sentence)) is not None and not _PICKED.search(plain)
         if positional:
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare:  # a letter stated anywhere: honest advice has no reason to name one
+        elif bare and not (each and len({r.letter for r in bare}) >= 2):
+            # a letter stated anywhere: honest advice has no reason to name one (unless it lists
+            # several as the options to go through: "each of the five vitamins, C, D, K, B12 and A")
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif texts:
+        elif texts and not each:
             # One word of a longer option ("light" of "Visible light") is judged only by the words
             # around it: in a long sentence a judgement elsewhere is about something else.
-            near = judged if any(r.whole for r in texts) else _judgement(_around(sentence, texts), texts)
-            strong = near and not (study and _only_weak(sentence))
+            asserted = [r for r in texts if not any(a <= r.start and r.end <= b for a, b in open_spans)]
+            if any(r.whole for r in texts):
+                near = judged
+            else:
+                near = _judgement(_strip(_around(sentence, asserted), phrases), asserted) if asserted else None
+            strong = near and not (study and _only_weak(plain))
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-            elif single and not study and not in_list(sentence, texts):
+            elif single and asserted and not study and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
-            elif single and qrefs and not in_list(sentence, texts):
+            elif single and asserted and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
     return leaks
 
 
 _NEAR_WORDS = 6
+# A sentence that asks the same of every option ("note for each option whether ...", "Compute each
+# of the five measures in the options (... the weighted mean)") singles none out, whichever it names
+# on the way, unless it also says which is right.
+_EACH_OPTION = re.compile(
+    r"(?i)\b(?:for|of|to|on|with|through)\s+(?:each|every)\s+(?:option|choice|candidate|alternative|answer|one)\b"
+    r"|\beach\s+of\s+the\s+(?:(?:two|three|four|five|six)\s+)?(?:[\w-]+\s+)?(?:options|choices|candidates|alternatives|answers)\b"
+    r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
+)
+_PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
 
 
 def _around(sentence: str, refs: list[OptionRef]) -> str:
@@ -1075,7 +1509,7 @@ _WEAK = re.compile(
     r"(?i)\b(?:not|no|never|cannot|can't|without|exclud\w*|likely|use|used|give|given|start|needs?|needed|required?|requires|"
     r"first|keep|holds?|held|reduces?|lowers?|improves?|caused\s+by|comes?\s+from|is\s+the|was\s+the|it\s+is|this\s+is|that\s+is|"
     r"over|than|before|versus|unlike|mostly|most\s+of|typical(?:ly)?\s+of|explains?|matches|fits?|key|choice|select|mark|"
-    r"covers?|established|trigger|choose|pick)\b"
+    r"covers?|established|trigger|choose|pick|there\s+is|there['’]s)\b"
 )
 
 
@@ -1090,13 +1524,27 @@ def _only_weak(sentence: str) -> bool:
 _VERDICT = (
     r"(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|good|well|badly|poorly|accurate|"
     r"inaccurate|spot\s+on|sound|solid|flawed|false|true|held\s+up|holds\s+up|stood\s+up|needs?\s+(?:changing|to\s+change|"
-    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
+    r"fixing|revising|rethinking|revisiting|reworking|a\s+second\s+look|another\s+look)|needed\s+(?:changing|fixing|revising|rethinking|"
+    r"revisiting|reworking|a\s+second\s+look|another\s+look)|"
+    r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
+    r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
     r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
     r"|\bquestion\s*(?:\d+|one|two|three|four|five|six)\b|\bq\.?\s*\d\b)"
 )
+_CORRECTNESS = re.compile(
+    r"(?i)\b(?:wrong(?:ly)?|incorrect(?:ly)?|right(?:ly)?|correct(?:ly)?|mistaken|a\s+mistake|an\s+error|off|fine|accurate|inaccurate|"
+    r"spot\s+on|false|true|held\s+up|holds?(?:\s+up)?|stands?(?:\s+up)?|stood\s+up|had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|"
+    r"need(?:s|ed)?\s+(?:changing|fixing|correcting|revising|rethinking|revisiting|reworking|another|a\s+second|"
+    r"to\s+(?:change|be\s+(?:fixed|changed|corrected)))|"
+    r"off\s+target|astray|(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold|work|stand|survive|match|add\s+up)|"
+    r"checks?\s+out)\b"
+)
+# The same with a verdict of right or wrong only, so that a word of quality on the way ("Your term for
+# the solid-to-gas change ... needed fixing") does not hide it.
+_DISCLOSURE_RIGHT_WRONG = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?" + _CORRECTNESS.pattern.removeprefix("(?i)"))
 _HEDGE = re.compile(
     r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
     r"before\s+you|as\s+you|would|could|can)\b"
@@ -1104,7 +1552,7 @@ _HEDGE = re.compile(
 _DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
 _MISSED = re.compile(
     r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
-    r"\b(?:question|case|vignette|item|q\.?\s*\d|ones?)\b"
+    r"\b(?:questions?|cases?|vignettes?|items?|q\.?\s*\d|ones?)\b"
 )
 _KEEP_CHANGE = re.compile(
     r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
@@ -1114,12 +1562,14 @@ _KEEP_CHANGE = re.compile(
 _ONLY_RIGHT = re.compile(
     r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b"
     r"|\bthe\s+other\s+(?:two|one|three|answers?)\b|\bthe\s+rest\s+of\s+your\b"
+    r"|\bonly\s+the\s+one\s+(?:about|on|for|concerning|with)\b|\bof\s+(?:the|your)\s+(?:two|three|four)\s+answers\b"
 )
 # Correctness told by a quantifier over the answers, whatever the words: "Everything here is fine
 # except the ridge question", "all but one hold up", "two of three stand", "the exception is the
 # one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
 _GOOD_OR_BAD = (
-    r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|"
+    r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|in\s+good\s+shape|on\s+track|"
+    r"spot\s+on|good\s+to\s+go|"
     r"checks?\s+out|check\s+out|holds?(?:\s+up)?|hold\s+up|stands?(?:\s+up)?|works?|in\s+order)"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
@@ -1139,7 +1589,8 @@ _QUANTIFIED = [
         r"the\s+[\w\s-]{0,30}?\b(?:question|item|one|answer|calculation|problem|case)\b)"
     ),
     re.compile(
-        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect)\b"
+        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect|off|"
+        r"missed|astray|to\s+(?:revisit|fix|change|rethink|redo|correct|look\s+at))\b"
         r"|\b(?:one|two|three|all|both|none)\s+(?:wrong|incorrect)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:right|correct)\b"
     ),
     re.compile(r"(?i)\byour\s+only\s+(?:mistake|error|slip|miss|misstep|wrong\s+answer|problem)\b"),
@@ -1151,6 +1602,18 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:one|only)\s+(?:slip|mistake|error|miss|problem|misstep|wrong\s+answer)\s+(?:was|is|came)\b"),
     re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
     re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:everything|all\s+(?:of\s+)?(?:your\s+)?(?:answers|three|of\s+them|of\s+it))\b[^.;:]{0,30}?\b(?:is|are|was|were)\s+(?:all\s+)?"
+        r"(?:correct|right|fine|spot\s+on|accurate)\b"
+    ),
+    re.compile(r"(?i)\b(?:keep|stick\s+with)\s+your\s+(?:[\w'’-]+\s+){1,3}?(?:answer|response|choice)\b(?!\s+(?:short|brief|simple|concise|clear|tidy|focused|to\b))"),
+    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
+    re.compile(
+        r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
+        r"(?:on|with)\s+(?:the|your|both|all|two|three)\b"
+        r"|\bthe\s+(?:first|second|third|last|other|remaining)\s+(?:one\s+)?(?:misses|missed|slipped|fails|failed|falls\s+short|fell\s+short)\b"
+    ),
     re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
     re.compile(r"(?i)\b(?:everything|all)\s+(?:but|except|apart\s+from|save)\b[^.;]{0,50}?\b(?:is|are|was|were)\s+" + _GOOD_OR_BAD + r"\b"),
     re.compile(
@@ -1172,12 +1635,60 @@ _QUANTIFIED = [
     ),
     re.compile(
         r"\bI(?:['’]d|\s+would)\s+(?i:revisit|rethink|reconsider|re-?examine|double-check|look\s+again\s+at|change|redo)\s+"
-        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\bone)\b"
+        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\b(?:one|answer))\b"
     ),
     re.compile(
         r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
         r"you\s+(?:got|missed|had)|needs?)\b"
     ),
+    # What the target gave, with any verdict: "the dynasty you chose there won't survive the check",
+    # "the boundary you gave between the crust and the mantle is not the right one".
+    re.compile(
+        r"(?i)\bthe\s+(?:[a-z][\w-]*\s+){1,3}?you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
+        r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,8}?\s+"
+        r"(?:isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?\s+short|"
+        r"needs?\s+(?:another|a\s+second|changing|fixing|correcting|revisiting|rethinking|to\s+(?:change|go|be\s+(?:fixed|changed)))|"
+        r"(?:is|was|are|were)\s+(?:not|wrong|right|correct|incorrect|off|fine|spot\s+on|mistaken|a\s+mistake|an\s+error|accurate|"
+        r"inaccurate|the\s+(?:right|wrong|correct)|(?:a\s+)?(?:[\w-]+\s+){0,2}?too\s+[a-z]+))\b"
+    ),
+    re.compile(r"(?i)\bwhere\s+you\s+(?:slipped|erred|stumbled|tripped(?:\s+up)?|fell\s+down|lost\s+(?:marks|points|the\s+mark))\b"),
+    # The one answer singled out as wrong: "the one answer in this batch that needs correcting",
+    # "your catalyst answer is the one item in this batch that missed".
+    re.compile(
+        r"(?i)\bthe\s+(?:one|only|single)\s+(?:answer|item|question|response|one|thing)\b(?:\s+[\w'’-]+){0,4}?\s+(?:that|which|where)\s+"
+        r"(?:needs?\s+(?:correcting|fixing|changing|another|a\s+second|revisiting|rethinking|work|to\s+(?:change|be\s+fixed))|missed|"
+        r"went\s+(?:wrong|astray|off)|slipped|fell\s+short|failed|(?:is|was)\s+(?:wrong|off|incorrect|mistaken|not\s+right)|"
+        r"(?:didn['’]t|doesn['’]t|does\s+not|did\s+not)\s+(?:hold|fit|work|stand)|you\s+(?:got\s+wrong|missed|need\s+to\s+(?:fix|change|revisit|correct|redo)))"
+    ),
+    # Named answers with a verdict: "The desert and wind answers are correct", "the mole and isomer
+    # answers are fine", "The isomer question and the constant question are fine", "your answer
+    # there doesn't fit", "the remaining one is off".
+    re.compile(
+        r"(?i)\b(?:your|the|that|this)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
+        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){1,4}?(?:questions?|items?)(?:\s+and\s+the\s+(?:[\w'’-]+\s+){1,3}?(?:questions?|items?))?"
+        r"\s+(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:fine|correct|right|sound|solid|ok(?:ay)?|in\s+order|wrong|off|incorrect)\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "Keep your first answer; the second and third both need another look", "Only the exhibition
+    # question needs revisiting"
+    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:first|second|third|last|final|other)\s+(?:answer|one|response|choice)\b"),
+    re.compile(
+        r"(?i)\bthe\s+(?:first|second|third|last|other|remaining)(?:\s+(?:and|or)\s+(?:the\s+)?(?:first|second|third|last))?\s+"
+        r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|"
+        r"revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work)\b"
+    ),
+    re.compile(
+        r"(?i)\bonly\s+(?:the|your)\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|answer|one|response)\s+(?:needs?|requires?|deserves?|could\s+use)\s+"
+        r"(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work|to\s+be)\b"
+    ),
+    # "You got the rock and the current.": said of the target, what it got.
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+had\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\b"),
     re.compile(
         r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
         r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)(?:\s+(?:for|to|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
@@ -1186,7 +1697,10 @@ _QUANTIFIED = [
     ),
 ]
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
-_INSTRUCTION = re.compile(r"(?i)\b(?:make\s+sure|ensure|check|verify|confirm|whether|if|unless|so\s+that|until)\b")
+# "a check of the dates" and "survive the check" are nouns, not an instruction.
+_INSTRUCTION = re.compile(
+    r"(?i)\b(?:make\s+sure|ensure|(?<!a\s)(?<!the\s)check(?!\s+of\b)|verify|confirm|whether|if|unless|so\s+that|until)\b"
+)
 
 
 def _quantified_disclosure(sentence: str) -> bool:
@@ -1198,15 +1712,21 @@ def _quantified_disclosure(sentence: str) -> bool:
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
     """Whether the target's seed answers were right or wrong, in any wording."""
     qid = next((r.question_id for r in qrefs if r.question_id), None)
-    for pattern in (_DISCLOSURE, _MISSED):
+    for pattern in (_DISCLOSURE, _DISCLOSURE_RIGHT_WRONG, _MISSED):
         for m in pattern.finditer(sentence):
             if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked"):
                 if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
                     continue
             if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
                 continue
-            if pattern is _DISCLOSURE and not (qrefs or _past(m.group(0)) or _ONLY_RIGHT.search(sentence) or re.match(r"(?i)^\s*you", sentence)):
-                continue
+            # "the most common wrong answer" is a noun phrase, not a verdict on a question of the batch
+            outside = [r for r in qrefs if not r.start <= m.start() < r.end]
+            if pattern is not _MISSED and not (outside or _past(m.group(0)) or _ONLY_RIGHT.search(sentence)):
+                # Said of "you" in the present, only a verdict of right or wrong discloses: "You
+                # seem to remember the terms well" and "Your reasoning is solid on definitions"
+                # judge a skill, not an answer.
+                if not (re.match(r"(?i)^\s*you", sentence) and _CORRECTNESS.search(m.group(0))):
+                    continue
             return [_finding(qid, "disclosure", sentence)]
     if _quantified_disclosure(sentence):
         return [_finding(qid, "disclosure", sentence)]

@@ -20,6 +20,11 @@ gains no head start.
   correction was made after that measurement, so it is measured on the corpus's "fresh"
   batches, written before it.)
 
+A sentence that says no more than the kind of answer a question asks for ("The question asks
+for a person's name") is never flagged: it is close to a name answer because it speaks of
+names, and the category of an answer tells nothing of which one it is
+(:func:`judgeagent.stages.leak_rules.only_the_kind_asked`).
+
 A sentence is never flagged unless it scores above the highest score a content-free
 sentence itself reaches on that question, by more than :data:`CONTENT_FREE_MARGIN`. The thresholds were chosen on the development half of bench/leak_corpus.jsonl only
 (``bench/leak_guard.py --calibrate`` prints the table): each the highest score of its kind
@@ -66,7 +71,7 @@ import numpy as np
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.stages.controls import PLACEBO_SENTENCES
-from judgeagent.stages.leak_rules import identifying, sentences
+from judgeagent.stages.leak_rules import identifying, only_the_kind_asked, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
 THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.574 (fp32)
@@ -153,6 +158,8 @@ def semantic_leaks(
     has_options = {q.id: bool(q.options) for q in questions}
     leaks = []
     for s in scores(suggestions, questions, embedder):
+        if only_the_kind_asked(s.sentence):  # the kind of answer wanted, never which one
+            continue
         threshold = threshold_options if has_options[s.question_id] else threshold_phrase
         # Never below what a content-free sentence reaches: that much singles out nothing.
         if s.score >= threshold and s.score > s.content_free + CONTENT_FREE_MARGIN:

@@ -55,6 +55,7 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
+from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
@@ -75,7 +76,13 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # options; even lists, kinds of answer and confusion warnings stay clean) and the phrase
 # threshold recalibrated on a development half with seven more subjects (issue 33);
 # suggestions of nothing but option letters, which letters anywhere flags, are not rewritten.
-GUARD_VERSION = 5
+# 6: issue 33's second session: places said to be right or counted along the options, verdicts
+# on what the target gave in any tense, candidates ruled out by a pronoun, numbers in words;
+# and precision: an everyday word of a phrase answer, lists asked the same of each option, open
+# questions, offers of help and criteria are no leak; an option that is a statement is named by
+# two of its words close together, never by one; fractions by their own text; ranges of
+# letters name every option; praise of a skill discloses no answer.
+GUARD_VERSION = 6
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -126,6 +133,8 @@ def _reference_leaks(suggestions: str, q: Question) -> list[dict]:
         return [_leak(q.id, "reference_phrase", m.group(0))] if m else []
     if not _identifying(q.answer):
         return []
+    if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
+        return [_leak(q.id, "reference_phrase", q.answer)]
     if any(mentions_phrase(sentence, q.answer, q.question) for sentence in rule_sentences(suggestions)):
         return [_leak(q.id, "reference_phrase", q.answer)]
     return []
