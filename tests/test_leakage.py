@@ -863,6 +863,48 @@ def test_a_compound_written_as_two_words_names_it():
     assert leaks_in("Older texts write it as 'key stone'.", [q])
 
 
+# --- fresh6's shapes: ranges and glossed names, verdicts through "that option", leanings --------
+REIGN = Question("re", "Roughly when did the king who built the first stone bridge reign?", "B",
+                 {"A": "c. 1020–1050", "B": "c. 1120–1150", "C": "c. 1220–1250", "D": "c. 1320–1350"})
+IRON = Question("ir", "Which crystal structure does the metal adopt at room temperature?", "D", {
+    "A": "face-centred cubic (FCC)", "B": "hexagonal close-packed (HCP)", "C": "simple cubic", "D": "body-centred cubic (BCC)",
+})
+LEDGER = Question("le", "When should the firm recognise the fee?", "A", {
+    "A": "In March, when the work is done and the fee is earned.",
+    "B": "In May, when the client pays the invoice.",
+    "C": "Half in March and half in May, to smooth the figures.",
+    "D": "Only once the auditor has signed off.",
+})
+WORKS = [REIGN, IRON, LEDGER]
+
+
+@pytest.mark.parametrize("text", [
+    "The 1120–1150 window fits the bridge's dating, so that is the one.",
+    "Body-centred cubic is correct for the metal at room temperature.",
+    "Waiting until May when the client pays is cash thinking, so that option is out.",
+    "Recognising the fee in March, when the work was done, is the correct accrual treatment.",
+    "The description where the fee is split is a smoothing trick, so that option is ruled out.",
+    "Keep your answer on the crystal structure.",
+    "Only one item in this batch is wrong.",
+    "Everything in this batch checks out except one of the date items, so that is where to look again.",
+    "For the reign, pick the second date range.",
+    "On the ledger item it's the first statement.",
+    "Three of them are too early or too late. That leaves the second.",
+    "Between the 1020 range and the 1120 range, the later one feels more consistent with the records.",
+])
+def test_fresh6s_wordings_of_ranges_glossed_names_and_verdicts_are_leaks(text):
+    assert leaks_in(text, WORKS)
+
+
+@pytest.mark.parametrize("text", [
+    "The question wants the standard name of a structure, so a short technical term is the right shape of answer.",
+    "When you do, you will find each date range has a neighbour a century away.",
+    "Make sure the range you give covers the whole reign, so that the dates match the records.",
+])
+def test_the_shape_of_an_answer_and_a_step_just_advised_are_no_leak(text):
+    assert find_leaks(text, WORKS) == []
+
+
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
 BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")
