@@ -92,6 +92,13 @@ guard once) brought options of other shapes, and advice that names them without 
 * **Beside a proper name, an answer's lower-case words are class nouns** ("limit" of "Roche
   limit"), and another form of one word of a longer answer ("genetics") is that word's own.
 
+fresh6 and fresh7 (the same way) added: "keep your answer on X", "only one item is wrong", places
+picked with a noun ("pick the third date range", "it's the second statement", "that leaves the
+fourth"), the writer's lean between two ("the later one feels more consistent"), verdicts through
+"that option" ("so that option is ruled out", "that one is correct"), names without their gloss
+or "c." ("body-centred cubic" for "body-centred cubic (BCC)"); and letters listed for every option
+("Options A, B, C and D each describe ...") are even.
+
 And what is never a leak: a list naming every option side by side ("Go through lithium,
 oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
 sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
@@ -653,6 +660,9 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     refs: list[OptionRef] = []
     explicit_spans = []
     for m in _EXPLICIT.finditer(sentence):
+        if re.match(r"\s*(?:to|through|thru|–|-)\s*\(?[A-Z]\)?(?![\w'’])", sentence[m.end() :]):
+            explicit_spans.append((m.start(), m.end() + 12))  # "options A to E": a range, every option
+            continue
         for lm in re.finditer(r"[A-Z]", m.group("ls")):
             if lm.group(0) in letters:
                 pos = m.start("ls") + lm.start()
@@ -1477,9 +1487,12 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         texts = [r for r in refs if r.how == "text"]
         # asked of every option, or a warning against confusing two: none singled out
         each = (_EACH_OPTION.search(sentence) or _CONFUSION_WARNING.search(sentence)) is not None and not _PICKED.search(plain)
-        if positional:
+        listed = {r.letter for r in positional if r.how == "letter"}
+        if positional and len(listed) >= 3 and len(listed) == len(positional) and not _PICKED.search(plain):
+            pass  # "Options A, B, C, D and E each describe ...": every option named evenly
+        elif positional:
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare and not (each and len({r.letter for r in bare}) >= 2):
+        elif bare and not ((each or len({r.letter for r in bare}) >= 3) and not _PICKED.search(plain) and len({r.letter for r in bare}) >= 2):
             # a letter stated anywhere: honest advice has no reason to name one (unless it lists
             # several as the options to go through: "each of the five vitamins, C, D, K, B12 and A")
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
