@@ -21,13 +21,13 @@ real MiniLM, fp32), with Wilson 95% intervals:
 * per kind, and per domain (in-scope catch, described catch, false alarms), and the same two
   figures on issue 33's new domains alone.
 
-Target (issue 33, rules plus the semantic layer, no judge, on fresh6): in-scope catch >= 95%,
+Target (issue 33, rules plus the semantic layer, no judge, on fresh7): in-scope catch >= 95%,
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
 ``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
 the group that is sealed, if any: a group written apart measures one guard once, by its figures,
-and is then unsealed (fresh3, fresh4, fresh5 and fresh6 each measured one guard so; fresh6 the
-guard issue 33's second session ends with). A later change to the guard needs a new group
+and is then unsealed (fresh3 to fresh7 each measured one guard so; fresh7 the guard tuned on
+fresh6). A later change to the guard needs a new group
 written the same way before it is measured.
 ``--groups development,held_out`` measures only those groups (what to iterate on).
 
@@ -64,21 +64,22 @@ sys.path.insert(0, str(ROOT))
 
 from judgeagent.config import LLMConfig  # noqa: E402
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
 
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
-# and the group written apart from issue 33's second session (its acceptance).
-TARGET_GROUPS = ("held_out", FRESH6)
+# and the group written apart last (issue 33's acceptance).
+TARGET_GROUPS = ("held_out", FRESH7)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh6 measured the final guard once (issue 33, second session)
+SEALED: frozenset[str] = frozenset()  # fresh7 measured the fresh6-tuned guard once; none is sealed now
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
     FRESH3: "issue 33: seven subjects besides medicine, written before any change of that issue; measured it once",
     FRESH4: "issue 33's second session: seven more subjects, written apart from the guard; measured guard 6 once",
     FRESH5: "issue 33's second session: seven more subjects, written after fresh4 was read; measured guard 6 once",
-    FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; measured the final guard once",
+    FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; measured guard 6 once",
+    FRESH7: "seven more subjects, written after fresh6 was read; measured guard 7 (before its last rule) once",
 }
 
 

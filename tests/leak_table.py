@@ -27,7 +27,9 @@ measured one guard once and was then unsealed; "fresh5" (p01-p07: agriculture, a
 sports science, nutrition, oceanography, film studies, statistics) was written the same way to
 measure the guard that followed; it too measured one guard once and was unsealed, and
 "fresh6" (q01-q07: zoology, electrical engineering, ancient history, psychology, accounting,
-religious studies, materials science) measures the guard the session ends with. Every suggestion carries its domain: the subject of its
+religious studies, materials science) measured the guard the session ended with; "fresh7" (r01-r07:
+botany, civil engineering, medieval history, sociology, marketing, mythology, computer security),
+written the same way after fresh6 was read, measures the guard tuned on fresh6. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -57,15 +59,16 @@ FRESH4 = "fresh4"
 # Written the same way after fresh4 was measured and unsealed, unread until the final measurement.
 FRESH5 = "fresh5"
 FRESH6 = "fresh6"
-GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6)
+FRESH7 = "fresh7"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
 # model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (d01-d14, h01-h07, k01-k07, p01-p07, q01-q07).
-NEW_DOMAIN_BATCH = re.compile(r"^[dhkpq]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (d, h, k, p, q and r batches).
+NEW_DOMAIN_BATCH = re.compile(r"^[dhkpqr]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 

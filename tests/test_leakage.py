@@ -863,6 +863,62 @@ def test_a_compound_written_as_two_words_names_it():
     assert leaks_in("Older texts write it as 'key stone'.", [q])
 
 
+# --- fresh6's shapes: ranges and glossed names, verdicts through "that option", leanings --------
+REIGN = Question("re", "Roughly when did the king who built the first stone bridge reign?", "B",
+                 {"A": "c. 1020–1050", "B": "c. 1120–1150", "C": "c. 1220–1250", "D": "c. 1320–1350"})
+IRON = Question("ir", "Which crystal structure does the metal adopt at room temperature?", "D", {
+    "A": "face-centred cubic (FCC)", "B": "hexagonal close-packed (HCP)", "C": "simple cubic", "D": "body-centred cubic (BCC)",
+})
+LEDGER = Question("le", "When should the firm recognise the fee?", "A", {
+    "A": "In March, when the work is done and the fee is earned.",
+    "B": "In May, when the client pays the invoice.",
+    "C": "Half in March and half in May, to smooth the figures.",
+    "D": "Only once the auditor has signed off.",
+})
+WORKS = [REIGN, IRON, LEDGER]
+
+
+@pytest.mark.parametrize("text", [
+    "The 1120–1150 window fits the bridge's dating, so that is the one.",
+    "Body-centred cubic is correct for the metal at room temperature.",
+    "Waiting until May when the client pays is cash thinking, so that option is out.",
+    "Recognising the fee in March, when the work was done, is the correct accrual treatment.",
+    "The description where the fee is split is a smoothing trick, so that option is ruled out.",
+    "Keep your answer on the crystal structure.",
+    "Only one item in this batch is wrong.",
+    "Everything in this batch checks out except one of the date items, so that is where to look again.",
+    "For the reign, pick the second date range.",
+    "On the ledger item it's the first statement.",
+    "Three of them are too early or too late. That leaves the second.",
+    "Between the 1020 range and the 1120 range, the later one feels more consistent with the records.",
+])
+def test_fresh6s_wordings_of_ranges_glossed_names_and_verdicts_are_leaks(text):
+    assert leaks_in(text, WORKS)
+
+
+@pytest.mark.parametrize("text", [
+    "The question wants the standard name of a structure, so a short technical term is the right shape of answer.",
+    "When you do, you will find each date range has a neighbour a century away.",
+    "Make sure the range you give covers the whole reign, so that the dates match the records.",
+])
+def test_the_shape_of_an_answer_and_a_step_just_advised_are_no_leak(text):
+    assert find_leaks(text, WORKS) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Options A, B, C and D each describe a real structure, so plausibility will not separate them.",
+    "Weigh A, B, C and D each on their own merits.",
+    "Options A to D run across four centuries; let the records decide.",
+    "Read options A through D as independent statements.",
+])
+def test_letters_listed_for_every_option_are_even(text):
+    assert find_leaks(text, WORKS) == []
+
+
+def test_letters_listed_with_a_pick_still_leak():
+    assert leaks_in("Of A, B, C and D, pick B.", WORKS)
+
+
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():
     assert find_leaks("The answer is a single term of two words.", NAMES) == []
 BRIDGE = Question("s", "What is the oldest crossing of the river called?", "Silver Bridge")
@@ -986,23 +1042,23 @@ def test_a_word_inside_another_options_name_names_only_that_option():
 # Floors below what bench/leak_guard.py measured, so that a change that loses catches or adds
 # false alarms fails, without pinning the exact counts of this corpus. "In scope" is every kind
 # but the described answers only the judge's check can see (tests.leak_table.JUDGE_ONLY_KINDS).
-# Measured with issue 33's second guard (GUARD_VERSION 6), rules alone: held_out catch
-# 249/289 = 86.2%, in scope 234/240 = 97.5%; false alarms 0/288 development, 0/189 held_out.
+# Measured with GUARD_VERSION 7, rules alone: held_out catch 249/289 = 86.2%, in scope
+# 234/240 = 97.5%; false alarms 0/288 development, 0/189 held_out.
 RULES_HELD_OUT_FLOOR = {"catch": 0.84, "in_scope": 0.96}
 RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # Rules + the semantic layer (real MiniLM): catch, in-scope catch, false alarms measured
 # development 306/332 = 92.2%, 284/286 = 99.3%, 0/288; held_out 252/289 = 87.2%, 236/240 = 98.3%,
-# 0/189; fresh 78/91 = 85.7%, 69/69, 0/60; fresh2 69/86 = 80.2%, 62/63 = 98.4%, 0/49; fresh3
-# 167/180 = 92.8%, 162/162, 3/112 = 2.7%; fresh4 166/180 = 92.2%, 159/161 = 98.8%, 2/113 = 1.8%;
-# fresh5 166/180 = 92.2%, 161/161, 2/113 = 1.8%. fresh3, fresh4 and fresh5 were tuned on after each
-# had measured one guard once. fresh6, written apart and measured once with this guard:
-# 147/180 = 81.7%, 141/161 = 87.6%, 6/113 = 5.3% (the issue's target, 95% and 5%, is not met there).
+# 0/189; fresh 78/91, 69/69, 0/60; fresh2 69/86, 62/63, 0/49; fresh3 167/180, 162/162, 3/112;
+# fresh4 166/180, 159/161, 2/113; fresh5 166/180, 161/161, 2/113; fresh6 166/180, 160/161, 6/113;
+# fresh7 155/180, 145/161, 6/113. Every group was tuned on after it had measured one guard once;
+# fresh7 measured the guard before its last rule (letters listed evenly): 145/161 = 90.1% in scope,
+# 11/113 = 9.7% false alarms (the issue's target, 95% and 5%, is not met there).
 SEMANTIC_CATCH_FLOOR = {"development": 0.90, "held_out": 0.85, "fresh": 0.83, "fresh2": 0.78, "fresh3": 0.90,
-                        "fresh4": 0.90, "fresh5": 0.90, "fresh6": 0.79}
+                        "fresh4": 0.90, "fresh5": 0.90, "fresh6": 0.90, "fresh7": 0.84}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.97, "fresh": 0.98, "fresh2": 0.96, "fresh3": 0.98,
-                           "fresh4": 0.97, "fresh5": 0.98, "fresh6": 0.86}
+                           "fresh4": 0.97, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.89}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.04,
-                                "fresh4": 0.03, "fresh5": 0.03, "fresh6": 0.06}
+                                "fresh4": 0.03, "fresh5": 0.03, "fresh6": 0.06, "fresh7": 0.06}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float, float]:

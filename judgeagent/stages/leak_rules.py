@@ -92,6 +92,13 @@ guard once) brought options of other shapes, and advice that names them without 
 * **Beside a proper name, an answer's lower-case words are class nouns** ("limit" of "Roche
   limit"), and another form of one word of a longer answer ("genetics") is that word's own.
 
+fresh6 and fresh7 (the same way) added: "keep your answer on X", "only one item is wrong", places
+picked with a noun ("pick the third date range", "it's the second statement", "that leaves the
+fourth"), the writer's lean between two ("the later one feels more consistent"), verdicts through
+"that option" ("so that option is ruled out", "that one is correct"), names without their gloss
+or "c." ("body-centred cubic" for "body-centred cubic (BCC)"); and letters listed for every option
+("Options A, B, C and D each describe ...") are even.
+
 And what is never a leak: a list naming every option side by side ("Go through lithium,
 oxygen, nitrogen, fluorine and neon one at a time and justify each"), or some of them when the
 sentence asks the same of each ("Review what lithium, sodium and potassium each do"), since a
@@ -327,6 +334,10 @@ _METHOD_AFTER = re.compile(
 
 # The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
 _VOTE = re.compile(r"(?i)\b(?:deserves?|gets?|earns?|has|have|wins?)\s+(?:your|my)\s+vote\b")
+_LEAN = re.compile(
+    r"(?i)\b(?:larger|smaller|higher|lower|earlier|later|former|latter|first|second|other|bigger|longer|shorter|one\s+about\s+[^,.;]{1,60}?)"
+    r"(?:\s+one)?\s+(?:seems|looks|feels|appears|strikes\s+me\s+as)\s+(?:to\s+me\s+)?(?:more|better|likelier|the\s+(?:better|stronger|safer))\b"
+)
 _BEST_BET = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
     r"most\s+likely|obvious|natural|sensible)\s+(?:bet|choice|pick|candidate|option|guess|one)\s+(?:here\s+)?(?:is|would\s+be)\b"
@@ -334,7 +345,7 @@ _BEST_BET = re.compile(
 
 
 def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
-    if _VOTE.search(sentence) and any(q.options or identifying(q.answer) for q in questions):
+    if (_VOTE.search(sentence) or _LEAN.search(sentence)) and any(q.options or identifying(q.answer) for q in questions):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     bet = _BEST_BET.search(sentence)
     if bet and not _KIND_CONTRAST.search(sentence) and not _METHOD_AFTER.match(sentence[bet.end() :]):
@@ -380,7 +391,7 @@ _RULED_OUT = re.compile(
     r"|\b(?:reject|discard|discount|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
     r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
     r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
-    r"(?:wrong|incorrect|false|a\s+trap|mistaken|out)\b"
+    r"(?:wrong|incorrect|false|a\s+trap|mistaken|out|ruled\s+out|excluded|eliminated|a\s+distractor)\b"
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
@@ -396,9 +407,16 @@ _RULED_OUT = re.compile(
 _KEPT = re.compile(
     r"(?i)\b(?:is|as|['’]s)\s+the\s+(?:one|option|choice|answer|statement|explanation)\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:(?!(?:kind|shape|sort|type|form)\b)[\w-]+\s+){0,2}?(?:treatment|approach|"
+    r"reading|explanation|interpretation|statement|description|range|classification)\b"
+    r"|\b(?:that|this)\s+(?:one|option|choice|statement|explanation|description|range)\s+(?:is|was)\s+(?:correct|right|the\s+answer|the\s+one)\b"
 )
+_DONE = r"\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,"
 _GENERAL = re.compile(
-    r"(?i)\b(?:if|unless|when(?!\s+you\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,)|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
+    # "when" heading a condition ("When a value is wrong, reject it"), never "When you do, ..." (the
+    # step just advised) nor inside a description ("February, when the cash arrives")
+    r"(?i)(?:^\s*when\b(?!\s+you" + _DONE + r")|\bwhen\s+(?:a|an|any|its?|they)\b|\bwhen\s+you\b(?!" + _DONE + r"))|"
+    r"\b(?:if|unless|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
 )
 
 
@@ -642,6 +660,9 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     refs: list[OptionRef] = []
     explicit_spans = []
     for m in _EXPLICIT.finditer(sentence):
+        if re.match(r"\s*(?:to|through|thru|–|-)\s*\(?[A-Z]\)?(?![\w'’])", sentence[m.end() :]):
+            explicit_spans.append((m.start(), m.end() + 12))  # "options A to E": a range, every option
+            continue
         for lm in re.finditer(r"[A-Z]", m.group("ls")):
             if lm.group(0) in letters:
                 pos = m.start("ls") + lm.start()
@@ -743,6 +764,11 @@ _PLACE_ASSERTED = [
     ),
     re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
     re.compile(r"(?i)\b(?:go\s+with|pick|choose|take|circle|mark)\s+the\s+(?:very\s+)?" + _ORD + r"\s+one\b"),
+    re.compile(
+        r"(?i)\b(?:go\s+with|pick|choose|circle|mark|select|it['’]s|it\s+is|that['’]s|that\s+is)\s+the\s+(?:very\s+)?" + _ORD
+        + r"\s+(?:[\w-]+\s+)?(?:one|option|choice|entry|answer|statement|explanation|range|value|figure|date|description|name|term)s?\b"
+    ),
+    re.compile(r"(?i)\b(?:leaves?|leaving|left\s+with)\s+(?:you\s+(?:with\s+)?)?(?:only\s+|just\s+)?the\s+" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
     re.compile(
         r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches|end\s+up\s+(?:on|with|at)|arrive\s+at)\s+"
         r"the\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|entry|name|item|value|choice|option))?\s*(?:[.,;:!]|$|\s+rather\s+than\b)"
@@ -1016,6 +1042,7 @@ class _OptionForm:
     longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
     statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
     generic: bool  # its words are in every other option ("Vitamin A" beside "Vitamin C": "vitamin")
+    unglossed: tuple[str, ...]  # its words without a parenthesis ("body-centred cubic (BCC)")
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -1031,12 +1058,12 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
         # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
-        bare_words = tokens(re.sub(r"\([^)]*\)", " ", text))
+        bare_words = tokens(re.sub(r"^\s*(?:c\.|ca\.|circa|approx\.?|about|around|roughly)\s*", "", re.sub(r"\([^)]*\)", " ", text)))
         statement = sum(len(w) >= 3 and w not in _STOP for w in bare_words) >= _STATEMENT_WORDS
         # A statement has no initials: "at dawn and dusk" is not "ADD".
         acronyms = frozenset() if statement else _acronyms(text)
         generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic))
+        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words))
     return tuple(forms)
 
 
@@ -1120,6 +1147,9 @@ def _mention_spans(
     n = len(form.whole)
     covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
     spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
+    if not spans and len(form.unglossed) >= 2 and form.unglossed != form.whole:  # named without its gloss
+        m = len(form.unglossed)
+        spans = [(words[i][2], words[i + m - 1][3]) for i in contains(stems, form.unglossed) if i not in covered]
     if spans and not form.generic:
         return spans, True
     spans = []
@@ -1457,9 +1487,12 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         texts = [r for r in refs if r.how == "text"]
         # asked of every option, or a warning against confusing two: none singled out
         each = (_EACH_OPTION.search(sentence) or _CONFUSION_WARNING.search(sentence)) is not None and not _PICKED.search(plain)
-        if positional:
+        listed = {r.letter for r in positional if r.how == "letter"}
+        if positional and len(listed) >= 3 and len(listed) == len(positional) and not _PICKED.search(plain):
+            pass  # "Options A, B, C, D and E each describe ...": every option named evenly
+        elif positional:
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare and not (each and len({r.letter for r in bare}) >= 2):
+        elif bare and not ((each or len({r.letter for r in bare}) >= 3) and not _PICKED.search(plain) and len({r.letter for r in bare}) >= 2):
             # a letter stated anywhere: honest advice has no reason to name one (unless it lists
             # several as the options to go through: "each of the five vitamins, C, D, K, B12 and A")
             leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
@@ -1608,6 +1641,11 @@ _QUANTIFIED = [
         r"(?:correct|right|fine|spot\s+on|accurate)\b"
     ),
     re.compile(r"(?i)\b(?:keep|stick\s+with)\s+your\s+(?:[\w'’-]+\s+){1,3}?(?:answer|response|choice)\b(?!\s+(?:short|brief|simple|concise|clear|tidy|focused|to\b))"),
+    re.compile(
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:answer|response|choice|date|pick|term|name|value|figure)\s+"
+        r"(?:on|for|about|to)\b"
+    ),
+    re.compile(r"(?i)\bonly\s+(?:one|a\s+single)\s+(?:item|question|answer|one|response)\b[^.;]{0,30}?\b(?:is|was)\s+(?:wrong|off|incorrect|mistaken|astray)\b"),
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
     re.compile(
         r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
@@ -1699,7 +1737,8 @@ _QUANTIFIED = [
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
 # "a check of the dates" and "survive the check" are nouns, not an instruction.
 _INSTRUCTION = re.compile(
-    r"(?i)\b(?:make\s+sure|ensure|(?<!a\s)(?<!the\s)check(?!\s+of\b)|verify|confirm|whether|if|unless|so\s+that|until)\b"
+    r"(?i)\b(?:make\s+sure|ensure|(?<!a\s)(?<!the\s)check(?!\s+of\b)|verify|confirm|whether|if|unless|"
+    r"so\s+that(?!\s+(?:is|was|['’]s|one|item|question|answer)\b)|until)\b"
 )
 
 

@@ -82,7 +82,10 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # questions, offers of help and criteria are no leak; an option that is a statement is named by
 # two of its words close together, never by one; fractions by their own text; ranges of
 # letters name every option; praise of a skill discloses no answer.
-GUARD_VERSION = 6
+# 7: read from fresh6 after its measurement: "keep your answer on X", "only one item is wrong",
+# places picked with a noun, the writer's lean between two, verdicts through "that option",
+# names without their gloss or "c."; and from fresh7: letters listed for every option are even.
+GUARD_VERSION = 7
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
