@@ -1487,15 +1487,18 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
         texts = [r for r in refs if r.how == "text"]
         # asked of every option, or a warning against confusing two: none singled out
         each = (_EACH_OPTION.search(sentence) or _CONFUSION_WARNING.search(sentence)) is not None and not _PICKED.search(plain)
-        listed = {r.letter for r in positional if r.how == "letter"}
-        if positional and len(listed) >= 3 and len(listed) == len(positional) and not _PICKED.search(plain):
-            pass  # "Options A, B, C, D and E each describe ...": every option named evenly
-        elif positional:
-            leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-        elif bare and not ((each or len({r.letter for r in bare}) >= 3) and not _PICKED.search(plain) and len({r.letter for r in bare}) >= 2):
+        picked = _PICKED.search(plain) is not None
+        named = {r.letter for r in positional if r.how == "letter"}
+        letters = {r.letter for r in bare}
+        if positional:
+            # unless "Options A, B, C, D and E each describe ...": every option named evenly
+            if not (len(named) >= 3 and len(named) == len(positional) and not picked):
+                leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
+        elif bare:
             # a letter stated anywhere: honest advice has no reason to name one (unless it lists
             # several as the options to go through: "each of the five vitamins, C, D, K, B12 and A")
-            leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
+            if not (len(letters) >= 2 and (each or (len(letters) >= 3 and not picked))):
+                leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
         elif texts and not each:
             # One word of a longer option ("light" of "Visible light") is judged only by the words
             # around it: in a long sentence a judgement elsewhere is about something else.
@@ -1604,6 +1607,11 @@ _GOOD_OR_BAD = (
     r"(?:correct|right|fine|sound|solid|good|decent|accurate|ok(?:ay)?|wrong|incorrect|mistaken|off|astray|in\s+good\s+shape|on\s+track|"
     r"spot\s+on|good\s+to\s+go|"
     r"checks?\s+out|check\s+out|holds?(?:\s+up)?|hold\s+up|stands?(?:\s+up)?|works?|in\s+order)"
+)
+# An answer said to need more work: "needs another look", "could use revisiting".
+_NEEDS_WORK = (
+    r"(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|"
+    r"changing|more\s+work)"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
 _QUANTIFIED = [
@@ -1717,12 +1725,10 @@ _QUANTIFIED = [
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:first|second|third|last|final|other)\s+(?:answer|one|response|choice)\b"),
     re.compile(
         r"(?i)\bthe\s+(?:first|second|third|last|other|remaining)(?:\s+(?:and|or)\s+(?:the\s+)?(?:first|second|third|last))?\s+"
-        r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|"
-        r"revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work)\b"
+        r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?" + _NEEDS_WORK + r"\b"
     ),
     re.compile(
-        r"(?i)\bonly\s+(?:the|your)\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|answer|one|response)\s+(?:needs?|requires?|deserves?|could\s+use)\s+"
-        r"(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|changing|more\s+work|to\s+be)\b"
+        r"(?i)\bonly\s+(?:the|your)\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|answer|one|response)\s+(?:" + _NEEDS_WORK + r"|needs?\s+to\s+be)\b"
     ),
     # "You got the rock and the current.": said of the target, what it got.
     re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
