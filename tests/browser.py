@@ -204,6 +204,16 @@ class Browser:
         if not self.keep_profile:
             shutil.rmtree(self.profile, ignore_errors=True)
 
+    def crash(self) -> None:
+        """The browser killed outright (SIGKILL), as by a crash or a power cut: nothing it had
+        not yet written to disk is kept. The profile stays for the next Browser."""
+        self.proc.kill()
+        self.proc.wait()
+        try:
+            self.ws.close()
+        except Exception:
+            pass
+
     # ------------------------------------------------------------------ input, as a person gives it
     def click(self, selector: str) -> None:
         """A real mouse click in the middle of the element, scrolled into view first."""

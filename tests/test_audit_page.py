@@ -1,5 +1,5 @@
 """audit.html in real headless Chromium (Debian's), opened from disk: labels given by click and
-by keyboard, kept across a reload and a browser restart, exported as a file that
+by keyboard, kept across a reload and a browser killed and started again, exported as a file that
 `judgeagent audit import` takes; no request, no error; and the page fits 1280 px and 420 px
 without sideways scrolling, on every item."""
 
@@ -35,6 +35,16 @@ def text(b: Browser, selector: str) -> str:
 
 def pressed(b: Browser) -> list[str]:
     return b.js("[...document.querySelectorAll('#labels .label[aria-pressed=\"true\"]')].map(e => e.dataset.label)")
+
+
+def saved(b: Browser) -> None:
+    """Wait until the page says its labels are on disk (IndexedDB's transaction completed): the
+    page's own status, watched with a MutationObserver, not a sleep."""
+    b.js("""new Promise(done => {
+      const s = document.getElementById('saved'), ok = () => s.getAttribute('data-state') === 'saved';
+      if (ok()) return done(true);
+      new MutationObserver((_, o) => { if (ok()) { o.disconnect(); done(true); } }).observe(s, {attributes: true});
+    })""")
 
 
 def download(b: Browser, folder: Path, key: str = "e") -> Path:
@@ -87,12 +97,21 @@ def test_labels_by_click_and_keyboard_survive_reload_and_restart_and_import(audi
         assert pressed(b) == ["wrong key", "ambiguous", "not self-contained"]
         assert b.js("document.getElementById('comment').value") == "the key names the wrong drug"
         assert b.js("document.getElementById('auditor').value") == "Ana Lopez"
+        # Once the page says "saved", the labels survive even a browser that is killed, not
+        # closed (localStorage alone did not: Chromium writes it to disk lazily).
+        saved(b)
+        assert text(b, "#saved").startswith("saved ")
+        b.crash()
     finally:
         b.close()
-    b = Browser(profile)  # the browser closed and opened again
+    b = Browser(profile)  # the browser opened again after the crash
     try:
         b.open(url, 1280, 900)
+        saved(b)
         assert text(b, "#progress-text") == f"Random sample: 3 of {n} labelled"
+        assert text(b, "#position") == f"Item 2 of {n}"
+        assert pressed(b) == ["wrong key", "ambiguous", "not self-contained"]
+        assert b.js("document.getElementById('auditor').value") == "Ana Lopez"
         for _ in range(n - 3):
             b.press("u")
             b.press("1")

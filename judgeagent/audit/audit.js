@@ -1,4 +1,4 @@
-// The audit page: one item at a time, labels kept in localStorage under the audit's id as
+// The audit page: one item at a time, labels kept in this browser under the audit's id as
 // they are given, exported as a labels file for `judgeagent audit import`. No request leaves
 // the page; every text is set with textContent, never parsed as HTML.
 (function () {
@@ -10,28 +10,102 @@
   var byKey = {};
   Object.keys(data.shortcuts).forEach(function (label) { byKey[data.shortcuts[label]] = label; });
   var $ = function (id) { return document.getElementById(id); };
-  var state = load();
+  var state = loadLocal();
   var at = Math.min(Math.max(0, state.pos || 0), items.length - 1);
 
-  function load() {
+  // Labels are kept twice. localStorage answers at once, so the page opens on its labels, but
+  // Chromium writes it to disk lazily: a browser that crashes or is killed loses the last
+  // seconds of it. IndexedDB is on disk when its transaction completes, so "saved" is shown
+  // only then. Each save carries a revision; on opening, the newer copy wins.
+  var db = null, dbReady = false, touched = false, pending = 0;
+
+  function loadLocal() {
     try {
       var raw = window.localStorage.getItem(STORE_KEY);
       if (raw) {
         var s = JSON.parse(raw);
-        if (s && typeof s === "object" && s.labels) { return s; }
+        if (usable(s)) { return s; }
       }
     } catch (e) {
-      warn("This browser does not let the page keep labels (" + e.name + "): export them before closing it.");
+      // IndexedDB may still keep the labels; openStore() warns if neither can.
     }
-    return { auditor: "", labels: {}, pos: 0 };
+    return { auditor: "", labels: {}, pos: 0, rev: 0 };
+  }
+
+  function usable(s) { return !!(s && typeof s === "object" && s.labels && typeof s.labels === "object"); }
+
+  function storeState(text) { var s = $("saved"); s.setAttribute("data-state", text); return s; }
+
+  function openStore() {
+    var req;
+    try {
+      req = window.indexedDB.open("judgeagent-audit", 1);
+    } catch (e) {
+      return noStore(e);
+    }
+    req.onupgradeneeded = function () { req.result.createObjectStore("audits"); };
+    req.onerror = function () { noStore(req.error); };
+    req.onsuccess = function () {
+      db = req.result;
+      var get = db.transaction("audits").objectStore("audits").get(STORE_KEY);
+      get.onerror = function () { noStore(get.error); };
+      get.onsuccess = function () {
+        var kept = get.result;
+        dbReady = true;
+        if (usable(kept) && (kept.rev || 0) > (state.rev || 0) && !touched) {
+          state = kept;
+          at = Math.min(Math.max(0, state.pos || 0), items.length - 1);
+          $("auditor").value = state.auditor || "";
+          if (items.length) { show(); return; }
+        }
+        save();
+      };
+    };
+  }
+
+  function noStore(err) {
+    dbReady = true;
+    db = null;
+    storeState(canLocal() ? "local" : "none");
+    if (!canLocal()) {
+      warn("This browser does not let the page keep labels (" + (err && err.name) + "): export them before closing it.");
+    }
+  }
+
+  function canLocal() {
+    try { window.localStorage.setItem(STORE_KEY + ":probe", "1"); window.localStorage.removeItem(STORE_KEY + ":probe"); return true; } catch (e) { return false; }
   }
 
   function save() {
     state.pos = at;
+    state.rev = (state.rev || 0) + 1;
     try {
       window.localStorage.setItem(STORE_KEY, JSON.stringify(state));
-      $("saved").textContent = "saved " + new Date().toLocaleTimeString();
     } catch (e) {
+      // IndexedDB below still keeps them; a warning comes only if that fails too.
+    }
+    if (!dbReady) { return; }  // the kept copy is read first, so it is not overwritten unseen
+    if (!db) {
+      if (canLocal()) { $("saved").textContent = "saved in this browser " + new Date().toLocaleTimeString(); }
+      return;
+    }
+    pending++;
+    storeState("saving");
+    try {
+      var tx = db.transaction("audits", "readwrite");
+      tx.objectStore("audits").put(JSON.parse(JSON.stringify(state)), STORE_KEY);
+      tx.oncomplete = function () {
+        pending--;
+        if (!pending) { storeState("saved").textContent = "saved " + new Date().toLocaleTimeString(); }
+      };
+      tx.onerror = tx.onabort = function () {
+        pending--;
+        storeState("failed");
+        warn("Could not save in this browser (" + (tx.error && tx.error.name) + "): export your labels now.");
+      };
+    } catch (e) {
+      pending--;
+      storeState("failed");
       warn("Could not save in this browser (" + e.name + "): export your labels now.");
     }
   }
@@ -50,6 +124,7 @@
   function isInvalid(id) { var e = state.labels[id]; return labelled(id) && e.labels.some(function (l) { return l !== VALID; }); }
 
   function setEntry(id, e) {
+    touched = true;
     e.at = new Date().toISOString();
     if (!e.labels.length && !e.comment) { delete state.labels[id]; } else { state.labels[id] = e; }
     save();
@@ -315,7 +390,7 @@
     setEntry(id, { labels: e.labels.slice(), comment: $("comment").value, at: e.at });
   });
   $("auditor").value = state.auditor || "";
-  $("auditor").addEventListener("input", function () { state.auditor = $("auditor").value; save(); });
+  $("auditor").addEventListener("input", function () { touched = true; state.auditor = $("auditor").value; save(); });
   document.addEventListener("keydown", function (ev) {
     var typing = /^(INPUT|TEXTAREA|SELECT)$/.test(ev.target.tagName);
     if (ev.key === "Escape" && typing) { ev.target.blur(); return; }
@@ -330,6 +405,6 @@
   });
   var notes = $("notes");
   (data.notes || []).forEach(function (n) { notes.appendChild(el("li", "", n)); });
-  if (!items.length) { $("position").textContent = "No item to audit."; return; }
-  show();
+  if (items.length) { show(); } else { $("position").textContent = "No item to audit."; }
+  openStore();
 })();

@@ -2,9 +2,10 @@
 
 One self-contained file: its style and script are inline (audit.css and audit.js beside this
 module) and its items are a JSON block inside it, so it opens from disk (file://) with no
-server, and a Content-Security-Policy forbids any request. Labels are kept in the browser's
-localStorage under the audit's id as they are given, so closing the tab or the browser loses
-nothing, and are exported as a labels file for ``judgeagent audit import``.
+server, and a Content-Security-Policy forbids any request. Labels are kept in the browser
+under the audit's id as they are given (IndexedDB, which is on disk once the page says
+"saved", and localStorage), so a closed tab, a closed browser or a crashed one loses nothing,
+and are exported as a labels file for ``judgeagent audit import``.
 """
 
 from __future__ import annotations
