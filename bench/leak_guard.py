@@ -7,12 +7,12 @@ kind of give-away, clean ones beside them, each with its domain (tests/leak_tabl
 ``development`` (the only one the rules and the semantic thresholds were tuned on), ``held_out``
 (split from it by question), and three groups written before a session's changes to measure
 them once: ``fresh``, ``fresh2``, ``fresh3`` (issue 33: seven subjects besides medicine) and
-``fresh4``, ``fresh5`` and ``fresh6`` (issue 33's second session: seven more subjects each,
-written by helpers that read neither the guard nor the rest of the corpus; fresh4 and fresh5
-each measured one guard once and were then unsealed).
+``fresh4`` to ``fresh12`` (seven more subjects each, written by helpers that read neither the
+guard nor the rest of the corpus; each measured one guard once and was then unsealed).
 Each suggestion is checked against the three questions of its batch, as a run checks a batch's
-suggestions. For each group, for the rules alone and for the rules plus the semantic layer (the
-real MiniLM, fp32), with Wilson 95% intervals:
+suggestions. For each group, for the rules alone and for all layers but the judge (the rules,
+the semantic layer on the real MiniLM in fp32, and the learned layer that weighs them, trained by
+bench/leak_model.py on the groups its model file names), with Wilson 95% intervals:
 
 * catch: leaking suggestions with at least one finding, overall and **in scope**: every kind but
   those only the judge's check can see (``described``: an answer described without being named;
@@ -21,13 +21,13 @@ real MiniLM, fp32), with Wilson 95% intervals:
 * per kind, and per domain (in-scope catch, described catch, false alarms), and the same two
   figures on issue 33's new domains alone.
 
-Target (issue 33, rules plus the semantic layer, no judge, on fresh7): in-scope catch >= 95%,
+Target (issue 33, rules plus the semantic and learned layers, no judge, on fresh12): in-scope catch >= 95%,
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
 ``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
 the group that is sealed, if any: a group written apart measures one guard once, by its figures,
-and is then unsealed (fresh3 to fresh7 each measured one guard so; fresh7 the guard tuned on
-fresh6). A later change to the guard needs a new group
+and is then unsealed (fresh3 to fresh12 each measured one guard so; fresh12 the shipped guard 8,
+whose learned layer is not trained on it). A later change to the guard needs a new group
 written the same way before it is measured.
 ``--groups development,held_out`` measures only those groups (what to iterate on).
 
@@ -64,14 +64,32 @@ sys.path.insert(0, str(ROOT))
 
 from judgeagent.config import LLMConfig  # noqa: E402
 from judgeagent.stages.leakage import find_leaks  # noqa: E402
-from tests.leak_table import FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, GROUPS, HALVES, JUDGE_ONLY_KINDS, Suggestion, load_corpus  # noqa: E402
+from tests.leak_table import (  # noqa: E402
+    FRESH,
+    FRESH2,
+    FRESH3,
+    FRESH4,
+    FRESH5,
+    FRESH6,
+    FRESH7,
+    FRESH8,
+    FRESH9,
+    FRESH10,
+    FRESH11,
+    FRESH12,
+    GROUPS,
+    HALVES,
+    JUDGE_ONLY_KINDS,
+    Suggestion,
+    load_corpus,
+)
 
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the group written apart last (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH7)
+TARGET_GROUPS = ("held_out", FRESH12)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh7 measured the fresh6-tuned guard once; none is sealed now
+SEALED: frozenset[str] = frozenset()  # fresh12 measured guard 8 as shipped once (the shipped model is not trained on it)
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -80,6 +98,11 @@ NOTES = {
     FRESH5: "issue 33's second session: seven more subjects, written after fresh4 was read; measured guard 6 once",
     FRESH6: "issue 33's second session: seven more subjects, written after fresh5 was read; measured guard 6 once",
     FRESH7: "seven more subjects, written after fresh6 was read; measured guard 7 (before its last rule) once",
+    FRESH8: "seven more subjects, written after fresh7 was read; measured guard 8 as first trained once",
+    FRESH9: "seven more subjects, written after fresh8 was read; measured guard 8 before praise of form once",
+    FRESH10: "seven more subjects, written after fresh9 was read; measured guard 8 before its last two rules once",
+    FRESH11: "seven more subjects, written after fresh10 was read; measured guard 8 before form advice was left unread, once",
+    FRESH12: "seven more subjects, written after fresh11 was read; measures guard 8 as shipped once",
 }
 
 
@@ -157,7 +180,7 @@ def report_layer(name: str, t: Tally) -> None:
 
 def report_kinds(rules: Tally, both: Tally) -> None:
     """Per kind, the rules alone and with the semantic layer: who answers for which kind."""
-    print(f"  {'per kind':<17} {'rules':<39}{'rules + semantic'}")
+    print(f"  {'per kind':<17} {'rules':<39}{'all layers'}")
     for kind in sorted(both.total):
         who = "judge's check" if kind in JUDGE_ONLY_KINDS else "rules"
         print(f"    {kind:<15} {rate(rules.caught[kind], rules.total[kind])}  {rate(both.caught[kind], both.total[kind])}  ({who})")
@@ -239,7 +262,7 @@ def measure_group(name: str, corpus, embedder, show_misses: bool) -> bool:
     flags = {id(s): bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder)) for s in items}
     rules, both = subset(rule_flags, items, lambda s: True), subset(flags, items, lambda s: True)
     report_layer("rules", rules)
-    report_layer("rules + semantic", both)
+    report_layer("all layers", both)
     new = subset(flags, items, lambda s: s.new_domain)
     if new.clean:
         report_layer("  new domains", new)
@@ -253,7 +276,7 @@ def measure_group(name: str, corpus, embedder, show_misses: bool) -> bool:
     if name not in TARGET_GROUPS:
         return True
     met = both.met()
-    print(f"  target ({name}, rules + semantic): in-scope catch >= {IN_SCOPE_TARGET:.0%}, false alarms <= "
+    print(f"  target ({name}, all layers but the judge): in-scope catch >= {IN_SCOPE_TARGET:.0%}, false alarms <= "
           f"{FALSE_ALARM_TARGET:.0%}: {'met' if met else 'NOT met'}")
     return met
 

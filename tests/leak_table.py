@@ -29,7 +29,17 @@ measure the guard that followed; it too measured one guard once and was unsealed
 "fresh6" (q01-q07: zoology, electrical engineering, ancient history, psychology, accounting,
 religious studies, materials science) measured the guard the session ended with; "fresh7" (r01-r07:
 botany, civil engineering, medieval history, sociology, marketing, mythology, computer security),
-written the same way after fresh6 was read, measures the guard tuned on fresh6. Every suggestion carries its domain: the subject of its
+written the same way after fresh6 was read, measures the guard tuned on fresh6; "fresh8" (s01-s07:
+geology, political science, culinary science, aviation, archaeology, urban planning, ecology),
+written the same way after fresh7 was read, measured guard 8 as first trained, once; "fresh9"
+(u01-u07: forestry, veterinary science, criminology, textile science, robotics, demography,
+glaciology), written the same way after fresh8 was read, measured the guard that followed once;
+"fresh10" (v01-v07: seismology, typography, ornithology, cartography, viticulture, horology,
+beekeeping), written the same way after fresh9 was read, measured the guard that followed once;
+"fresh11" (w01-w07: volcanology, naval history, dairy science, acoustics, heraldry, hydrology,
+photography), written the same way after fresh10 was read, measured the guard that followed once;
+"fresh12" (x01-x07: paleontology, labour economics, brewing, optics, numismatics, soil science,
+theatre history), written the same way after fresh11 was read, measures guard 8 as shipped. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -60,15 +70,25 @@ FRESH4 = "fresh4"
 FRESH5 = "fresh5"
 FRESH6 = "fresh6"
 FRESH7 = "fresh7"
-GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7)
+# Written apart after fresh7 was read, to measure guard 8 (with its learned layer) once.
+FRESH8 = "fresh8"
+# Written apart after fresh8 was read, to measure guard 8 as shipped once.
+FRESH9 = "fresh9"
+# Written apart after fresh9 was read, to measure guard 8 as shipped once.
+FRESH10 = "fresh10"
+# Written apart after fresh10 was read, to measure guard 8 as shipped once.
+FRESH11 = "fresh11"
+# Written apart after fresh11 was read, to measure guard 8 as shipped once.
+FRESH12 = "fresh12"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
 # model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (d, h, k, p, q and r batches).
-NEW_DOMAIN_BATCH = re.compile(r"^[dhkpqr]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (d, h, k, p, q, r, s, u, v, w and x batches).
+NEW_DOMAIN_BATCH = re.compile(r"^[dhkpqrsuvwx]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -77,7 +97,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7" | "fresh8" | "fresh9" | "fresh10" | "fresh11" | "fresh12"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 

@@ -89,6 +89,8 @@ guard once) brought options of other shapes, and advice that names them without 
   says which is right. A range of letters ("A through E", "A–D", "between A and E") names all.
 * **Praise of a skill** ("You seem to remember the terms well", "Your reasoning is solid on
   definitions") tells no answer: said of "you" in the present, only right or wrong discloses.
+  Nor does praise of the form of earlier answers ("Your write-up was clear and well reasoned",
+  "You kept it short, which is the right format"): :func:`praise_of_form`.
 * **Beside a proper name, an answer's lower-case words are class nouns** ("limit" of "Roche
   limit"), and another form of one word of a longer answer ("genetics") is that word's own.
 
@@ -1754,8 +1756,33 @@ def _quantified_disclosure(sentence: str) -> bool:
     return any(p.search(sentence) for p in _QUANTIFIED) and not _INSTRUCTION.search(sentence)
 
 
+# Praise of the form of the target's earlier work, not of its correctness: "Your write-up was clear
+# and well reasoned", "You kept your answer short, which is the right format", "Your explanations
+# leaned on definitions, which is the right instinct". Writers of three groups apart (fresh7 to
+# fresh9) all wrote such lines as clean advice; none tells which answer was right.
+_FORM = re.compile(
+    r"(?i)\b(?:clear(?:ly)?|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
+    r"well[\s-]+(?:organi[sz]ed|structured|laid\s+out|reasoned|argued|written|presented|explained))\b"
+)
+_RIGHT_FOR_FORM = re.compile(
+    r"(?i)\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|"
+    r"length|level\s+of\s+detail|register|tone|starting\s+point|way\s+to\s+(?:work|reason|think|go\s+about))\b"
+    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,60}?\b(?:exactly\s+|just\s+)?right\b"
+)
+
+
+def praise_of_form(sentence: str) -> bool:
+    """Whether the sentence praises how the target worked (clear, concise, the right format or
+    instinct) and says nothing of whether any answer was right."""
+    if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or _RIGHT_FOR_FORM.search(sentence)):
+        return False
+    return not _CORRECTNESS.search(_RIGHT_FOR_FORM.sub(" ", sentence))
+
+
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
     """Whether the target's seed answers were right or wrong, in any wording."""
+    if praise_of_form(sentence):
+        return []
     qid = next((r.question_id for r in qrefs if r.question_id), None)
     for pattern in (_DISCLOSURE, _DISCLOSURE_RIGHT_WRONG, _MISSED):
         for m in pattern.finditer(sentence):

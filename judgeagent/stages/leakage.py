@@ -55,6 +55,7 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
+from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
 from judgeagent.stages.leak_rules import identifying as _identifying
@@ -64,7 +65,7 @@ from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, s
 # The checks on the answer itself: the guard before eliminations, disclosure and pointers.
 ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
 ALL_RULES = ANSWER_RULES + RULES
-LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
+LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck: the guard of issue 24 (normalised mentions, judgements,
 # the semantic layer, a judge check that fails closed). Checks without it were made by the
 # guard before; a finished run's records keep what that guard decided. 3: the answer asserted
@@ -85,7 +86,12 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "judge")
 # 7: read from fresh6 after its measurement: "keep your answer on X", "only one item is wrong",
 # places picked with a noun, the writer's lean between two, verdicts through "that option",
 # names without their gloss or "c."; and from fresh7: letters listed for every option are even.
-GUARD_VERSION = 7
+# 8: the learned layer (leak_learned): a linear model trained on the leak corpus flags what
+# reads as a give-away though no rule fired, and drops findings it finds very unlikely (never
+# a letter, an option's text or the reference phrase stated); praise of the form
+# of earlier answers is no disclosure; a phrase answer's word that the batch uses elsewhere
+# names none of it.
+GUARD_VERSION = 8
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -129,7 +135,15 @@ def _option_text_leaks(suggestions: str, q: Question) -> list[dict]:
     return []
 
 
-def _reference_leaks(suggestions: str, q: Question) -> list[dict]:
+def _batch_wording(q: Question, questions: list[Question]) -> str:
+    """The question's own text and the other questions' texts and options: a word of a phrase
+    answer that the batch uses elsewhere ("bee" of "bee space" in a batch on beeswax and worker
+    bees) names the batch's subject, not the answer (read from fresh10)."""
+    others = [o for o in questions if o is not q]
+    return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
+
+
+def _reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[dict]:
     ref = normalize_phrase(q.answer)
     if ref in ("yes", "no"):
         m = next((m for m in _YES_NO_PATTERN.finditer(suggestions) if m.group(1).lower() == ref), None)
@@ -138,7 +152,8 @@ def _reference_leaks(suggestions: str, q: Question) -> list[dict]:
         return []
     if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
         return [_leak(q.id, "reference_phrase", q.answer)]
-    if any(mentions_phrase(sentence, q.answer, q.question) for sentence in rule_sentences(suggestions)):
+    wording = _batch_wording(q, questions or [q])
+    if any(mentions_phrase(sentence, q.answer, wording) for sentence in rule_sentences(suggestions)):
         return [_leak(q.id, "reference_phrase", q.answer)]
     return []
 
@@ -236,6 +251,7 @@ def find_leaks(
     similarity_threshold: float = 0.85,
     rules: tuple[str, ...] = ALL_RULES,
     semantic: bool = True,
+    learned: bool = True,
 ) -> list[dict]:
     """Every way ``suggestions`` give away an answer to ``questions``, as
     ``{"question_id", "kind", "evidence"}`` dicts (kinds in :data:`LEAK_KINDS`; the kind is
@@ -244,7 +260,9 @@ def find_leaks(
     ``rules`` picks the rules (:data:`ANSWER_RULES` alone is the guard as it was before the
     elimination, disclosure and pointer rules). ``embedder`` (anything with
     ``encode(texts) -> (n, d)`` L2-normalised rows) adds the paraphrase check and, unless
-    ``semantic`` is False, the semantic layer (:mod:`judgeagent.stages.leak_semantic`).
+    ``semantic`` is False, the semantic layer (:mod:`judgeagent.stages.leak_semantic`); and
+    unless ``learned`` is False (or ``semantic`` is), the learned layer weighs all their
+    findings (:mod:`judgeagent.stages.leak_learned`).
     """
     if not suggestions or not suggestions.strip():
         return []
@@ -253,15 +271,17 @@ def find_leaks(
         if q.options and "option_text" in rules:
             leaks += _option_text_leaks(suggestions, q)
         elif not q.options and "reference_phrase" in rules:
-            leaks += _reference_leaks(suggestions, q)
+            leaks += _reference_leaks(suggestions, q, questions)
     leaks += [d for d in find_rule_leaks(suggestions, questions) if d["kind"] in rules]
     if embedder is not None:
         embedder = decision_embedder(embedder)  # one verdict on any CPU (graph.fixed_precision)
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
         if semantic:
             leaks += semantic_leaks(suggestions, questions, embedder)
-    unique = {(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}
-    return list(unique.values())
+    unique = list({(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}.values())
+    if embedder is not None and semantic and learned:
+        return weigh(unique, suggestions, questions, embedder)
+    return unique
 
 
 @dataclass
@@ -312,6 +332,7 @@ def _describe(leaks: list[dict]) -> str:
         "reference_phrase": "states a reference answer",
         "embedding": "paraphrases a correct answer",
         "semantic": "singles out an option by its meaning",
+        "learned": "reads as a give-away as a whole (the guard's learned layer)",
         "elimination": "rules out an option",
         "disclosure": "says which earlier answers were right or wrong",
         "pointer": "points to an option of a question",

@@ -1,0 +1,147 @@
+"""Train the leakage guard's learned layer on the leak corpus, and say how well it does on a
+group it was not trained on (judgeagent/stages/leak_learned.py says what it reads).
+
+1. Leave one group out: for each group written apart from the rules (fresh3 to fresh7, each
+   by a different writer on seven new subjects), the model is trained on every other group
+   and scored on that one, alone and joined with the other layers as the guard joins them.
+   The other layers are those of this checkout, which were tuned on these groups: their
+   figures here are better than on a group nobody tuned on (bench/leak_guard.py gives those).
+2. The model is trained on every group that is not sealed (bench/leak_guard.py SEALED) and
+   written to judgeagent/stages/leak_model.json, after checking that the guard's numpy
+   scoring of that file gives scikit-learn's probabilities on every suggestion.
+
+The choices (C, the thresholds LEAN and DOUBT, OPTKEY/OPTX masking) were made by step 1 on
+fresh3 to fresh7, with the verdicts fresh6 and fresh7 got from the guards they measured,
+before fresh8 was read; letters (from fresh8), what the model does not read (fresh9 to
+fresh11) and the doubted option text (fresh10) each after a group's one measurement, each
+measured by the next group. fresh12 measured the shipped model, which is not trained on it
+(NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
+reads move in their last bits with how the corpus's texts are batched through MiniLM.
+
+Run: .venv/bin/python bench/leak_model.py [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.leak_guard import SEALED, rate  # noqa: E402
+from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features  # noqa: E402
+from judgeagent.stages.leak_rules import sentences  # noqa: E402
+from tests.leak_table import FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, GROUPS, JUDGE_ONLY_KINDS, load_corpus  # noqa: E402
+
+C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
+# Groups the shipped model is not trained on though they are unsealed: the group that measured
+# it (trained on with the next change, which a new group then measures).
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH12})
+LEFT_OUT = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11)
+
+
+def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
+    from scipy.sparse import csr_matrix, hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    vec = TfidfVectorizer(ngram_range=(1, 3), min_df=2, sublinear_tf=True)
+    x = hstack([vec.fit_transform(texts), csr_matrix(numeric)]).tocsr()
+    model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(x, labels)
+
+    def predict(more_texts: list[str], more_numeric: np.ndarray) -> np.ndarray:
+        return model.predict_proba(hstack([vec.transform(more_texts), csr_matrix(more_numeric)]).tocsr())[:, 1]
+
+    return vec, model, predict
+
+
+def joined(p: float, p_sentence: float, findings: set[str]) -> bool:
+    """The guard's verdict with the learned layer (leak_learned.weigh)."""
+    if p < DOUBT and p_sentence < DOUBT:
+        return bool(findings & UNDOUBTED)
+    return p >= LEAN or bool(findings)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-write", action="store_true", help="only the leave-one-group-out figures")
+    args = parser.parse_args()
+
+    from judgeagent.graph.embed import shared_embedder
+    from judgeagent.graph.embed_queue import EmbeddingQueue
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages.leakage import find_leaks, guard_texts
+
+    corpus = load_corpus()
+    rows = [s for s in corpus.suggestions if s.half in GROUPS and s.half not in SEALED]
+    t0 = time.perf_counter()
+    embedder = EmbeddingQueue(shared_embedder())
+    decision_embedder(embedder).encode(list(dict.fromkeys(t for s in rows for t in guard_texts(s.text, corpus.batches[s.batch]))))
+    texts = [masked_text(s.text, corpus.batches[s.batch]) for s in rows]
+    numeric = np.array([numeric_features(s.text, corpus.batches[s.batch], embedder) for s in rows], dtype=np.float64)
+    findings = [{d["kind"] for d in find_leaks(s.text, corpus.batches[s.batch], embedder=embedder, learned=False)} for s in rows]
+    labels = np.array([s.kind is not None for s in rows])
+    print(f"{len(rows)} suggestions of {len(set(s.half for s in rows))} groups read in {time.perf_counter() - t0:.0f} s (sealed, left out: {', '.join(sorted(SEALED)) or 'none'})")
+
+    print(f"\nLeave one group out (C = {C}, flagged alone at p >= {LEAN}, doubting the other layers below {DOUBT}):")
+    print(f"  {'group':<8} {'':<22} {'in-scope catch':<32} false alarms")
+    for group in LEFT_OUT:
+        train = [i for i, s in enumerate(rows) if s.half != group]
+        test = [i for i, s in enumerate(rows) if s.half == group]
+        _, _, predict = fit([texts[i] for i in train], numeric[train], labels[train])
+        p = predict([texts[i] for i in test], numeric[test])
+        # Each sentence read alone, for the doubt (leak_learned.sentence_probability).
+        parts = [(k, x) for k, i in enumerate(test) for x in sentences(rows[i].text)]
+        qs = [corpus.batches[rows[test[k]].batch] for k, _ in parts]
+        p_parts = predict([masked_text(x, q) for (_, x), q in zip(parts, qs, strict=True)],
+                          np.array([numeric_features(x, q, embedder) for (_, x), q in zip(parts, qs, strict=True)], dtype=np.float64))
+        p_sentence = np.zeros(len(test))
+        for (k, _), q in zip(parts, p_parts, strict=True):
+            p_sentence[k] = max(p_sentence[k], q)
+        in_scope = [k for k, i in enumerate(test) if rows[i].kind is not None and rows[i].kind not in JUDGE_ONLY_KINDS]
+        clean = [k for k, i in enumerate(test) if rows[i].kind is None]
+        verdicts = {
+            "other layers (tuned)": [bool(findings[i]) for i in test],
+            "learned alone": [bool(x >= LEAN) for x in p],
+            "joined": [joined(float(x), float(y), findings[i]) for x, y, i in zip(p, p_sentence, test, strict=True)],
+        }
+        for name, v in verdicts.items():
+            caught, alarms = sum(v[k] for k in in_scope), sum(v[k] for k in clean)
+            print(f"  {group:<8} {name:<22} {rate(caught, len(in_scope)):<32} {rate(alarms, len(clean))}")
+    if args.no_write:
+        return 0
+
+    train = [i for i, s in enumerate(rows) if s.half not in NOT_TRAINED_ON]
+    vec, model, predict = fit([texts[i] for i in train], numeric[train], labels[train])
+    vocabulary = sorted(vec.vocabulary_, key=vec.vocabulary_.get)
+    data = {
+        "format": "judgeagent-leak-model",
+        "version": 1,
+        "trained_on": sorted({rows[i].half for i in train}),
+        "suggestions": len(train),
+        "C": C,
+        "numeric": list(NUMERIC),
+        "intercept": float(model.intercept_[0]),
+        "vocabulary": vocabulary,
+        "idf": [float(x) for x in vec.idf_],
+        "weights": [float(x) for x in model.coef_[0]],
+    }
+    MODEL_FILE.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    load_model.cache_clear()
+    shipped = load_model()
+    ours = np.array([shipped.probability(t, list(f)) for t, f in zip(texts, numeric, strict=True)])
+    theirs = predict(texts, numeric)
+    worst = float(np.abs(ours - theirs).max())
+    print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size // 1024} KiB, {len(vocabulary)} terms, trained on {', '.join(data['trained_on'])})")
+    print(f"numpy scoring of the file vs scikit-learn, every suggestion: largest difference {worst:.2e}")
+    return 0 if worst < 1e-9 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

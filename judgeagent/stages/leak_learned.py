@@ -1,0 +1,220 @@
+"""The learned layer of the leakage guard: how much a suggestion reads like a give-away, as a
+linear model trained on the leak corpus judges it.
+
+The rules know the wordings they were written from; a judge on a new subject finds others
+("the name right after Durkheim", "geotropism" for gravitropism) and uses the rules' words
+innocently ("a correct answer", "the organ" of "pit organs"). Each group of the corpus written
+apart from the rules showed both (bench/leak_guard.py). A model that has read every group
+weighs many small cues at once, and it was measured the same way the rules were: trained
+without a group, then scored on it (bench/leak_model.py).
+
+What it reads, per suggestion against its batch:
+
+* its words and word pairs and triples (TF-IDF, as scikit-learn's ``TfidfVectorizer``
+  computes them), after each option's text is replaced by ``OPTKEY`` (the correct option)
+  or ``OPTX`` (another one), a phrase answer by ``ANSWER``, and an option's letter by
+  ``LETTERKEY`` or ``LETTERX``: so "OPTKEY is right" and "rule out OPTX" are learned on
+  any subject, and nothing of one subject's vocabulary is needed;
+* three numbers: the semantic layer's strongest pull towards one option and towards a
+  phrase answer, each above what a content-free sentence reaches
+  (:mod:`judgeagent.stages.leak_semantic`), and the length.
+
+How it joins the other layers (chosen by leaving each written-apart group out in turn, before
+the group that measures it was read): a suggestion the model finds likely a leak
+(probability >= :data:`LEAN`) is flagged even when no rule fired; one it finds very unlikely
+(< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
+the semantic layer found, unless they
+found the answer itself stated (its letter, its text, the reference phrase), which is never
+doubted. In between, the other layers decide.
+
+The model is plain data (``leak_model.json``: vocabulary, idf, weights), scored here with
+numpy; ``bench/leak_model.py`` trains it with scikit-learn and checks that this scoring gives
+scikit-learn's probabilities. Its inputs are the fp32 scores of the semantic layer, so its
+verdicts are the same on any CPU (:mod:`judgeagent.graph.fixed_precision`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_rules import praise_of_form, sentences
+from judgeagent.stages.leak_semantic import scores
+
+MODEL_FILE = Path(__file__).with_name("leak_model.json")
+LEAN = 0.7  # at or above: a leak, whatever the other layers found
+DOUBT = 0.05  # below: what the other layers found is dropped (unless the answer itself is stated)
+NUMERIC = ("option_excess", "phrase_excess", "length")
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
+_MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
+
+
+def masked_text(suggestions: str, questions: list[Question]) -> str:
+    """``suggestions`` with each option's text replaced by OPTKEY (the correct one) or OPTX,
+    each phrase answer by ANSWER (longer texts first, so an option inside another is not
+    masked apart from it), each option letter by LETTERKEY or LETTERX, and without the
+    sentences that only praise the form of earlier answers (leak_rules.praise_of_form)."""
+    subs: list[tuple[str, str]] = []
+    for q in questions:
+        if q.options:
+            subs += [(text, "OPTKEY" if letter == q.answer else "OPTX") for letter, text in q.options.items() if len(text) >= _MIN_MASKED]
+        elif len(q.answer) >= _MIN_MASKED:
+            subs.append((q.answer, "ANSWER"))
+    # Praise of how the target worked tells no answer (the rules pass it), nor does advice on the
+    # answer's form: the model reads neither.
+    text = " " + " ".join(x for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))) + " "
+    for original, token in sorted(subs, key=lambda s: -len(s[0])):
+        text = re.sub(r"(?i)\b" + re.escape(original) + r"\b", f" {token} ", text)
+    # Letters too, which the tokenizer would drop as one-character words: LETTERKEY for a
+    # correct option's letter, LETTERX for another's. "A" before a lower-case word is the article.
+    letters = {letter: any(q.answer == letter for q in questions if q.options) for q in questions for letter in q.options or {}}
+    return _LETTER.sub(lambda m: _letter_token(m, letters), text)
+
+
+_LETTER = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
+# "A" before a lower-case word is the article, unless the word goes on a list or a claim ("A and C", "A is").
+_ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|but|is|was|are|seems|looks|fits|has|does|can|could|would|should|might|may|because|to)\b)[a-z]")
+
+
+def _letter_token(m: re.Match, letters: dict[str, bool]) -> str:
+    letter = m.group(1)
+    if letter not in letters or (letter == "A" and _ARTICLE.match(m.string, m.end())):
+        return letter
+    return "LETTERKEY" if letters[letter] else "LETTERX"
+
+
+# Words that say how to answer, never what: a sentence made of nothing else ("One letter is all
+# that's needed, though a one-line reason helps", "A named effect is expected here; two words will
+# do") is advice on the answer's form. Short ones of this kind read to the model like the short
+# give-aways of the corpus (fresh10 and fresh11). No word of position or content is here, and no
+# "you": "Your answer is fine" is a verdict, "A short answer is fine" is not.
+_FORM_WORDS = frozenset(
+    """a an the this that these those it it's its is are be will would do does doing don't no not
+    any all only just one two three single few so and or but though though, here there now of to
+    in for with by as on at can could doesn't i i'd i'll we
+    answer answers answering reply response pick choice term terms word words letter letters name named
+    phrase number figure value line lines sentence sentences reason reasons reasoning explanation
+    explanations elaboration paragraph justification
+    short shorter brief concise precise exact specific technical accurate simple plain clear
+    enough fine best better ok okay good needed need needs expected wanted required looking asked
+    all's what's that's is what hedge hedging between options option extra credit earn earns
+    introduce errors error grader marker item question recall definitional matters matter much more
+    than over overthink precision helps help effect process concept
+    quick quickly""".split()
+)
+
+
+def only_form(sentence: str) -> bool:
+    """Whether every word of ``sentence`` is one of _FORM_WORDS: advice on the answer's form."""
+    words = re.findall(r"[a-z][a-z'’-]*", sentence.lower().replace("’", "'"))
+    return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-")) for w in words)
+
+
+def numeric_features(suggestions: str, questions: list[Question], embedder: Any) -> list[float]:
+    """The semantic layer's strongest pull above the content-free one, with options and for
+    phrase answers (-1 when the batch has none), and the length in units of 300 characters."""
+    found = scores(suggestions, questions, embedder)
+    option = [s.score - s.content_free for s in found if s.option is not None]
+    phrase = [s.score - s.content_free for s in found if s.option is None]
+    return [max(option, default=-1.0), max(phrase, default=-1.0), len(suggestions) / 300]
+
+
+def terms(text: str) -> list[str]:
+    """Words, word pairs and triples of ``text``, lower-cased, as scikit-learn forms them."""
+    words = _TOKEN.findall(text.lower())
+    return [" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
+
+
+@dataclass(frozen=True)
+class LeakModel:
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+    weights: np.ndarray  # per term, then per NUMERIC feature
+    intercept: float
+    trained_on: tuple[str, ...]
+
+    def tfidf(self, text: str) -> dict[int, float]:
+        """The text's L2-normalised TF-IDF row (sublinear term frequencies), as index -> value."""
+        counts = Counter(self.vocabulary[t] for t in terms(text) if t in self.vocabulary)
+        row = {j: (1 + math.log(c)) * float(self.idf[j]) for j, c in counts.items()}
+        norm = math.sqrt(sum(v * v for v in row.values()))
+        return {j: v / norm for j, v in row.items()} if norm else {}
+
+    def probability(self, text: str, numeric: list[float]) -> float:
+        row = self.tfidf(text)
+        n = len(self.vocabulary)
+        z = self.intercept + sum(v * float(self.weights[j]) for j, v in row.items())
+        z += float(np.dot(self.weights[n:], numeric))
+        return 1 / (1 + math.exp(-z))
+
+    def cues(self, text: str, k: int = 3) -> list[str]:
+        """The terms of ``text`` that push it most towards a leak."""
+        row = self.tfidf(text)
+        words = {j: t for t, j in self.vocabulary.items() if j in row}
+        pushes = sorted(((v * float(self.weights[j]), words[j]) for j, v in row.items()), reverse=True)
+        return [_unmask(t) for push, t in pushes[:k] if push > 0]
+
+
+_SHOWN = {"optkey": "<the correct option>", "optx": "<another option>", "answer": "<the answer>",
+          "letterkey": "<the correct letter>", "letterx": "<another letter>"}
+
+
+def _unmask(term: str) -> str:
+    return " ".join(_SHOWN.get(w, w) for w in term.split())
+
+
+@cache
+def load_model(path: Path = MODEL_FILE) -> LeakModel:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    vocabulary = {t: i for i, t in enumerate(data["vocabulary"])}
+    return LeakModel(
+        vocabulary,
+        np.asarray(data["idf"], dtype=np.float64),
+        np.asarray(data["weights"], dtype=np.float64),
+        float(data["intercept"]),
+        tuple(data["trained_on"]),
+    )
+
+
+def leak_probability(suggestions: str, questions: list[Question], embedder: Any) -> tuple[float, str]:
+    """The model's probability that ``suggestions`` leak an answer of ``questions``, and the
+    masked text it read."""
+    text = masked_text(suggestions, questions)
+    return load_model().probability(text, numeric_features(suggestions, questions, embedder)), text
+
+
+def sentence_probability(suggestions: str, questions: list[Question], embedder: Any) -> float:
+    """The highest probability the model gives one sentence of ``suggestions`` read alone."""
+    model = load_model()
+    return max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in sentences(suggestions)), default=0.0)
+
+
+# What is stated outright is never doubted: the letter, the option's text, the reference phrase.
+# (Doubting an option's text lost no catch of any group left out in turn and removed two false
+# alarms of fresh10, but "Recall the mechanism before choosing. Remember: <the correct option>."
+# scores 0.02 as a whole: one plain sentence of advice outweighs a short give-away beside it.)
+UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase"})
+
+
+def weigh(leaks: list[dict], suggestions: str, questions: list[Question], embedder: Any) -> list[dict]:
+    """The other layers' findings, weighed by the model (see the module): a ``learned``
+    finding added when it is confident and none was found, doubted ones dropped.
+
+    Doubt needs every sentence read alone to look clean too: a judge's feedback is many
+    sentences, and advice around a give-away makes the whole look clean."""
+    p, text = leak_probability(suggestions, questions, embedder)
+    if p < DOUBT and leaks and sentence_probability(suggestions, questions, embedder) < DOUBT:
+        return [d for d in leaks if d["kind"] in UNDOUBTED]
+    if p >= LEAN and not leaks:
+        cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
+        return [{"question_id": None, "kind": "learned", "evidence": f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})"}]
+    return leaks

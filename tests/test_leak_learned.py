@@ -1,0 +1,152 @@
+"""The leakage guard's learned layer: what it reads, that its numpy scoring is scikit-learn's,
+that the shipped model is trained on the corpus it says, and how it joins the other layers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.leak_model import NOT_TRAINED_ON
+from judgeagent.data.benchmark import Question
+from judgeagent.graph.embed_queue import EmbeddingQueue
+from judgeagent.stages import leak_learned
+from judgeagent.stages.leak_learned import DOUBT, LEAN, load_model, masked_text, only_form, terms
+from judgeagent.stages.leak_rules import praise_of_form
+from judgeagent.stages.leakage import find_leaks
+from tests.leak_table import GROUPS, load_corpus
+
+GAS = Question("q1", "Which gas makes up most of dry air?", "C", {"A": "Oxygen", "B": "Argon", "C": "Nitrogen", "D": "Carbon dioxide"})
+NOVEL = Question("q2", "Who wrote the novel Middlemarch?", "George Eliot")
+CONTEXT = Question(
+    "q3",
+    "Which principle explains why an artefact's meaning depends on where it was found?",
+    "B",
+    {"A": "Typology", "B": "Context", "C": "Seriation", "D": "Stratigraphic dating"},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("It's nitrogen, of course.", "It's OPTKEY , of course."),
+        ("Compare oxygen and carbon dioxide.", "Compare OPTX and OPTX ."),
+        ("A quick way in: (C) fits, A and D do not.", "A quick way in: (LETTERKEY) fits, LETTERX and LETTERX do not."),
+        ("A is wrong. Think of George Eliot.", "LETTERX is wrong. Think of ANSWER ."),
+        # Sentences that only praise the form of earlier answers are not read.
+        ("Your write-up was clear and well reasoned. Recall the composition of air.", "Recall the composition of air."),
+    ],
+)
+def test_what_the_model_reads(text, masked):
+    assert " ".join(masked_text(text, [GAS, NOVEL]).split()) == masked
+
+
+@pytest.mark.parametrize(
+    ("sentence", "form"),
+    [
+        ("A short answer is fine: the letter and a line of reasoning.", True),
+        ("One letter is all that's needed, though a one-line reason helps.", True),
+        ("A named effect is expected here; two words will do.", True),
+        ("Your answer is fine.", False),  # a verdict, not advice on form
+        ("One letter is all you need: C.", False),
+        ("Pick the last one.", False),
+    ],
+)
+def test_advice_on_the_answers_form_is_not_read(sentence, form):
+    assert only_form(sentence) is form
+    assert (masked_text(sentence, [GAS]).strip() == "") is form
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Your answers were neatly argued.",
+        "Your earlier write-up on controllers was clear and well reasoned.",
+        "You kept your previous answer short, which is the right format for this type of item.",
+        "Your previous explanations leaned on definitions, which is the right instinct here.",
+        "You were methodical last time, and that's the right instinct in aviation.",
+        "Your reasoning style — state a principle, then apply it — is exactly right for this kind of question.",
+    ],
+)
+def test_praise_of_form_is_no_disclosure(sentence):
+    assert praise_of_form(sentence)
+    assert find_leaks(sentence, [GAS, NOVEL]) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Your answer on the gas question was clear but wrong.",
+        "Your answer to the second question was right.",
+        "Your clear answer on the air question holds up.",
+        "Your answer was well reasoned and correct.",
+    ],
+)
+def test_a_verdict_beside_praise_is_still_a_disclosure(sentence):
+    assert not praise_of_form(sentence)
+    assert {d["kind"] for d in find_leaks(sentence, [GAS, NOVEL])} == {"disclosure"}
+
+
+def test_numpy_tfidf_is_scikit_learns():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    model = load_model()
+    vec = TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, vocabulary=model.vocabulary)
+    vec.idf_ = model.idf
+    corpus = load_corpus()
+    texts = [masked_text(s.text, corpus.batches[s.batch]) for s in corpus.suggestions[::7]]
+    theirs = vec.transform(texts)
+    for i, text in enumerate(texts):
+        ours = model.tfidf(text)
+        row = theirs.getrow(i)
+        assert dict(zip(row.indices.tolist(), row.data.tolist(), strict=True)).keys() == ours.keys()
+        assert all(abs(ours[j] - v) < 1e-12 for j, v in zip(row.indices, row.data, strict=True))
+    assert terms("LETTERKEY is the one") == ["letterkey", "is", "the", "one", "letterkey is", "is the", "the one", "letterkey is the", "is the one"]
+
+
+def test_the_shipped_model_is_trained_on_the_corpus_it_names():
+    from bench.leak_guard import SEALED
+
+    model = load_model()
+    assert set(model.trained_on) == set(GROUPS) - SEALED - NOT_TRAINED_ON
+    assert len(model.idf) == len(model.vocabulary) and len(model.weights) == len(model.vocabulary) + len(leak_learned.NUMERIC)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from judgeagent.graph.embed import shared_embedder
+
+    return EmbeddingQueue(shared_embedder())
+
+
+def test_it_flags_a_letter_no_rule_reads_as_a_verdict(minilm):
+    text = "B captures the central idea better than any of the other options."
+    assert find_leaks(text, [CONTEXT], embedder=minilm, learned=False) == []
+    p, _ = leak_learned.leak_probability(text, [CONTEXT], minilm)
+    assert p >= LEAN
+    (leak,) = find_leaks(text, [CONTEXT], embedder=minilm)
+    assert leak["kind"] == "learned" and f"p = {p:.2f}" in leak["evidence"]
+
+
+def test_advice_stays_clean(minilm):
+    for text in ("Recall the composition of dry air by volume.", "Compare oxygen, argon, nitrogen and carbon dioxide by their share of air."):
+        p, _ = leak_learned.leak_probability(text, [GAS, NOVEL], minilm)
+        assert p < LEAN and find_leaks(text, [GAS, NOVEL], embedder=minilm) == []
+
+
+def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypatch):
+    monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: (DOUBT / 2, ""))
+    monkeypatch.setattr(leak_learned, "sentence_probability", lambda *a: DOUBT / 2)
+    # An elimination the model doubts, as a whole and sentence by sentence, is dropped ...
+    assert find_leaks("Rule out argon first.", [GAS], embedder=minilm) == []
+    # ... but never a letter or the option's text stated as the answer, which a plain sentence
+    # beside it can make the model doubt.
+    assert "answer_letter" in {d["kind"] for d in find_leaks("The answer is C.", [GAS], embedder=minilm)}
+    text = "Recall the mechanism before choosing. Remember: Nitrogen."
+    assert "option_text" in {d["kind"] for d in find_leaks(text, [GAS], embedder=minilm)}
+    monkeypatch.undo()
+    assert leak_learned.leak_probability(text, [GAS], minilm)[0] < DOUBT <= leak_learned.sentence_probability(text, [GAS], minilm)
+    # ... and kept when one sentence read alone does not look clean.
+    monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: (DOUBT / 2, ""))
+    monkeypatch.setattr(leak_learned, "sentence_probability", lambda *a: DOUBT * 2)
+    assert {d["kind"] for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+    monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: ((DOUBT + LEAN) / 2, ""))
+    assert {d["kind"] for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
