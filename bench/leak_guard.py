@@ -31,6 +31,11 @@ whose learned layer is not trained on it). A later change to the guard needs a n
 written the same way before it is measured.
 ``--groups development,held_out`` measures only those groups (what to iterate on).
 
+``--feedback K`` also measures each group in the shape a run checks: a judge's whole feedback,
+not one suggestion. Each in-scope leak is put at a seeded place among K clean suggestions of its
+batch, and K+1 clean ones are joined for the false alarms; with and without the learned layer,
+which reads a suggestion as a whole (with K = 3 it added no catch: see the README).
+
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
 judge`` adds), on ``--judge-sample`` suggestions of each half drawn with a fixed seed (half
 leaking, half clean; 0 = all). The bundled model writes ~30 tokens/s, so sample. MODEL is
@@ -281,13 +286,38 @@ def measure_group(name: str, corpus, embedder, show_misses: bool) -> bool:
     return met
 
 
+def measure_feedback(name: str, corpus, embedder, k: int, seed: int = 40) -> None:
+    """The group as a judge's whole feedback reads: each in-scope leak placed among ``k`` clean
+    suggestions of its batch, and ``k + 1`` clean ones joined (as many composites as half the
+    batch's clean suggestions), with and without the learned layer. Places and picks are seeded."""
+    rng = random.Random(seed)
+    leaky: list[tuple[str, str]] = []  # (text, batch)
+    clean: list[tuple[str, str]] = []
+    for batch in corpus.split[name]:
+        ss = [s for s in corpus.suggestions if s.batch == batch]
+        plain = [s.text for s in ss if not s.leaks]
+        if len(plain) < k + 1:
+            continue
+        for s in (s for s in ss if s.in_scope):
+            parts = rng.sample(plain, k)
+            parts.insert(rng.randrange(k + 1), s.text)
+            leaky.append((" ".join(parts), batch))
+        clean += [(" ".join(rng.sample(plain, k + 1)), batch) for _ in range(len(plain) // 2)]
+    for label, learned in (("all layers", True), ("without learned", False)):
+        caught = sum(bool(find_leaks(t, corpus.batches[b], embedder=embedder, learned=learned)) for t, b in leaky)
+        alarms = sum(bool(find_leaks(t, corpus.batches[b], embedder=embedder, learned=learned)) for t, b in clean)
+        print(f"  as feedback, {label:<16} in scope {rate(caught, len(leaky))}  false alarms {rate(alarms, len(clean))}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", default=",".join(GROUPS), help=f"comma-separated groups to measure (default: {','.join(GROUPS)})")
     parser.add_argument("--judge", metavar="MODEL", help="also measure the judge's leak check with this model")
     parser.add_argument("--judge-sample", type=int, default=24, help="suggestions per half for the judge (0: all)")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic scores' development percentiles")
-    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never fresh6's)")
+    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never a sealed group's)")
+    parser.add_argument("--feedback", type=int, metavar="K", default=0,
+                        help="also measure each group as long feedback: every in-scope leak among K clean suggestions of its batch")
     args = parser.parse_args()
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = sorted(set(groups) - set(GROUPS))
@@ -314,6 +344,8 @@ def main() -> int:
     for name in groups:
         if corpus.half(name):
             ok = measure_group(name, corpus, embedder, args.show_misses) and ok
+            if args.feedback:
+                measure_feedback(name, corpus, embedder, args.feedback)
     if args.calibrate:
         print()
         calibrate(corpus, embedder)

@@ -62,7 +62,8 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
     """``suggestions`` with each option's text replaced by OPTKEY (the correct one) or OPTX,
     each phrase answer by ANSWER (longer texts first, so an option inside another is not
     masked apart from it), each option letter by LETTERKEY or LETTERX, and without the
-    sentences that only praise the form of earlier answers (leak_rules.praise_of_form)."""
+    sentences that only praise the form of earlier answers (leak_rules.praise_of_form) or only
+    advise on the answer's form (:func:`only_form`)."""
     subs: list[tuple[str, str]] = []
     for q in questions:
         if q.options:
@@ -99,7 +100,7 @@ def _letter_token(m: re.Match, letters: dict[str, bool]) -> str:
 # "you": "Your answer is fine" is a verdict, "A short answer is fine" is not.
 _FORM_WORDS = frozenset(
     """a an the this that these those it it's its is are be will would do does doing don't no not
-    any all only just one two three single few so and or but though though, here there now of to
+    any all only just one two three single few so and or but though here there now of to
     in for with by as on at can could doesn't i i'd i'll we
     answer answers answering reply response pick choice term terms word words letter letters name named
     phrase number figure value line lines sentence sentences reason reasons reasoning explanation
