@@ -35,15 +35,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.leak_guard import SEALED, rate  # noqa: E402
-from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features  # noqa: E402
+from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
 from tests.leak_table import FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, GROUPS, JUDGE_ONLY_KINDS, load_corpus  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH12, FRESH13})
-LEFT_OUT = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11)
+NOT_TRAINED_ON: frozenset[str] = frozenset()
+LEFT_OUT = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13)
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -61,11 +61,12 @@ def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
     return vec, model, predict
 
 
-def joined(p: float, p_sentence: float, findings: set[str]) -> bool:
-    """The guard's verdict with the learned layer (leak_learned.weigh)."""
-    if p < DOUBT and p_sentence < DOUBT:
+def joined(p: float, p_sentence: float, findings: set[str], read: bool) -> bool:
+    """The guard's verdict with the learned layer (leak_learned.weigh); ``read``: whether the
+    model read any term of the suggestion."""
+    if findings and p < DOUBT and p_sentence < DOUBT:
         return bool(findings & UNDOUBTED)
-    return p >= LEAN or bool(findings)
+    return bool(findings) or (p >= LEAN and read)
 
 
 def main() -> int:
@@ -108,8 +109,8 @@ def main() -> int:
         clean = [k for k, i in enumerate(test) if rows[i].kind is None]
         verdicts = {
             "other layers (tuned)": [bool(findings[i]) for i in test],
-            "learned alone": [bool(x >= LEAN) for x in p],
-            "joined": [joined(float(x), float(y), findings[i]) for x, y, i in zip(p, p_sentence, test, strict=True)],
+            "learned alone": [bool(x >= LEAN) and bool(terms(texts[i])) for x, i in zip(p, test, strict=True)],
+            "joined": [joined(float(x), float(y), findings[i], bool(terms(texts[i]))) for x, y, i in zip(p, p_sentence, test, strict=True)],
         }
         for name, v in verdicts.items():
             caught, alarms = sum(v[k] for k in in_scope), sum(v[k] for k in clean)
