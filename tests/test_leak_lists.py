@@ -147,3 +147,36 @@ def test_the_learned_layer_flags_nothing_it_did_not_read(monkeypatch):
     monkeypatch.setattr(leak_learned, "leak_probability", lambda s, q, e: (0.99, masked_text(s, q)))
     assert weigh([], "Your write-up was clear and well reasoned. A single noun is expected.", [SHIP], None) == []
     assert [d["kind"] for d in weigh([], "It was the first of its type.", [SHIP], None)] == ["learned"]
+
+
+# --- guard 10, read from fresh14 -------------------------------------------------------------
+
+
+def test_a_dash_opens_an_even_list_too():
+    sentence = "Consider each of the five proposed purposes in turn — heating, lactose removal, evaporation, vitamins, fat globules — and ask which fits."
+    assert hide_even_list(sentence, [MILK]) == "Consider each of the five proposed purposes in turn —  item, item, item, item, item— and ask which fits."
+    assert find_leaks(sentence, [MILK]) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("What you wrote for the battleship is incorrect.", "disclosure"),
+        ("It would flood the turret, so the decorative option is wrong.", "elimination"),
+    ],
+)
+def test_an_answer_given_or_an_option_named_by_what_it_says_is_judged(sentence, kind):
+    assert kind in {d["kind"] for d in find_leaks(sentence, [WAGES, SHIP])}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Last time you were good about estimating how much energy was involved.",
+        "In your earlier answers you tied wages to productivity, which is exactly the right frame.",
+        "Your explanation last time was a bit generic.",
+    ],
+)
+def test_a_habit_praised_or_a_form_criticised_is_no_disclosure(sentence):
+    assert praise_of_form(sentence)
+    assert "disclosure" not in {d["kind"] for d in find_leaks(sentence, [WAGES, SHIP])}

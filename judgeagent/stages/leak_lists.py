@@ -32,7 +32,8 @@ _OPTION_NOUN = re.compile(
     r"(?i)\b(?:options?|statements?|choices?|answers?|explanations?|features?|claims?|items?|candidates?|"
     r"possibilit(?:y|ies)|behaviou?rs?|ideas?|descriptions?|propert(?:y|ies)|terms?|definitions?|alternatives?|ones?|"
     r"mechanisms?|reasons?|scenarios?|readings?|interpretations?|processes?|events?|names?|dates?|figures?|values?|"
-    r"methods?|techniques?|approaches?|effects?|causes?|factors?|types?|kinds?|categories?|cases?|sentences?)\b"
+    r"methods?|techniques?|approaches?|effects?|causes?|factors?|types?|kinds?|categories?|cases?|sentences?|purposes?|"
+    r"uses?|roles?|functions?|proposals?|suggestions?|outcomes?|results?)\b"
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=(?:about\s+)?\w)", re.IGNORECASE)
 # An item that says something of itself is not hidden: a verdict, a pointer or a claim.
@@ -59,7 +60,9 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
         colon = sentence.find(":", start, start + 60)
         if m.group("open") == "," and colon >= 0:  # "Five statements, each on one property: ..."
             start = colon + 1
-        end = sentence.find(")", start) if m.group("open") == "(" else len(sentence)
+        opener = m.group("open").strip()
+        closer = ")" if opener == "(" else opener if opener in ("\u2014", "\u2013", "-") else ""
+        end = sentence.find(closer, start) if closer else len(sentence)
         end = len(sentence) if end < 0 else end
         items = [x for x in _ITEM_SPLIT.split(sentence[start:end]) if x.strip()]
         if len(items) >= max(3, n - 1):

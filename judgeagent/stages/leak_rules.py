@@ -395,6 +395,9 @@ _RULED_OUT = re.compile(
     r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
     r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
     r"(?:wrong|incorrect|false|a\s+trap|mistaken|out|ruled\s+out|excluded|eliminated|a\s+distractor)\b"
+    # "so the decorative option is wrong": an option named by what it says (fresh14)
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same|first|second|third|fourth|fifth|last|only)\b)[a-z][\w-]*\s+"
+    r"(?:option|choice|statement)\s+(?:is|was)\s+(?:wrong|incorrect|false|out|ruled\s+out|a\s+trap|a\s+distractor)\b"
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
@@ -413,6 +416,7 @@ _KEPT = re.compile(
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:(?!(?:kind|shape|sort|type|form)\b)[\w-]+\s+){0,2}?(?:treatment|approach|"
     r"reading|explanation|interpretation|statement|description|range|classification)\b"
     r"|\b(?:that|this)\s+(?:one|option|choice|statement|explanation|description|range)\s+(?:is|was)\s+(?:correct|right|the\s+answer|the\s+one)\b"
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same)\b)[a-z][\w-]*\s+(?:option|choice|statement)\s+(?:is|was)\s+(?:correct|right|the\s+answer)\b"
 )
 _DONE = r"\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,"
 _GENERAL = re.compile(
@@ -1785,11 +1789,13 @@ _FORM = re.compile(
     r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
     r"|\bdid\s+well\s+(?:\w+\s+)?to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider)\b"
+    # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
+    r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
 )
 _RIGHT_FOR_FORM = re.compile(
     # "You were right to think about the slope": a step of reasoning praised (fresh12)
     r"(?i)\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
-    r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|"
+    r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
     r"length|level\s+of\s+detail|register|tone|starting\s+point|way\s+to\s+(?:work|reason|think|go\s+about))\b"
     r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,60}?\b(?:exactly\s+|just\s+)?right\b"
 )
@@ -1864,7 +1870,10 @@ def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
 
 
 def _past(text: str) -> bool:
-    return re.search(r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered)\b|\bneeds?\b", text) is not None
+    # "What you wrote for the leg straps is incorrect" (fresh14): an answer given, judged
+    return re.search(
+        r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered|wrote|gave|said|chose|picked|named|selected|offered)\b|\bneeds?\b", text
+    ) is not None
 
 
 def _finding(question_id: str | None, kind: str, evidence: str) -> dict:

@@ -100,7 +100,12 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # form as the learned layer does; the learned layer reads a phrase answer as ANSWERKEY (not the
 # word "answer"), flags nothing when it read nothing, doubts below 0.2, and is trained on every
 # group but fresh14, which measures it.
-GUARD_VERSION = 9
+# 10: read from fresh14 after its one measurement of guard 9: an even list opened by a dash or
+# counting purposes, uses or roles; "what you wrote for X is incorrect" is a disclosure; "the
+# decorative option is wrong" a verdict; "you were good about estimating", "exactly the right
+# frame" and "a bit generic" praise or criticise form; the model trained on fresh14 too. fresh15
+# measures it.
+GUARD_VERSION = 10
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
