@@ -22,8 +22,8 @@ What it reads, per suggestion against its batch:
 
 How it joins the other layers (chosen by leaving each written-apart group out in turn, before
 the group that measures it was read): a suggestion the model finds likely a leak
-(probability >= :data:`LEAN`) is flagged even when no rule fired; one it finds very unlikely
-(< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
+(probability >= :data:`LEAN`) is flagged even when no rule fired, unless it read nothing; one it
+finds unlikely (< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
 the semantic layer found, unless they
 found the answer itself stated (its letter, its text, the reference phrase), which is never
 doubted. In between, the other layers decide.
