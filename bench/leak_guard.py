@@ -7,7 +7,7 @@ kind of give-away, clean ones beside them, each with its domain (tests/leak_tabl
 ``development`` (the only one the rules and the semantic thresholds were tuned on), ``held_out``
 (split from it by question), and three groups written before a session's changes to measure
 them once: ``fresh``, ``fresh2``, ``fresh3`` (issue 33: seven subjects besides medicine) and
-``fresh4`` to ``fresh12`` (seven more subjects each, written by helpers that read neither the
+``fresh4`` to ``fresh15`` (seven more subjects each, written by helpers that read neither the
 guard nor the rest of the corpus; each measured one guard once and was then unsealed).
 Each suggestion is checked against the three questions of its batch, as a run checks a batch's
 suggestions. For each group, for the rules alone and for all layers but the judge (the rules,
@@ -21,12 +21,12 @@ bench/leak_model.py on the groups its model file names), with Wilson 95% interva
 * per kind, and per domain (in-scope catch, described catch, false alarms), and the same two
   figures on issue 33's new domains alone.
 
-Target (issue 33, rules plus the semantic and learned layers, no judge, on fresh12): in-scope catch >= 95%,
+Target (issue 33, rules plus the semantic and learned layers, no judge, on the last group written apart): in-scope catch >= 95%,
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
 ``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
 the group that is sealed, if any: a group written apart measures one guard once, by its figures,
-and is then unsealed (fresh3 to fresh12 each measured one guard so; fresh12 the shipped guard 8,
+and is then unsealed (fresh3 to fresh15 each measured one guard so; fresh15 the shipped guard 10,
 whose learned layer is not trained on it). A later change to the guard needs a new group
 written the same way before it is measured.
 ``--groups development,held_out`` measures only those groups (what to iterate on).
@@ -82,6 +82,10 @@ from tests.leak_table import (  # noqa: E402
     FRESH10,
     FRESH11,
     FRESH12,
+    FRESH13,
+    FRESH14,
+    FRESH15,
+    FRESH16,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -91,10 +95,10 @@ from tests.leak_table import (  # noqa: E402
 
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
-# and the group written apart last (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH12)
+# and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
+TARGET_GROUPS = ("held_out", FRESH15, FRESH16)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh12 measured guard 8 as shipped once (the shipped model is not trained on it)
+SEALED: frozenset[str] = frozenset()  # fresh15 and fresh16 each measured guard 10 once (its learned layer is trained on neither)
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -107,7 +111,11 @@ NOTES = {
     FRESH9: "seven more subjects, written after fresh8 was read; measured guard 8 before praise of form once",
     FRESH10: "seven more subjects, written after fresh9 was read; measured guard 8 before its last two rules once",
     FRESH11: "seven more subjects, written after fresh10 was read; measured guard 8 before form advice was left unread, once",
-    FRESH12: "seven more subjects, written after fresh11 was read; measures guard 8 as shipped once",
+    FRESH12: "seven more subjects, written after fresh11 was read; measured guard 8 as shipped once",
+    FRESH13: "seven more subjects, written after fresh12 was read; measured guard 8 as shipped once",
+    FRESH14: "seven more subjects, written with fresh13; measured guard 9 once",
+    FRESH15: "seven more subjects, written after fresh14 was read; measured guard 10 once",
+    FRESH16: "seven more subjects, written after fresh15 was read; measured guard 10 once more",
 }
 
 

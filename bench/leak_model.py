@@ -1,7 +1,7 @@
 """Train the leakage guard's learned layer on the leak corpus, and say how well it does on a
 group it was not trained on (judgeagent/stages/leak_learned.py says what it reads).
 
-1. Leave one group out: for each group written apart from the rules (fresh3 to fresh7, each
+1. Leave one group out: for each group written apart from the rules (fresh3 to fresh14, each
    by a different writer on seven new subjects), the model is trained on every other group
    and scored on that one, alone and joined with the other layers as the guard joins them.
    The other layers are those of this checkout, which were tuned on these groups: their
@@ -14,8 +14,10 @@ The choices (C, the thresholds LEAN and DOUBT, OPTKEY/OPTX masking) were made by
 fresh3 to fresh7, with the verdicts fresh6 and fresh7 got from the guards they measured,
 before fresh8 was read; letters (from fresh8), what the model does not read (fresh9 to
 fresh11) and the doubted option text (fresh10) each after a group's one measurement, each
-measured by the next group. fresh12 measured the shipped model, which is not trained on it
-(NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
+measured by the next group; guard 9's doubt below 0.2 and its ANSWERKEY mask by leaving out
+fresh3 to fresh13 in turn (fresh13 read after its one measurement of guard 8), measured by
+fresh14. fresh15 and fresh16 each measured the shipped model (guard 10), which is trained on
+neither (NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
 reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -35,15 +37,33 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.leak_guard import SEALED, rate  # noqa: E402
-from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features  # noqa: E402
+from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, GROUPS, JUDGE_ONLY_KINDS, load_corpus  # noqa: E402
+from tests.leak_table import (  # noqa: E402
+    FRESH3,
+    FRESH4,
+    FRESH5,
+    FRESH6,
+    FRESH7,
+    FRESH8,
+    FRESH9,
+    FRESH10,
+    FRESH11,
+    FRESH12,
+    FRESH13,
+    FRESH14,
+    FRESH15,
+    FRESH16,
+    GROUPS,
+    JUDGE_ONLY_KINDS,
+    load_corpus,
+)
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH12})
-LEFT_OUT = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11)
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH15, FRESH16})
+LEFT_OUT = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14)
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -61,11 +81,12 @@ def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
     return vec, model, predict
 
 
-def joined(p: float, p_sentence: float, findings: set[str]) -> bool:
-    """The guard's verdict with the learned layer (leak_learned.weigh)."""
-    if p < DOUBT and p_sentence < DOUBT:
+def joined(p: float, p_sentence: float, findings: set[str], read: bool) -> bool:
+    """The guard's verdict with the learned layer (leak_learned.weigh); ``read``: whether the
+    model read any term of the suggestion."""
+    if findings and p < DOUBT and p_sentence < DOUBT:
         return bool(findings & UNDOUBTED)
-    return p >= LEAN or bool(findings)
+    return bool(findings) or (p >= LEAN and read)
 
 
 def main() -> int:
@@ -108,8 +129,8 @@ def main() -> int:
         clean = [k for k, i in enumerate(test) if rows[i].kind is None]
         verdicts = {
             "other layers (tuned)": [bool(findings[i]) for i in test],
-            "learned alone": [bool(x >= LEAN) for x in p],
-            "joined": [joined(float(x), float(y), findings[i]) for x, y, i in zip(p, p_sentence, test, strict=True)],
+            "learned alone": [bool(x >= LEAN) and bool(terms(texts[i])) for x, i in zip(p, test, strict=True)],
+            "joined": [joined(float(x), float(y), findings[i], bool(terms(texts[i]))) for x, y, i in zip(p, p_sentence, test, strict=True)],
         }
         for name, v in verdicts.items():
             caught, alarms = sum(v[k] for k in in_scope), sum(v[k] for k in clean)

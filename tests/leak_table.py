@@ -39,7 +39,16 @@ beekeeping), written the same way after fresh9 was read, measured the guard that
 "fresh11" (w01-w07: volcanology, naval history, dairy science, acoustics, heraldry, hydrology,
 photography), written the same way after fresh10 was read, measured the guard that followed once;
 "fresh12" (x01-x07: paleontology, labour economics, brewing, optics, numismatics, soil science,
-theatre history), written the same way after fresh11 was read, measures guard 8 as shipped. Every suggestion carries its domain: the subject of its
+theatre history), written the same way after fresh11 was read, measured guard 8 as shipped;
+"fresh13" (y01-y07: entomology, cryptography, perfumery, mycology, railway engineering,
+lexicography, sailing), written the same way after fresh12 was read, measured guard 8 as shipped
+on a group none of it was tuned or trained on; "fresh14" (z01-z07: ceramics, limnology, game
+theory, bookbinding, speleology, falconry, orbital mechanics), written the same way at the same
+time, measured guard 9; "fresh15" (n01-n07: glassmaking, ethnobotany, fencing, lighthouse
+engineering, calligraphy, Polynesian wayfinding, mountaineering), written the same way after
+fresh14 was read, measured guard 10; "fresh16" (m01-m07: tea cultivation, puppetry, contract
+bridge, pipe-organ building, avalanche safety, chess, saddlery), written the same way after
+fresh15 was read, measures guard 10 a second time. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -80,15 +89,23 @@ FRESH10 = "fresh10"
 FRESH11 = "fresh11"
 # Written apart after fresh11 was read, to measure guard 8 as shipped once.
 FRESH12 = "fresh12"
-GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12)
+# Written apart after fresh12 was read, to measure guard 8 as shipped once more.
+FRESH13 = "fresh13"
+# Written apart while fresh13 was still sealed, to measure the guard that follows guard 8 once.
+FRESH14 = "fresh14"
+# Written apart after fresh14 was read, to measure guard 10 once.
+FRESH15 = "fresh15"
+# Written apart after fresh15 was read, to measure guard 10 a second time.
+FRESH16 = "fresh16"
+GROUPS = (*HALVES, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
 # model knows enough to be relied on for them (issues 24 and 33); every other kind is in the
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (d, h, k, p, q, r, s, u, v, w and x batches).
-NEW_DOMAIN_BATCH = re.compile(r"^[dhkpqrsuvwx]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (d, h, k, m, n, p, q, r, s, u, v, w, x, y and z batches).
+NEW_DOMAIN_BATCH = re.compile(r"^[dhkmnpqrsuvwxyz]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -97,7 +114,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7" | "fresh8" | "fresh9" | "fresh10" | "fresh11" | "fresh12"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7" | "fresh8" | "fresh9" | "fresh10" | "fresh11" | "fresh12" | "fresh13" | "fresh14" | "fresh15" | "fresh16"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 

@@ -30,7 +30,7 @@ CONTEXT = Question(
         ("It's nitrogen, of course.", "It's OPTKEY , of course."),
         ("Compare oxygen and carbon dioxide.", "Compare OPTX and OPTX ."),
         ("A quick way in: (C) fits, A and D do not.", "A quick way in: (LETTERKEY) fits, LETTERX and LETTERX do not."),
-        ("A is wrong. Think of George Eliot.", "LETTERX is wrong. Think of ANSWER ."),
+        ("A is wrong. Think of George Eliot.", "LETTERX is wrong. Think of ANSWERKEY ."),
         # Sentences that only praise the form of earlier answers are not read.
         ("Your write-up was clear and well reasoned. Recall the composition of air.", "Recall the composition of air."),
     ],

@@ -12,7 +12,8 @@ What it reads, per suggestion against its batch:
 
 * its words and word pairs and triples (TF-IDF, as scikit-learn's ``TfidfVectorizer``
   computes them), after each option's text is replaced by ``OPTKEY`` (the correct option)
-  or ``OPTX`` (another one), a phrase answer by ``ANSWER``, and an option's letter by
+  or ``OPTX`` (another one), a phrase answer by ``ANSWERKEY`` (not ``ANSWER``: the
+  model reads lower case, and "answer" is a word of any advice), and an option's letter by
   ``LETTERKEY`` or ``LETTERX``: so "OPTKEY is right" and "rule out OPTX" are learned on
   any subject, and nothing of one subject's vocabulary is needed;
 * three numbers: the semantic layer's strongest pull towards one option and towards a
@@ -21,8 +22,8 @@ What it reads, per suggestion against its batch:
 
 How it joins the other layers (chosen by leaving each written-apart group out in turn, before
 the group that measures it was read): a suggestion the model finds likely a leak
-(probability >= :data:`LEAN`) is flagged even when no rule fired; one it finds very unlikely
-(< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
+(probability >= :data:`LEAN`) is flagged even when no rule fired, unless it read nothing; one it
+finds unlikely (< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
 the semantic layer found, unless they
 found the answer itself stated (its letter, its text, the reference phrase), which is never
 doubted. In between, the other layers decide.
@@ -47,12 +48,12 @@ from typing import Any
 import numpy as np
 
 from judgeagent.data.benchmark import Question
-from judgeagent.stages.leak_rules import praise_of_form, sentences
+from judgeagent.stages.leak_rules import only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
 LEAN = 0.7  # at or above: a leak, whatever the other layers found
-DOUBT = 0.05  # below: what the other layers found is dropped (unless the answer itself is stated)
+DOUBT = 0.2  # below: what the other layers found is dropped (unless the answer itself is stated)
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
@@ -60,7 +61,7 @@ _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
 
 def masked_text(suggestions: str, questions: list[Question]) -> str:
     """``suggestions`` with each option's text replaced by OPTKEY (the correct one) or OPTX,
-    each phrase answer by ANSWER (longer texts first, so an option inside another is not
+    each phrase answer by ANSWERKEY (longer texts first, so an option inside another is not
     masked apart from it), each option letter by LETTERKEY or LETTERX, and without the
     sentences that only praise the form of earlier answers (leak_rules.praise_of_form) or only
     advise on the answer's form (:func:`only_form`)."""
@@ -69,7 +70,7 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
         if q.options:
             subs += [(text, "OPTKEY" if letter == q.answer else "OPTX") for letter, text in q.options.items() if len(text) >= _MIN_MASKED]
         elif len(q.answer) >= _MIN_MASKED:
-            subs.append((q.answer, "ANSWER"))
+            subs.append((q.answer, "ANSWERKEY"))
     # Praise of how the target worked tells no answer (the rules pass it), nor does advice on the
     # answer's form: the model reads neither.
     text = " " + " ".join(x for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))) + " "
@@ -91,33 +92,6 @@ def _letter_token(m: re.Match, letters: dict[str, bool]) -> str:
     if letter not in letters or (letter == "A" and _ARTICLE.match(m.string, m.end())):
         return letter
     return "LETTERKEY" if letters[letter] else "LETTERX"
-
-
-# Words that say how to answer, never what: a sentence made of nothing else ("One letter is all
-# that's needed, though a one-line reason helps", "A named effect is expected here; two words will
-# do") is advice on the answer's form. Short ones of this kind read to the model like the short
-# give-aways of the corpus (fresh10 and fresh11). No word of position or content is here, and no
-# "you": "Your answer is fine" is a verdict, "A short answer is fine" is not.
-_FORM_WORDS = frozenset(
-    """a an the this that these those it it's its is are be will would do does doing don't no not
-    any all only just one two three single few so and or but though here there now of to
-    in for with by as on at can could doesn't i i'd i'll we
-    answer answers answering reply response pick choice term terms word words letter letters name named
-    phrase number figure value line lines sentence sentences reason reasons reasoning explanation
-    explanations elaboration paragraph justification
-    short shorter brief concise precise exact specific technical accurate simple plain clear
-    enough fine best better ok okay good needed need needs expected wanted required looking asked
-    all's what's that's is what hedge hedging between options option extra credit earn earns
-    introduce errors error grader marker item question recall definitional matters matter much more
-    than over overthink precision helps help effect process concept
-    quick quickly""".split()
-)
-
-
-def only_form(sentence: str) -> bool:
-    """Whether every word of ``sentence`` is one of _FORM_WORDS: advice on the answer's form."""
-    words = re.findall(r"[a-z][a-z'’-]*", sentence.lower().replace("’", "'"))
-    return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-")) for w in words)
 
 
 def numeric_features(suggestions: str, questions: list[Question], embedder: Any) -> list[float]:
@@ -165,7 +139,7 @@ class LeakModel:
         return [_unmask(t) for push, t in pushes[:k] if push > 0]
 
 
-_SHOWN = {"optkey": "<the correct option>", "optx": "<another option>", "answer": "<the answer>",
+_SHOWN = {"optkey": "<the correct option>", "optx": "<another option>", "answerkey": "<the answer>",
           "letterkey": "<the correct letter>", "letterx": "<another letter>"}
 
 
@@ -215,7 +189,8 @@ def weigh(leaks: list[dict], suggestions: str, questions: list[Question], embedd
     p, text = leak_probability(suggestions, questions, embedder)
     if p < DOUBT and leaks and sentence_probability(suggestions, questions, embedder) < DOUBT:
         return [d for d in leaks if d["kind"] in UNDOUBTED]
-    if p >= LEAN and not leaks:
+    # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
+    if p >= LEAN and not leaks and terms(text):
         cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
         return [{"question_id": None, "kind": "learned", "evidence": f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})"}]
     return leaks

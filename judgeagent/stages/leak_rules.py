@@ -308,8 +308,9 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         leaks += _disclosures(sentence, qrefs)
         leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
         leaks += _candidate_eliminations(sentence, questions)
-        leaks += _answer_asserted(sentence, questions)
-        leaks += _writers_pick(sentence, questions)
+        if not (only_form(sentence) or praise_of_form(sentence)):  # how to answer, or how it was done
+            leaks += _answer_asserted(sentence, questions)
+            leaks += _writers_pick(sentence, questions)
         leaks += _candidate_verdicts(sentence, questions)
     return leaks
 
@@ -394,6 +395,9 @@ _RULED_OUT = re.compile(
     r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
     r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
     r"(?:wrong|incorrect|false|a\s+trap|mistaken|out|ruled\s+out|excluded|eliminated|a\s+distractor)\b"
+    # "so the decorative option is wrong": an option named by what it says (fresh14)
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same|first|second|third|fourth|fifth|last|only)\b)[a-z][\w-]*\s+"
+    r"(?:option|choice|statement)\s+(?:is|was)\s+(?:wrong|incorrect|false|out|ruled\s+out|a\s+trap|a\s+distractor)\b"
     r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
     r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
     r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
@@ -412,6 +416,7 @@ _KEPT = re.compile(
     r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:(?!(?:kind|shape|sort|type|form)\b)[\w-]+\s+){0,2}?(?:treatment|approach|"
     r"reading|explanation|interpretation|statement|description|range|classification)\b"
     r"|\b(?:that|this)\s+(?:one|option|choice|statement|explanation|description|range)\s+(?:is|was)\s+(?:correct|right|the\s+answer|the\s+one)\b"
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same)\b)[a-z][\w-]*\s+(?:option|choice|statement)\s+(?:is|was)\s+(?:correct|right|the\s+answer)\b"
 )
 _DONE = r"\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,"
 _GENERAL = re.compile(
@@ -562,7 +567,7 @@ _THE_PERSON = re.compile(
 _KIND_CONTRAST = re.compile(
     r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
     r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
-    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w'’-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
     r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
 )
 
@@ -1103,10 +1108,11 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     for q in questions:
         if not q.options:
             continue
+        topic = _topic_words(q, questions)
         for form in _forms(q.question, tuple(q.options.items())):
             if not identifying(q.options[form.letter]):
                 continue
-            spans, whole = _mention_spans(form, words, stems)
+            spans, whole = _mention_spans(form, words, stems, topic)
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
@@ -1142,10 +1148,22 @@ def _common_use(sentence: str, span: tuple[int, int], option: str, questions: li
     return bool(said) and all(x[0].islower() for x in said)
 
 
+def _topic_words(q: Question, questions: list[Question]) -> frozenset[str]:
+    """The stems the batch uses to say what it is about: every question's text and the other
+    questions' options. Advice on the topic uses them whatever the answer."""
+    texts = [o.question for o in questions] + [t for o in questions if o is not q for t in (o.options or {}).values()]
+    return frozenset(w for t in texts for w in tokens(t))
+
+
 def _mention_spans(
-    form: _OptionForm, words: list[tuple[str, str, int, int]], stems: tuple[str, ...]
+    form: _OptionForm, words: list[tuple[str, str, int, int]], stems: tuple[str, ...], topic: frozenset[str] = frozenset()
 ) -> tuple[list[tuple[int, int]], bool]:
-    """Where the sentence names the option, and whether by enough of it to name it alone."""
+    """Where the sentence names the option, and whether by enough of it to name it alone.
+
+    Words of an option that is a statement name it only when one of them is not a word the
+    batch is about (``topic``): "wage" and "market" in advice on a labour-economics batch are
+    its subject, not the option "Unemployment caused by a wage floor set above the
+    market-clearing level" (read from fresh10 to fresh13)."""
     n = len(form.whole)
     covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
     spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
@@ -1183,6 +1201,8 @@ def _mention_spans(
             spans.append((lo, hi))
             acronym = True
     whole = acronym or len(hit) >= min(2, len(form.distinctive))
+    if whole and form.statement and not acronym and not hit - topic:
+        whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
     # is no mention of it, two are. Of a shorter option, one everyday word ("different" of
@@ -1763,9 +1783,19 @@ def _quantified_disclosure(sentence: str) -> bool:
 _FORM = re.compile(
     r"(?i)\b(?:clear(?:ly)?|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
     r"well[\s-]+(?:organi[sz]ed|structured|laid\s+out|reasoned|argued|written|presented|explained))\b"
+    # Praise of a habit or a skill, not of an answer: "Your habit of defining terms was good", "The
+    # way you laid out your reasoning was good", "Your grasp of hive architecture was good", "You
+    # did well to notice the difference between ...", "show decent physical intuition" (fresh10, fresh13).
+    r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
+    r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
+    r"|\bdid\s+well\s+(?:\w+\s+)?to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider)\b"
+    # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
+    r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
 )
 _RIGHT_FOR_FORM = re.compile(
-    r"(?i)\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|"
+    # "You were right to think about the slope": a step of reasoning praised (fresh12)
+    r"(?i)\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
+    r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
     r"length|level\s+of\s+detail|register|tone|starting\s+point|way\s+to\s+(?:work|reason|think|go\s+about))\b"
     r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,60}?\b(?:exactly\s+|just\s+)?right\b"
 )
@@ -1777,6 +1807,34 @@ def praise_of_form(sentence: str) -> bool:
     if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or _RIGHT_FOR_FORM.search(sentence)):
         return False
     return not _CORRECTNESS.search(_RIGHT_FOR_FORM.sub(" ", sentence))
+
+
+# Words that say how to answer, never what: a sentence made of nothing else ("One letter is all
+# that's needed, though a one-line reason helps", "A named effect is expected here; two words will
+# do") is advice on the answer's form. Short ones of this kind read to the model like the short
+# give-aways of the corpus (fresh10 and fresh11). No word of position or content is here, and no
+# "you": "Your answer is fine" is a verdict, "A short answer is fine" is not.
+_FORM_WORDS = frozenset(
+    """a an the this that these those it it's its is are be will would do does doing don't no not
+    any all only just one two three single few so and or but though here there now of to
+    in for with by as on at can could doesn't i i'd i'll we
+    answer answers answering reply response pick choice term terms word words letter letters name named
+    phrase number figure value line lines sentence sentences reason reasons reasoning explanation
+    explanations elaboration paragraph justification
+    short shorter brief concise precise exact specific technical accurate simple plain clear
+    enough fine best better ok okay good needed need needs expected wanted required looking asked
+    all's what's that's is what hedge hedging between options option extra credit earn earns
+    introduce errors error grader marker item question recall definitional matters matter much more
+    than over overthink precision helps help effect process concept
+    quick quickly noun nouns singular plural ideal ideally form formal spelling compound compounds core
+    tested testing being whole specialised specialized""".split()
+)
+
+
+def only_form(sentence: str) -> bool:
+    """Whether every word of ``sentence`` is one of _FORM_WORDS: advice on the answer's form."""
+    words = re.findall(r"[a-z][a-z'’-]*", sentence.lower().replace("’", "'"))
+    return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-") if p) for w in words)
 
 
 def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
@@ -1812,7 +1870,10 @@ def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
 
 
 def _past(text: str) -> bool:
-    return re.search(r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered)\b|\bneeds?\b", text) is not None
+    # "What you wrote for the leg straps is incorrect" (fresh14): an answer given, judged
+    return re.search(
+        r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered|wrote|gave|said|chose|picked|named|selected|offered)\b|\bneeds?\b", text
+    ) is not None
 
 
 def _finding(question_id: str | None, kind: str, evidence: str) -> dict:

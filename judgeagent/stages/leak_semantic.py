@@ -71,7 +71,7 @@ import numpy as np
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.stages.controls import PLACEBO_SENTENCES
-from judgeagent.stages.leak_rules import identifying, only_the_kind_asked, sentences
+from judgeagent.stages.leak_rules import identifying, only_form, only_the_kind_asked, praise_of_form, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
 THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.574 (fp32)
@@ -158,7 +158,8 @@ def semantic_leaks(
     has_options = {q.id: bool(q.options) for q in questions}
     leaks = []
     for s in scores(suggestions, questions, embedder):
-        if only_the_kind_asked(s.sentence):  # the kind of answer wanted, never which one
+        # the kind of answer wanted, how to answer, or praise of how it was done: never which one
+        if only_the_kind_asked(s.sentence) or only_form(s.sentence) or praise_of_form(s.sentence):
             continue
         threshold = threshold_options if has_options[s.question_id] else threshold_phrase
         # Never below what a content-free sentence reaches: that much singles out nothing.

@@ -56,6 +56,7 @@ from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
+from judgeagent.stages.leak_lists import without_even_lists
 from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
 from judgeagent.stages.leak_rules import identifying as _identifying
@@ -91,7 +92,20 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # a letter, an option's text or the reference phrase stated); praise of the form
 # of earlier answers is no disclosure; a phrase answer's word that the batch uses elsewhere
 # names none of it.
-GUARD_VERSION = 8
+# 9: read from fresh8 to fresh13 (fresh13 after its one measurement of guard 8): options listed
+# evenly in the judge's short forms are hidden from the rules (leak_lists); two words of a
+# statement option that the batch is about name none of it; praise of a habit or a step ("your
+# habit of defining terms was good", "you were right to think about the slope") is no verdict;
+# advice on the answer's form asserts no answer, and the semantic layer skips it and praise of
+# form as the learned layer does; the learned layer reads a phrase answer as ANSWERKEY (not the
+# word "answer"), flags nothing when it read nothing, doubts below 0.2, and is trained on every
+# group but fresh14, which measures it.
+# 10: read from fresh14 after its one measurement of guard 9: an even list opened by a dash or
+# counting purposes, uses or roles; "what you wrote for X is incorrect" is a disclosure; "the
+# decorative option is wrong" a verdict; "you were good about estimating", "exactly the right
+# frame" and "a bit generic" praise or criticise form; the model trained on fresh14 too. fresh15
+# measures it.
+GUARD_VERSION = 10
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -122,14 +136,15 @@ _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _option_text_leaks(suggestions: str, q: Question) -> list[dict]:
+def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[dict]:
     """The correct option named, by its text or a distinctive word of it (normalised), in a
-    sentence that names no other option of the question beside it."""
+    sentence that names no other option of the question beside it (words the batch is about
+    name no option: leak_rules._mention_spans)."""
     correct = (q.options or {}).get(q.answer)
     if not correct or not _identifying(correct):
         return []
     for sentence in rule_sentences(suggestions):
-        refs = [r for r in option_refs(sentence, [q]) if r.how == "text"]
+        refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
         if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs):
             return [_leak(q.id, "option_text", correct)]
     return []
@@ -266,13 +281,16 @@ def find_leaks(
     """
     if not suggestions or not suggestions.strip():
         return []
-    leaks = _letter_leaks(suggestions, questions) if "answer_letter" in rules else []
+    # The rules read every option listed evenly in the judge's short forms as one item among
+    # others (leak_lists); the semantic and learned layers read the text as written.
+    ruled = without_even_lists(suggestions, questions, rule_sentences)
+    leaks = _letter_leaks(ruled, questions) if "answer_letter" in rules else []
     for q in questions:
         if q.options and "option_text" in rules:
-            leaks += _option_text_leaks(suggestions, q)
+            leaks += _option_text_leaks(ruled, q, questions)
         elif not q.options and "reference_phrase" in rules:
-            leaks += _reference_leaks(suggestions, q, questions)
-    leaks += [d for d in find_rule_leaks(suggestions, questions) if d["kind"] in rules]
+            leaks += _reference_leaks(ruled, q, questions)
+    leaks += [d for d in find_rule_leaks(ruled, questions) if d["kind"] in rules]
     if embedder is not None:
         embedder = decision_embedder(embedder)  # one verdict on any CPU (graph.fixed_precision)
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)

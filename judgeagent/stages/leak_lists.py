@@ -1,0 +1,95 @@
+"""Even enumerations of a question's options, in the judge's own short forms.
+
+A judge often lists every option before asking the target to weigh each: "Read all five
+statements: heat treatment, lactose removal, evaporating water, adding vitamins, changing fat
+globule size", "The five options describe five behaviours: stopping before the markings, ...".
+Such a list singles out none of them, but its items are short forms the rules cannot tie to one
+option each, so a rule that recognises one item as the correct option's text (or a word of it
+as a position or a verdict) reads it as named alone. Writers of four groups written apart from
+the guard (fresh8, fresh11, fresh12, fresh13) wrote such lists as clean advice.
+
+:func:`without_even_lists` hides the items of such a list from the rules. A list is even when
+the sentence counts as many things as a question of the batch has options ("all five", "the
+four statements", "each of the five") and then lists at least that many less one. Only the
+items are hidden, each on its own, so whatever the sentence says around the list ("..., and
+the last one is right") is still read, and so is an item that carries a verdict of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judgeagent.data.benchmark import Question
+
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# A count of the options, then (within a few words) where the list begins: a colon, a dash, an
+# opening bracket, or a comma after the counted noun ("Five statements, each leaning on ...").
+_COUNTED = re.compile(
+    r"(?i)\b(?P<n>two|three|four|five|six|seven|[2-7])\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
+)
+# The counted noun must be a kind of option, or nothing ("Look at all five:").
+_OPTION_NOUN = re.compile(
+    r"(?i)\b(?:options?|statements?|choices?|answers?|explanations?|features?|claims?|items?|candidates?|"
+    r"possibilit(?:y|ies)|behaviou?rs?|ideas?|descriptions?|propert(?:y|ies)|terms?|definitions?|alternatives?|ones?|"
+    r"mechanisms?|reasons?|scenarios?|readings?|interpretations?|processes?|events?|names?|dates?|figures?|values?|"
+    r"methods?|techniques?|approaches?|effects?|causes?|factors?|types?|kinds?|categories?|cases?|sentences?|purposes?|"
+    r"uses?|roles?|functions?|proposals?|suggestions?|outcomes?|results?)\b"
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=(?:about\s+)?\w)", re.IGNORECASE)
+# An item that says something of itself is not hidden: a verdict, a pointer or a claim.
+_SAYS = re.compile(
+    r"(?i)\b(?:right|correct|wrong|incorrect|true|false|best|answer|rule[sd]?\s+out|eliminat\w*|survives?|wins?|fits?|"
+    r"works?|holds?|is|are|was|were|one|first|second|third|fourth|fifth|last|likel\w+|obvious\w*)\b"
+)
+HIDDEN = "item"
+
+
+def _option_counts(questions: list[Question]) -> set[int]:
+    return {len(q.options) for q in questions if q.options}
+
+
+def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | None:
+    """Where the items of an even enumeration of some question's options lie in ``sentence``."""
+    counts = _option_counts(questions)
+    for m in _COUNTED.finditer(sentence):
+        word, head = m.group("n").lower(), m.group("head")
+        n = int(word) if word.isdigit() else _COUNTS[word]
+        if n not in counts or len(head.split()) > 6 or (head.strip() and not _OPTION_NOUN.search(head)):
+            continue
+        start = m.end()
+        colon = sentence.find(":", start, start + 60)
+        if m.group("open") == "," and colon >= 0:  # "Five statements, each on one property: ..."
+            start = colon + 1
+        opener = m.group("open").strip()
+        closer = ")" if opener == "(" else opener if opener in ("\u2014", "\u2013", "-") else ""
+        end = sentence.find(closer, start) if closer else len(sentence)
+        end = len(sentence) if end < 0 else end
+        items = [x for x in _ITEM_SPLIT.split(sentence[start:end]) if x.strip()]
+        if len(items) >= max(3, n - 1):
+            return start, end
+    return None
+
+
+def _hide_items(span: str) -> str:
+    parts = re.split(r"(\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
+    return "".join(p if i % 2 or not p.strip() or _SAYS.search(p) or re.fullmatch(r"\s*[A-Z]\s*", p) else HIDDEN for i, p in enumerate(parts))
+
+
+def hide_even_list(sentence: str, questions: list[Question]) -> str:
+    """``sentence`` with the items of its even enumeration, if any, replaced by ``item``."""
+    where = even_list(sentence, questions)
+    if where is None:
+        return sentence
+    start, end = where
+    body = sentence[start:end].rstrip()
+    stop = len(body) - len(body.rstrip(".!?"))
+    return sentence[:start] + " " + _hide_items(body[: len(body) - stop]).strip() + body[len(body) - stop :] + sentence[end:]
+
+
+def without_even_lists(text: str, questions: list[Question], sentences) -> str:
+    """``text`` with every sentence's even enumeration hidden (``sentences`` splits it as the rules do)."""
+    for sentence in sentences(text):
+        hidden = hide_even_list(sentence, questions)
+        if hidden != sentence:
+            text = text.replace(sentence, hidden, 1)
+    return text
