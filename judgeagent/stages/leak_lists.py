@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_rules import sentences
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # A count of the options, then (within a few words) where the list begins: a colon, a dash, an
@@ -86,8 +87,8 @@ def hide_even_list(sentence: str, questions: list[Question]) -> str:
     return sentence[:start] + " " + _hide_items(body[: len(body) - stop]).strip() + body[len(body) - stop :] + sentence[end:]
 
 
-def without_even_lists(text: str, questions: list[Question], sentences) -> str:
-    """``text`` with every sentence's even enumeration hidden (``sentences`` splits it as the rules do)."""
+def without_even_lists(text: str, questions: list[Question]) -> str:
+    """``text`` with every sentence's even enumeration hidden (sentences split as the rules split them)."""
     for sentence in sentences(text):
         hidden = hide_even_list(sentence, questions)
         if hidden != sentence:

@@ -283,7 +283,7 @@ def find_leaks(
         return []
     # The rules read every option listed evenly in the judge's short forms as one item among
     # others (leak_lists); the semantic and learned layers read the text as written.
-    ruled = without_even_lists(suggestions, questions, rule_sentences)
+    ruled = without_even_lists(suggestions, questions)
     leaks = _letter_leaks(ruled, questions) if "answer_letter" in rules else []
     for q in questions:
         if q.options and "option_text" in rules:
