@@ -52,7 +52,9 @@ from judgeagent.stages.leak_rules import only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
-LEAN = 0.7  # at or above: a leak, whatever the other layers found
+# At or above: a leak, whatever the other layers found. 0.75 since guard 11: leaving each of fresh3
+# to fresh16 out in turn, 0.7 caught 98.3% in scope with 5.1% false alarms, 0.75 98.1% with 4.6%.
+LEAN = 0.75
 DOUBT = 0.2  # below: what the other layers found is dropped (unless the answer itself is stated)
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern

@@ -1009,10 +1009,18 @@ _INITIAL_BEFORE = re.compile(r"(?<![\w'’])[A-Z]\.\s*$")
 _NAME_BEFORE = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+\s+$")
 
 
+# A musical note: "the lowest C", "middle C", "an F sharp", "the key of G" (fresh16's organ pipes).
+_NOTE_BEFORE = re.compile(r"(?i)\b(?:lowest|highest|bottom|middle|low|high|tenor|treble|bass|note|key\s+of)\s+$")
+_NOTE_AFTER = re.compile(r"(?i)^(?:[♯♭#]|\s+(?:sharp|flat|major|minor|natural)\b)")
+
+
 def _names_something_else(sentence: str, start: int, end: int) -> bool:
-    """Whether the lone capital at ``start`` is a unit, a symbol, an initial or part of a name."""
+    """Whether the lone capital at ``start`` is a unit, a symbol, an initial, a musical note or
+    part of a name."""
     before, after = sentence[:start], sentence[end:]
     if _UNIT_BEFORE.search(before) or _FORMULA.search(before) or _FORMULA.search(after):
+        return True
+    if _NOTE_BEFORE.search(before) or _NOTE_AFTER.match(after):
         return True
     if _INITIAL_AFTER.match(after) or _INITIAL_BEFORE.search(before):
         return True
@@ -1586,7 +1594,8 @@ _VERDICT = (
     r"revisiting|reworking|a\s+second\s+look|another\s+look)|"
     r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
     r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
-    r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
+    # "were worked by a single operator" (fresh16) is a passive, not a verdict
+    r"did\s+badly|worked(?!\s+(?:by|as|with|through|on|in)\b)|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
@@ -1827,13 +1836,43 @@ _FORM_WORDS = frozenset(
     introduce errors error grader marker item question recall definitional matters matter much more
     than over overthink precision helps help effect process concept
     quick quickly noun nouns singular plural ideal ideally form formal spelling compound compounds core
-    tested testing being whole specialised specialized""".split()
+    tested testing being whole specialised specialized like exactly itself english language nothing""".split()
+)
+
+
+# "The right form" is form ("A short noun phrase is the right form here", fresh16), where "the
+# right one" would be a verdict: the phrase is read as a form word.
+_RIGHT_FORM = re.compile(r"(?i)\b(?:the\s+)?(?:right|correct|proper|expected)\s+(?:form|format|length|shape|level\s+of\s+detail)\b")
+# What to leave out of the reply: "no diagrams, example hands or explanations", "You don't need to
+# explain frequencies, search phases or technique" (fresh16). It names things the reply need not
+# hold, never a verdict, so it is form whatever it names, unless it holds a word of judgement or a
+# capital letter alone (an option's letter).
+_LEAVE_OUT = re.compile(
+    r"(?i)^\s*(?:(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+(?:need\s+to\s+)?(?:doubt|question)\b)(?!\s+need\s+to\s+(?:reconsider|rethink|revisit|change))|without\b|"
+    r"(?:you\s+)?(?:don't|do\s+not|needn't|need\s+not|no\s+need\s+to)\s+(?:need\s+to\s+)?"
+    r"(?:explain|describe|justify|show|list|include|add|give|write|spell\s+out|go\s+into|walk\s+through|restate)\b)"
+)
+_JUDGEMENT = re.compile(
+    r"(?i)\b(?:right|wrong|correct|incorrect|true|false|rule[sd]?|ruling|eliminat\w*|drop|keep|best|better|likel\w*|"
+    r"favou?r\w*|prefer\w*|instead|except|mistake\w*|error)\b|(?<![\w'’-])[A-E](?![\w'’-])"
 )
 
 
 def only_form(sentence: str) -> bool:
-    """Whether every word of ``sentence`` is one of _FORM_WORDS: advice on the answer's form."""
-    words = re.findall(r"[a-z][a-z'’-]*", sentence.lower().replace("’", "'"))
+    """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
+    "the right form" read as one), or what the reply may leave out, in clauses of either kind."""
+    clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
+    if not clauses:
+        return False
+    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", c)) for c in clauses]
+    left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
+    # "No pneumatic motors here" alone may drop an option: a bare "no ..." is form only beside form.
+    alone = [o and not re.match(r"(?i)\s*(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+need)|\s*without\b", c) for c, o in zip(clauses, left_out)]
+    return all(f or o for f, o in zip(form, left_out)) and any(form + alone)
+
+
+def _form_words_only(text: str) -> bool:
+    words = re.findall(r"[a-z][a-z'’-]*", text.lower().replace("’", "'"))
     return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-") if p) for w in words)
 
 

@@ -105,7 +105,13 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # decorative option is wrong" a verdict; "you were good about estimating", "exactly the right
 # frame" and "a bit generic" praise or criticise form; the model trained on fresh14 too. fresh15
 # measures it.
-GUARD_VERSION = 10
+# 11: read from fresh15 and fresh16 after their one measurement of guard 10: the semantic layer
+# takes a phrase answer's closeness beyond every question text of the batch (the topic); "the
+# right form", what the reply may leave out ("no need to explain ...") and a few more words are
+# advice on form; a musical note ("the lowest C") is no option letter; "for each statement — a,
+# b, c or d —" is an even list; "were worked by" is no verdict; the model flags alone from 0.75
+# (was 0.7) and is trained on every group to fresh16. fresh17 and fresh18 measure it.
+GUARD_VERSION = 11
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
