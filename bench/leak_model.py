@@ -39,13 +39,13 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH17, FRESH18, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from tests.leak_table import FRESH19, FRESH20, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH17, FRESH18})
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh16
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH19, FRESH20})
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh18
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -63,10 +63,12 @@ def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
     return vec, model, predict
 
 
-def joined(p: float, p_sentence: float, findings: set[str], read: bool) -> bool:
-    """The guard's verdict with the learned layer (leak_learned.weigh); ``read``: whether the
-    model read any term of the suggestion."""
-    if findings and p < DOUBT and p_sentence < DOUBT:
+def joined(p: float, sentence_p: list[float], sentence_fires: list[bool], findings: set[str], read: bool) -> bool:
+    """The guard's verdict with the learned layer (leak_learned.weigh): ``sentence_p`` and
+    ``sentence_fires`` are each sentence's probability and whether the other layers find a leak
+    in it alone; ``read``: whether the model read any term of the suggestion."""
+    fired = [x for x, f in zip(sentence_p, sentence_fires, strict=True) if f] or sentence_p
+    if findings and p < DOUBT and max(fired, default=0.0) < DOUBT:
         return bool(findings & UNDOUBTED)
     return bool(findings) or (p >= LEAN and read)
 
@@ -99,20 +101,23 @@ def main() -> int:
         test = [i for i, s in enumerate(rows) if s.half == group]
         _, _, predict = fit([texts[i] for i in train], numeric[train], labels[train])
         p = predict([texts[i] for i in test], numeric[test])
-        # Each sentence read alone, for the doubt (leak_learned.sentence_probability).
+        # Each sentence read alone, for the doubt (leak_learned.weigh).
         parts = [(k, x) for k, i in enumerate(test) for x in sentences(rows[i].text)]
         qs = [corpus.batches[rows[test[k]].batch] for k, _ in parts]
         p_parts = predict([masked_text(x, q) for (_, x), q in zip(parts, qs, strict=True)],
                           np.array([numeric_features(x, q, embedder) for (_, x), q in zip(parts, qs, strict=True)], dtype=np.float64))
-        p_sentence = np.zeros(len(test))
-        for (k, _), q in zip(parts, p_parts, strict=True):
-            p_sentence[k] = max(p_sentence[k], q)
+        fires = [bool(find_leaks(x, q, embedder=embedder, learned=False)) for (_, x), q in zip(parts, qs, strict=True)]
+        sentence_p: list[list[float]] = [[] for _ in test]
+        sentence_fires: list[list[bool]] = [[] for _ in test]
+        for (k, _), q, f in zip(parts, p_parts, fires, strict=True):
+            sentence_p[k].append(float(q))
+            sentence_fires[k].append(f)
         in_scope = [k for k, i in enumerate(test) if rows[i].kind is not None and rows[i].kind not in JUDGE_ONLY_KINDS]
         clean = [k for k, i in enumerate(test) if rows[i].kind is None]
         verdicts = {
             "other layers (tuned)": [bool(findings[i]) for i in test],
             "learned alone": [bool(x >= LEAN) and bool(terms(texts[i])) for x, i in zip(p, test, strict=True)],
-            "joined": [joined(float(x), float(y), findings[i], bool(terms(texts[i]))) for x, y, i in zip(p, p_sentence, test, strict=True)],
+            "joined": [joined(float(x), sentence_p[k], sentence_fires[k], findings[i], bool(terms(texts[i]))) for k, (x, i) in enumerate(zip(p, test, strict=True))],
         }
         for name, v in verdicts.items():
             caught, alarms = sum(v[k] for k in in_scope), sum(v[k] for k in clean)

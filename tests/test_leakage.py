@@ -292,10 +292,11 @@ def test_primed_guard_embeds_only_the_suggestion_sentences():
     model = RecordingEmbedder({sentence: "Coxsackie A virus"})
     queue = EmbeddingQueue(model)
     prime_guard(queue, [MC, MC2, KQA])
-    # Each answer text and distractor, every option and the content-free baseline, in one pass.
+    # Each answer text and distractor, every option, every question's text (a phrase answer is
+    # scored beyond its batch's topic) and the content-free baseline, in one pass.
     assert len(model.texts) == 1
     assert {"Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above", "Bradycardia",
-            "Tachycardia", "Jeff Bezos", KQA.question, *PLACEBO_SENTENCES} == set(model.texts[0])
+            "Tachycardia", "Jeff Bezos", KQA.question, MC.question, MC2.question, *PLACEBO_SENTENCES} == set(model.texts[0])
     check = guard(FakeJudge(rewrite(CLEAN)), f"{CLEAN} {sentence}", [MC, MC2, KQA], embedder=queue, threshold=0.9)
     # The verdict is the unprimed one; the only texts left to embed were the sentences.
     assert ("q1", "embedding") in kinds(check.leaks_before) and check.suggestions == CLEAN

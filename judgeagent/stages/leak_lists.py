@@ -61,6 +61,8 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
     for m in _COUNTED.finditer(sentence):
         word, head = m.group("n").lower(), m.group("head")
         n = int(word) if word.isdigit() else _COUNTS[word]
+        # an adverb is no noun: "Evaluate all five evenly - dredging, masonry walls, ..." (fresh17)
+        head = " ".join(w for w in head.split() if not w.lower().endswith("ly"))
         if n not in counts or len(head.split()) > 6 or (head.strip() and not _OPTION_NOUN.search(head)):
             continue
         start = m.end()

@@ -154,6 +154,14 @@ _STOP = frozenset(
         "it tend tends tended"
     )
 )
+# Words that name nothing, never a distinctive word of an option ("how" of "fixing how it sits in
+# the wind", fresh17). Kept apart from _STOP, which also decides what a statement is.
+_FUNCTION = frozenset(
+    tokens(
+        "how which what who whom whose where when why whether because if there their they them he she his her we you "
+        "your our us can could would should will may might must do does did has have had"
+    )
+)
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
 _ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
 _STATEMENT_WORDS = 4  # an option with this many content words is a statement, not a name
@@ -307,8 +315,10 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
         leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
-        leaks += _candidate_eliminations(sentence, questions)
-        if not (only_form(sentence) or praise_of_form(sentence)):  # how to answer, or how it was done
+        form = only_form(sentence)  # how to answer: "... — no diagrams, example hands or explanations"
+        if not form:
+            leaks += _candidate_eliminations(sentence, questions)
+        if not (form or praise_of_form(sentence)):  # how to answer, or how it was done
             leaks += _answer_asserted(sentence, questions)
             leaks += _writers_pick(sentence, questions)
         leaks += _candidate_verdicts(sentence, questions)
@@ -441,7 +451,8 @@ def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
         return []
     if _RULED_OUT.search(sentence) or _wrong_kind(sentence, questions):
         return [_finding(_asked_in(sentence, questions), "elimination", sentence)]
-    if _KEPT.search(sentence):
+    # "that's the right approach here too" praises a way of working, and keeps no candidate
+    if _KEPT.search(_RIGHT_FOR_FORM.sub(" ", sentence)):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     return []
 
@@ -692,6 +703,9 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             refs.append(OptionRef(letter, None, m.start(), m.end(), "bare letter"))
     if not _FIRST_TO_LAST.search(sentence):
         for m in _ORDINAL_OPTION.finditer(sentence):
+            # "keep the final answer itself crisp" (fresh18): the answer the target commits to
+            if re.fullmatch(r"(?i)(?:the\s+)?final\s+answers?", m.group(0).strip()):
+                continue
             refs += _ordinal_refs(m, questions)
         for m in _STRUCK_PLACES.finditer(sentence):
             refs += _ordinal_refs(m, questions)
@@ -988,7 +1002,7 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
         return False
     if re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:to|through|thru)\s*$", sentence[:start]):  # its end: "A through E"
         return False
-    if _names_something_else(sentence, start, end):
+    if names_something_else(sentence, start, end):
         return False
     nxt = _NEXT_WORD.match(sentence[end:])
     if nxt is None:
@@ -1011,16 +1025,18 @@ _NAME_BEFORE = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+\s+$")
 
 # A musical note: "the lowest C", "middle C", "an F sharp", "the key of G" (fresh16's organ pipes).
 _NOTE_BEFORE = re.compile(r"(?i)\b(?:lowest|highest|bottom|middle|low|high|tenor|treble|bass|note|key\s+of)\s+$")
+# A letter of a legend: "in the usual shorthand (C for cross, T for twist)" (fresh18).
+_LEGEND = re.compile(r"(?i)^\s+(?:for|stands\s+for)\s+(?!(?:the|a|an|this|that|these|those|question|item|q\d|number|both|all|each|one|it|them)\b)[a-z]+\s*[,;)]")
 _NOTE_AFTER = re.compile(r"(?i)^(?:[♯♭#]|\s+(?:sharp|flat|major|minor|natural)\b)")
 
 
-def _names_something_else(sentence: str, start: int, end: int) -> bool:
+def names_something_else(sentence: str, start: int, end: int) -> bool:
     """Whether the lone capital at ``start`` is a unit, a symbol, an initial, a musical note or
     part of a name."""
     before, after = sentence[:start], sentence[end:]
     if _UNIT_BEFORE.search(before) or _FORMULA.search(before) or _FORMULA.search(after):
         return True
-    if _NOTE_BEFORE.search(before) or _NOTE_AFTER.match(after):
+    if _NOTE_BEFORE.search(before) or _NOTE_AFTER.match(after) or _LEGEND.match(after):
         return True
     if _INITIAL_AFTER.match(after) or _INITIAL_BEFORE.search(before):
         return True
@@ -1069,7 +1085,8 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         own = per_option[letter]
         others = {w for other, ws in per_option.items() if other != letter for w in ws}
         distinctive = frozenset(
-            w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
+            w for w in own
+            if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in _FUNCTION and w not in others and w not in stem_words
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
         # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
@@ -1190,26 +1207,34 @@ def _mention_spans(
                 if joined == form.squashed and j > i:
                     return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
+    topical: set[str] = set()  # the hits the batch's own words make ("preparation" for "prepared", fresh17)
     acronym = False
     rare = False
     where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
     for i, (w, s, lo, hi) in enumerate(words):
         if i in covered:
             continue
-        matched = [d for d in form.distinctive if s == d or near_miss(s, d) or same_word(s, d)]
+        # Another form of an option's word is no mention of it when the batch itself uses that form:
+        # "temperatures" beside "Tempering" in a batch that asks about a critical temperature (fresh18).
+        matched = [d for d in form.distinctive if s == d or ((near_miss(s, d) or same_word(s, d)) and s not in topic)]
         matched = matched or [
             d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(w)
         ]
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
+            topical.update(d for d in matched if d in topic or s in topic)
             where += [(i, d) for d in matched]
             rare = rare or zipf(w) < _EVERYDAY_ZIPF
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
     whole = acronym or len(hit) >= min(2, len(form.distinctive))
-    if whole and form.statement and not acronym and not hit - topic:
+    # A statement with one distinctive word is not named by that word alone when it is an everyday
+    # one ("hands" beside "Declarer leads first, from their own hand", fresh16).
+    if whole and form.statement and not acronym and len(hit) < 2 and not rare:
+        whole = False
+    if whole and form.statement and not acronym and not hit - topical:
         whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
@@ -1595,7 +1620,7 @@ _VERDICT = (
     r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
     r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
     # "were worked by a single operator" (fresh16) is a passive, not a verdict
-    r"did\s+badly|worked(?!\s+(?:by|as|with|through|on|in)\b)|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
+    r"did\s+badly|worked(?!\s+(?:by|as|with|through|on|in|examples?|solutions?|problems?|exercises?)\b)|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
@@ -1797,16 +1822,21 @@ _FORM = re.compile(
     # did well to notice the difference between ...", "show decent physical intuition" (fresh10, fresh13).
     r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
-    r"|\bdid\s+well\s+(?:\w+\s+)?to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider)\b"
+    r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
+
     # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
     r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
+    # "Your previous explanation of permutations was nicely done" (fresh17): the working, not the answer
+    r"|\b(?:explanations?|reasoning|write-?ups?|working|derivations?|arguments?)\b[^.;]{0,40}?\b(?:nicely|well)\s+done\b"
 )
 _RIGHT_FOR_FORM = re.compile(
+    # "You're on the right track whenever you think in terms of inputs and outputs" (fresh18): a habit
+    r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
     # "You were right to think about the slope": a step of reasoning praised (fresh12)
-    r"(?i)\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
+    r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
-    r"length|level\s+of\s+detail|register|tone|starting\s+point|way\s+to\s+(?:work|reason|think|go\s+about))\b"
-    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,60}?\b(?:exactly\s+|just\s+)?right\b"
+    r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|way\s+to\s+(?:work|reason|think|go\s+about))\b"
+    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
 )
 
 
@@ -1836,7 +1866,7 @@ _FORM_WORDS = frozenset(
     introduce errors error grader marker item question recall definitional matters matter much more
     than over overthink precision helps help effect process concept
     quick quickly noun nouns singular plural ideal ideally form formal spelling compound compounds core
-    tested testing being whole specialised specialized like exactly itself english language nothing""".split()
+    tested testing being whole specialised specialized like exactly itself english language nothing please""".split()
 )
 
 
