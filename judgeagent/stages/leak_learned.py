@@ -54,9 +54,12 @@ from judgeagent.stages.leak_rules import names_something_else, only_form, praise
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
-# At or above: a leak, whatever the other layers found. 0.75 since guard 11: leaving each of fresh3
-# to fresh16 out in turn, 0.7 caught 98.3% in scope with 5.1% false alarms, 0.75 98.1% with 4.6%.
-LEAN = 0.75
+# At or above: a leak, whatever the other layers found. 0.75 at guard 11 (leaving each of fresh3 to
+# fresh16 out in turn, 0.7 caught 98.3% in scope with 5.1% false alarms, 0.75 98.1% with 4.6%);
+# 0.8 since guard 13: out of fresh3 to fresh18 in turn, 97.7% -> 97.2% caught for 3.4% -> 2.9%
+# false alarms, and on fresh17 to fresh20 as guards 11 and 12 measured them, 3 catches lost of 644
+# for 5 false alarms of 452.
+LEAN = 0.8
 # Below: what the other layers found is dropped (unless the answer itself is stated), when the
 # whole and every sentence where they found it look clean. 0.4 since guard 11 (0.2 read every
 # sentence): leaving each of fresh3 to fresh18 out in turn, in-scope catch 98.1% -> 97.9%, false

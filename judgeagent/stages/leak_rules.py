@@ -466,7 +466,12 @@ _NOT_CANDIDATE = re.compile(
     r"|(?:but\s+)?not)\s+"
     # "It is not the same", "It's not a matter of recall": what is said of the question, not a candidate
     r"(?:(?:the|a|an)\s+(?!(?:same|case|point|issue|matter|question|trick|problem|way|only|whole|end|time|kind|sort|type|reason|"
-    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)"
+    # the kind of answer not wanted: "not a brand name, not a club nickname, not a translation",
+    # "not a style of tea", "not a botanical variety" (fresh16, fresh19)
+    r"(?!(?:[\w'’-]+\s+){0,2}(?:names?|nicknames?|terms?|words?|translations?|descriptions?|labels?|phrases?|styles?|varieties|variety|"
+    r"categor(?:y|ies)|class(?:es)?|famil(?:y|ies)|synonyms?|spellings?|abbreviations?|paraphrases?|definitions?)\b)"
+    r"[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
     r"|(?i:\bis\s+not\s+the\s+answer\b)"
 )
 
@@ -752,7 +757,9 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
-    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    # not "the five options one at a time" (fresh20)
+    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b"
+               r"(?!\s*(?:%|per)|\s+(?:at\s+a\s+time|by\s+one|after\s+(?:the\s+)?(?:other|another)))"),
     # "Number two is your best bet", never "question number two is harder"
     re.compile(
         r"(?i)(?<!question\s)(?<!step\s)(?<!item\s)(?<!part\s)\b(?:number|no\.)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+"
@@ -1208,6 +1215,7 @@ def _mention_spans(
                     return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
     topical: set[str] = set()  # the hits the batch's own words make ("preparation" for "prepared", fresh17)
+    everyday: set[str] = set()  # the hits made by everyday words ("end" of "ends up", "air", "water")
     acronym = False
     rare = False
     where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
@@ -1226,6 +1234,8 @@ def _mention_spans(
             topical.update(d for d in matched if d in topic or s in topic)
             where += [(i, d) for d in matched]
             rare = rare or zipf(w) < _EVERYDAY_ZIPF
+            if zipf(w) >= _EVERYDAY_ZIPF:
+                everyday.update(matched)
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
@@ -1235,6 +1245,11 @@ def _mention_spans(
     if whole and form.statement and not acronym and len(hit) < 2 and not rare:
         whole = False
     if whole and form.statement and not acronym and not hit - topical:
+        whole = False
+    # Two words of a statement name it only if one is not an everyday word, unless all of its
+    # distinctive words are: "cable" and "ends up" beside "The cable housing is frayed at the lever
+    # end", "water" and "column" beside "... through the water column" (fresh20).
+    if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday:
         whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
@@ -1246,6 +1261,22 @@ def _mention_spans(
     if whole and statement and not acronym and not _close(where):
         return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
     return spans, whole
+
+
+def states_option(sentence: str, q: Question, letter: str) -> bool:
+    """Whether ``sentence`` states option ``letter``'s text, not two words of a statement: its
+    whole text, or at least half of its distinctive words. "That one comes from lung
+    over-expansion" shares two words with "Air trapped in the lungs expands ... and can
+    over-expand and tear lung tissue" and states none of it (fresh20): a verdict beside it is
+    still read by the rules, as a finding the learned layer may doubt."""
+    form = next(f for f in _forms(q.question, tuple((q.options or {}).items())) if f.letter == letter)
+    if not form.statement:
+        return True
+    stems = tuple(s for _, s, _, _ in _word_spans(sentence))
+    if contains(stems, form.whole) or (len(form.unglossed) >= 2 and contains(stems, form.unglossed)):
+        return True
+    hits = {d for d in form.distinctive if any(s == d or near_miss(s, d) or same_word(s, d) for s in stems)}
+    return len(hits) >= max(2, (len(form.distinctive) + 1) // 2)
 
 
 def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
@@ -1566,7 +1597,9 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-            elif single and asserted and not study and not in_list(sentence, texts):
+            elif single and asserted and not study and not in_list(sentence, texts) and any(r.whole for r in asserted):
+                # (one rare word of an option, with no judgement near it, is the topic's word:
+                # "cable" of "The cable housing is frayed", "water" of "... the water column", fresh20)
                 leaks.append(_finding(where, "pointer", sentence))
             elif single and asserted and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))

@@ -58,7 +58,7 @@ from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_lists import without_even_lists
 from judgeagent.stages.leak_normalize import spoken_numbers, tokens
-from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
+from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs, states_option
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
@@ -119,8 +119,14 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # legend ("C for cross"), "worked examples", praise of the working ("nicely done", "the right
 # tool", "on the right track whenever you") and what the reply may leave out are no leak; the
 # model reads a list of every option as items and a run of letters as LETTERLIST, and is trained
-# on every group to fresh18. fresh19 and fresh20 measure it.
-GUARD_VERSION = 12
+# on every group to fresh18. fresh19 and fresh20 measured it.
+# 13: read from fresh19 and fresh20 after their one measurement of guard 12: a statement option is
+# stated (never doubted) only by half its distinctive words or more, and named by two of them only
+# if they are not everyday words; one word of an option with no judgement near it is the topic's;
+# "not a brand name", "not a style of ..." name a kind of answer, not a candidate; "the five
+# options one at a time" is no position; the model flags alone from 0.8 (was 0.75) and is trained
+# on every group to fresh20. fresh21 and fresh22 measure it.
+GUARD_VERSION = 13
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -166,7 +172,7 @@ def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] 
         return []
     for sentence in rule_sentences(suggestions):
         refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
-        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs):
+        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs) and states_option(sentence, q, q.answer):
             return [_leak(q.id, "option_text", correct)]
     return []
 
