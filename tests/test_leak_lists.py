@@ -292,3 +292,38 @@ def test_words_the_batch_uses_name_no_option():
 )
 def test_praise_of_the_working_is_not_read_as_a_verdict(sentence):
     assert find_leaks(sentence, [ROWING, CATCH]) == []
+
+
+# --- guard 13, read from fresh19 and fresh20 -------------------------------------------------
+
+BRAKE = Question(
+    "b1",
+    "A rider says the cable-operated rear brake feels gritty and slow to return. What is the likeliest cause?",
+    "E",
+    {
+        "A": "The brake pads have been contaminated with oil.",
+        "B": "The rotor is slightly warped.",
+        "C": "The caliper bolts have been over-tightened.",
+        "D": "The wheel bearings are worn.",
+        "E": "The inner wire housing is frayed near the handlebar end.",
+    },
+)
+TOOL = Question("b2", "What is the name of the workshop tool that pushes a rivet out of a chain link?", "chain tool")
+
+
+def test_two_everyday_words_of_a_statement_neither_state_nor_name_it():
+    # "housing" and "end" are two words of option E, one of them everyday: no option is named
+    assert find_leaks("That depends on the housing and on which end of the lever you mean.", [BRAKE]) == []
+    # its own words, or most of its distinctive ones, still state it
+    assert "option_text" in {d["kind"] for d in find_leaks("Remember: the inner wire housing is frayed near the handlebar end.", [BRAKE])}
+
+
+def test_the_kind_of_answer_not_wanted_is_no_candidate_ruled_out():
+    assert find_leaks("Not a brand name, not a shop nickname, and not a translation.", [TOOL]) == []
+    assert find_leaks("Not a style of spanner, and not a botanical variety either.", [TOOL]) == []
+    assert {d["kind"] for d in find_leaks("It is not a spoke key.", [TOOL])} == {"elimination"}
+
+
+def test_the_options_one_at_a_time_is_no_position():
+    assert find_leaks("Go through the five options one at a time and ask what each changes.", [BRAKE]) == []
+    assert find_leaks("Option one is right.", [BRAKE]) != []
