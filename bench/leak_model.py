@@ -1,7 +1,7 @@
 """Train the leakage guard's learned layer on the leak corpus, and say how well it does on a
 group it was not trained on (judgeagent/stages/leak_learned.py says what it reads).
 
-1. Leave one group out: for each group written apart from the rules (fresh3 to fresh14, each
+1. Leave one group out: for each group written apart from the rules (fresh3 to fresh20, each
    by a different writer on seven new subjects), the model is trained on every other group
    and scored on that one, alone and joined with the other layers as the guard joins them.
    The other layers are those of this checkout, which were tuned on these groups: their
@@ -16,8 +16,12 @@ before fresh8 was read; letters (from fresh8), what the model does not read (fre
 fresh11) and the doubted option text (fresh10) each after a group's one measurement, each
 measured by the next group; guard 9's doubt below 0.2 and its ANSWERKEY mask by leaving out
 fresh3 to fresh13 in turn (fresh13 read after its one measurement of guard 8), measured by
-fresh14. fresh15 and fresh16 each measured the shipped model (guard 10), which is trained on
-neither (NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
+fresh14; guard 11's LEAN of 0.75 by leaving out fresh3 to fresh16, measured by fresh17 and
+fresh18; guard 12's doubt in the sentences that fired, below 0.4, by leaving out fresh3 to
+fresh18 and by replaying fresh17 and fresh18 as guard 11 measured them, measured by fresh19 and
+fresh20; guard 13's LEAN of 0.8 by leaving out fresh3 to fresh20 and replaying fresh17 to
+fresh20, measured by fresh21 and fresh22, on which the shipped model (guard 13) is not trained
+(NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
 reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -39,13 +43,13 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH15, FRESH16, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from tests.leak_table import FRESH21, FRESH22, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH15, FRESH16})
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh14
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH21, FRESH22})
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh20
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -63,10 +67,12 @@ def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
     return vec, model, predict
 
 
-def joined(p: float, p_sentence: float, findings: set[str], read: bool) -> bool:
-    """The guard's verdict with the learned layer (leak_learned.weigh); ``read``: whether the
-    model read any term of the suggestion."""
-    if findings and p < DOUBT and p_sentence < DOUBT:
+def joined(p: float, sentence_p: list[float], sentence_fires: list[bool], findings: set[str], read: bool) -> bool:
+    """The guard's verdict with the learned layer (leak_learned.weigh): ``sentence_p`` and
+    ``sentence_fires`` are each sentence's probability and whether the other layers find a leak
+    in it alone; ``read``: whether the model read any term of the suggestion."""
+    fired = [x for x, f in zip(sentence_p, sentence_fires, strict=True) if f] or sentence_p
+    if findings and p < DOUBT and max(fired, default=0.0) < DOUBT:
         return bool(findings & UNDOUBTED)
     return bool(findings) or (p >= LEAN and read)
 
@@ -99,20 +105,23 @@ def main() -> int:
         test = [i for i, s in enumerate(rows) if s.half == group]
         _, _, predict = fit([texts[i] for i in train], numeric[train], labels[train])
         p = predict([texts[i] for i in test], numeric[test])
-        # Each sentence read alone, for the doubt (leak_learned.sentence_probability).
+        # Each sentence read alone, for the doubt (leak_learned.weigh).
         parts = [(k, x) for k, i in enumerate(test) for x in sentences(rows[i].text)]
         qs = [corpus.batches[rows[test[k]].batch] for k, _ in parts]
         p_parts = predict([masked_text(x, q) for (_, x), q in zip(parts, qs, strict=True)],
                           np.array([numeric_features(x, q, embedder) for (_, x), q in zip(parts, qs, strict=True)], dtype=np.float64))
-        p_sentence = np.zeros(len(test))
-        for (k, _), q in zip(parts, p_parts, strict=True):
-            p_sentence[k] = max(p_sentence[k], q)
+        fires = [bool(find_leaks(x, q, embedder=embedder, learned=False)) for (_, x), q in zip(parts, qs, strict=True)]
+        sentence_p: list[list[float]] = [[] for _ in test]
+        sentence_fires: list[list[bool]] = [[] for _ in test]
+        for (k, _), q, f in zip(parts, p_parts, fires, strict=True):
+            sentence_p[k].append(float(q))
+            sentence_fires[k].append(f)
         in_scope = [k for k, i in enumerate(test) if rows[i].kind is not None and rows[i].kind not in JUDGE_ONLY_KINDS]
         clean = [k for k, i in enumerate(test) if rows[i].kind is None]
         verdicts = {
             "other layers (tuned)": [bool(findings[i]) for i in test],
             "learned alone": [bool(x >= LEAN) and bool(terms(texts[i])) for x, i in zip(p, test, strict=True)],
-            "joined": [joined(float(x), float(y), findings[i], bool(terms(texts[i]))) for x, y, i in zip(p, p_sentence, test, strict=True)],
+            "joined": [joined(float(x), sentence_p[k], sentence_fires[k], findings[i], bool(terms(texts[i]))) for k, (x, i) in enumerate(zip(p, test, strict=True))],
         }
         for name, v in verdicts.items():
             caught, alarms = sum(v[k] for k in in_scope), sum(v[k] for k in clean)

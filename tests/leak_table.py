@@ -48,7 +48,17 @@ time, measured guard 9; "fresh15" (n01-n07: glassmaking, ethnobotany, fencing, l
 engineering, calligraphy, Polynesian wayfinding, mountaineering), written the same way after
 fresh14 was read, measured guard 10; "fresh16" (m01-m07: tea cultivation, puppetry, contract
 bridge, pipe-organ building, avalanche safety, chess, saddlery), written the same way after
-fresh15 was read, measures guard 10 a second time. Every suggestion carries its domain: the subject of its
+fresh15 was read, measured guard 10 a second time; "fresh17" (a01-a07: origami, hydroponics,
+change ringing, taxidermy, canal engineering, cooperage, kite design) and "fresh18" (c01-c07:
+blacksmithing, lacemaking, competitive rowing, aquaculture, hand-drawn animation, locksmithing,
+hot-air ballooning), written the same way by two helpers after fresh16 was read, measured guard 11;
+"fresh19" (e01-e07: bonsai, quilting, firefighting, coffee roasting, land surveying, knot tying,
+archery) and "fresh20" (i01-i07: scuba diving, printmaking, dog training, audio recording, fly
+fishing, bicycle mechanics, marquetry), written the same way after fresh18 was read, measured
+guard 12; "fresh21" (j01-j07: woodturning, curling, soapmaking, dry-stone walling, tapestry
+weaving, beach volleyball, gemstone cutting) and "fresh22" (l01-l07: sheepdog trialling, sushi
+preparation, model railways, juggling, cactus cultivation, fountain pens, snooker), written the
+same way after fresh20 was read, measure guard 13. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -97,8 +107,17 @@ FRESH14 = "fresh14"
 FRESH15 = "fresh15"
 # Written apart after fresh15 was read, to measure guard 10 a second time.
 FRESH16 = "fresh16"
+# Written apart after fresh16 was read, each to measure guard 11 once.
+FRESH17 = "fresh17"
+FRESH18 = "fresh18"
+# Written apart after fresh18 was read, each to measure guard 12 once.
+FRESH19 = "fresh19"
+FRESH20 = "fresh20"
+# Written apart after fresh20 was read, each to measure guard 13 once.
+FRESH21 = "fresh21"
+FRESH22 = "fresh22"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
@@ -106,8 +125,8 @@ GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (d, h, k, m, n, p, q, r, s, u, v, w, x, y and z batches).
-NEW_DOMAIN_BATCH = re.compile(r"^[dhkmnpqrsuvwxyz]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (a, c, d, e, h, i, j, k, l, m, n, p, q, r, s, u, v, w, x, y and z batches).
+NEW_DOMAIN_BATCH = re.compile(r"^[acdehijklmnpqrsuvwxyz]\d\d$")
 
 
 @dataclass(frozen=True)
@@ -116,7 +135,7 @@ class Suggestion:
     batch: str
     question: str | None  # the question it was written about (None: the batch as a whole)
     kind: str | None  # the kind of leak it was written as; None for a clean suggestion
-    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7" | "fresh8" | "fresh9" | "fresh10" | "fresh11" | "fresh12" | "fresh13" | "fresh14" | "fresh15" | "fresh16"
+    half: str  # "development" | "held_out" | "fresh" | "fresh2" | "fresh3" | "fresh4" | "fresh5" | "fresh6" | "fresh7" | "fresh8" | "fresh9" | "fresh10" | "fresh11" | "fresh12" | "fresh13" | "fresh14" | "fresh15" | "fresh16" | "fresh17" | "fresh18" | "fresh19" | "fresh20" | "fresh21" | "fresh22"
     # the subject of its question, or of its batch's first question when question is None
     domain: str = ""
 

@@ -1,6 +1,8 @@
-"""Guard 9's precision on advice written apart from the rules (fresh8 to fresh13): options listed
-evenly in the judge's short forms, words the batch is about, praise of a habit, advice on the
-answer's form, and the learned layer when it reads nothing."""
+"""The guard's precision on advice written apart from the rules: guard 9's (fresh8 to fresh13:
+options listed evenly in the judge's short forms, words the batch is about, praise of a habit,
+advice on the answer's form, the learned layer when it reads nothing), guard 10's (fresh14) and
+guard 11's (fresh15 to fresh18: the right form, musical notes and legends, lists over each
+statement, words the batch uses, the final answer)."""
 
 from __future__ import annotations
 
@@ -180,3 +182,148 @@ def test_an_answer_given_or_an_option_named_by_what_it_says_is_judged(sentence, 
 def test_a_habit_praised_or_a_form_criticised_is_no_disclosure(sentence):
     assert praise_of_form(sentence)
     assert "disclosure" not in {d["kind"] for d in find_leaks(sentence, [WAGES, SHIP])}
+
+
+# --- guard 11, read from fresh15 and fresh16 (and fresh17, fresh18 after their measurement) ----
+
+ORGAN = Question(
+    "o1",
+    "How is each key of a mechanical-action organ linked to the valve that lets wind into its pipes?",
+    "C",
+    {
+        "A": "By electrical wiring to a magnet under the valve.",
+        "B": "By lead tubes that carry changes of air pressure to small bellows.",
+        "C": "By a chain of thin wooden rods, levers and rollers.",
+        "D": "By oil-filled lines ending in a piston at the valve.",
+    },
+)
+FORGE = Question(
+    "f1",
+    "A smith heats a hardened chisel to a moderate temperature and lets it cool to relieve brittleness. What is this step called?",
+    "D",
+    {"A": "Annealing", "B": "Normalising", "C": "Case hardening", "D": "Tempering"},
+)
+ROWING = Question("r1", "In an eight, which seat sets the rhythm the crew follows?", "C", {"A": "Bow", "B": "Three seat", "C": "Stroke", "D": "Two seat"})
+CATCH = Question("r2", "What is the 'catch' in the rowing stroke?", "Blade entry")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "form"),
+    [
+        ("A short noun phrase is the right form here.", True),
+        ("For a question like this a single word is exactly the right form.", True),
+        ("You don't need to explain the chemistry or the history.", True),
+        ("The noun form is all that's needed — no diagrams, worked hands or explanations in the answer itself.", True),
+        ("One letter, please.", True),
+        # A verdict, a letter or a bare "no <something>" is no advice on form.
+        ("No need to explain why B is wrong.", False),
+        ("No pneumatic bellows here.", False),
+        ("The right one is the rods.", False),
+        ("The answer is the rods; no explanation needed.", False),
+    ],
+)
+def test_the_right_form_and_what_to_leave_out_are_advice_on_form(sentence, form):
+    assert only_form(sentence) is form
+
+
+def test_a_musical_note_or_a_legend_is_no_option_letter():
+    for sentence in ("It refers only to the lowest C; the rest of the rank is scaled from there.",
+                     "An open pipe of that length sounds the bottom C.",
+                     "Write each stitch in the usual shorthand (C for cross, T for twist)."):
+        assert find_leaks(sentence, [ORGAN]) == [], sentence
+        assert "LETTERKEY" not in masked_text(sentence, [ORGAN])
+    assert "answer_letter" in {d["kind"] for d in find_leaks("The answer is C.", [ORGAN])}
+    assert find_leaks("I would pick C.", [ORGAN]) != []
+
+
+def test_a_list_over_each_statement_is_even_and_a_run_of_letters_is_read_as_a_list():
+    sentence = "For each statement, trace what travels from the key to the valve — a pull, an electric current, a change in air pressure, or a fluid — and what responds to it."
+    assert "item, item, item, or item" in hide_even_list(sentence, [ORGAN])
+    assert find_leaks(sentence, [ORGAN]) == []
+    evenly = "Evaluate all four evenly - wiring, lead tubes, wooden rods, oil lines - and think it through."
+    assert "item, item, item, item" in hide_even_list(evenly, [ORGAN]) and find_leaks(evenly, [ORGAN]) == []
+    assert masked_text("Run the same check on A, B, C and D; then look at C.", [ORGAN]).split() == [
+        "Run", "the", "same", "check", "on", "LETTERLIST", ";", "then", "look", "at", "LETTERKEY."
+    ]
+    assert masked_text("Options A to D differ.", [ORGAN]).split() == ["Options", "LETTERLIST", "differ."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "disclosure"),
+    [
+        ("Puppets of that theatre were worked by a single operator until the larger ones came in.", False),
+        ("Good reasoning throughout, especially your use of small worked examples.", False),
+        ("You did well last time to reason about the mechanism rather than the name.", False),
+        ("You're on the right track whenever you think in terms of inputs and outputs.", False),
+        ("Your approach last time - reasoning from what each step of the process is trying to achieve - is the right one.", False),
+        ("Your answer on the seat question worked.", True),
+    ],
+)
+def test_a_passive_a_worked_example_or_a_habit_is_no_disclosure(sentence, disclosure):
+    assert ("disclosure" in {d["kind"] for d in find_leaks(sentence, [ROWING, CATCH])}) is disclosure
+
+
+def test_the_final_answer_is_the_targets_not_the_last_option():
+    assert find_leaks("Keep that, but keep the final answer itself crisp.", [ORGAN]) == []
+    assert find_leaks("The final option is right.", [ORGAN]) != []
+
+
+def test_words_the_batch_uses_name_no_option():
+    # "temperatures" is the batch's word, not a form of "Tempering"; "tempering" itself still is.
+    assert find_leaks("Iron is very reactive at those temperatures.", [FORGE]) == []
+    assert "option_text" in {d["kind"] for d in find_leaks("Think of tempering.", [FORGE])}
+    # "how" names nothing, though it is a word only option D of this question has.
+    bridle = Question("k1", "On a kite, what is the bridle?", "D", {
+        "A": "The main spar down the centre", "B": "The streamer at the bottom", "C": "The hem of the sail",
+        "D": "The set of lines fixing how it sits in the wind"})
+    assert find_leaks("I can explain how moving the towing point changes the way a kite flies.", [bridle]) == []
+    # A one-word option that another question of the batch speaks of states no answer alone...
+    assert "option_text" not in {d["kind"] for d in find_leaks("Draw the stroke cycle as a loop with four points.", [ROWING, CATCH])}
+    # ...but judged, it is still read.
+    assert find_leaks("Stroke is the right one for the first question.", [ROWING, CATCH]) != []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Your previous explanation of permutations was nicely done; the factorial reasoning is exactly the right tool here.",
+        "Good persistence last round: you reasoned from first principles rather than guessing, and that's the right approach here too.",
+    ],
+)
+def test_praise_of_the_working_is_not_read_as_a_verdict(sentence):
+    assert find_leaks(sentence, [ROWING, CATCH]) == []
+
+
+# --- guard 13, read from fresh19 and fresh20 -------------------------------------------------
+
+BRAKE = Question(
+    "b1",
+    "A rider says the cable-operated rear brake feels gritty and slow to return. What is the likeliest cause?",
+    "E",
+    {
+        "A": "The brake pads have been contaminated with oil.",
+        "B": "The rotor is slightly warped.",
+        "C": "The caliper bolts have been over-tightened.",
+        "D": "The wheel bearings are worn.",
+        "E": "The inner wire housing is frayed near the handlebar end.",
+    },
+)
+TOOL = Question("b2", "What is the name of the workshop tool that pushes a rivet out of a chain link?", "chain tool")
+
+
+def test_two_everyday_words_of_a_statement_neither_state_nor_name_it():
+    # "housing" and "end" are two words of option E, one of them everyday: no option is named
+    assert find_leaks("That depends on the housing and on which end of the lever you mean.", [BRAKE]) == []
+    # its own words, or most of its distinctive ones, still state it
+    assert "option_text" in {d["kind"] for d in find_leaks("Remember: the inner wire housing is frayed near the handlebar end.", [BRAKE])}
+
+
+def test_the_kind_of_answer_not_wanted_is_no_candidate_ruled_out():
+    assert find_leaks("Not a brand name, not a shop nickname, and not a translation.", [TOOL]) == []
+    assert find_leaks("Not a style of spanner, and not a botanical variety either.", [TOOL]) == []
+    assert {d["kind"] for d in find_leaks("It is not a spoke key.", [TOOL])} == {"elimination"}
+
+
+def test_the_options_one_at_a_time_is_no_position():
+    assert find_leaks("Go through the five options one at a time and ask what each changes.", [BRAKE]) == []
+    assert find_leaks("Option one is right.", [BRAKE]) != []

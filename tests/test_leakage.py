@@ -292,10 +292,11 @@ def test_primed_guard_embeds_only_the_suggestion_sentences():
     model = RecordingEmbedder({sentence: "Coxsackie A virus"})
     queue = EmbeddingQueue(model)
     prime_guard(queue, [MC, MC2, KQA])
-    # Each answer text and distractor, every option and the content-free baseline, in one pass.
+    # Each answer text and distractor, every option, every question's text (a phrase answer is
+    # scored beyond its batch's topic) and the content-free baseline, in one pass.
     assert len(model.texts) == 1
     assert {"Coxsackie A virus", "Hypertension", "Pulmonary hypertension", "None of the above", "Bradycardia",
-            "Tachycardia", "Jeff Bezos", KQA.question, *PLACEBO_SENTENCES} == set(model.texts[0])
+            "Tachycardia", "Jeff Bezos", KQA.question, MC.question, MC2.question, *PLACEBO_SENTENCES} == set(model.texts[0])
     check = guard(FakeJudge(rewrite(CLEAN)), f"{CLEAN} {sentence}", [MC, MC2, KQA], embedder=queue, threshold=0.9)
     # The verdict is the unprimed one; the only texts left to embed were the sentences.
     assert ("q1", "embedding") in kinds(check.leaks_before) and check.suggestions == CLEAN
@@ -1048,25 +1049,34 @@ def test_a_word_inside_another_options_name_names_only_that_option():
 RULES_HELD_OUT_FLOOR = {"catch": 0.84, "in_scope": 0.96}
 RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # All layers but the judge (rules, the semantic layer on the real MiniLM, the learned layer):
-# catch, in-scope catch, false alarms measured with GUARD_VERSION 10: development 331/332, 286/286,
-# 0/288; held_out 289/289, 240/240, 0/189; fresh 91/91, 69/69, 0/60; fresh2 85/86, 63/63, 0/49;
-# fresh3 180/180, 162/162, 2/112; fresh4 180/180, 161/161, 2/113; fresh5 180/180, 161/161, 2/113;
-# fresh6 180/180, 161/161, 5/113; fresh7 180/180, 161/161, 2/113; fresh8 179/180, 160/161, 4/113;
-# fresh9 179/180, 161/161, 3/113; fresh10 180/180, 161/161, 5/113; fresh11 180/180, 161/161,
-# 10/113; fresh12 180/180, 161/161, 2/113; fresh13 176/180, 158/161, 3/113; fresh14 179/180,
-# 161/161, 4/113; fresh15 176/180, 160/161, 6/113; fresh16 169/180, 153/161, 15/113. The learned
-# layer is trained on every group but fresh15 and fresh16 (their figures are each one's measurement
-# of guard 10 before it was read), so these figures guard against regressions and say nothing of new writers: each
-# group's one measurement before it was read does (README).
-SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.97, "fresh3": 0.98,
-                        "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.98, "fresh9": 0.98,
-                        "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97, "fresh14": 0.98, "fresh15": 0.97, "fresh16": 0.93}
+# catch, in-scope catch, false alarms measured with GUARD_VERSION 13: development 329/332, 286/286,
+# 0/288; held_out 287/289, 240/240, 0/189; fresh 91/91, 69/69, 0/60; fresh2 83/86, 63/63, 0/49;
+# fresh3 179/180, 162/162, 2/112; fresh4 180/180, 161/161, 1/113; fresh5 179/180, 160/161, 0/113;
+# fresh6 178/180, 161/161, 1/113; fresh7 180/180, 161/161, 2/113; fresh8 175/180, 156/161, 2/113;
+# fresh9 178/180, 161/161, 1/113; fresh10 176/180, 159/161, 1/113; fresh11 179/180, 160/161,
+# 5/113; fresh12 179/180, 161/161, 0/113; fresh13 172/180, 157/161, 1/113; fresh14 179/180,
+# 161/161, 3/113; fresh15 178/180, 160/161, 1/113; fresh16 175/180, 157/161, 1/113; fresh17
+# 177/180, 159/161, 1/113; fresh18 180/180, 161/161, 2/113; fresh19 180/180, 161/161, 1/113;
+# fresh20 176/180, 158/161, 4/113; fresh21 172/180, 156/161, 3/113; fresh22 164/180, 154/161,
+# 1/113. The learned layer is trained on every group but fresh21 and fresh22 (their figures are
+# each one's measurement of guard 13 before it was read), so the other figures guard against
+# regressions and say nothing of new writers: each group's one measurement before it was read
+# does (README).
+SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
+                        "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.97, "fresh9": 0.98,
+                        "fresh10": 0.97, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.95, "fresh14": 0.98, "fresh15": 0.98,
+                        "fresh16": 0.97, "fresh17": 0.98, "fresh18": 0.98, "fresh19": 0.98, "fresh20": 0.97, "fresh21": 0.95,
+                        "fresh22": 0.91}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.97, "fresh2": 0.97, "fresh3": 0.98,
-                           "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.98, "fresh9": 0.98,
-                           "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.98, "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.94}
+                           "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96, "fresh9": 0.98,
+                           "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97, "fresh14": 0.98, "fresh15": 0.98,
+                           "fresh16": 0.97, "fresh17": 0.98, "fresh18": 0.98, "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.96,
+                           "fresh22": 0.95}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
-                                "fresh4": 0.02, "fresh5": 0.02, "fresh6": 0.05, "fresh7": 0.02, "fresh8": 0.04, "fresh9": 0.03,
-                                "fresh10": 0.05, "fresh11": 0.09, "fresh12": 0.02, "fresh13": 0.03, "fresh14": 0.04, "fresh15": 0.06, "fresh16": 0.14}
+                                "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02, "fresh9": 0.01,
+                                "fresh10": 0.01, "fresh11": 0.05, "fresh12": 0.01, "fresh13": 0.01, "fresh14": 0.03, "fresh15": 0.01,
+                                "fresh16": 0.01, "fresh17": 0.01, "fresh18": 0.02, "fresh19": 0.01, "fresh20": 0.04, "fresh21": 0.03,
+                                "fresh22": 0.01}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float, float]:

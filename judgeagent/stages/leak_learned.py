@@ -23,10 +23,10 @@ What it reads, per suggestion against its batch:
 How it joins the other layers (chosen by leaving each written-apart group out in turn, before
 the group that measures it was read): a suggestion the model finds likely a leak
 (probability >= :data:`LEAN`) is flagged even when no rule fired, unless it read nothing; one it
-finds unlikely (< :data:`DOUBT`), as a whole and sentence by sentence, is not flagged for what the rules or
-the semantic layer found, unless they
-found the answer itself stated (its letter, its text, the reference phrase), which is never
-doubted. In between, the other layers decide.
+finds unlikely (< :data:`DOUBT`), as a whole and in each sentence where the rules or the semantic
+layer found a leak, is not flagged for what they found, unless they found the answer itself
+stated (its letter, its text, the reference phrase), which is never doubted. In between, the
+other layers decide.
 
 The model is plain data (``leak_model.json``: vocabulary, idf, weights), scored here with
 numpy; ``bench/leak_model.py`` trains it with scikit-learn and checks that this scoring gives
@@ -40,6 +40,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -48,12 +49,23 @@ from typing import Any
 import numpy as np
 
 from judgeagent.data.benchmark import Question
-from judgeagent.stages.leak_rules import only_form, praise_of_form, sentences
+from judgeagent.stages.leak_lists import hide_even_list
+from judgeagent.stages.leak_rules import names_something_else, only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
-LEAN = 0.7  # at or above: a leak, whatever the other layers found
-DOUBT = 0.2  # below: what the other layers found is dropped (unless the answer itself is stated)
+# At or above: a leak, whatever the other layers found. 0.75 at guard 11 (leaving each of fresh3 to
+# fresh16 out in turn, 0.7 caught 98.3% in scope with 5.1% false alarms, 0.75 98.1% with 4.6%);
+# 0.8 since guard 13: out of fresh3 to fresh18 in turn, 97.7% -> 97.2% caught for 3.4% -> 2.9%
+# false alarms, and on fresh17 to fresh20 as guards 11 and 12 measured them, 3 catches lost of 644
+# for 5 false alarms of 452.
+LEAN = 0.8
+# Below: what the other layers found is dropped (unless the answer itself is stated), when the
+# whole and every sentence where they found it look clean. 0.4 since guard 11 (0.2 read every
+# sentence): leaving each of fresh3 to fresh18 out in turn, in-scope catch 98.1% -> 97.9%, false
+# alarms 4.3% -> 3.4%; on fresh17 and fresh18 as guard 11 measured them, 23 false alarms -> 18,
+# no catch lost.
+DOUBT = 0.4
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
@@ -73,7 +85,11 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
             subs.append((q.answer, "ANSWERKEY"))
     # Praise of how the target worked tells no answer (the rules pass it), nor does advice on the
     # answer's form: the model reads neither.
-    text = " " + " ".join(x for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))) + " "
+    # A list of every option names none: its items are read as "item" and a run of letters as
+    # LETTERLIST ("Run the same check on A, B, C and D" read as LETTERX, LETTERX, LETTERKEY, ...
+    # looked like a give-away, fresh17).
+    kept = [hide_even_list(x, questions) for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))]
+    text = " " + _LETTER_RUN.sub(" LETTERLIST ", " ".join(kept)) + " "
     for original, token in sorted(subs, key=lambda s: -len(s[0])):
         text = re.sub(r"(?i)\b" + re.escape(original) + r"\b", f" {token} ", text)
     # Letters too, which the tokenizer would drop as one-character words: LETTERKEY for a
@@ -83,6 +99,11 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
 
 
 _LETTER = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
+# Three letters or more in a row ("A, B, C and D", "A/B/C"), or a range ("A to E", "A–D").
+_LETTER_RUN = re.compile(
+    r"(?<![\w'’-])\(?[A-H]\)?(?:(?:\s*(?:,|/|&|\band\b|\bor\b|,\s*and\b|,\s*or\b)\s*\(?[A-H]\)?){2,}"
+    r"|\s*(?:to|through|thru|[–-])\s*\(?[A-H]\)?)(?![\w'’-])"
+)
 # "A" before a lower-case word is the article, unless the word goes on a list or a claim ("A and C", "A is").
 _ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|but|is|was|are|seems|looks|fits|has|does|can|could|would|should|might|may|because|to)\b)[a-z]")
 
@@ -90,6 +111,8 @@ _ARTICLE = re.compile(r"\s+(?!(?:and|or|nor|but|is|was|are|seems|looks|fits|has|
 def _letter_token(m: re.Match, letters: dict[str, bool]) -> str:
     letter = m.group(1)
     if letter not in letters or (letter == "A" and _ARTICLE.match(m.string, m.end())):
+        return letter
+    if names_something_else(m.string, m.start(), m.end()):  # "the lowest C", "C for cross", "25 °C"
         return letter
     return "LETTERKEY" if letters[letter] else "LETTERX"
 
@@ -180,17 +203,29 @@ def sentence_probability(suggestions: str, questions: list[Question], embedder: 
 UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase"})
 
 
-def weigh(leaks: list[dict], suggestions: str, questions: list[Question], embedder: Any) -> list[dict]:
+def weigh(
+    leaks: list[dict], suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None = None
+) -> list[dict]:
     """The other layers' findings, weighed by the model (see the module): a ``learned``
     finding added when it is confident and none was found, doubted ones dropped.
 
-    Doubt needs every sentence read alone to look clean too: a judge's feedback is many
-    sentences, and advice around a give-away makes the whole look clean."""
+    ``fires`` says whether the other layers find a leak in one sentence read alone. Doubt is
+    read where the findings are: the whole and each sentence that fires must look clean
+    (guard 11; a judge's feedback is many sentences, and one sentence of plain advice beside a
+    give-away makes the whole look clean). When no sentence fires alone (a finding across
+    sentences), or ``fires`` is not given, every sentence must look clean."""
     p, text = leak_probability(suggestions, questions, embedder)
-    if p < DOUBT and leaks and sentence_probability(suggestions, questions, embedder) < DOUBT:
+    if p < DOUBT and leaks and _doubted(suggestions, questions, embedder, fires):
         return [d for d in leaks if d["kind"] in UNDOUBTED]
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
     if p >= LEAN and not leaks and terms(text):
         cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
         return [{"question_id": None, "kind": "learned", "evidence": f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})"}]
     return leaks
+
+
+def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None) -> bool:
+    fired = [x for x in sentences(suggestions) if fires(x)] if fires is not None else []
+    if not fired:
+        return sentence_probability(suggestions, questions, embedder) < DOUBT
+    return all(sentence_probability(x, questions, embedder) < DOUBT for x in fired)

@@ -36,6 +36,12 @@ _OPTION_NOUN = re.compile(
     r"methods?|techniques?|approaches?|effects?|causes?|factors?|types?|kinds?|categories?|cases?|sentences?|purposes?|"
     r"uses?|roles?|functions?|proposals?|suggestions?|outcomes?|results?)\b"
 )
+# Or no count, but every option: "For each statement, trace what travels from the key to the
+# pallet — a pull, an electric current, a change in air pressure, or a fluid — ..." (fresh16).
+# Then the list itself must be as long as some question's options, or one short.
+_EACH = re.compile(
+    r"(?i)\b(?:each|every|all(?:\s+the)?|any)\s+(?:of\s+the\s+)?(?P<noun>\w+)\b(?P<head>[^:;()\u2014\u2013.!?]{0,80}?)(?P<open>:|\s[\u2014\u2013-]\s)"
+)
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=(?:about\s+)?\w)", re.IGNORECASE)
 # An item that says something of itself is not hidden: a verdict, a pointer or a claim.
 _SAYS = re.compile(
@@ -55,6 +61,8 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
     for m in _COUNTED.finditer(sentence):
         word, head = m.group("n").lower(), m.group("head")
         n = int(word) if word.isdigit() else _COUNTS[word]
+        # an adverb is no noun: "Evaluate all five evenly - dredging, masonry walls, ..." (fresh17)
+        head = " ".join(w for w in head.split() if not w.lower().endswith("ly"))
         if n not in counts or len(head.split()) > 6 or (head.strip() and not _OPTION_NOUN.search(head)):
             continue
         start = m.end()
@@ -67,6 +75,15 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
         end = len(sentence) if end < 0 else end
         items = [x for x in _ITEM_SPLIT.split(sentence[start:end]) if x.strip()]
         if len(items) >= max(3, n - 1):
+            return start, end
+    for m in _EACH.finditer(sentence):
+        if not _OPTION_NOUN.fullmatch(m.group("noun")):
+            continue
+        start, opener = m.end(), m.group("open").strip()
+        end = sentence.find(opener, start) if opener != ":" else -1
+        end = len(sentence) if end < 0 else end
+        items = [x for x in _ITEM_SPLIT.split(sentence[start:end]) if x.strip()]
+        if any(max(3, n - 1) <= len(items) <= n for n in counts):
             return start, end
     return None
 

@@ -154,6 +154,14 @@ _STOP = frozenset(
         "it tend tends tended"
     )
 )
+# Words that name nothing, never a distinctive word of an option ("how" of "fixing how it sits in
+# the wind", fresh17). Kept apart from _STOP, which also decides what a statement is.
+_FUNCTION = frozenset(
+    tokens(
+        "how which what who whom whose where when why whether because if there their they them he she his her we you "
+        "your our us can could would should will may might must do does did has have had"
+    )
+)
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
 _ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
 _STATEMENT_WORDS = 4  # an option with this many content words is a statement, not a name
@@ -307,8 +315,10 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
         orefs = option_refs(sentence, questions)
         leaks += _disclosures(sentence, qrefs)
         leaks += _option_leaks(sentence, qrefs, [r for r in orefs if not _named_evenly(sentence, r, orefs, questions)], questions)
-        leaks += _candidate_eliminations(sentence, questions)
-        if not (only_form(sentence) or praise_of_form(sentence)):  # how to answer, or how it was done
+        form = only_form(sentence)  # how to answer: "... — no diagrams, example hands or explanations"
+        if not form:
+            leaks += _candidate_eliminations(sentence, questions)
+        if not (form or praise_of_form(sentence)):  # how to answer, or how it was done
             leaks += _answer_asserted(sentence, questions)
             leaks += _writers_pick(sentence, questions)
         leaks += _candidate_verdicts(sentence, questions)
@@ -441,7 +451,8 @@ def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
         return []
     if _RULED_OUT.search(sentence) or _wrong_kind(sentence, questions):
         return [_finding(_asked_in(sentence, questions), "elimination", sentence)]
-    if _KEPT.search(sentence):
+    # "that's the right approach here too" praises a way of working, and keeps no candidate
+    if _KEPT.search(_RIGHT_FOR_FORM.sub(" ", sentence)):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     return []
 
@@ -455,7 +466,12 @@ _NOT_CANDIDATE = re.compile(
     r"|(?:but\s+)?not)\s+"
     # "It is not the same", "It's not a matter of recall": what is said of the question, not a candidate
     r"(?:(?:the|a|an)\s+(?!(?:same|case|point|issue|matter|question|trick|problem|way|only|whole|end|time|kind|sort|type|reason|"
-    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)"
+    # the kind of answer not wanted: "not a brand name, not a club nickname, not a translation",
+    # "not a style of tea", "not a botanical variety" (fresh16, fresh19)
+    r"(?!(?:[\w'’-]+\s+){0,2}(?:names?|nicknames?|terms?|words?|translations?|descriptions?|labels?|phrases?|styles?|varieties|variety|"
+    r"categor(?:y|ies)|class(?:es)?|famil(?:y|ies)|synonyms?|spellings?|abbreviations?|paraphrases?|definitions?)\b)"
+    r"[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
     r"|(?i:\bis\s+not\s+the\s+answer\b)"
 )
 
@@ -692,6 +708,9 @@ def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             refs.append(OptionRef(letter, None, m.start(), m.end(), "bare letter"))
     if not _FIRST_TO_LAST.search(sentence):
         for m in _ORDINAL_OPTION.finditer(sentence):
+            # "keep the final answer itself crisp" (fresh18): the answer the target commits to
+            if re.fullmatch(r"(?i)(?:the\s+)?final\s+answers?", m.group(0).strip()):
+                continue
             refs += _ordinal_refs(m, questions)
         for m in _STRUCK_PLACES.finditer(sentence):
             refs += _ordinal_refs(m, questions)
@@ -738,7 +757,9 @@ _LIST_PLACE = [
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
-    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b(?!\s*(?:%|per))"),
+    # not "the five options one at a time" (fresh20)
+    re.compile(r"(?i)\b(?:options?|choices?|alternatives?)\s+(?:number\s+|no\.?\s*|#\s*)?(?P<o>[1-6]|one|two|three|four|five|six)\b"
+               r"(?!\s*(?:%|per)|\s+(?:at\s+a\s+time|by\s+one|after\s+(?:the\s+)?(?:other|another)))"),
     # "Number two is your best bet", never "question number two is harder"
     re.compile(
         r"(?i)(?<!question\s)(?<!step\s)(?<!item\s)(?<!part\s)\b(?:number|no\.)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+"
@@ -988,7 +1009,7 @@ def _reads_as_letter(sentence: str, start: int, end: int) -> bool:
         return False
     if re.search(r"(?<![\w'’])\(?[A-Z]\)?\s*(?:to|through|thru)\s*$", sentence[:start]):  # its end: "A through E"
         return False
-    if _names_something_else(sentence, start, end):
+    if names_something_else(sentence, start, end):
         return False
     nxt = _NEXT_WORD.match(sentence[end:])
     if nxt is None:
@@ -1009,10 +1030,20 @@ _INITIAL_BEFORE = re.compile(r"(?<![\w'’])[A-Z]\.\s*$")
 _NAME_BEFORE = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+\s+$")
 
 
-def _names_something_else(sentence: str, start: int, end: int) -> bool:
-    """Whether the lone capital at ``start`` is a unit, a symbol, an initial or part of a name."""
+# A musical note: "the lowest C", "middle C", "an F sharp", "the key of G" (fresh16's organ pipes).
+_NOTE_BEFORE = re.compile(r"(?i)\b(?:lowest|highest|bottom|middle|low|high|tenor|treble|bass|note|key\s+of)\s+$")
+# A letter of a legend: "in the usual shorthand (C for cross, T for twist)" (fresh18).
+_LEGEND = re.compile(r"(?i)^\s+(?:for|stands\s+for)\s+(?!(?:the|a|an|this|that|these|those|question|item|q\d|number|both|all|each|one|it|them)\b)[a-z]+\s*[,;)]")
+_NOTE_AFTER = re.compile(r"(?i)^(?:[♯♭#]|\s+(?:sharp|flat|major|minor|natural)\b)")
+
+
+def names_something_else(sentence: str, start: int, end: int) -> bool:
+    """Whether the lone capital at ``start`` is a unit, a symbol, an initial, a musical note or
+    part of a name."""
     before, after = sentence[:start], sentence[end:]
     if _UNIT_BEFORE.search(before) or _FORMULA.search(before) or _FORMULA.search(after):
+        return True
+    if _NOTE_BEFORE.search(before) or _NOTE_AFTER.match(after) or _LEGEND.match(after):
         return True
     if _INITIAL_AFTER.match(after) or _INITIAL_BEFORE.search(before):
         return True
@@ -1061,7 +1092,8 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         own = per_option[letter]
         others = {w for other, ws in per_option.items() if other != letter for w in ws}
         distinctive = frozenset(
-            w for w in own if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in others and w not in stem_words
+            w for w in own
+            if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in _STOP and w not in _FUNCTION and w not in others and w not in stem_words
         )
         longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
         # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
@@ -1182,26 +1214,42 @@ def _mention_spans(
                 if joined == form.squashed and j > i:
                     return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
+    topical: set[str] = set()  # the hits the batch's own words make ("preparation" for "prepared", fresh17)
+    everyday: set[str] = set()  # the hits made by everyday words ("end" of "ends up", "air", "water")
     acronym = False
     rare = False
     where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
     for i, (w, s, lo, hi) in enumerate(words):
         if i in covered:
             continue
-        matched = [d for d in form.distinctive if s == d or near_miss(s, d) or same_word(s, d)]
+        # Another form of an option's word is no mention of it when the batch itself uses that form:
+        # "temperatures" beside "Tempering" in a batch that asks about a critical temperature (fresh18).
+        matched = [d for d in form.distinctive if s == d or ((near_miss(s, d) or same_word(s, d)) and s not in topic)]
         matched = matched or [
             d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(w)
         ]
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
+            topical.update(d for d in matched if d in topic or s in topic)
             where += [(i, d) for d in matched]
             rare = rare or zipf(w) < _EVERYDAY_ZIPF
+            if zipf(w) >= _EVERYDAY_ZIPF:
+                everyday.update(matched)
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
             acronym = True
     whole = acronym or len(hit) >= min(2, len(form.distinctive))
-    if whole and form.statement and not acronym and not hit - topic:
+    # A statement with one distinctive word is not named by that word alone when it is an everyday
+    # one ("hands" beside "Declarer leads first, from their own hand", fresh16).
+    if whole and form.statement and not acronym and len(hit) < 2 and not rare:
+        whole = False
+    if whole and form.statement and not acronym and not hit - topical:
+        whole = False
+    # Two words of a statement name it only if one is not an everyday word, unless all of its
+    # distinctive words are: "cable" and "ends up" beside "The cable housing is frayed at the lever
+    # end", "water" and "column" beside "... through the water column" (fresh20).
+    if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday:
         whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
@@ -1213,6 +1261,22 @@ def _mention_spans(
     if whole and statement and not acronym and not _close(where):
         return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
     return spans, whole
+
+
+def states_option(sentence: str, q: Question, letter: str) -> bool:
+    """Whether ``sentence`` states option ``letter``'s text, not two words of a statement: its
+    whole text, or at least half of its distinctive words. "That one comes from lung
+    over-expansion" shares two words with "Air trapped in the lungs expands ... and can
+    over-expand and tear lung tissue" and states none of it (fresh20): a verdict beside it is
+    still read by the rules, as a finding the learned layer may doubt."""
+    form = next(f for f in _forms(q.question, tuple((q.options or {}).items())) if f.letter == letter)
+    if not form.statement:
+        return True
+    stems = tuple(s for _, s, _, _ in _word_spans(sentence))
+    if contains(stems, form.whole) or (len(form.unglossed) >= 2 and contains(stems, form.unglossed)):
+        return True
+    hits = {d for d in form.distinctive if any(s == d or near_miss(s, d) or same_word(s, d) for s in stems)}
+    return len(hits) >= max(2, (len(form.distinctive) + 1) // 2)
 
 
 def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
@@ -1533,7 +1597,9 @@ def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef
             single = len({r.letter for r in texts}) == 1
             if strong:
                 leaks.append(_finding(where, "elimination" if judged == "negative" else "pointer", sentence))
-            elif single and asserted and not study and not in_list(sentence, texts):
+            elif single and asserted and not study and not in_list(sentence, texts) and any(r.whole for r in asserted):
+                # (one rare word of an option, with no judgement near it, is the topic's word:
+                # "cable" of "The cable housing is frayed", "water" of "... the water column", fresh20)
                 leaks.append(_finding(where, "pointer", sentence))
             elif single and asserted and qrefs and not in_list(sentence, texts):
                 leaks.append(_finding(where, "pointer", sentence))
@@ -1586,7 +1652,8 @@ _VERDICT = (
     r"revisiting|reworking|a\s+second\s+look|another\s+look)|"
     r"(?:doesn['’]t|does\s+not|didn['’]t|did\s+not|won['’]t|will\s+not)\s+(?:fit|hold(?:\s+up)?|work|stand(?:\s+up)?|survive|add\s+up)|"
     r"had\s+it|got\s+it|nailed\s+it|missed\s+it|on\s+target|off\s+target|did\s+well|"
-    r"did\s+badly|worked|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
+    # "were worked by a single operator" (fresh16) is a passive, not a verdict
+    r"did\s+badly|worked(?!\s+(?:by|as|with|through|on|in|examples?|solutions?|problems?|exercises?)\b)|failed|was\s+a\s+miss|a\s+hit|hold|stand|stands|checks?\s+out|went\s+(?:astray|wrong|off)|astray)"
 )
 _SUBJECT = (
     r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
@@ -1788,16 +1855,21 @@ _FORM = re.compile(
     # did well to notice the difference between ...", "show decent physical intuition" (fresh10, fresh13).
     r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
-    r"|\bdid\s+well\s+(?:\w+\s+)?to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider)\b"
+    r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
+
     # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
     r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
+    # "Your previous explanation of permutations was nicely done" (fresh17): the working, not the answer
+    r"|\b(?:explanations?|reasoning|write-?ups?|working|derivations?|arguments?)\b[^.;]{0,40}?\b(?:nicely|well)\s+done\b"
 )
 _RIGHT_FOR_FORM = re.compile(
+    # "You're on the right track whenever you think in terms of inputs and outputs" (fresh18): a habit
+    r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
     # "You were right to think about the slope": a step of reasoning praised (fresh12)
-    r"(?i)\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
+    r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
-    r"length|level\s+of\s+detail|register|tone|starting\s+point|way\s+to\s+(?:work|reason|think|go\s+about))\b"
-    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,60}?\b(?:exactly\s+|just\s+)?right\b"
+    r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|way\s+to\s+(?:work|reason|think|go\s+about))\b"
+    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
 )
 
 
@@ -1827,13 +1899,43 @@ _FORM_WORDS = frozenset(
     introduce errors error grader marker item question recall definitional matters matter much more
     than over overthink precision helps help effect process concept
     quick quickly noun nouns singular plural ideal ideally form formal spelling compound compounds core
-    tested testing being whole specialised specialized""".split()
+    tested testing being whole specialised specialized like exactly itself english language nothing please""".split()
+)
+
+
+# "The right form" is form ("A short noun phrase is the right form here", fresh16), where "the
+# right one" would be a verdict: the phrase is read as a form word.
+_RIGHT_FORM = re.compile(r"(?i)\b(?:the\s+)?(?:right|correct|proper|expected)\s+(?:form|format|length|shape|level\s+of\s+detail)\b")
+# What to leave out of the reply: "no diagrams, example hands or explanations", "You don't need to
+# explain frequencies, search phases or technique" (fresh16). It names things the reply need not
+# hold, never a verdict, so it is form whatever it names, unless it holds a word of judgement or a
+# capital letter alone (an option's letter).
+_LEAVE_OUT = re.compile(
+    r"(?i)^\s*(?:(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+(?:need\s+to\s+)?(?:doubt|question)\b)(?!\s+need\s+to\s+(?:reconsider|rethink|revisit|change))|without\b|"
+    r"(?:you\s+)?(?:don't|do\s+not|needn't|need\s+not|no\s+need\s+to)\s+(?:need\s+to\s+)?"
+    r"(?:explain|describe|justify|show|list|include|add|give|write|spell\s+out|go\s+into|walk\s+through|restate)\b)"
+)
+_JUDGEMENT = re.compile(
+    r"(?i)\b(?:right|wrong|correct|incorrect|true|false|rule[sd]?|ruling|eliminat\w*|drop|keep|best|better|likel\w*|"
+    r"favou?r\w*|prefer\w*|instead|except|mistake\w*|error)\b|(?<![\w'’-])[A-E](?![\w'’-])"
 )
 
 
 def only_form(sentence: str) -> bool:
-    """Whether every word of ``sentence`` is one of _FORM_WORDS: advice on the answer's form."""
-    words = re.findall(r"[a-z][a-z'’-]*", sentence.lower().replace("’", "'"))
+    """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
+    "the right form" read as one), or what the reply may leave out, in clauses of either kind."""
+    clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
+    if not clauses:
+        return False
+    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", c)) for c in clauses]
+    left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
+    # "No pneumatic motors here" alone may drop an option: a bare "no ..." is form only beside form.
+    alone = [o and not re.match(r"(?i)\s*(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+need)|\s*without\b", c) for c, o in zip(clauses, left_out)]
+    return all(f or o for f, o in zip(form, left_out)) and any(form + alone)
+
+
+def _form_words_only(text: str) -> bool:
+    words = re.findall(r"[a-z][a-z'’-]*", text.lower().replace("’", "'"))
     return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-") if p) for w in words)
 
 

@@ -12,9 +12,11 @@ gains no head start.
 * With options: the top option's excess over the runner-up's. A sentence about the topic is
   close to all options alike and scores low; one that points at an option, or rules one
   out, lifts that option alone.
-* Without options: the reference phrase's excess, less the question text's own excess (when
-  positive), so that advice which restates the question's topic does not count as
-  describing its answer. (The first version scored the reference's excess alone; on the
+* Without options: the reference phrase's excess, less the largest excess of a question text
+  of the batch (when positive), so that advice which restates the batch's topic does not
+  count as describing its answer. (Until guard 11 only the question's own text was
+  subtracted; "avalanche transceiver" is close to any advice about avalanches, which its
+  question never names but the batch's other questions do: four of fresh16's false alarms.) (The first version scored the reference's excess alone; on the
   held-out half it raised false alarms from 2.4% to 15.5%, nearly all on batches with phrase
   answers: "Recall the charges and masses of the particles..." is close to "neutron". This
   correction was made after that measurement, so it is measured on the corpus's "fresh"
@@ -91,10 +93,11 @@ class SentenceScore:
     content_free: float  # the highest score any content-free sentence reaches on this question
 
 
-def _targets(q: Question) -> list[str]:
+def _targets(q: Question, batch: list[Question]) -> list[str]:
     if q.options:
         return [t for t in q.options.values() if t.strip()]
-    return [q.answer, q.question]
+    # The reference phrase, then the texts of every question of the batch: the topic's baseline.
+    return [q.answer, q.question] + [o.question for o in batch if o is not q]
 
 
 def semantic_texts(suggestions: str, questions: list[Question]) -> list[str]:
@@ -103,7 +106,7 @@ def semantic_texts(suggestions: str, questions: list[Question]) -> list[str]:
     sents = sentences(suggestions)
     if not sents:
         return []
-    return sents + list(PLACEBO_SENTENCES) + [t for q in _scored(questions) for t in _targets(q)]
+    return sents + list(PLACEBO_SENTENCES) + [t for q in _scored(questions) for t in _targets(q, questions)]
 
 
 def _scored(questions: list[Question]) -> list[Question]:
@@ -123,7 +126,7 @@ def scores(suggestions: str, questions: list[Question], embedder: Any) -> list[S
     out = []
     col = 0
     for q in qs:
-        k = len(_targets(q))
+        k = len(_targets(q, questions))
         t = tv[col : col + k]
         col += k
         mean = (bv @ t.T).mean(axis=0)
@@ -142,9 +145,9 @@ def _single_out(z: np.ndarray, with_options: bool) -> tuple[np.ndarray, np.ndarr
         order = np.argsort(-z, axis=1)
         rows = np.arange(len(z))
         return z[rows, order[:, 0]] - z[rows, order[:, 1]], order[:, 0]
-    # Advice that restates the question's topic is close to its answer too: only the
-    # closeness beyond the question's own counts.
-    return z[:, 0] - np.maximum(z[:, 1], 0.0), np.zeros(len(z), dtype=int)
+    # Advice that restates the batch's topic is close to its answer too: only the closeness
+    # beyond the nearest question text of the batch counts.
+    return z[:, 0] - np.maximum(z[:, 1:].max(axis=1), 0.0), np.zeros(len(z), dtype=int)
 
 
 def semantic_leaks(

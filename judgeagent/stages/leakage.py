@@ -57,8 +57,8 @@ from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_lists import without_even_lists
-from judgeagent.stages.leak_normalize import spoken_numbers
-from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs
+from judgeagent.stages.leak_normalize import spoken_numbers, tokens
+from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs, states_option
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
@@ -105,7 +105,28 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # decorative option is wrong" a verdict; "you were good about estimating", "exactly the right
 # frame" and "a bit generic" praise or criticise form; the model trained on fresh14 too. fresh15
 # measures it.
-GUARD_VERSION = 10
+# 11: read from fresh15 and fresh16 after their one measurement of guard 10: the semantic layer
+# takes a phrase answer's closeness beyond every question text of the batch (the topic); "the
+# right form", what the reply may leave out ("no need to explain ...") and a few more words are
+# advice on form; a musical note ("the lowest C") is no option letter; "for each statement — a,
+# b, c or d —" is an even list; "were worked by" is no verdict; the model flags alone from 0.75
+# (was 0.7) and is trained on every group to fresh16. fresh17 and fresh18 measured it.
+# 12: read from fresh17 and fresh18 after their one measurement of guard 11: the doubt reads the
+# sentences where the other layers found a leak, below 0.4 (was every sentence, below 0.2);
+# function words ("how") are no distinctive word of an option; another form of an option's word
+# that the batch itself uses ("temperatures", "preparation") names no option; a one-word option
+# that another question speaks of ("Stroke") states no answer alone; "the final answer", a
+# legend ("C for cross"), "worked examples", praise of the working ("nicely done", "the right
+# tool", "on the right track whenever you") and what the reply may leave out are no leak; the
+# model reads a list of every option as items and a run of letters as LETTERLIST, and is trained
+# on every group to fresh18. fresh19 and fresh20 measured it.
+# 13: read from fresh19 and fresh20 after their one measurement of guard 12: a statement option is
+# stated (never doubted) only by half its distinctive words or more, and named by two of them only
+# if they are not everyday words; one word of an option with no judgement near it is the topic's;
+# "not a brand name", "not a style of ..." name a kind of answer, not a candidate; "the five
+# options one at a time" is no position; the model flags alone from 0.8 (was 0.75) and is trained
+# on every group to fresh20. fresh21 and fresh22 measure it.
+GUARD_VERSION = 13
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
@@ -143,9 +164,15 @@ def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] 
     correct = (q.options or {}).get(q.answer)
     if not correct or not _identifying(correct):
         return []
+    # A one-word option that another question of the batch uses in its own text is that
+    # question's word too ("Stroke" beside a question on the rowing stroke, fresh18): met alone it
+    # states no answer, and the rules that need a verdict beside it still read it.
+    word = tokens(correct)
+    if len(word) == 1 and any(word[0] in tokens(o.question) for o in questions or [] if o is not q):
+        return []
     for sentence in rule_sentences(suggestions):
         refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
-        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs):
+        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs) and states_option(sentence, q, q.answer):
             return [_leak(q.id, "option_text", correct)]
     return []
 
@@ -225,9 +252,11 @@ def prime_guard(embedder: Any, questions: list[Question]) -> None:
 
 
 def _option_texts(questions: list[Question]) -> list[str]:
-    """What the semantic layer compares with besides the answer texts: every option, and the
-    text of each question without options."""
-    return [t for q in questions for t in ((q.options or {}).values() if q.options else [q.question]) if t.strip()]
+    """What the semantic layer compares with besides the answer texts: every option, and, when
+    some question has no options, every question's text (a phrase answer is scored beyond the
+    closest question text of its batch)."""
+    phrase = any(not q.options for q in questions)
+    return [t for q in questions for t in [*(q.options or {}).values(), *([q.question] if phrase else [])] if t.strip()]
 
 
 def _distractors(q: Question) -> list[str]:
@@ -298,7 +327,10 @@ def find_leaks(
             leaks += semantic_leaks(suggestions, questions, embedder)
     unique = list({(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}.values())
     if embedder is not None and semantic and learned:
-        return weigh(unique, suggestions, questions, embedder)
+        def fires(sentence: str) -> bool:
+            return bool(find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False))
+
+        return weigh(unique, suggestions, questions, embedder, fires)
     return unique
 
 
