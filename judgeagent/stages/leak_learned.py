@@ -61,7 +61,7 @@ MODEL_FILE = Path(__file__).with_name("leak_model.json")
 # for 5 false alarms of 452.
 LEAN = 0.8
 # Below: what the other layers found is dropped (unless the answer itself is stated), when the
-# whole and every sentence where they found it look clean. 0.4 since guard 11 (0.2 read every
+# whole and every sentence where they found it look clean. 0.4 since guard 12 (0.2 read every
 # sentence): leaving each of fresh3 to fresh18 out in turn, in-scope catch 98.1% -> 97.9%, false
 # alarms 4.3% -> 3.4%; on fresh17 and fresh18 as guard 11 measured them, 23 false alarms -> 18,
 # no catch lost.
@@ -211,7 +211,7 @@ def weigh(
 
     ``fires`` says whether the other layers find a leak in one sentence read alone. Doubt is
     read where the findings are: the whole and each sentence that fires must look clean
-    (guard 11; a judge's feedback is many sentences, and one sentence of plain advice beside a
+    (guard 12; a judge's feedback is many sentences, and one sentence of plain advice beside a
     give-away makes the whole look clean). When no sentence fires alone (a finding across
     sentences), or ``fires`` is not given, every sentence must look clean."""
     p, text = leak_probability(suggestions, questions, embedder)
