@@ -1246,9 +1246,9 @@ def _mention_spans(
         whole = False
     if whole and form.statement and not acronym and not hit - topical:
         whole = False
-    # Two words of a statement name it only if one is not an everyday word, unless all of its
-    # distinctive words are: "cable" and "ends up" beside "The cable housing is frayed at the lever
-    # end", "water" and "column" beside "... through the water column" (fresh20).
+    # Two words of a statement name it only if neither is an everyday word (unless they are all of
+    # its distinctive words that are not): "cable" and "ends up" beside "The cable housing is frayed
+    # at the lever end", "water" and "column" beside "... through the water column" (fresh20).
     if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday:
         whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
