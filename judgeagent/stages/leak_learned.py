@@ -215,8 +215,11 @@ def weigh(
     give-away makes the whole look clean). When no sentence fires alone (a finding across
     sentences), or ``fires`` is not given, every sentence must look clean."""
     p, text = leak_probability(suggestions, questions, embedder)
-    if p < DOUBT and leaks and _doubted(suggestions, questions, embedder, fires):
-        return [d for d in leaks if d["kind"] in UNDOUBTED]
+    # With the answer stated outright the suggestion leaks whatever the model reads, and every
+    # finding stays as evidence (the paraphrase check's beside the option's text, say).
+    stated = any(d["kind"] in UNDOUBTED for d in leaks)
+    if p < DOUBT and leaks and not stated and _doubted(suggestions, questions, embedder, fires):
+        return []
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
     if p >= LEAN and not leaks and terms(text):
         cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
