@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 
 import pytest
 
@@ -341,6 +342,52 @@ def test_a_journal_of_the_first_layout_gains_the_new_columns(tmp_path):
     db.commit()
     db.close()
     assert Journal(path).get("k") == Entry("k", "m", "t", None, 1, 2, 0.5, 1, 0, "")
+
+
+def test_openers_of_an_old_journal_add_its_columns_one_at_a_time(tmp_path, monkeypatch):
+    # CI once failed with "duplicate column name: served_model": three processes opened a new
+    # file at once, two saw the column missing and both added it. An opener now waits for the
+    # write lock before it looks at the columns.
+    path = tmp_path / "old.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute(
+        "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, identity TEXT NOT NULL, stage TEXT NOT NULL, "
+        "request TEXT NOT NULL, text TEXT NOT NULL, data TEXT, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, "
+        "latency_s REAL NOT NULL, attempts INTEGER NOT NULL, created REAL NOT NULL)"
+    )
+    holder.execute("BEGIN IMMEDIATE")  # another opener, half way through adding the columns
+    about_to_write = threading.Event()
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        db = connect(*args, **kwargs)
+        db.set_trace_callback(lambda sql: sql.lstrip().upper().startswith(("BEGIN IMMEDIATE", "ALTER")) and about_to_write.set())
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    opened: list = []
+    opener = threading.Thread(target=lambda: opened.append(_open_or_error(path)))
+    opener.start()
+    assert about_to_write.wait(30)
+    for name, decl in (
+        ("reasoning_tokens", "INTEGER NOT NULL DEFAULT 0"),
+        ("served_model", "TEXT NOT NULL DEFAULT ''"),
+        ("via", "TEXT NOT NULL DEFAULT 'live'"),
+    ):
+        holder.execute(f"ALTER TABLE responses ADD COLUMN {name} {decl}")
+    holder.execute("COMMIT")
+    opener.join(60)
+    assert isinstance(opened[0], Journal), opened[0]
+    opened[0].put(Entry("k", "m", "t", None, 1, 2, 0.5, 1, 3, "served"), identity="i", stage="s", request={})
+    assert opened[0].get("k") == Entry("k", "m", "t", None, 1, 2, 0.5, 1, 3, "served")
+
+
+def _open_or_error(path):
+    try:
+        return Journal(path)
+    except Exception as e:  # handed to the test's thread, which asserts on it
+        return e
 
 
 def test_usage_counts_reasoning_tokens_and_cost_apart_and_shows_what_was_learned():

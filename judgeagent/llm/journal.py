@@ -228,17 +228,26 @@ class Journal:
             # NORMAL in WAL mode loses nothing on a process crash (only on power loss).
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
-            self._db.executescript(_SCHEMA)
-            have = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
-            for name, decl in _ADDED_COLUMNS.items():
-                if name not in have:
-                    self._db.execute(f"ALTER TABLE responses ADD COLUMN {name} {decl}")
-            have = {row[1] for row in self._db.execute("PRAGMA table_info(batch_jobs)")}
-            for name, decl in _ADDED_JOB_COLUMNS.items():
-                if name not in have:
-                    self._db.execute(f"ALTER TABLE batch_jobs ADD COLUMN {name} {decl}")
+            self._lay_out()
         except sqlite3.Error as e:
             raise ConfigError(f"{self.path}: not a usable journal/cache file ({e})") from None
+
+    def _lay_out(self) -> None:
+        """The tables, and the columns added since the first layout, in one write transaction:
+        processes opening one file at once see and add the missing columns one at a time (two
+        that both saw a column missing raced to a "duplicate column" error)."""
+        # executescript commits what is open before it runs, so the BEGIN goes inside the script.
+        self._db.executescript("BEGIN IMMEDIATE;\n" + _SCHEMA)
+        try:
+            for table, added in (("responses", _ADDED_COLUMNS), ("batch_jobs", _ADDED_JOB_COLUMNS)):
+                have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                for name, decl in added.items():
+                    if name not in have:
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def _read_all(self) -> tuple[dict[str, tuple], dict[str, str]] | None:
         """Under the lock: the answers and decisions read ahead (in one pass, at the first
