@@ -58,7 +58,11 @@ fishing, bicycle mechanics, marquetry), written the same way after fresh18 was r
 guard 12; "fresh21" (j01-j07: woodturning, curling, soapmaking, dry-stone walling, tapestry
 weaving, beach volleyball, gemstone cutting) and "fresh22" (l01-l07: sheepdog trialling, sushi
 preparation, model railways, juggling, cactus cultivation, fountain pens, snooker), written the
-same way after fresh20 was read, measure guard 13. Every suggestion carries its domain: the subject of its
+same way after fresh20 was read, measured guard 13; "fresh23" (o01-o07: candle making,
+orienteering, bagpipe playing, stained glass, rock climbing, beadwork, ice hockey) and "fresh24"
+(o11-o17: papermaking, table tennis, mosaic art, cider making, chimney sweeping, rugby union,
+embroidery), written the same way after guard 13 shipped, measure it once more, unchanged.
+Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -116,8 +120,11 @@ FRESH20 = "fresh20"
 # Written apart after fresh20 was read, each to measure guard 13 once.
 FRESH21 = "fresh21"
 FRESH22 = "fresh22"
+# Written apart after guard 13 shipped, each to measure it once more (two more writers).
+FRESH23 = "fresh23"
+FRESH24 = "fresh24"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
@@ -125,8 +132,8 @@ GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # scope of the rules and the semantic layer. ``listed`` (the answer named among a few
 # candidates) is in scope: the answer's own text is there to be read.
 JUDGE_ONLY_KINDS = frozenset({"described"})
-# Issue 33's batches: subjects the rules were not written on (a, c, d, e, h, i, j, k, l, m, n, p, q, r, s, u, v, w, x, y and z batches).
-NEW_DOMAIN_BATCH = re.compile(r"^[acdehijklmnpqrsuvwxyz]\d\d$")
+# Issue 33's batches: subjects the rules were not written on (a, c, d, e, h, i, j, k, l, m, n, o, p, q, r, s, u, v, w, x, y and z batches).
+NEW_DOMAIN_BATCH = re.compile(r"^[acdehijklmnopqrsuvwxyz]\d\d$")
 
 
 @dataclass(frozen=True)
