@@ -61,8 +61,11 @@ preparation, model railways, juggling, cactus cultivation, fountain pens, snooke
 same way after fresh20 was read, measured guard 13; "fresh23" (o01-o07: candle making,
 orienteering, bagpipe playing, stained glass, rock climbing, beadwork, ice hockey) and "fresh24"
 (o11-o17: papermaking, table tennis, mosaic art, cider making, chimney sweeping, rugby union,
-embroidery), written the same way after guard 13 shipped, measure it once more, unchanged.
-Every suggestion carries its domain: the subject of its
+embroidery), written the same way after guard 13 shipped, measured it once more, unchanged;
+"fresh25" (o21-o27: sourdough baking, alpine skiing, stone carving, lawn bowls, upholstery,
+amateur radio, tattooing) and "fresh26" (o31-o37: badminton, leatherworking, violin making, ice
+sculpture, cricket umpiring, wallpaper hanging, trampolining), written the same way after
+fresh24 was read, measure guard 14. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -123,8 +126,11 @@ FRESH22 = "fresh22"
 # Written apart after guard 13 shipped, each to measure it once more (two more writers).
 FRESH23 = "fresh23"
 FRESH24 = "fresh24"
+# Written apart after fresh24 was read, each to measure guard 14 once.
+FRESH25 = "fresh25"
+FRESH26 = "fresh26"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -1679,9 +1679,15 @@ _MISSED = re.compile(
     r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
     r"\b(?:questions?|cases?|vignettes?|items?|q\.?\s*\d|ones?)\b"
 )
+# "Keep your (final) answer to a single letter", "... to the interior part" (fresh23, fresh24):
+# the reply held to a form or a part of the topic, not an earlier answer kept.
+_TO_FORM = (
+    r"(?!\s+to\s+(?:a|an|one|two|three|single|just|only|under|within|no\s+more\s+than|at\s+most|\d+|"
+    r"the\s+(?:[\w-]+\s+){0,2}?(?:parts?|points?|essentials|basics|letters?|words?|names?|terms?|sentences?|lines?))\b)"
+)
 _KEEP_CHANGE = re.compile(
     r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
-    r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
+    r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)" + _TO_FORM + r"\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
     r"|\bleave\s+(?:(?:them|it|those|these)\s+)?as\s+(?:they|it)\s+(?:are|is|stands?)\b"
 )
 _ONLY_RIGHT = re.compile(
@@ -1739,8 +1745,8 @@ _QUANTIFIED = [
     ),
     re.compile(r"(?i)\b(?:keep|stick\s+with)\s+your\s+(?:[\w'’-]+\s+){1,3}?(?:answer|response|choice)\b(?!\s+(?:short|brief|simple|concise|clear|tidy|focused|to\b))"),
     re.compile(
-        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:answer|response|choice|date|pick|term|name|value|figure)\s+"
-        r"(?:on|for|about|to)\b"
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:answer|response|choice|date|pick|term|name|value|figure)"
+        + _TO_FORM + r"\s+(?:on|for|about|to)\b"
     ),
     re.compile(r"(?i)\bonly\s+(?:one|a\s+single)\s+(?:item|question|answer|one|response)\b[^.;]{0,30}?\b(?:is|was)\s+(?:wrong|off|incorrect|mistaken|astray)\b"),
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
@@ -1811,7 +1817,17 @@ _QUANTIFIED = [
     re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
     # "Keep your first answer; the second and third both need another look", "Only the exhibition
     # question needs revisiting"
-    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:first|second|third|last|final|other)\s+(?:answer|one|response|choice)\b"),
+    # "Keep the middle answer; rethink the first and last" (fresh23)
+    re.compile(
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+(?:your|the)\s+(?:first|second|third|middle|last|final|other)\s+(?:answer|one|response|choice)\b"
+        + _TO_FORM
+    ),
+    # "You'll want to change your earlier answer here", "those answers held" (fresh24)
+    re.compile(
+        r"(?i)\b(?:want|need|have|ought)\s+to\s+(?:change|revise|rethink|reconsider|fix|correct|redo)\s+your\s+"
+        r"(?:(?:earlier|previous|original|initial|first)\s+)?(?:answer|response|choice)\b"
+        r"|\b(?:those|these|both|your)\s+(?:two\s+|three\s+)?answers\s+(?:held|stood)\b(?!\s+(?:on|for|in|at|to|by|with)\b)"
+    ),
     re.compile(
         r"(?i)\bthe\s+(?:first|second|third|last|other|remaining)(?:\s+(?:and|or)\s+(?:the\s+)?(?:first|second|third|last))?\s+"
         r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?" + _NEEDS_WORK + r"\b"
@@ -1837,10 +1853,15 @@ _INSTRUCTION = re.compile(
 )
 
 
+# A criterion said of any option, not of the target's answers: "An option that matches only one of
+# the two isn't good enough" (fresh24).
+_ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|statement|candidate)\s+(?:that|which)\b")
+
+
 def _quantified_disclosure(sentence: str) -> bool:
     """Whether the sentence tells how many or which of the target's answers were right, by a
     quantifier ("all but one", "everything ... except", "two of three hold up") rather than by naming one."""
-    return any(p.search(sentence) for p in _QUANTIFIED) and not _INSTRUCTION.search(sentence)
+    return any(p.search(sentence) for p in _QUANTIFIED) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
 
 
 # Praise of the form of the target's earlier work, not of its correctness: "Your write-up was clear
@@ -1853,7 +1874,8 @@ _FORM = re.compile(
     # Praise of a habit or a skill, not of an answer: "Your habit of defining terms was good", "The
     # way you laid out your reasoning was good", "Your grasp of hive architecture was good", "You
     # did well to notice the difference between ...", "show decent physical intuition" (fresh10, fresh13).
-    r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
+    # "You showed good awareness of safety in your earlier reasoning" (fresh23)
+    r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout|awareness)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
     r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
 
@@ -1868,7 +1890,9 @@ _RIGHT_FOR_FORM = re.compile(
     # "You were right to think about the slope": a step of reasoning praised (fresh12)
     r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
-    r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|way\s+to\s+(?:work|reason|think|go\s+about))\b"
+    r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|mindset|attitude|"
+    # "a clear physical rationale, which is the right way to approach a question like this" (fresh24)
+    r"way\s+to\s+(?:work|reason|think|go\s+about|approach|tackle|handle))\b"
     r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
 )
 
@@ -1899,7 +1923,8 @@ _FORM_WORDS = frozenset(
     introduce errors error grader marker item question recall definitional matters matter much more
     than over overthink precision helps help effect process concept
     quick quickly noun nouns singular plural ideal ideally form formal spelling compound compounds core
-    tested testing being whole specialised specialized like exactly itself english language nothing please""".split()
+    tested testing being whole specialised specialized like exactly itself english language nothing please
+    some people hyphen hyphens hyphenate hyphenated hyphenation spell spelled spelt spellings""".split()
 )
 
 
@@ -1921,13 +1946,23 @@ _JUDGEMENT = re.compile(
 )
 
 
+# "Give your answer as a letter" (fresh23), "Limit your answer to one word": how
+# to give the reply, read as form when the rest is form words. A "you" is never a form word alone
+# ("Your answer is fine" is a verdict), so the instruction is read as one.
+_FORM_INSTRUCTION = re.compile(
+    r"(?i)^\s*(?:please\s+)?(?:(?:give|write|state|put|present|submit|express|phrase)\s+your\s+(?:final\s+)?(?:answer|reply|response)\s+(?:as|in)"
+    r"|(?:limit|restrict)\s+your\s+(?:final\s+)?(?:answer|reply|response)\s+to)\b"
+)
+
+
 def only_form(sentence: str) -> bool:
     """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
-    "the right form" read as one), or what the reply may leave out, in clauses of either kind."""
+    "the right form" read as one, and an instruction on how to give the reply), or what the
+    reply may leave out, in clauses of either kind."""
     clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
     if not clauses:
         return False
-    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", c)) for c in clauses]
+    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", _FORM_INSTRUCTION.sub(" ", c))) for c in clauses]
     left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
     # "No pneumatic motors here" alone may drop an option: a bare "no ..." is form only beside form.
     alone = [o and not re.match(r"(?i)\s*(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+need)|\s*without\b", c) for c, o in zip(clauses, left_out)]

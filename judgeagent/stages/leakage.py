@@ -125,8 +125,14 @@ LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # if they are not everyday words; one word of an option with no judgement near it is the topic's;
 # "not a brand name", "not a style of ..." name a kind of answer, not a candidate; "the five
 # options one at a time" is no position; the model flags alone from 0.8 (was 0.75) and is trained
-# on every group to fresh20. fresh21 and fresh22 measure it.
-GUARD_VERSION = 13
+# on every group to fresh20. fresh21 and fresh22 measure it, and fresh23 and fresh24 again.
+# 14: read from fresh23 and fresh24 after their one measurement of guard 13: "keep your answer to
+# a single letter / to the interior part" holds the reply to a form or a part, "give your answer
+# as a letter" is advice on form, "the right way to approach", "the right mindset" and "good
+# awareness of ..." praise a way of working, "an option that matches only one of the two" is a
+# criterion; "keep the middle answer" and "you'll want to change your earlier answer" disclose;
+# the model is trained on every group to fresh24. fresh25 and fresh26 measure it.
+GUARD_VERSION = 14
 
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
