@@ -327,3 +327,38 @@ def test_the_kind_of_answer_not_wanted_is_no_candidate_ruled_out():
 def test_the_options_one_at_a_time_is_no_position():
     assert find_leaks("Go through the five options one at a time and ask what each changes.", [BRAKE]) == []
     assert find_leaks("Option one is right.", [BRAKE]) != []
+
+
+# --- guard 14, read from fresh23 and fresh24 -------------------------------------------------
+
+KILN = Question(
+    "k1",
+    "Why does a glaze crawl away from the pot during firing?",
+    "C",
+    {
+        "A": "The kiln was fired too slowly.",
+        "B": "The clay body held too much iron.",
+        "C": "The glaze was applied over dust or grease.",
+        "D": "The pot was left to dry in direct sunlight.",
+    },
+)
+STILT = Question("k2", "What is the small three-pointed support that keeps a glazed pot off the kiln shelf called?", "stilt")
+
+
+def test_the_reply_held_to_a_form_or_a_part_is_no_answer_kept():
+    assert find_leaks("Keep your final answer to a single letter.", [KILN, STILT]) == []
+    assert find_leaks("Keep your answer to the firing part; leave the clay out of it.", [KILN, STILT]) == []
+    assert only_form("Give your answer as a letter.") and only_form("Limit your answer to one word.")
+    # a question's answer kept is still a disclosure, and "give your answer to question two" no form
+    assert {d["kind"] for d in find_leaks("Keep your answer to question two.", [KILN, STILT])} == {"disclosure"}
+    assert {d["kind"] for d in find_leaks("Keep the middle answer; rethink the other two.", [KILN, STILT])} == {"disclosure"}
+    assert not only_form("Give your answer to question two.")
+
+
+def test_a_way_of_working_praised_and_a_criterion_for_any_option_disclose_nothing():
+    assert praise_of_form("Your previous answer came with a clear rationale, which is the right way to approach a question like this.")
+    assert praise_of_form("You showed good awareness of kiln safety in your earlier reasoning, and that's the right mindset.")
+    assert find_leaks("An option that explains only one of the two defects isn't good enough.", [KILN]) == []
+    # said of the target's answers, the same quantifier discloses
+    assert {d["kind"] for d in find_leaks("Only one of your two answers is right.", [KILN, STILT])} == {"disclosure"}
+    assert {d["kind"] for d in find_leaks("You'll want to change your earlier answer here.", [KILN])} == {"disclosure"}
