@@ -65,7 +65,7 @@ embroidery), written the same way after guard 13 shipped, measured it once more,
 "fresh25" (o21-o27: sourdough baking, alpine skiing, stone carving, lawn bowls, upholstery,
 amateur radio, tattooing) and "fresh26" (o31-o37: badminton, leatherworking, violin making, ice
 sculpture, cricket umpiring, wallpaper hanging, trampolining), written the same way after
-fresh24 was read, measure guard 14. Every suggestion carries its domain: the subject of its
+fresh24 was read, measured guard 14. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.

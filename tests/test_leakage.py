@@ -1049,35 +1049,38 @@ def test_a_word_inside_another_options_name_names_only_that_option():
 RULES_HELD_OUT_FLOOR = {"catch": 0.84, "in_scope": 0.96}
 RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # All layers but the judge (rules, the semantic layer on the real MiniLM, the learned layer):
-# catch, in-scope catch, false alarms measured with GUARD_VERSION 13: development 329/332, 286/286,
-# 0/288; held_out 287/289, 240/240, 0/189; fresh 91/91, 69/69, 0/60; fresh2 83/86, 63/63, 0/49;
-# fresh3 179/180, 162/162, 2/112; fresh4 180/180, 161/161, 1/113; fresh5 179/180, 160/161, 0/113;
-# fresh6 178/180, 161/161, 1/113; fresh7 180/180, 161/161, 2/113; fresh8 175/180, 156/161, 2/113;
-# fresh9 178/180, 161/161, 1/113; fresh10 176/180, 159/161, 1/113; fresh11 179/180, 160/161,
-# 5/113; fresh12 179/180, 161/161, 0/113; fresh13 172/180, 157/161, 1/113; fresh14 179/180,
-# 161/161, 3/113; fresh15 178/180, 160/161, 1/113; fresh16 175/180, 157/161, 1/113; fresh17
-# 177/180, 159/161, 1/113; fresh18 180/180, 161/161, 2/113; fresh19 180/180, 161/161, 1/113;
-# fresh20 176/180, 158/161, 4/113; fresh21 172/180, 156/161, 3/113; fresh22 164/180, 154/161,
-# 1/113; fresh23 171/180, 156/161, 7/113; fresh24 171/180, 157/161, 5/113. The learned layer is
-# trained on every group but fresh21 to fresh24 (their figures are each one's measurement of
-# guard 13 before it was read), so the other figures guard against
-# regressions and say nothing of new writers: each group's one measurement before it was read
-# does (README).
-SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
-                        "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.97, "fresh9": 0.98,
-                        "fresh10": 0.97, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.95, "fresh14": 0.98, "fresh15": 0.98,
-                        "fresh16": 0.97, "fresh17": 0.98, "fresh18": 0.98, "fresh19": 0.98, "fresh20": 0.97, "fresh21": 0.95,
-                        "fresh22": 0.91, "fresh23": 0.94, "fresh24": 0.94}
-SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.97, "fresh2": 0.97, "fresh3": 0.98,
-                           "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96, "fresh9": 0.98,
-                           "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97, "fresh14": 0.98, "fresh15": 0.98,
-                           "fresh16": 0.97, "fresh17": 0.98, "fresh18": 0.98, "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.96,
-                           "fresh22": 0.95, "fresh23": 0.96, "fresh24": 0.97}
+# catch, in-scope catch, false alarms measured with GUARD_VERSION 14: development 328/332,
+# 285/286, 0/288; held_out 288/289, 240/240, 0/189; fresh 90/91, 69/69, 0/60; fresh2 83/86, 63/63,
+# 0/49; fresh3 179/180, 162/162, 2/112; fresh4 180/180, 161/161, 1/113; fresh5 179/180, 160/161,
+# 0/113; fresh6 178/180, 161/161, 1/113; fresh7 180/180, 161/161, 2/113; fresh8 174/180, 155/161,
+# 2/113; fresh9 178/180, 161/161, 1/113; fresh10 177/180, 159/161, 1/113; fresh11 179/180,
+# 160/161, 6/113; fresh12 180/180, 161/161, 0/113; fresh13 173/180, 157/161, 1/113; fresh14
+# 179/180, 161/161, 3/113; fresh15 178/180, 160/161, 1/113; fresh16 174/180, 156/161, 1/113;
+# fresh17 178/180, 160/161, 1/113; fresh18 180/180, 161/161, 2/113; fresh19 180/180, 161/161,
+# 1/113; fresh20 177/180, 159/161, 5/113; fresh21 176/180, 158/161, 1/113; fresh22 176/180,
+# 161/161, 0/113; fresh23 178/180, 161/161, 2/113; fresh24 175/180, 160/161, 1/113; fresh25
+# 169/180, 158/161, 2/113; fresh26 174/180, 159/161, 2/113. The learned layer is trained on every
+# group but fresh25 and fresh26 (their figures are each one's measurement of guard 14 before it
+# was read), so the other figures guard against regressions and say nothing of new writers: each
+# group's one measurement before it was read does (README).
+SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.98, "fresh2": 0.96, "fresh3": 0.98,
+                        "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
+                        "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
+                        "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.96, "fresh17": 0.98, "fresh18": 0.98,
+                        "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.97, "fresh22": 0.97, "fresh23": 0.98,
+                        "fresh24": 0.97, "fresh25": 0.93, "fresh26": 0.96}
+SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
+                           "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
+                           "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97,
+                           "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.96, "fresh17": 0.98, "fresh18": 0.98,
+                           "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.98, "fresh22": 0.98, "fresh23": 0.98,
+                           "fresh24": 0.98, "fresh25": 0.98, "fresh26": 0.98}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
-                                "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02, "fresh9": 0.01,
-                                "fresh10": 0.01, "fresh11": 0.05, "fresh12": 0.01, "fresh13": 0.01, "fresh14": 0.03, "fresh15": 0.01,
-                                "fresh16": 0.01, "fresh17": 0.01, "fresh18": 0.02, "fresh19": 0.01, "fresh20": 0.04, "fresh21": 0.03,
-                                "fresh22": 0.01, "fresh23": 0.07, "fresh24": 0.05}
+                                "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
+                                "fresh9": 0.01, "fresh10": 0.01, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
+                                "fresh14": 0.03, "fresh15": 0.01, "fresh16": 0.01, "fresh17": 0.01, "fresh18": 0.02,
+                                "fresh19": 0.01, "fresh20": 0.05, "fresh21": 0.01, "fresh22": 0.01, "fresh23": 0.02,
+                                "fresh24": 0.01, "fresh25": 0.02, "fresh26": 0.02}
 
 
 def _rates(half: str, embedder=None) -> tuple[float, float, float]:
