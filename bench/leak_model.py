@@ -1,7 +1,7 @@
 """Train the leakage guard's learned layer on the leak corpus, and say how well it does on a
 group it was not trained on (judgeagent/stages/leak_learned.py says what it reads).
 
-1. Leave one group out: for each group written apart from the rules (fresh3 to fresh20, each
+1. Leave one group out: for each group written apart from the rules (fresh3 to fresh24, each
    by a different writer on seven new subjects), the model is trained on every other group
    and scored on that one, alone and joined with the other layers as the guard joins them.
    The other layers are those of this checkout, which were tuned on these groups: their
@@ -20,8 +20,9 @@ fresh14; guard 11's LEAN of 0.75 by leaving out fresh3 to fresh16, measured by f
 fresh18; guard 12's doubt in the sentences that fired, below 0.4, by leaving out fresh3 to
 fresh18 and by replaying fresh17 and fresh18 as guard 11 measured them, measured by fresh19 and
 fresh20; guard 13's LEAN of 0.8 by leaving out fresh3 to fresh20 and replaying fresh17 to
-fresh20, measured by fresh21 and fresh22, on which the shipped model (guard 13) is not trained
-(NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
+fresh20, measured by fresh21 and fresh22 (and fresh23 and fresh24 again). Guard 14's model,
+the same choices trained on every group to fresh24, is measured by fresh25 and fresh26, on which
+it is not trained (NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
 reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
