@@ -1819,7 +1819,9 @@ _QUANTIFIED = [
     # question needs revisiting"
     # "Keep the middle answer; rethink the first and last" (fresh23)
     re.compile(
-        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+(?:your|the)\s+(?:first|second|third|middle|last|final|other)\s+(?:answer|one|response|choice)\b"
+        # ("the final answer" is the one the target will give: "keep the final answer itself crisp")
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+(?:your\s+(?:first|second|third|middle|last|final|other)|"
+        r"the\s+(?:first|second|third|middle|last|other))\s+(?:answer|one|response|choice)\b"
         + _TO_FORM
     ),
     # "You'll want to change your earlier answer here", "those answers held" (fresh24)
