@@ -27,8 +27,18 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from judgeagent import __version__
+
+        typer.echo(f"judgeagent {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+) -> None:
     """JudgeAgent: evaluate an LLM the way an interviewer would."""
 
 

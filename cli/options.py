@@ -21,8 +21,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import typer
 from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic.fields import FieldInfo, PydanticUndefined
 from rich.markup import escape
 
 from judgeagent.cli.common import fail
