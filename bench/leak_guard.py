@@ -34,7 +34,7 @@ written the same way before it is measured.
 ``--feedback K`` also measures each group in the shape a run checks: a judge's whole feedback,
 not one suggestion. Each in-scope leak is put at a seeded place among K clean suggestions of its
 batch, and K+1 clean ones are joined for the false alarms; with and without the learned layer,
-which reads a suggestion as a whole (with K = 3 it added no catch: see the README).
+which reads a suggestion as a whole (with K = 3 it added no catch: see docs/measurements/leak-guard.md).
 
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
 judge`` adds), on ``--judge-sample`` suggestions of each half drawn with a fixed seed (half

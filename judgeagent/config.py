@@ -91,7 +91,7 @@ class GraphConfig(_Config):
 
 
 class DifficultyConfig(_Config):
-    """Gains and thresholds of the DifficultyController (method.md §2)."""
+    """Gains and thresholds of the DifficultyController (docs/concepts/method.md §2)."""
 
     gain_easy: float = Field(default=1.0, ge=0.0, description="Gain of a correct Easy answer.")
     gain_medium: float = Field(default=1.5, ge=0.0, description="Gain of a correct Medium (or unlabeled) answer.")

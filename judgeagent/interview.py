@@ -1,4 +1,4 @@
-"""One batch's interview, from seed questions to validated feedback (method.md §2–§4).
+"""One batch's interview, from seed questions to validated feedback (docs/concepts/method.md §2–§4).
 
 ``interview_batch`` runs the stages for one batch, given its graded seeds and its plan
 (:mod:`judgeagent.planning`, made up front): extend round by round at the controller's

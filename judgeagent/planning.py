@@ -1,5 +1,5 @@
 """Each batch's plan, made before any model is asked: seed entities → graph nodes → one
-knowledge path, long enough for every round's window (method.md §2).
+knowledge path, long enough for every round's window (docs/concepts/method.md §2).
 
 Reading order:
 1. ``seed_block``   the model work for a block of consecutive batches, in one pass each:

@@ -223,7 +223,7 @@ class LeakRecord(JsonModel):
 
 
 class Evaluation(JsonModel):
-    """The judge's four-field evaluation of a batch (method.md §4)."""
+    """The judge's four-field evaluation of a batch (docs/concepts/method.md §4)."""
 
     flaws_knowledge: str = ""
     flaws_capability: str = ""

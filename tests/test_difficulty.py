@@ -1,4 +1,4 @@
-"""The difficulty controller's rules (method.md §2), tested as properties."""
+"""The difficulty controller's rules (docs/concepts/method.md §2), tested as properties."""
 
 import itertools
 import random

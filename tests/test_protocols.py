@@ -150,7 +150,7 @@ def test_escalate_holds_medium_and_acc_auc(tmp_path, demo_graph, demo_seeds):
     # ACC(t) = 1, 1, 0: trapezoids (1+1)/2 + (1+0)/2 = 1.5 level units, over a span of 2 levels
     assert e["acc_by_level"] == {"easy": 100.0, "medium": 100.0, "hard": 0.0}
     assert (e["acc_auc"], e["acc_auc_normalised"], e["highest_level_held"]) == (1.5, 0.75, "medium")
-    assert e["acc_auc_per_level"] == 0.5  # 1.5 level units over 3 levels (method.md)
+    assert e["acc_auc_per_level"] == 0.5  # 1.5 level units over 3 levels (docs/concepts/method.md)
     assert "ACC-AUC 1.500 level units, 0.750 normalised" in res.output
     report = (tmp_path / "run" / "report.md").read_text()
     assert "Highest level held per seed" in report and "failed twice at hard" in report

@@ -1,2 +1,2 @@
 """The calibrated question bank: generated questions kept beside the graph, every target's
-answers to them, a 2PL calibration, adaptive testing, and exports (issue 18)."""
+answers to them, a 2PL calibration, adaptive testing, and exports."""

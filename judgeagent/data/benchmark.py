@@ -8,7 +8,7 @@ from typing import Any
 
 
 class QuestionType(str, Enum):
-    """How the target is asked and graded (method.md, "Question types")."""
+    """How the target is asked and graded (docs/concepts/method.md, "Question types")."""
 
     KMC = "kmc"  # knowledge multiple choice (MedQA): options, answer is a letter, no context shown
     KQA = "kqa"  # knowledge phrase QA (MultiHop-RAG): short phrase answer, no context shown

@@ -1,4 +1,4 @@
-"""Cutting reference texts into chunks (method.md §1, "Chunking").
+"""Cutting reference texts into chunks (docs/concepts/method.md §1, "Chunking").
 
 A chunk is a paragraph, a few consecutive paragraphs, or a few sentences of one long
 paragraph, kept under a token budget. The budget is counted in the embedding model's own

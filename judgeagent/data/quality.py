@@ -9,7 +9,7 @@ to the benchmark when its first line is an object with ``article_id`` and ``ques
 The same article appears on several lines (one per question writer); it becomes one
 Document, id ``article_id``, holding the questions of all its lines.
 
-Difficulty follows method.md: the number of speed annotators whose answer equals the gold
+Difficulty follows docs/concepts/method.md: the number of speed annotators whose answer equals the gold
 label, ≤1 hard, 2–3 medium, 4–5 easy; no speed annotations → None. Questions without a
 gold label (the real test split) cannot be graded and are skipped, with a warning; the
 articles are still loaded.

@@ -1,4 +1,4 @@
-"""Context graph (method.md §1): entities from the reference texts, their co-occurrence
+"""Context graph (docs/concepts/method.md §1): entities from the reference texts, their co-occurrence
 edges, FAISS indexes over entity names and chunks, and knowledge-path sampling (§3 step 2).
 
 Importing this package is cheap: spaCy, torch and FAISS load only when first used.

@@ -1,4 +1,4 @@
-"""Build a context graph from a loaded benchmark (method.md §1), or reuse the one on disk.
+"""Build a context graph from a loaded benchmark (docs/concepts/method.md §1), or reuse the one on disk.
 
 Stages, each with its own progress bar and timing: extract → graph → embed → index →
 write. Extraction streams chunk by chunk into the co-occurrence tables, so no parsed

@@ -82,7 +82,7 @@ def encoder_version(encoder: Encoder) -> str:
 
 def role_identity(kind: str, encoder: Encoder) -> dict:
     """What the manifest records of one role's encoder (its vectors depend on all of it but
-    the precision, which a graph built on another CPU may differ in: see the README)."""
+    the precision, which a graph built on another CPU may differ in: see docs/measurements/build.md)."""
     return {"encoder": kind, "model": encoder.name, "version": encoder_version(encoder), "dim": encoder.dim,
             "backend": encoder.backend, "precision": encoder.precision}
 

@@ -1,4 +1,4 @@
-"""Knowledge paths (method.md §3 step 2): a chain of (entity, chunk) pairs through the graph.
+"""Knowledge paths (docs/concepts/method.md §3 step 2): a chain of (entity, chunk) pairs through the graph.
 
 At each hop the current entity's chunks are ranked by similarity to the query (the seed
 batch's text), one of the top few is drawn with a seeded generator, and the next entity

@@ -1,4 +1,4 @@
-"""Seed entities (method.md §3 step 1): which graph node a batch's knowledge path starts at.
+"""Seed entities (docs/concepts/method.md §3 step 1): which graph node a batch's knowledge path starts at.
 
 The start decides whether the path follows the seeds at all. Ranking nodes by how often
 the batch's extracted names map to them made every exact match count once, so the tie-break

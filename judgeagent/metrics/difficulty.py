@@ -1,4 +1,4 @@
-"""The difficulty controller (method.md §2).
+"""The difficulty controller (docs/concepts/method.md §2).
 
 Every answered question, seed or extended, adds its gain to a running average
 ``s = Σ gains / answered``. The next question's difficulty is Easy while ``s <= t1``,

@@ -5,7 +5,7 @@ that level right. ACC-AUC is the area under ACC(t) over the ordered levels, by t
 level unit wide, from the first level up to the first level where ACC falls to 0 (inclusive);
 levels past it add nothing. It is reported in level units, normalised by the span of the
 levels (``len(levels) − 1`` units, so 1.0 means every seed held every level), and with the
-highest level that any seed held. method.md also asks for the area divided by the number of
+highest level that any seed held. docs/concepts/method.md also asks for the area divided by the number of
 levels; that figure is reported too (``acc_auc_per_level``), though its maximum is
 (n − 1)/n, not 1, because trapezoids over n levels span n − 1 units.
 """

@@ -1,4 +1,4 @@
-"""The paper's figures (method.md §4), as percentages of the N seed questions.
+"""The paper's figures (docs/concepts/method.md §4), as percentages of the N seed questions.
 
 ACC1 = right before / N, ACC2 = right after / N, CR = wrong→right / N,
 CtE = right→wrong / N, and ΔACC = ACC2 − ACC1 = CR − CtE. The conditional rates

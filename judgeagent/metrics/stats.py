@@ -6,7 +6,7 @@ a run reports how sure it is. Accuracies and their differences are in percent, l
 :mod:`judgeagent.metrics.scores`.
 
 The seeds of a batch share one prompt and one set of suggestions, so their answers are not
-independent (method.md §4). The run's headline interval therefore resamples whole batches
+independent (docs/concepts/method.md §4). The run's headline interval therefore resamples whole batches
 (:func:`clustered_bootstrap_ci`) and its test flips the sign of whole batches' ΔACC
 (:func:`sign_flip_test`). The question-level tools (:func:`paired_bootstrap_ci`,
 :func:`mcnemar_exact`) stay for comparison; they assume independent questions, and

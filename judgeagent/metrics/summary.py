@@ -162,7 +162,7 @@ def _leakage(records: Sequence[InterviewRecord]) -> dict[str, Any]:
         "batches_rewritten": sum(1 for c in checked if c.rewritten),
         "batches_flagged": sum(1 for c in checked if c.flagged),
         "leak_kinds": dict(kinds),
-        # Which layers ran, and the judge's verdicts and their cost (issue 15 §3).
+        # Which layers ran, and the judge's verdicts and their cost.
         "check": leak_check_summary([c.to_json() for c in guarded]),
         # ACC2 again over the batches whose suggestions did not leak (after the rewrite).
         "leak_free": {"n_batches": len(clean), "n_questions": leak_free.n_questions, "acc1": leak_free.acc1,

@@ -1,5 +1,5 @@
 """Stage 1 (and the re-asks of stage 3): ask the target a batch of questions in one prompt,
-read its JSON reply and grade each answer (method.md §2).
+read its JSON reply and grade each answer (docs/concepts/method.md §2).
 
 An answer the model gave but that cannot be read counts as wrong and says why in
 ``Answer.error``. A call that brought no answer back at all (endpoint down, timeout, quota,

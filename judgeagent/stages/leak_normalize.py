@@ -122,7 +122,7 @@ def same_word(a: str, b: str) -> bool:
 
 # --- numbers written in words --------------------------------------------------------------------
 # "four hundred and forty-three", "nineteen eighty-nine", "twelve fifteen", "nineteen oh five":
-# a number answer spelt out is the answer (issue 33: a year and a port number, both read aloud).
+# a number answer spelt out is the answer (a year and a port number, both read aloud).
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split()

@@ -34,8 +34,8 @@ over the development clean suggestions, rounded up, so that the layer flags none
 (The 99th percentiles, 0.40 and 0.056, added 3 development false alarms for 3 catches;
 every development catch of the layer scores above the maximum, so the maximum keeps the
 catches and drops the alarms.) With MiniLM the layer adds little: a description of an answer ("the
-tetracycline class") is rarely closer to the option's name than to its neighbours'; see the
-README's figures. Dividing by the content-free spread (a z-score) was tried and separated
+tetracycline class") is rarely closer to the option's name than to its neighbours'; see
+docs/measurements/leak-guard.md. Dividing by the content-free spread (a z-score) was tried and separated
 worse on the development half.
 
 The same verdicts on any CPU (issue 30). The layer's vectors are MiniLM's in fp32, whatever

@@ -1,4 +1,4 @@
-"""``--protocol judgeagent`` (the default): the JudgeAgent interview (method.md §2–§4).
+"""``--protocol judgeagent`` (the default): the JudgeAgent interview (docs/concepts/method.md §2–§4).
 
 Per batch: rewrite the seeds when asked (``--decontaminate``), grade them once, then
 interview the batch under each arm still to do: one arm normally, the paper's four with
