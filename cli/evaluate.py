@@ -21,6 +21,7 @@ from judgeagent.cli.common import console, user_errors
 from judgeagent.cli.options import ConfigFlag, build_config, describe_error, field_info, help_text, with_config_flags
 from judgeagent.config import EvalConfig
 from judgeagent.engine.registry import protocols
+from judgeagent.exits import EMPTY, OK, PARTIAL, exit_code
 
 _RUN = "Run"
 _LLM = "Models and budget"
@@ -135,6 +136,8 @@ def run_and_print(cfg: EvalConfig) -> None:
     if cfg.report and get_protocol(result.protocol).writes_report:
         console.print(f"report: {result.run_dir / 'report.html'} (and report.md)")
     console.print(f"run folder: {result.run_dir}")
+    if (code := exit_code(result.metrics.get("status"))) != OK:
+        raise typer.Exit(code)
 
 
 def batch_line(m: dict) -> str | None:
@@ -152,12 +155,16 @@ def batch_line(m: dict) -> str | None:
 
 
 def incomplete_line(m: dict) -> str | None:
-    """The units left out of the figures because a model call brought no answer, and why."""
+    """The units left out of the figures because a model call brought no answer, and why; it
+    names the exit code the run ends with, so a log says what the shell saw."""
     inc = m.get("incomplete") or {}
     if not inc.get("n_batches"):
         return None
     why = ", ".join(f"{reason}: {n}" for reason, n in inc["reasons"].items())
-    return f"[yellow]incomplete: {inc['n_batches']} batch(es) left out of the figures ({why}); rerun the same command to retry them[/]"
+    status = m.get("status") or PARTIAL
+    head = "nothing answered: every batch" if status == EMPTY else f"incomplete: {inc['n_batches']} batch(es)"
+    return (f"[yellow]{head} left out of the figures ({why}); rerun the same command to retry them "
+            f"(exit code {exit_code(status)})[/]")
 
 
 DRY_RUN_HELP = (

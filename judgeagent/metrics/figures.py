@@ -192,6 +192,7 @@ class RunFigures(JsonModel):
 
     protocol: str | None = None
     complete: bool | None = None
+    status: str | None = None  # complete | incomplete | nothing_answered (judgeagent/exits.py); None in older runs
     incomplete: Incomplete = Field(default_factory=Incomplete)
     llm_usage: Usage = Field(default_factory=Usage)
     timings: dict[str, float] = Field(default_factory=dict)
