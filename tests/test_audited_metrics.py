@@ -95,3 +95,14 @@ def test_a_leaderboard_takes_the_audit_and_says_when_it_no_longer_fits():
     seeds_board = apply_audit(board.model_copy(update={"ranked_on": "seed questions (ACC1)"}), block)
     seeds = seeds_board.audit.leaderboard if seeds_board.audit is not None else None
     assert seeds is not None and seeds.targets == [] and "rests on the seed questions" in seeds.note and (seeds.n_valid, seeds.n_invalid) == (3, 2)
+
+
+def test_one_valid_item_claims_no_rank_the_data_cannot_give():
+    # Only i1 audited valid: one batch, which resamples to itself. A alone got it right, yet
+    # A vs B on it has p = 1; the rank interval must not say "1st" for sure either.
+    board = leaderboard_on_valid(X, ["A", "B", "C"], ITEMS, ["b1", "b1", "b2", "b2", "b3", "b3"], {"i1": True, "i2": False},
+                                 {"A": 1, "C": 2, "B": 3}, n_resamples=200, seed=0)  # fmt: skip
+    rows = {r.name: r for r in board.targets}
+    assert [(rows[n].rank, rows[n].rank_lo, rows[n].rank_hi, rows[n].rank_label) for n in "ABC"] == [
+        (1, 1, 3, "1st–3rd"), (1, 1, 3, "1st–3rd"), (3, 1, 3, "1st–3rd")]  # fmt: skip
+    assert board.interval_note == "interval shown as the whole range: it rests on 1 batch, fewer than the 3 a resampling interval needs"
