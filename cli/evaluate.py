@@ -25,7 +25,8 @@ from judgeagent.exits import EMPTY, OK, PARTIAL, exit_code
 
 _RUN = "Run"
 _LLM = "Models and budget"
-BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s")  # shared with `sweep`
+BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s", "llm.batch_api_expired",
+               "llm.batch_api_expired_retries")  # shared with `sweep`
 SHARED_PANELS = {
     _RUN: ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol", "graph_build.workers"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
@@ -151,7 +152,18 @@ def batch_line(m: dict) -> str | None:
     if batch.get("deadline_cancelled_jobs"):
         line += (f"; {batch['deadline_cancelled_jobs']} job(s) cancelled at the deadline, {batch['sent_live_after_deadline']} of their "
                  "requests then sent one by one")
+    if (exp := batch.get("expired") or {}).get("lines"):
+        line += f"; {expired_words(exp)}"
     return line
+
+
+def expired_words(exp: dict) -> str:
+    """What became of the requests that came back expired, and what that choice cost."""
+    done = {"retry": f"{exp['resubmitted']} resubmitted at batch price (each try can take another 24 h window)",
+            "live": f"{exp['sent_live']} sent one by one at the full price",
+            "stop": "not sent again"}[exp["policy"]]  # fmt: skip
+    left = f", {exp['left_incomplete']} left incomplete (reason expired)" if exp.get("left_incomplete") else ""
+    return f"{exp['lines']} request(s) came back expired (--batch-api-expired {exp['policy']}): {done}{left}"
 
 
 def incomplete_line(m: dict) -> str | None:

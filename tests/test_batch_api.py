@@ -543,3 +543,57 @@ def test_a_long_wait_shows_one_line_per_job_in_flight_and_nothing_per_poll():
     assert [t.description for t in progress.tasks] == ["Batch API · wave 3 · 1 job in flight", "  wave 3 · qwen3 · batch_b · validating"]
     lines.job_done("t2")
     assert progress.tasks == []
+
+
+# --------------------------------------------------------------------------- expired jobs: --batch-api-expired
+
+
+def expired_run(tmp_path, policy: str, *scripts: JobScript, n: int = 4, **settings):
+    async def main():
+        with BatchServer(default=QUICK) as srv:
+            srv.script_jobs(*scripts)
+            spec = ModelSpec("m", srv.base_url, "scripted-model")
+            async with client(tmp_path / "j.sqlite", batch_api_expired=policy, **settings) as c:
+                got = await chat_all(c, spec, ask(n))
+                summary = c.batch_summary()
+            return got, summary, [j.ended for j in srv.jobs], srv.custom_ids, len(srv.requests), srv.lines_run
+
+    return run(main())
+
+
+HALF = JobScript(validating_s=0.01, in_progress_s=0.04, expire_at=0.5)  # ends with half its lines run, the rest batch_expired
+NONE_RUN = JobScript(validating_s=0.01, in_progress_s=0.04, expire_at=0.0)  # expires with nothing run
+
+
+def test_retry_sends_expired_requests_again_at_batch_price_up_to_its_cap_then_calls_them_expired(tmp_path):
+    got, summary, ends, ids, live, _ = expired_run(tmp_path, "retry", NONE_RUN, NONE_RUN, NONE_RUN, n=2, batch_api_expired_retries=2)
+    assert ends == ["expired", "expired", "expired"] and [len(j) for j in ids] == [2, 2, 2] and live == 0  # 1 + 2 resubmissions
+    assert [r.ok for r in got] == [False, False]
+    assert {r.failure.kind for r in got} == {FailureKind.EXPIRED}  # "expired", not "timeout"
+    assert got[0].error.endswith("(expired 3 time(s), 2 resubmission(s) allowed by --batch-api-expired-retries)")
+    assert summary["expired"] == {"policy": "retry", "max_resubmissions": 2, "lines": 6, "resubmitted": 4, "sent_live": 0, "left_incomplete": 2}
+
+
+def test_retry_by_default_keeps_what_ran_and_sends_the_rest_in_the_next_job(tmp_path):
+    got, summary, ends, ids, live, lines_run = expired_run(tmp_path, "retry", HALF)
+    assert [r.text for r in got] == [f"echo: question {i}" for i in range(4)] and [r.via for r in got] == ["batch"] * 4
+    assert ends == ["expired", "completed"] and [len(j) for j in ids] == [4, 2] and (live, lines_run) == (0, 4)
+    assert summary["expired"] == {"policy": "retry", "max_resubmissions": 2, "lines": 2, "resubmitted": 2, "sent_live": 0, "left_incomplete": 0}
+
+
+def test_live_sends_expired_requests_one_by_one_at_once(tmp_path):
+    got, summary, ends, ids, live, _ = expired_run(tmp_path, "live", HALF)
+    assert [r.text for r in got] == [f"echo: question {i}" for i in range(4)]
+    assert sorted(r.via for r in got) == ["batch", "batch", "live", "live"]
+    assert ends == ["expired"] and live == 2  # no second job: the two that expired went live
+    assert (summary["expired"]["lines"], summary["expired"]["sent_live"], summary["expired"]["resubmitted"]) == (2, 2, 0)
+
+
+def test_stop_leaves_expired_requests_unanswered_with_the_reason_expired(tmp_path):
+    got, summary, ends, ids, live, _ = expired_run(tmp_path, "stop", HALF)
+    assert ends == ["expired"] and live == 0 and len(ids) == 1
+    assert sorted(r.ok for r in got) == [False, False, True, True]
+    failed = [r for r in got if not r.ok]
+    assert {r.failure.kind for r in failed} == {FailureKind.EXPIRED} and all(r.incomplete for r in failed)
+    assert all("--batch-api-expired stop: left incomplete" in r.error for r in failed)
+    assert (summary["expired"]["lines"], summary["expired"]["left_incomplete"]) == (2, 2)

@@ -98,6 +98,22 @@ def test_killed_while_it_polls_the_same_command_resumes_its_jobs_and_sends_nothi
     assert figures(run) == figures(tmp_path / "reference")
 
 
+def test_the_dry_run_says_what_each_choice_for_expired_jobs_costs(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+        res = CliRunner().invoke(app, evaluate_args("scripted", demo_graph, tmp_path / "run", "--models", str(models), "--batch-api",
+                                                    "--batch-api-expired", "live", "--dry-run"))  # fmt: skip
+        sent = (len(srv.requests), len(srv.jobs))
+    assert res.exit_code == 0, res.output
+    assert sent == (0, 0)
+    lines = [line.strip() for line in res.output.splitlines()]
+    start = lines.index("if a job expires (24.0 h window; --batch-api-expired live):")
+    retry, live, stop = lines[start + 1 : start + 4]
+    assert retry == "retry: sent again in a new job at batch prices, up to 2 more time(s): no extra cost, up to 2.0 days more wait (24.0 h a try)"
+    assert re.fullmatch(r"\* live: sent one by one at once, at live prices: up to \$[\d.]+ more if every request expired, no wait past the window", live)
+    assert stop == "stop: left incomplete (exit code 3): nothing more spent or waited; rerun the command to send them again"
+
+
 def _jobs(run: Path) -> list[tuple]:
     import sqlite3
 

@@ -112,6 +112,7 @@ class _CallStats:
     batch: int = 0  # of ``http``, requests sent as lines of Batch API jobs
     batch_cost: float = 0.0  # of ``cost``, paid at batch prices
     via: str = "live"  # how the last attempt went
+    expired: int = 0  # times this request came back expired from a Batch API job
 
 
 class LLMClient:
@@ -152,6 +153,8 @@ class LLMClient:
         # The Batch API (judgeagent/llm/batch/): every remote model with --batch-api, or with
         # batch_api = true in judgeagent.toml, is asked through the event loop's hub.
         self.batch_api = settings.batch_api
+        self.batch_expired, self.batch_expired_retries = settings.batch_api_expired, settings.batch_api_expired_retries
+        self.expired_counts: dict[str, int] = {"lines": 0, "resubmitted": 0, "sent_live": 0, "left_incomplete": 0}
         self.batch_settings = BatchSettings(settings.batch_api_poll_s, settings.batch_api_deadline_s, self.policy)
         self._hub: BatchHub | None = None
         self._ledger: BatchLedger | None = None
@@ -305,7 +308,8 @@ class LLMClient:
         and the notes; None when no model was batched."""
         if self._ledger is None:
             return {"notes": list(self._batch_notes)} if self._batch_notes else None
-        return batch_report(self._ledger, self._hub.stats if self._hub is not None else None, self._batch_notes)
+        report = batch_report(self._ledger, self._hub.stats if self._hub is not None else None, self._batch_notes)
+        return report | {"expired": {"policy": self.batch_expired, "max_resubmissions": self.batch_expired_retries} | self.expired_counts}
 
     def run_total(self, specs: list[ModelSpec]) -> dict:
         """Every session's answers in the journal, costed at each model's prices (those that came
@@ -341,6 +345,12 @@ class LLMClient:
         stats.via = "batch"
         if isinstance(got, Failure):
             self.usage.settle(estimate, 0.0)
+            if got.kind is FailureKind.EXPIRED:
+                stats.expired += 1
+                self.expired_counts["lines"] += 1
+                if self.batch_expired == "live":  # --batch-api-expired live: this attempt goes one by one now
+                    self.expired_counts["sent_live"] += 1
+                    return None
             return got
         actual = cost_usd(got.tokens, *spec.batch_prices)
         self.usage.settle(estimate, actual)
@@ -507,6 +517,15 @@ class LLMClient:
                 adapted += 1  # not a transient failure; does not use up the retry cap
                 self._note(req.spec, st)
                 continue
+            if got.kind is FailureKind.EXPIRED:
+                # Not a transient failure of the endpoint: --batch-api-expired decides, with its
+                # own cap (each try may take another completion window), not --max-attempts.
+                if self.batch_expired == "retry" and stats.expired <= self.batch_expired_retries:
+                    self.expired_counts["resubmitted"] += 1
+                    stats.retries += 1
+                    continue  # a new line in the next wave's job
+                self.expired_counts["left_incomplete"] += 1
+                return got.with_message(f"{got.message} ({self._expired_why(stats.expired)})")
             attempt += 1
             delay = self.policy.delay(got, attempt, waited)
             if delay is None:
@@ -517,6 +536,11 @@ class LLMClient:
             # (a job refused for its enqueued-token limit) is waited out first, as a 429 is.
             if stats.via != "batch" or got.kind is FailureKind.RATE_LIMITED:
                 await asyncio.sleep(delay)
+
+    def _expired_why(self, times: int) -> str:
+        if self.batch_expired == "stop":
+            return "expired; --batch-api-expired stop: left incomplete, rerun the command to send it again"
+        return f"expired {times} time(s), {self.batch_expired_retries} resubmission(s) allowed by --batch-api-expired-retries"
 
     async def _attempt(self, req: ChatRequest, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
         """One HTTP request, inside the budget, the concurrency slot and the rate limit; or, for

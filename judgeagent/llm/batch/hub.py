@@ -161,13 +161,14 @@ class BatchHub:
 
     def answer(self, state: str, line: Any, convo: list[dict]) -> Reply | Failure | str:
         """What a recorded line means to the caller. A request that never ran is a failure the
-        retry policy asks again (a new line, in the next wave); one cancelled at our deadline
-        goes live."""
+        retry policy asks again (a new line, in the next wave); one that expired is an EXPIRED
+        failure, which --batch-api-expired decides about (the client); one cancelled at our
+        deadline goes live."""
         if state == LIVE:
             return SEND_LIVE
         got = outcome(line, convo)
         if isinstance(got, NotRun):
-            kind = FailureKind.TIMEOUT if got.why == "expired" else FailureKind.SERVER_ERROR
+            kind = FailureKind.EXPIRED if got.why == "expired" else FailureKind.SERVER_ERROR
             return Failure(kind, got.message)
         return got
 
