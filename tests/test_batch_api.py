@@ -597,3 +597,30 @@ def test_stop_leaves_expired_requests_unanswered_with_the_reason_expired(tmp_pat
     assert {r.failure.kind for r in failed} == {FailureKind.EXPIRED} and all(r.incomplete for r in failed)
     assert all("--batch-api-expired stop: left incomplete" in r.error for r in failed)
     assert (summary["expired"]["lines"], summary["expired"]["left_incomplete"]) == (2, 2)
+
+
+# --------------------------------------------------------------------------- progress in a log
+
+
+def test_a_log_gets_a_plain_line_per_wave_and_per_job_and_one_at_a_steady_interval():
+    from judgeagent.llm.batch.display import PlainLines
+
+    said, now = [], [0.0]
+    lines = PlainLines(said.append, every=60.0, clock=lambda: now[0])
+    lines.job("t1", 1, "gpt-4.1", None, "preparing", 0, 4)
+    lines.job("t1", 1, "gpt-4.1", "batch_a", "validating", 0, 4)
+    for done in range(3):  # polls that change something print nothing of themselves
+        now[0] += 19.0
+        lines.job("t1", 1, "gpt-4.1", "batch_a", "in_progress", done, 4)
+        lines.tick()
+    assert said == ["[batch] wave 1: sending its requests as Batch API jobs (1 so far, 4 requests)",
+                    "[batch] wave 1: job batch_a (gpt-4.1, 4 requests) validating"]  # fmt: skip
+    now[0] += 4.0  # 61 s since the last line
+    lines.tick()
+    lines.tick()  # at most one a minute
+    assert said[2:] == ["[batch] waiting on 1 job(s) of wave 1 (in_progress): 2 of 4 requests done, 61 s since sent"]
+    now[0] += 119.0
+    lines.job("t1", 1, "gpt-4.1", "batch_a", "completed", 4, 4)
+    lines.job_done("t1")
+    lines.tick()  # nothing in flight: nothing to say
+    assert said[3:] == ["[batch] wave 1: job batch_a (gpt-4.1) completed: 4 of 4 requests done, after 3 min"]

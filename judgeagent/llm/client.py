@@ -44,7 +44,7 @@ import openai
 from judgeagent.config import LLMConfig
 from judgeagent.errors import ConfigError
 from judgeagent.llm.batch import SEND_LIVE, BatchHub, BatchLedger, BatchSettings
-from judgeagent.llm.batch.display import RichLines
+from judgeagent.llm.batch.display import PlainLines, RichLines
 from judgeagent.llm.batch.report import batch_report
 from judgeagent.llm.breaker import CircuitBreaker
 from judgeagent.llm.connect import openai_client
@@ -159,7 +159,7 @@ class LLMClient:
         self._hub: BatchHub | None = None
         self._ledger: BatchLedger | None = None
         self._batch_notes: list[str] = []
-        self._display: RichLines | None = None
+        self._display: RichLines | PlainLines | None = None
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, journal_path: Path | None) -> LLMClient:
@@ -296,8 +296,13 @@ class LLMClient:
 
     def show_batches(self, progress: Any) -> None:
         """Show the jobs in flight as lines of ``progress`` (a rich Progress whose first column
-        shows each task's description), and the notes above it."""
-        self._display = RichLines(progress)
+        shows each task's description), and the notes above it; where its console is no
+        terminal (a log), where a live display draws nothing, as plain lines instead."""
+        console = progress.console
+        if console.is_terminal:
+            self._display = RichLines(progress)
+        else:
+            self._display = PlainLines(lambda text: console.print(text, highlight=False, markup=False, soft_wrap=True))
         for note in self._batch_notes:
             self._display.note(note)
         if self._hub is not None:

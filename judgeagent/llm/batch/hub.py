@@ -222,6 +222,9 @@ class BatchHub:
             return run
         run = JobRun(self, self.api(spec, api_key, timeout_s), spec.name, spec.identity, spec.base_url, settings, token=row.token)
         run.resume(ledger, row)
+        # Said, so that a rerun's log shows it is waiting on what an earlier process sent, not sending it again.
+        self.display.note(f"picking up job {row.job_id or '(being created)'} (wave {row.wave}, {spec.name}, {row.n_requests} requests) "
+                          "sent by an earlier run of this command: polling it, nothing in it is sent again")  # fmt: skip
         self.runs[run.token] = run
         run.task = self.loop.create_task(run.run(fresh=False), context=outside_units())
         return run

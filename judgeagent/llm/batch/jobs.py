@@ -192,6 +192,7 @@ class JobRun:
                 self._record(state)
             if state.ended:
                 return state
+            self.hub.display.tick()
             if self._past_deadline() and state.status not in PAST_CANCEL and not (self.deadline_cancelled or self.cancel_refused):
                 await self._cancel(job_id)
                 continue
