@@ -310,14 +310,24 @@ def document(board: Leaderboard, items: list[SharedItem], title: str, source: st
     return Document(f"Sweep {title}", f"{len(board.targets)} targets, judge {board.judge}, {board.n_shared_items} shared items", sections)
 
 
+INVALID_MARK = "[audited invalid]"
+
+
 def per_item_blocks(board: Leaderboard, items: list[SharedItem]) -> list[Block]:
     """For every two targets: the shared items both got right, both wrong, or one only, with
-    both answers side by side."""
+    both answers side by side. An item the audit found invalid is marked where it is listed
+    (a reader would otherwise count a win on a broken item as a win)."""
     names = board.matrix.targets
     answers = board.answers
     if len(names) < 2 or not items:
         return [Para("Needs two targets with answers to shared items.", "note")]
+    verdicts = board.audit.verdicts if board.audit is not None else {}
+    invalid = {i for i, valid in verdicts.items() if valid is False}
     out: list[Block] = []
+    if invalid:
+        shown = sum(1 for it in items if it.item_id in invalid)
+        out.append(Para(f"{shown} of the {len(items)} shared items were audited invalid: they are marked {INVALID_MARK} below, and left out of "
+                        "the comparison on valid items.", "note"))  # fmt: skip
     for a, b in combinations(names, 2):
         groups: dict[str, list[SharedItem]] = {"one only: " + a: [], "one only: " + b: [], "both wrong": [], "both right": []}
         for it in items:
@@ -327,13 +337,14 @@ def per_item_blocks(board: Leaderboard, items: list[SharedItem]) -> list[Block]:
             key = "both right" if x.correct and y.correct else "both wrong" if not (x.correct or y.correct) else "one only: " + (a if x.correct else b)
             groups[key].append(it)
         out.append(Heading(f"{a} vs {b}", 3))
-        out.append(Facts([(k, str(len(v))) for k, v in groups.items()]))
+        out.append(Facts([(k, str(len(v)) + (f" ({n} audited invalid)" if (n := sum(1 for it in v if it.item_id in invalid)) else ""))
+                          for k, v in groups.items()]))  # fmt: skip
         for key, its in groups.items():
             if not its:
                 continue
             out.append(Heading(f"{key} ({len(its)})", 4))
-            rows = [[shorten(it.question, 300), it.level or DASH, _correct(it), _reply(it, answers[a][it.item_id]), _reply(it, answers[b][it.item_id])]
-                    for it in its]  # fmt: skip
+            rows = [[(f"{INVALID_MARK} " if it.item_id in invalid else "") + shorten(it.question, 300), it.level or DASH, _correct(it),
+                     _reply(it, answers[a][it.item_id]), _reply(it, answers[b][it.item_id])] for it in its]  # fmt: skip
             out.append(TableBlock(Table(["question", "level", "correct", f"{a} answered", f"{b} answered"], rows)))
     return out
 
