@@ -137,8 +137,8 @@ def run_and_print(cfg: EvalConfig) -> None:
     if cfg.report and get_protocol(result.protocol).writes_report:
         console.print(f"report: {result.run_dir / 'report.html'} (and report.md)")
     console.print(f"run folder: {result.run_dir}")
-    if (code := exit_code(result.metrics.get("status"))) != OK:
-        raise typer.Exit(code)
+    if result.exit_code != OK:
+        raise typer.Exit(result.exit_code)
 
 
 def batch_line(m: dict) -> str | None:

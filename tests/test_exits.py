@@ -45,3 +45,11 @@ def test_the_documented_table_lists_every_code_with_its_status():
     }  # fmt: skip
     assert {s: exits.exit_code(s) for s in documented.values() if s} == {"complete": 0, "incomplete": 3, "nothing_answered": 4}
     assert "issue" not in TABLE.read_text(encoding="utf-8").lower()
+
+
+def test_the_python_api_says_the_same_as_the_exit_code():
+    from judgeagent.api import EvalResult
+
+    got = [(r.status, r.exit_code) for r in (EvalResult("p", {"status": s}, Path(".")) for s in ("complete", "incomplete", "nothing_answered"))]
+    assert got == [("complete", 0), ("incomplete", 3), ("nothing_answered", 4)]
+    assert (EvalResult("p", {}, Path(".")).status, EvalResult("p", {}, Path(".")).exit_code) == ("incomplete", 3)  # an older run: not claimed complete
