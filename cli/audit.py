@@ -17,6 +17,7 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, err_console, user_errors
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
 from judgeagent.errors import JudgeAgentError
+from judgeagent.exits import OK, exit_code
 
 _AUDIT = "Audit"
 _MODEL = "Model auditor"
@@ -84,6 +85,11 @@ def audit_command(
     for w in result.warnings:
         err_console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
     _print(result.results, as_json)
+    if (code := exit_code(result.status)) != OK:
+        # On stderr: with --json, stdout stays the figures alone.
+        err_console.print(f"[yellow]model auditor: {result.status.replace('_', ' ')}; rerun the same command to retry the items "
+                          f"it gave no verdict on (exit code {code})[/]", highlight=False, soft_wrap=True)  # fmt: skip
+        raise typer.Exit(code)
 
 
 def _carried(carried, as_json: bool) -> None:

@@ -21,10 +21,12 @@ from judgeagent.cli.common import console, user_errors
 from judgeagent.cli.options import ConfigFlag, build_config, describe_error, field_info, help_text, with_config_flags
 from judgeagent.config import EvalConfig
 from judgeagent.engine.registry import protocols
+from judgeagent.exits import EMPTY, OK, PARTIAL, exit_code
 
 _RUN = "Run"
 _LLM = "Models and budget"
-BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s")  # shared with `sweep`
+BATCH_FLAGS = ("llm.batch_api", "llm.batch_api_deadline", "llm.batch_api_poll_s", "llm.batch_api_expired",
+               "llm.batch_api_expired_retries")  # shared with `sweep`
 SHARED_PANELS = {
     _RUN: ("target", "judge", "data", "graph", "rebuild_graph", "seed", "concurrency", "out", "resume", "report", "protocol", "graph_build.workers"),
     _LLM: ("llm.models_file", "llm.cache", "llm.no_cache", "llm.max_requests", "llm.budget_usd", "llm.max_attempts", "llm.timeout_s",
@@ -135,6 +137,8 @@ def run_and_print(cfg: EvalConfig) -> None:
     if cfg.report and get_protocol(result.protocol).writes_report:
         console.print(f"report: {result.run_dir / 'report.html'} (and report.md)")
     console.print(f"run folder: {result.run_dir}")
+    if result.exit_code != OK:
+        raise typer.Exit(result.exit_code)
 
 
 def batch_line(m: dict) -> str | None:
@@ -148,16 +152,31 @@ def batch_line(m: dict) -> str | None:
     if batch.get("deadline_cancelled_jobs"):
         line += (f"; {batch['deadline_cancelled_jobs']} job(s) cancelled at the deadline, {batch['sent_live_after_deadline']} of their "
                  "requests then sent one by one")
+    if (exp := batch.get("expired") or {}).get("lines"):
+        line += f"; {expired_words(exp)}"
     return line
 
 
+def expired_words(exp: dict) -> str:
+    """What became of the requests that came back expired, and what that choice cost."""
+    done = {"retry": f"{exp['resubmitted']} resubmitted at batch price (each try can take another 24 h window)",
+            "live": f"{exp['sent_live']} sent one by one at the full price",
+            "stop": "not sent again"}[exp["policy"]]  # fmt: skip
+    left = f", {exp['left_incomplete']} left incomplete (reason expired)" if exp.get("left_incomplete") else ""
+    return f"{exp['lines']} request(s) came back expired (--batch-api-expired {exp['policy']}): {done}{left}"
+
+
 def incomplete_line(m: dict) -> str | None:
-    """The units left out of the figures because a model call brought no answer, and why."""
+    """The units left out of the figures because a model call brought no answer, and why; it
+    names the exit code the run ends with, so a log says what the shell saw."""
     inc = m.get("incomplete") or {}
     if not inc.get("n_batches"):
         return None
     why = ", ".join(f"{reason}: {n}" for reason, n in inc["reasons"].items())
-    return f"[yellow]incomplete: {inc['n_batches']} batch(es) left out of the figures ({why}); rerun the same command to retry them[/]"
+    status = m.get("status") or PARTIAL
+    head = "nothing answered: every batch" if status == EMPTY else f"incomplete: {inc['n_batches']} batch(es)"
+    return (f"[yellow]{head} left out of the figures ({why}); rerun the same command to retry them "
+            f"(exit code {exit_code(status)})[/]")
 
 
 DRY_RUN_HELP = (

@@ -14,8 +14,10 @@ from judgeagent.cli.app import app
 from judgeagent.cli.common import console, fail, user_errors
 from judgeagent.cli.evaluate import BATCH_FLAGS
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
+from judgeagent.exits import EMPTY, OK, exit_code
 from judgeagent.sweeps.board import Leaderboard
 from judgeagent.sweeps.config import SweepConfig
+from judgeagent.sweeps.state import INCOMPLETE
 
 _SWEEP = "Sweep"
 _LLM = "Models and budget"
@@ -62,6 +64,12 @@ def sweep_command(
         why = "; ".join(f"{t.name}: {t.error or t.shared_error}" for t in result.failed)
         raise fail(f"{len(result.failed)} of {len(result.targets)} target(s) failed ({why}); the others are in the leaderboard. "
                    "Rerun the same command to retry them")  # fmt: skip
+    if (code := exit_code(result.status)) != OK:
+        left = [t.name for t in result.targets if INCOMPLETE in (t.status, t.shared_status)]
+        head = "nothing answered" if result.status == EMPTY else "incomplete"
+        console.print(f"[yellow]{head}: some units of {', '.join(left) or 'the sweep'} are left out of the leaderboard; "
+                      f"rerun the same command to retry them (exit code {code})[/]", highlight=False)
+        raise typer.Exit(code)
 
 
 def print_leaderboard(board: Leaderboard) -> None:

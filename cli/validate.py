@@ -31,6 +31,14 @@ def _num(v, digits: int = 2) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
 
+def _thin() -> str:
+    """Said under a table whose intervals were widened (judgeagent/metrics/stats.py); imported
+    here, not at the top, so that the CLI starts without numpy."""
+    from judgeagent.metrics.stats import MIN_UNITS
+
+    return f"intervals shown as the whole range where they rest on fewer than {MIN_UNITS} batches (one resamples to itself)"
+
+
 def _ci(ci, digits: int = 2) -> str:
     return "–" if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
 
@@ -99,6 +107,8 @@ def print_validation(out: Validation) -> None:
         else:
             agree.add_row(name, str(a.n_targets), _with_ci(a, a.spearman, a.spearman_ci), _with_ci(a, a.kendall, a.kendall_ci))
     console.print(agree)
+    if any(a is not None and a.thin for _, a in rows):
+        console.print(f"rank agreement: {_thin()}", highlight=False, soft_wrap=True)
     if out.unranked:
         console.print(f"failed in the sweep, not ranked: {', '.join(out.unranked)}", highlight=False, soft_wrap=True)
     if out.not_on_reference:
@@ -115,6 +125,8 @@ def print_validation(out: Validation) -> None:
         gap = "–" if r.gap_vs_seeds is None else f"{r.gap_vs_seeds:+.1f} {_ci(r.gap_ci, 1)}"
         diff.add_row(r.level, str(r.n_items), str(r.n_clusters), f"{_num(r.accuracy, 1)} {_ci(r.ci, 1)}", gap)
     console.print(diff)
+    if any(r.thin for r in d.rows):
+        console.print(f"difficulty check: {_thin()} (the rows with fewer batches)", highlight=False, soft_wrap=True)
     steps = "; ".join(f"{st.easier} − {st.harder} {_num(st.gap, 1)} {_ci(st.ci, 1)}" for st in d.steps)
     console.print(
         f"Easy > Medium > Hard: {_yes_no(d.ordered)} by the point estimates, {_yes_no(d.ordered_by_intervals)} by the intervals"

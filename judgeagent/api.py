@@ -34,6 +34,20 @@ class EvalResult:
     def __getitem__(self, key: str):
         return self.metrics[key]
 
+    @property
+    def status(self) -> str:
+        """complete | incomplete | nothing_answered, as metrics.json says (judgeagent/exits.py)."""
+        from judgeagent.exits import PARTIAL
+
+        return str(self.metrics.get("status") or PARTIAL)
+
+    @property
+    def exit_code(self) -> int:
+        """What ``judgeagent evaluate`` exits with for this run (docs/reference/exit-codes.md)."""
+        from judgeagent.exits import exit_code
+
+        return exit_code(self.status)
+
 
 def evaluate(config: EvalConfig | None = None, /, *, progress: bool = False, console=None, **settings) -> EvalResult:
     """Run ``config`` (or an EvalConfig made from ``settings``, flat: a protocol's options sit

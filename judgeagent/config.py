@@ -23,6 +23,7 @@ GRAPHS_DIR = Path("graphs")
 RUNS_DIR = Path("runs")
 
 Level = Literal["easy", "medium", "hard"]
+BatchExpired = Literal["retry", "live", "stop"]
 Extractor = Literal["spacy", "llm"]
 EmbedBackend = Literal["torch", "onnx", "onnx-int8", "openvino"]  # judgeagent/graph/embed_backends.py registers each
 EncoderName = Literal["minilm", "wordllama"]  # judgeagent/graph/encoders.py
@@ -133,6 +134,21 @@ class LLMConfig(_Config):
         json_schema_extra={"accepts": "a duration such as 90m, 2h or 1h30m"},
     )
     batch_api_poll_s: float = Field(default=15.0, gt=0.0, description="With --batch-api: seconds between two looks at a job in flight at first (slowing to 4x while nothing changes).")
+    # The provider ends a job at its completion window (24 h) and returns what it did not run
+    # as batch_expired lines. Sending them again keeps the batch price, which is what a user who
+    # chose the Batch API chose it for, so that is the default; each try may take another window.
+    batch_api_expired: BatchExpired = Field(
+        default="retry",
+        description="With --batch-api: what happens to requests a job returns expired (not run within the provider's 24 h window): "
+        "retry (send them again in the next wave's job, at batch price, up to --batch-api-expired-retries times; each try can take "
+        "another window), live (send them one by one at once, at the full price), stop (leave their units incomplete, reason "
+        "expired; rerun the command to try again).",
+    )
+    batch_api_expired_retries: int = Field(
+        default=2, ge=0, le=10,
+        description="With --batch-api-expired retry: how many times one request that expired is sent again in a new job before its "
+        "unit is left incomplete (reason expired).",
+    )  # fmt: skip
 
     @field_validator("batch_api_deadline")
     @classmethod

@@ -427,4 +427,5 @@ class Bookkeeping(TypedDict):
     incomplete: IncompleteSummary
     llm_usage: dict[str, object]  # this session's requests, tokens, cost; "run_total" over every session
     complete: bool  # every unit finished: nothing stopped the run, no call went unanswered
+    status: str  # complete | incomplete | nothing_answered: what the exit code says (judgeagent/exits.py)
     timings: dict[str, float]  # seconds per step: preflight_s, plan_s, prime_s, interview_s, …

@@ -10,7 +10,7 @@ imports is a cycle of meaning, and mypy follows it).
 
 The layers, in pipeline order; a module may import its own layer and the ones before it:
 
-    base      errors, config, records, budgets, blocks, wal
+    base      errors, exits, config, records, budgets, blocks, wal
     data      judgeagent.data
     llm       judgeagent.llm, judgeagent.prompts (the LLM entity extractor of the graph uses both)
     graph     judgeagent.graph
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {"judgeagent": ROOT / "judgeagent", "judgeagent.cli": ROOT / "cli"}
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("judgeagent.errors", "judgeagent.config", "judgeagent.records", "judgeagent.budgets", "judgeagent.blocks", "judgeagent.minilm",
+    ("base", ("judgeagent.errors", "judgeagent.exits", "judgeagent.config", "judgeagent.records", "judgeagent.budgets", "judgeagent.blocks", "judgeagent.minilm",
               "judgeagent.wal", "judgeagent.files")),
     ("data", ("judgeagent.data",)),
     ("llm", ("judgeagent.llm", "judgeagent.prompts")),

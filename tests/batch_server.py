@@ -16,7 +16,9 @@ Batch guide and API reference; DashScope's OpenAI-compatible Batch follows the s
   no line), ``expired`` part way
   through (the lines not run get ``batch_expired`` error lines, the rest are kept),
   ``cancelling`` (for ``cancel_linger_s``) → ``cancelled`` after ``POST .../cancel``
-  (``batch_cancelled`` lines); ``request_counts`` where completed + failed may stay below
+  (``batch_cancelled`` lines); a cancel of a job already finalizing or ended is refused
+  as OpenAI refuses it (HTTP 400 "Cannot cancel a batch with status 'finalizing'."), and the
+  job goes on to its end; ``request_counts`` where completed + failed may stay below
   total; ``output_file_id`` / ``error_file_id`` null when there is nothing to put in them;
 - ``GET /v1/batches?after=ID&limit=N``: newest first, paginated.
 
@@ -39,6 +41,7 @@ import random
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from scripted_server import Fault, ScriptedServer
@@ -64,6 +67,8 @@ class JobScript:
     line_faults: dict[int, Fault] = field(default_factory=dict)  # by line (from 0) of the input file
     cancel_linger_s: float = 0.05
     cancel_hold: threading.Event | None = None  # stays cancelling until set
+    finalizing_hold: threading.Event | None = None  # stays finalizing, every line run, until set
+    no_cancel: bool = False  # an OpenAI-compatible endpoint without cancel: every cancel is a 400
     shuffle: bool = True
     # Fails at validation as OpenAI fails a job past the organisation's enqueued-token limit:
     # no line named, "try again once some in_progress batches have been completed".
@@ -103,6 +108,10 @@ class BatchServer(ScriptedServer):
         self.jobs: list[Job] = []
         self.job_created = threading.Event()
         self.polled = threading.Event()
+        self.cancel_refused = threading.Event()  # set when a cancel was answered 400 (the job finalizing or ended)
+        # Called as a cancel arrives, before it is looked at: a test makes the job move on
+        # between the client's last poll and its cancel, the race a deadline meets.
+        self.before_cancel: Callable[[Job], None] | None = None
         self.uploads = 0
         self.lines_run = 0  # lines answered inside jobs (``requests`` counts live chat requests only)
         self._batch_lock = threading.RLock()
@@ -183,12 +192,24 @@ class BatchServer(ScriptedServer):
         job = self._job(request.path_params["job_id"])
         if job is None:
             return _error(404, "No such batch", "batch_id")
+        if self.before_cancel is not None:
+            self.before_cancel(job)
         with self._batch_lock:
             now = time.monotonic()
             self._advance(job, now)
-            if job.ended is None and job.cancel_at is None:
-                job.cancel_at = now
-            view = self._view(job, now)
+            status = self._status(job, now)
+            if job.script.no_cancel:
+                refused, status = True, "unsupported"
+            elif status in ("finalizing", "completed", "failed", "expired", "cancelled"):
+                refused = True
+            else:
+                refused = False
+                if job.cancel_at is None:
+                    job.cancel_at = now
+                view = self._view(job, now)
+        if refused:
+            self.cancel_refused.set()
+            return _error(400, "Cancelling a batch is not supported." if status == "unsupported" else f"Cannot cancel a batch with status '{status}'.")
         return JSONResponse(view)
 
     async def _list(self, request: Request) -> Response:
@@ -229,6 +250,8 @@ class BatchServer(ScriptedServer):
             return "expired"
         if run_t < s.in_progress_s:
             return "in_progress"
+        if s.finalizing_hold is not None and not s.finalizing_hold.is_set():
+            return "finalizing"
         return "finalizing" if run_t < s.in_progress_s + s.finalizing_s else "completed"
 
     def _due(self, job: Job, now: float) -> int:
@@ -268,7 +291,7 @@ class BatchServer(ScriptedServer):
             return job.created + s.validating_s
         if status == "cancelled":
             return job.cancel_at + s.cancel_linger_s if job.cancel_at is not None and s.cancel_hold is None else None
-        if s.hold is not None:
+        if s.hold is not None or (status == "completed" and s.finalizing_hold is not None):
             return None
         if status == "expired":
             return job.created + s.validating_s + s.in_progress_s * (s.expire_at or 0.0)

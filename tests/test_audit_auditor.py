@@ -91,8 +91,9 @@ def test_its_agreement_with_people_and_a_call_with_no_answer(audit_run, tmp_path
     with ScriptedServer(auditor) as srv:
         model = f"{srv.base_url}@auditor"
         res = cli("audit", audit_run, "--auditor", model, "--max-attempts", 1)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 3, res.output  # an item left without a verdict: incomplete (judgeagent/exits.py)
         assert "gave no verdict on 1 item(s)" in " ".join(res.output.split())
+        assert "model auditor: incomplete; rerun the same command" in " ".join(res.output.split())
         items = {i["item_id"]: i for i in read_items(audit_run / "audit")}
         failed = [i for i, x in verdicts(audit_run).items() if x["error"]]
         assert [items[i]["question"] for i in failed] == [TOPICS[3]]

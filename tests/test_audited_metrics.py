@@ -95,3 +95,43 @@ def test_a_leaderboard_takes_the_audit_and_says_when_it_no_longer_fits():
     seeds_board = apply_audit(board.model_copy(update={"ranked_on": "seed questions (ACC1)"}), block)
     seeds = seeds_board.audit.leaderboard if seeds_board.audit is not None else None
     assert seeds is not None and seeds.targets == [] and "rests on the seed questions" in seeds.note and (seeds.n_valid, seeds.n_invalid) == (3, 2)
+
+
+def test_one_valid_item_claims_no_rank_the_data_cannot_give():
+    # Only i1 audited valid: one batch, which resamples to itself. A alone got it right, yet
+    # A vs B on it has p = 1; the rank interval must not say "1st" for sure either.
+    board = leaderboard_on_valid(X, ["A", "B", "C"], ITEMS, ["b1", "b1", "b2", "b2", "b3", "b3"], {"i1": True, "i2": False},
+                                 {"A": 1, "C": 2, "B": 3}, n_resamples=200, seed=0)  # fmt: skip
+    rows = {r.name: r for r in board.targets}
+    assert [(rows[n].rank, rows[n].rank_lo, rows[n].rank_hi, rows[n].rank_label) for n in "ABC"] == [
+        (1, 1, 3, "1st–3rd"), (1, 1, 3, "1st–3rd"), (3, 1, 3, "1st–3rd")]  # fmt: skip
+    assert board.interval_note == "interval shown as the whole range: it rests on 1 batch, fewer than the 3 a resampling interval needs"
+
+
+def test_the_sweep_report_marks_invalid_items_and_ranks_on_all_items_as_the_main_table_does():
+    from judgeagent.metrics.audited import AuditBlock
+    from judgeagent.sweeps.audited import apply_audit
+    from judgeagent.sweeps.board import Leaderboard
+    from judgeagent.sweeps.outputs import INVALID_MARK, per_item_blocks, valid_note, valid_rows
+    from judgeagent.sweeps.state import SharedItem
+
+    answers = {name: {i: {"reply": "A", "chosen": "A", "correct": bool(X[t, j])} for j, i in enumerate(ITEMS)} for t, name in enumerate("ABC")}
+    board = Leaderboard.from_json({
+        "ranked_on": "shared items", "n_bootstrap": 100, "seed": 0, "answers": answers,
+        "matrix": {"targets": ["A", "B", "C"], "items": ITEMS, "clusters": ["b1", "b1", "b2", "b2", "b3", "b3"], "correct": X.astype(int).tolist()},
+        "targets": [{"name": "A", "status": "ok", "rank": 1, "rank_label": "1st–2nd"}, {"name": "C", "status": "ok", "rank": 2, "rank_label": "1st–3rd"},
+                    {"name": "B", "status": "ok", "rank": 3, "rank_label": "2nd–3rd"}],
+    })  # fmt: skip
+    block = AuditBlock(audit_id="A1", audit_dir="audit", updated="", basis="people", population=6, n_sample=6, n_labelled=2,
+                       verdicts={"i1": True, "i2": False})  # fmt: skip
+    out = apply_audit(board, block)
+    # The "rank on all items" column: the range the main table shows, not the point rank.
+    assert {row[1]: row[4] for row in valid_rows(out)} == {"A": "1st–2nd", "B": "2nd–3rd", "C": "1st–3rd"}
+    assert "Rank intervals: interval shown as the whole range: it rests on 1 batch" in (valid_note(out) or "")
+    items = [SharedItem(item_id=i, question=f"question {i}", answer="A") for i in ITEMS]
+    blocks = per_item_blocks(out, items)
+    assert blocks[0].text == f"1 of the 6 shared items were audited invalid: they are marked {INVALID_MARK} below, and left out of the comparison on valid items."
+    questions = [row[0] for b in blocks if hasattr(b, "table") for row in b.table.rows]
+    marked = {q for q in questions if q.startswith(INVALID_MARK)}
+    assert marked == {f"{INVALID_MARK} question i2"}
+    assert sum(q.endswith("question i2") for q in questions) == 3  # i2 is listed for each of the three pairs, marked each time

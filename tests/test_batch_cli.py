@@ -92,10 +92,53 @@ def test_killed_while_it_polls_the_same_command_resumes_its_jobs_and_sends_nothi
         jobs = srv.custom_ids
     assert len(in_flight) == 1  # written down before the process waited on it
     assert again.returncode == 0, again.stderr
+    # Its output is a pipe, not a terminal: plain lines, which say the job was picked up, not sent again.
+    (held,) = [row[0] for row in in_flight]
+    assert f"[batch] picking up job {held} (wave " in again.stdout and "nothing in it is sent again" in again.stdout
     assert len(jobs) == uninterrupted  # no job sent twice, none extra
     every = [cid for job in jobs for cid in job]
     assert len(every) == len(set(every))  # no request in two jobs
     assert figures(run) == figures(tmp_path / "reference")
+
+
+def test_jobs_that_always_expire_end_the_run_nothing_answered_and_a_log_shows_every_wave(tmp_path, demo_graph, demo_seeds):
+    # One seed batch; every job expires with nothing run, as the held-out emulator's did. With
+    # one resubmission allowed, two jobs go out, then the unit is left out, reason expired.
+    expires = JobScript(validating_s=0.01, in_progress_s=0.02, expire_at=0.0)
+    with BatchServer(script(demo_seeds), default=expires) as srv:
+        model = f"{srv.base_url}@scripted"
+        res = CliRunner().invoke(app, evaluate_args(model, demo_graph, tmp_path / "run", "--limit", "3", "--batch-api", "--batch-api-poll-s",
+                                                    "0.01", "--batch-api-expired-retries", "1", "--no-summary", "--leak-check", "rules"))  # fmt: skip
+        jobs, live = srv.custom_ids, len(srv.requests)
+    assert res.exit_code == 4, res.output  # nothing answered (judgeagent/exits.py)
+    assert [len(j) for j in jobs] == [1, 1] and live == 0
+    m = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert (m["status"], m["incomplete"]["reasons"]) == ("nothing_answered", {f"expired ({model}, grading)": 1})
+    assert m["llm_usage"]["batch_api"]["expired"] == {"policy": "retry", "max_resubmissions": 1, "lines": 2, "resubmitted": 1, "sent_live": 0,
+                                                      "left_incomplete": 1}  # fmt: skip
+    out = " ".join(res.output.split())
+    # CliRunner's output is no terminal: the waves and jobs are plain lines.
+    assert "[batch] wave 1: sending its requests as Batch API jobs (1 so far, 1 requests)" in out
+    assert re.search(r"\[batch\] wave 2: job batch_\w+ \(.+@scripted\) expired: 0 of 1 requests done", out), out
+    assert ("2 request(s) came back expired (--batch-api-expired retry): 1 resubmitted at batch price (each try can take another 24 h window), "
+            "1 left incomplete (reason expired)") in out
+    assert "nothing answered: every batch left out of the figures" in out and "(exit code 4)" in out
+
+
+def test_the_dry_run_says_what_each_choice_for_expired_jobs_costs(tmp_path, demo_graph, demo_seeds):
+    with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
+        models = priced(tmp_path, srv)
+        res = CliRunner().invoke(app, evaluate_args("scripted", demo_graph, tmp_path / "run", "--models", str(models), "--batch-api",
+                                                    "--batch-api-expired", "live", "--dry-run"))  # fmt: skip
+        sent = (len(srv.requests), len(srv.jobs))
+    assert res.exit_code == 0, res.output
+    assert sent == (0, 0)
+    lines = [line.strip() for line in res.output.splitlines()]
+    start = lines.index("if a job expires (24.0 h window; --batch-api-expired live):")
+    retry, live, stop = lines[start + 1 : start + 4]
+    assert retry == "retry: sent again in a new job at batch prices, up to 2 more time(s): no extra cost, up to 2.0 days more wait (24.0 h a try)"
+    assert re.fullmatch(r"\* live: sent one by one at once, at live prices: up to \$[\d.]+ more if every request expired, no wait past the window", live)
+    assert stop == "stop: left incomplete (exit code 3): nothing more spent or waited; rerun the command to send them again"
 
 
 def _jobs(run: Path) -> list[tuple]:

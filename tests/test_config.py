@@ -160,6 +160,8 @@ BAD_EVALUATE = [
     (("--breaker-failure-share", "1"), "--breaker-failure-share must be a number in [0, 1) (got 1)"),
     (("--batch-api-poll-s", "0"), "--batch-api-poll-s must be a number > 0 (got 0)"),
     (("--batch-api-deadline", "soon"), "--batch-api-deadline must be a duration such as 90m, 2h or 1h30m (got soon)"),
+    (("--batch-api-expired", "wait"), "--batch-api-expired must be one of retry, live, stop (got wait)"),
+    (("--batch-api-expired-retries", "11"), "--batch-api-expired-retries must be an integer in [0, 10] (got 11)"),
     (("--gain-easy", "-1"), "--gain-easy must be a number ≥ 0 (got -1)"),
     (("--gain-medium", "-1"), "--gain-medium must be a number ≥ 0 (got -1)"),
     (("--gain-hard", "-1"), "--gain-hard must be a number ≥ 0 (got -1)"),

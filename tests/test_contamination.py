@@ -158,14 +158,14 @@ def test_a_call_that_fails_leaves_a_probe_batch_incomplete_with_its_reason(tmp_p
     with ScriptedServer(endpoint) as srv:
         model = f"{srv.base_url}@scripted"
         res = invoke(srv, demo_graph, run)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 3, res.output
         result = json.loads((run / "contamination.json").read_text())
         reason = f"server_error ({model}, grading)"
         assert (result["complete"], result["n_batches"]) == (False, 1)
         assert result["incomplete"] == {"n_batches": 1, "batch_ids": ["b0001"], "reasons": {reason: 1}}
         # Only b0000's seeds are in the figures (2 of its 3 right): b0001's are not counted wrong, nor at all.
         assert (result["n_seed"], result["acc_seed"], result["n_generated"], result["acc_generated"]) == (3, 66.6667, 3, 100.0)
-        assert f"incomplete: 1 batch(es) left out of the figures ({reason}: 1); rerun the same command to retry them" in one_line(res.output)
+        assert f"incomplete: 1 batch(es) left out of the figures ({reason}: 1); rerun the same command to retry them (exit code 3)" in one_line(res.output)
 
         endpoint.down = lambda body, n: False
         again = invoke(srv, demo_graph, run)

@@ -74,10 +74,10 @@ def test_a_call_that_fails_leaves_its_batch_incomplete_and_the_rerun_asks_only_i
     with ScriptedServer(endpoint) as srv:
         model = f"{srv.base_url}@scripted"
         res = evaluate(srv, demo_graph, run)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 3, res.output  # finished, a unit left out: not success (judgeagent/exits.py)
         m = json.loads((run / "metrics.json").read_text())
         reason = f"server_error ({model}, grading)"
-        assert (m["n_batches"], m["answer_errors"], m["complete"]) == (1, 0, False)
+        assert (m["n_batches"], m["answer_errors"], m["complete"], m["status"]) == (1, 0, False, "incomplete")
         assert m["incomplete"] == {"n_batches": 1, "batch_ids": ["b0001"], "reasons": {reason: 1}}
         assert m["n_questions"] == 3  # the three seeds of b0000: b0001's are not counted wrong, nor at all
         assert batch_ids(run) == ["b0000"]
@@ -86,19 +86,37 @@ def test_a_call_that_fails_leaves_its_batch_incomplete_and_the_rerun_asks_only_i
             "batch_id": "b0001", "batch_index": 1, "model": model, "stage": "grading", "kind": "server_error",
             "message": f"model '{model}' (grading): server_error: HTTP 503: upstream unavailable (code=503) (gave up after 2 attempts)",
         }  # fmt: skip
-        assert f"incomplete: 1 batch(es) left out of the figures ({reason}: 1); rerun the same command to retry them" in one_line(res.output)
+        assert f"incomplete: 1 batch(es) left out of the figures ({reason}: 1); rerun the same command to retry them (exit code 3)" in one_line(res.output)
 
         endpoint.down = lambda body, n: False
         before = len(srv.requests)
         again = evaluate(srv, demo_graph, run)
         rerun = srv.requests[before:]
     assert again.exit_code == 0, again.output
+    assert json.loads((run / "metrics.json").read_text())["status"] == "complete"
     assert batch_ids(run) == ["b0000", "b0001"]
     # Exactly the incomplete batch is asked again, starting with its grading; b0000 is not.
     assert schema_name(rerun[0]) == "answer_batch" and second in json.dumps(rerun[0]["messages"])
     assert not any(demo_seeds[0].question.strip()[:60] in json.dumps(b["messages"]) for b in rerun)
     assert json.loads((run / "incomplete.json").read_text()) == {"n_batches": 0, "batches": []}
     assert figures(run) == uninterrupted(demo_seeds, demo_graph, tmp_path / "reference")
+
+
+def test_a_run_that_answered_nothing_exits_4_and_says_so_in_metrics(tmp_path, demo_graph, demo_seeds):
+    # --limit 3: one batch, whose grading never gets an answer. The run ends, its only unit
+    # left out: not a success (0) nor a partial one (3), and the summary says the same.
+    first = demo_seeds[0].question.strip()[:60]
+    endpoint = Endpoint(script(demo_seeds), down=lambda body, n: asks(body, first))
+    run = tmp_path / "run"
+    with ScriptedServer(endpoint) as srv:
+        model = f"{srv.base_url}@scripted"
+        res = evaluate(srv, demo_graph, run, "--limit", "3")
+    assert res.exit_code == 4, res.output
+    m = json.loads((run / "metrics.json").read_text())
+    reason = f"server_error ({model}, grading)"
+    assert (m["complete"], m["status"], m["incomplete"]["batch_ids"]) == (False, "nothing_answered", ["b0000"])
+    assert (f"nothing answered: every batch left out of the figures ({reason}: 1); rerun the same command to retry them "
+            "(exit code 4)") in one_line(res.output)  # fmt: skip
 
 
 def test_a_batch_left_incomplete_leaves_transfer_one_batch_and_it_says_so(tmp_path, demo_graph, demo_seeds):
@@ -109,7 +127,7 @@ def test_a_batch_left_incomplete_leaves_transfer_one_batch_and_it_says_so(tmp_pa
     run = tmp_path / "run"
     with ScriptedServer(endpoint) as srv:
         res = evaluate(srv, demo_graph, run, "--transfer")
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 3, res.output
         m = json.loads((run / "metrics.json").read_text())
         assert m["incomplete"]["batch_ids"] == ["b0001"]
         assert m["transfer"] == {"error": "needs at least 2 finished batches: b0001 left incomplete (rerun the same command to retry)"}

@@ -108,7 +108,7 @@ def test_an_unreadable_verdict_leaves_the_batch_incomplete_and_the_rerun_asks_th
     with ScriptedServer(Double(seeds, judge)) as srv:
         model = f"{srv.base_url}@scripted"
         res = evaluate(srv, run)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 3, res.output
         judged = [b for b in srv.requests if schema_name(b) == "phrase_judgement"]
         # b0001's verdicts are asked at once (one wave under --batch-api), each re-asked at most
         # twice by the client (its max_reasks); the first still unreadable stops the batch and

@@ -145,6 +145,16 @@ def test_report_and_terminal_label_the_batch_test_and_mcnemar():
     assert sections.significance_note(old_figures).startswith("Intervals: paired bootstrap over the seed questions.")
 
 
+def test_one_batch_gives_whole_range_intervals_and_the_report_says_why():
+    from judgeagent.report import sections
+
+    m = compute_metrics([_record(0, *BATCHES[0])], bootstrap=200)
+    f = InterviewFigures.from_json(m)
+    assert f.ci is not None and (f.ci.acc1, f.ci.delta_acc, f.ci.thin, f.ci.n_batches) == ((0.0, 100.0), (-100.0, 100.0), True, 1)
+    assert sections.significance_note(f).startswith(
+        "ACC1, ACC2 and ΔACC: interval shown as the whole range: it rests on 1 batch, fewer than the 3 a resampling interval needs. ")
+
+
 def test_phrase_answers_report_em_and_f1():
     def kqa(correct, graded_by, em, f1, verdict=None):
         return {"question_id": "q", "correct": correct, "error": None, "graded_by": graded_by, "em": em, "f1": f1, "judge_verdict": verdict}

@@ -84,11 +84,12 @@ def test_rank_intervals_close_targets_overlap():
     assert (b.rank, b.rank_lo, b.rank_hi) == (1, 1, 2)
 
 
-def test_one_cluster_holding_every_item_never_moves():
-    # Resampling one cluster always redraws all items: the interval is the observed rank.
+def test_one_cluster_holding_every_item_claims_no_certainty():
+    # Resampling one cluster always redraws all items, so its interval would be the observed
+    # rank: certainty the data do not have. It is the full range instead, and says so.
     x = [[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0]]
     out = rank_intervals(x, ["A", "B", "C"], clusters=["k"] * 4, n_resamples=100)
-    assert [(r.rank, r.rank_lo, r.rank_hi) for r in out] == [(2, 2, 2), (1, 1, 1), (3, 3, 3)]
+    assert [(r.rank, r.rank_lo, r.rank_hi, r.thin) for r in out] == [(2, 1, 3, True), (1, 1, 3, True), (3, 1, 3, True)]
 
 
 def test_singleton_clusters_equal_no_clusters():
@@ -197,13 +198,14 @@ def test_spearman_and_kendall_match_scipy_with_ties():
 
 def test_rank_agreement_hand_computed_with_fixed_reference():
     # Generated scores 100, 50, 0; reference ranks A, C, B. rho: ranks (3,2,1) vs (3,1,2)
-    # → 1/2. tau-b: pairs AB +, AC +, BC − → 1/3. One cluster: every resample is the data.
+    # → 1/2. tau-b: pairs AB +, AC +, BC − → 1/3. One cluster: every resample is the data,
+    # so the intervals are the whole range rather than the point.
     x = [[1, 1], [1, 0], [0, 0], [1, 1]]
     ref = [3.0, 1.0, 2.0, NAN]  # the fourth target is not on the reference: left out
     out = rank_agreement(x, ["k", "k"], ref, n_resamples=50)
-    assert (out.n_targets, out.spearman, out.kendall) == (3, 0.5, 0.3333)
-    assert out.spearman_ci == (0.5, 0.5) and out.kendall_ci == (0.3333, 0.3333)
-    assert out.to_dict()["spearman_ci"] == [0.5, 0.5]
+    assert (out.n_targets, out.spearman, out.kendall, out.thin) == (3, 0.5, 0.3333, True)
+    assert out.spearman_ci == (-1.0, 1.0) and out.kendall_ci == (-1.0, 1.0)
+    assert out.to_dict()["spearman_ci"] == [-1.0, 1.0]
 
 
 def test_rank_agreement_resamples_both_matrices():
@@ -242,17 +244,20 @@ def test_difficulty_check_hand_computed():
     }
     assert [r.level for r in out.rows] == ["seeds", "all generated", "Easy", "Medium", "Hard"]
     assert out.ordered is True
-    # Hard is always 0%; a seed resample of only the two unanswered-right seeds (P = 1/16,
-    # above the 2.5% tail) is 0% too, so the gap's upper end is exactly 0: not shown harder.
+    # Hard is one item, Easy two: too few to resample, so their intervals are the whole
+    # range (0 to 100, and -100 to 100 against the seeds): not shown harder.
     hard = out.row("Hard")
-    assert hard.ci == (0.0, 0.0) and hard.gap_ci[1] == 0.0
+    assert (hard.ci, hard.gap_ci, hard.thin) == ((0.0, 100.0), (-100.0, 100.0), True)
     assert out.hard_harder_than_seeds is False
     assert out.to_dict()["rows"][0]["level"] == "seeds"
     assert [r.n_clusters for r in out.rows] == [4, 4, 2, 1, 1]  # no clusters: each item its own
-    # Easy resamples its two items (2/2 and 1/2 right): 50% with P 1/4, 75% with P 1/2, 100%
-    # with P 1/4; Medium is always 50%: the step's interval is [0, 50], not above 0.
-    assert out.steps == [LevelStep("Easy", "Medium", 25.0, (0.0, 50.0)), LevelStep("Medium", "Hard", 50.0, (50.0, 50.0))]
-    assert out.to_dict()["steps"][0] == {"easier": "Easy", "harder": "Medium", "gap": 25.0, "ci": [0.0, 50.0]}
+    assert [r.thin for r in out.rows] == [False, False, True, True, True]
+    # All generated: four items, enough to resample; its interval is computed.
+    everything = out.row("all generated")
+    assert everything.ci is not None and 0.0 <= everything.ci[0] < 50.0 < everything.ci[1] <= 100.0
+    # Steps between levels of one or two items: the whole range, so not ordered by intervals.
+    assert out.steps == [LevelStep("Easy", "Medium", 25.0, (-100.0, 100.0)), LevelStep("Medium", "Hard", 50.0, (-100.0, 100.0))]
+    assert out.to_dict()["steps"][0] == {"easier": "Easy", "harder": "Medium", "gap": 25.0, "ci": [-100.0, 100.0]}
     assert out.ordered_by_intervals is False
 
 

@@ -164,12 +164,15 @@ def test_clustered_interval_is_seeded_and_contains_the_observed_figures():
 
 
 def test_clustered_interval_handles_unequal_batches_and_empty_input():
-    # One batch of 1 right and one of 3 wrong. A resample draws two batches: both the small
-    # one (ACC1 100, chance ¼), one of each (1 right of 4 questions: 25, not the 50 that
-    # averaging batch accuracies would give; chance ½), or both the large one (0, chance ¼).
-    batches = [([True], [True]), ([False] * 3, [False] * 3)]
-    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.9)["acc1"] == (0.0, 100.0)
-    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.4)["acc1"] == (25.0, 25.0)
+    # One batch of 1 right and two of 3 wrong. A resample draws three batches; the small one
+    # k times, k ~ Binomial(3, 1/3): none (ACC1 0, chance 8/27), once (1 right of 7 questions:
+    # 14.3, not the 33.3 that averaging batch accuracies would give; chance 12/27), twice (2 of
+    # 5: 40, 6/27) or three times (100, 1/27). The middle 20% falls on "once".
+    batches = [([True], [True]), ([False] * 3, [False] * 3), ([False] * 3, [False] * 3)]
+    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.99)["acc1"] == (0.0, 100.0)
+    assert clustered_bootstrap_ci(batches, n_resamples=4000, seed=0, level=0.2)["acc1"] == (14.2857, 14.2857)
+    # Two batches are too few to resample (tests/test_thin_intervals.py): the whole range, at any level.
+    assert clustered_bootstrap_ci(batches[:2], n_resamples=4000, seed=0, level=0.2)["acc1"] == (0.0, 100.0)
     empty = clustered_bootstrap_ci([])
     assert (empty["n"], empty["n_batches"], empty["acc1"], empty["delta_acc"]) == (0, 0, None, None)
     with pytest.raises(ValueError):

@@ -113,7 +113,9 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
     assert agreement["n_targets"] == 3 and agreement["spearman"] == pytest.approx(1.0)
     # the files, from the same figures
     md = (result.sweep_dir / "leaderboard.md").read_text()
-    assert "| 1st | strong | 100.0 [100.0, 100.0] | +0.0 [+0.0, +0.0] |" in md
+    # Two seed batches per interview: too few to resample, so ACC1 and ΔACC show their whole range, and say why.
+    assert "| 1st | strong | 100.0 [0.0, 100.0] | +0.0 [-100.0, +100.0] |" in md
+    assert "ACC1 and ΔACC intervals shown as the whole range for strong (2), middle (2), weak (2): fewer than 3 batches to resample." in md
     table = list(csv.DictReader(io.StringIO((result.sweep_dir / "leaderboard.csv").read_text())))
     assert [(t["rank"], t["target"], t["shared_accuracy"]) for t in table] == [("1", "strong", "100.0"), ("2", "middle", str(rows["middle"]["shared_accuracy"])),
                                                                                ("3", "weak", "0.0")]  # fmt: skip
@@ -123,6 +125,7 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
     assert "strong vs middle" in html and "both right" in html and "one only: strong" in html
     sweep_json = json.loads((result.sweep_dir / "sweep.json").read_text())
     assert sweep_json["complete"] is True and [t["status"] for t in sweep_json["targets"]] == ["ok"] * 3
+    assert sweep_json["status"] == result.status == "complete"
     assert (result.sweep_dir / "targets" / "strong" / "report.html").exists()
 
 
@@ -232,4 +235,26 @@ def test_a_dead_judge_fails_every_target_and_still_writes_the_leaderboard(tmp_pa
     board = json.loads((result.sweep_dir / "leaderboard.json").read_text())
     assert [(r["name"], r["rank"]) for r in board["targets"]] == [("strong", None)] and board["pairwise"] == []
     assert "No target has figures yet." in (result.sweep_dir / "report.html").read_text()
-    assert json.loads((result.sweep_dir / "sweep.json").read_text())["complete"] is False
+    saved = json.loads((result.sweep_dir / "sweep.json").read_text())
+    assert (saved["complete"], saved["status"], result.status) == (False, "nothing_answered", "nothing_answered")
+
+
+def test_a_sweeps_status_is_its_runs_together(tmp_path):
+    # Each run's own metrics.json says how it ended; the sweep is complete only when all are,
+    # and has answered nothing only when none of them answered anything (a failed target included).
+    from judgeagent.exits import exit_code
+    from judgeagent.sweeps.runner import sweep_status
+    from judgeagent.sweeps.state import FAILED, INCOMPLETE, OK, TargetState
+
+    def run(name: str, status: str) -> str:
+        (tmp_path / "targets" / name).mkdir(parents=True)
+        (tmp_path / "targets" / name / "metrics.json").write_text(json.dumps({"complete": status == "complete", "status": status}))
+        return f"targets/{name}"  # as sweep.json names it: inside the sweep folder
+
+    done = TargetState("a", "a", OK, run_dir=run("a", "complete"), shared_status=OK, shared_dir=run("a-shared", "complete"))
+    partial = TargetState("b", "b", INCOMPLETE, run_dir=run("b", "incomplete"))
+    empty = TargetState("c", "c", INCOMPLETE, run_dir=run("c", "nothing_answered"))
+    failed = TargetState("d", "d", FAILED, error="cannot reach", run_dir="targets/d")
+    cases = [[done], [done, partial], [done, empty], [empty, failed]]
+    assert [sweep_status(ts, tmp_path) for ts in cases] == ["complete", "incomplete", "incomplete", "nothing_answered"]
+    assert [exit_code(sweep_status(ts, tmp_path)) for ts in cases] == [0, 3, 3, 4]

@@ -46,7 +46,8 @@ def write_sweep(folder: Path, generated, seeds, *, clusters=None, seed_clusters=
 
 
 # Generated: alpha 75%, Beta 50%, gamma 25%; seeds: alpha 75%, Beta 25%, gamma 50%. One
-# cluster on each side, so every resample redraws all the data: the intervals are points.
+# cluster on each side, so every resample would redraw all the data and the intervals would be
+# points: they are the whole range instead (fewer than MIN_UNITS batches).
 # Spearman of ranks (3, 2, 1) and (3, 1, 2) is 1/2; Kendall's tau-b (pairs +, +, −) is 1/3.
 GEN = [[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0]]
 SEEDS = [[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 0, 0]]
@@ -74,8 +75,8 @@ def test_rank_agreement_with_seeds_and_a_reference_hand_computed(tmp_path):
         ("gamma", 25.0, 50.0, 12.25),
     ]
     a, b = out["vs_seeds"], out["vs_reference"]
-    assert (a["n_targets"], a["spearman"], a["spearman_ci"], a["kendall"], a["kendall_ci"]) == (3, 0.5, [0.5, 0.5], 0.3333, [0.3333, 0.3333])
-    assert (b["n_targets"], b["spearman"], b["spearman_ci"], b["kendall"], b["kendall_ci"]) == (3, 1.0, [1.0, 1.0], 1.0, [1.0, 1.0])
+    assert (a["n_targets"], a["spearman"], a["spearman_ci"], a["kendall"], a["kendall_ci"], a["thin"]) == (3, 0.5, [-1.0, 1.0], 0.3333, [-1.0, 1.0], True)
+    assert (b["n_targets"], b["spearman"], b["spearman_ci"], b["kendall"], b["kendall_ci"], b["thin"]) == (3, 1.0, [-1.0, 1.0], 1.0, [-1.0, 1.0], True)
     assert (out["n_shared_items"], out["n_seed_questions"], out["n_bootstrap"], out["not_on_reference"]) == (4, 4, 500, [])
     # Difficulty: seeds 6/12 = 50%; generated 6/12 = 50%; Easy 5/6, Medium 1/3, Hard 0/3.
     rows = {r["level"]: (r["n_items"], r["n_answers"], r["accuracy"], r["gap_vs_seeds"]) for r in out["difficulty"]["rows"]}
@@ -87,7 +88,8 @@ def test_rank_agreement_with_seeds_and_a_reference_hand_computed(tmp_path):
         "Hard": (1, 3, 0.0, -50.0),
     }
     assert out["difficulty"]["ordered"] is True
-    assert out["difficulty"]["hard_harder_than_seeds"] is True  # one cluster each side: the gap is a point, −50
+    # One cluster each side: the gap's interval is the whole range, so Hard is not shown harder (a point, −50, would claim it).
+    assert out["difficulty"]["hard_harder_than_seeds"] is False
 
 
 def test_the_printed_table(tmp_path):
@@ -99,15 +101,16 @@ def test_the_printed_table(tmp_path):
     text = res.stdout
     assert "3 targets, 4 shared generated items, 4 seed questions (500 bootstrap resamples over batches, seed 0)" in text
     seeds_row = next(line for line in text.splitlines() if "(a) seeds, ACC1" in line)
-    assert [cell.strip() for cell in seeds_row.split("│")[2:5]] == ["3", "0.50 [0.50, 0.50]", "0.33 [0.33, 0.33]"]
+    assert [cell.strip() for cell in seeds_row.split("│")[2:5]] == ["3", "0.50 [-1.00, 1.00]", "0.33 [-1.00, 1.00]"]
     assert f"(b) reference: {ref}" in text
     ref_row = next(line for line in text.splitlines() if "(b) board.csv" in line)
-    assert [cell.strip() for cell in ref_row.split("│")[2:5]] == ["3", "1.00 [1.00, 1.00]", "1.00 [1.00, 1.00]"]
+    assert [cell.strip() for cell in ref_row.split("│")[2:5]] == ["3", "1.00 [-1.00, 1.00]", "1.00 [-1.00, 1.00]"]
+    assert "rank agreement: intervals shown as the whole range where they rest on fewer than 3 batches (one resamples to itself)" in " ".join(text.split())
     hard = next(line for line in text.splitlines() if line.strip().startswith("Hard "))
-    assert hard.split() == ["Hard", "1", "1", "0.0", "[0.0,", "0.0]", "-50.0", "[-50.0,", "-50.0]"]
-    # One cluster each side: every interval is a point, so the order shows by the intervals too.
-    assert ("Easy > Medium > Hard: yes by the point estimates, yes by the intervals (Easy − Medium 50.0 [50.0, 50.0]; "
-            "Medium − Hard 33.3 [33.3, 33.3]); Hard harder than the seeds: yes; generated items easier than the seeds: no") in text
+    assert hard.split() == ["Hard", "1", "1", "0.0", "[0.0,", "100.0]", "-50.0", "[-100.0,", "100.0]"]
+    # One cluster each side: every interval would be a point; shown as the whole range, the order shows by the point estimates only.
+    assert ("Easy > Medium > Hard: yes by the point estimates, no by the intervals (Easy − Medium 50.0 [-100.0, 100.0]; "
+            "Medium − Hard 33.3 [-100.0, 100.0]); Hard harder than the seeds: no; generated items easier than the seeds: no") in " ".join(text.split())
     names = [line.split("│")[1].strip() for line in text.split("scores (%)")[1].split("rank agreement")[0].splitlines() if line.count("│") > 2]
     assert names == ["alpha", "Beta-7B", "gamma"]  # best first on the generated items
 

@@ -23,6 +23,7 @@ from judgeagent.audit.page import page_item, render
 from judgeagent.audit.results import compute
 from judgeagent.audit.sources import Source, read_source
 from judgeagent.errors import ConfigError, JudgeAgentError
+from judgeagent.exits import Status, run_status
 
 METHOD = {
     "sampling": "stratified random sample without replacement: strata are the levels an item counts as (and the gate-rejected items, "
@@ -48,6 +49,7 @@ class AuditResult:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # of this call (the model auditor's); results["warnings"] has the audit's
     carried: Carried = field(default_factory=Carried)  # the source's figures files this call rewrote (metrics.json, leaderboard.json, reports)
+    status: Status = "complete"  # of the model auditor's pass: complete | incomplete | nothing_answered (judgeagent/exits.py)
 
 
 def _now() -> str:
@@ -89,8 +91,10 @@ def audit(config: AuditConfig | None = None, /, *, say=None, **settings) -> Audi
                           "pass --out DIR for a new audit, or its own settings")  # fmt: skip
     items = {i.item_id: i for i in source.items}
     warnings: list[str] = []
+    status: Status = "complete"
     if cfg.auditor:
-        warnings += model_pass(cfg, folder, source, design, items, say or (lambda line: None))
+        passed, status = model_pass(cfg, folder, source, design, items, say or (lambda line: None))
+        warnings += passed
     suspects = pick_suspects(source, folder, design, cfg.suspects)
     shown = [items[i] for i in design.order] + [items[i] for i in suspects]
     folder.write_design({
@@ -106,13 +110,15 @@ def audit(config: AuditConfig | None = None, /, *, say=None, **settings) -> Audi
     results = audit_results(folder.path)
     carried = carry(folder, results, replace=False)
     return AuditResult(folder.path, audit_id, source.kind, design.population, len(design.order), len(suspects), folder.page_path, results,
-                       source.notes, warnings, carried)  # fmt: skip
+                       source.notes, warnings, carried, status)  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- the model auditor
-def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: Design, items: dict[str, AuditItem], say) -> list[str]:
+def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: Design, items: dict[str, AuditItem],
+               say) -> tuple[list[str], Status]:  # fmt: skip
     """Run the model auditor over the sample (or every item) and keep its verdicts in
-    model/NAME.json, also when a stop cuts the pass short. Returns the warnings."""
+    model/NAME.json, also when a stop cuts the pass short. Returns the warnings and how far
+    the pass got (an item with no verdict is a unit left incomplete)."""
     from judgeagent.audit.auditor import judge_items, same_model
     from judgeagent.llm import load_registry
 
@@ -138,7 +144,8 @@ def model_pass(cfg: AuditConfig, folder: AuditFolder, source: Source, design: De
     failed = [v for i in chosen if (v := verdicts.get(i)) and v.get("error")]
     if failed:
         warnings.append(f"the model auditor gave no verdict on {len(failed)} item(s) (first: {failed[0]['error']}); rerun the command to retry them")
-    return warnings
+    judged = sum(1 for i in chosen if (verdicts.get(i) or {}).get("labels") is not None)
+    return warnings, run_status(len(chosen), judged, judged == len(chosen))
 
 
 def pick_suspects(source: Source, folder: AuditFolder, design: Design, limit: int) -> dict[str, list[str]]:

@@ -35,6 +35,7 @@ from judgeagent.data.benchmark import Benchmark
 from judgeagent.engine import setup
 from judgeagent.engine.folder import RunFolder, data_name, settings_json
 from judgeagent.errors import ConfigError, JudgeAgentError
+from judgeagent.exits import run_status
 from judgeagent.metrics.summary import incomplete_summary
 from judgeagent.records import Bookkeeping, IncompleteEntry, Json, UnitRecord
 
@@ -169,10 +170,13 @@ class RunServices(Generic[OptionsT, RecordT]):
         """What every metrics.json reports beside its figures: the units left out and why,
         this session's usage and timings, and whether the figures cover every unit."""
         units, st = self.units, self._state
+        total = n_units if n_units is not None else len(units)
+        complete = self.complete and len(finished) == total
         return {
             "incomplete": incomplete_summary([u.id for u in units if u.id not in finished], st.incomplete, st.stopped),
             "llm_usage": st.usage,
-            "complete": self.complete and len(finished) == (n_units if n_units is not None else len(units)),
+            "complete": complete,
+            "status": run_status(total, len(finished), complete),  # the exit code's word (judgeagent/exits.py)
             "timings": {k: round(v, 3) for k, v in st.timings.items()},
         }
 

@@ -120,5 +120,6 @@ def batch_plan(cfg: EvalConfig, roles: Mapping[str, ModelSpec], per_unit: Mappin
     seen = list({spec.identity: (spec.identity, spec.base_url) for spec in batched.values()}.values())
     took, source = turnaround(h.turnarounds, seen)
     local = sorted({spec.name for spec in roles.values() if spec.is_local and (cfg.llm.batch_api or spec.batch_api)})
-    return BatchPlan(sorted({spec.name for spec in batched.values()}), local, waves(chains, ends, n_units), took, source, cfg.llm.batch_api_poll_s)
+    return BatchPlan(sorted({spec.name for spec in batched.values()}), local, waves(chains, ends, n_units), took, source, cfg.llm.batch_api_poll_s,
+                     cfg.llm.batch_api_expired, cfg.llm.batch_api_expired_retries)  # fmt: skip
 

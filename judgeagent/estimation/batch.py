@@ -64,6 +64,8 @@ class BatchPlan:
     turnaround_s: Range
     turnaround_source: str
     poll_s: float
+    expired: str = "retry"  # --batch-api-expired
+    expired_retries: int = 2  # --batch-api-expired-retries
 
     @property
     def wave_s(self) -> Range:
@@ -78,7 +80,9 @@ class BatchPlan:
 
     def to_dict(self) -> dict:
         return {"models": self.models, "local": self.local, "waves": _list(self.waves), "turnaround_s": _list(self.turnaround_s, 1),
-                "turnaround_source": self.turnaround_source, "wall_s": _list(self.wall_s, 1)}  # fmt: skip
+                "turnaround_source": self.turnaround_source, "wall_s": _list(self.wall_s, 1),
+                "expired": {"policy": self.expired, "max_resubmissions": self.expired_retries,
+                            "retry_wait_s": self.expired_retries * WINDOW_S}}  # fmt: skip
 
 
 def _list(r: Range, digits: int = 0) -> list[float]:

@@ -209,7 +209,8 @@ def combine(estimates: Iterable[Estimate]) -> Estimate:
     if batched:  # the runs share one event loop, so their waves too: the longest run's
         first = batched[0]
         out.batch = BatchPlan(sorted({m for b in batched for m in b.models}), sorted({m for b in batched for m in b.local}),
-                              combined_waves(b.waves for b in batched), first.turnaround_s, first.turnaround_source, first.poll_s)  # fmt: skip
+                              combined_waves(b.waves for b in batched), first.turnaround_s, first.turnaround_source, first.poll_s,
+                              first.expired, first.expired_retries)  # fmt: skip
         out.wall_s = batch_wall(out)
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from judgeagent.estimation.batch import WINDOW_S, BatchPlan
 from judgeagent.estimation.model import Estimate, Line, Span
 
 
@@ -90,4 +91,19 @@ def batch_lines(est: Estimate) -> list[str]:
            "one job per model and wave, and the run waits for each wave",
            f"cost: {cell(at_batch, _usd)} at batch prices, against {cell(live, _usd)} live",
            f"turnaround per job: {_dur(t.expected)} ({_dur(t.low)}–{_dur(t.high)}), {b.turnaround_source}"]  # fmt: skip
-    return out
+    return out + expired_lines(b, live, at_batch)
+
+
+def expired_lines(b: BatchPlan, live: Span, at_batch: Span) -> list[str]:
+    """What each --batch-api-expired choice costs, in money and in time, if jobs expire (the
+    provider returns what it did not run within its window); the one chosen is marked."""
+    window = _dur(WINDOW_S)
+    choices = {
+        "retry": f"sent again in a new job at batch prices, up to {b.expired_retries} more time(s): no extra cost, "
+                 f"up to {_dur(b.expired_retries * WINDOW_S) if b.expired_retries else '0 s'} more wait ({window} a try)",
+        "live": f"sent one by one at once, at live prices: up to {_usd(live.high - at_batch.high)} more if every request expired, "
+                "no wait past the window",
+        "stop": "left incomplete (exit code 3): nothing more spent or waited; rerun the command to send them again",
+    }  # fmt: skip
+    return [f"if a job expires ({window} window; --batch-api-expired {b.expired}):"] + [
+        f"  {'*' if name == b.expired else ' '} {name}: {text}" for name, text in choices.items()]

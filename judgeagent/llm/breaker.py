@@ -16,7 +16,7 @@ import collections
 import threading
 
 from judgeagent.errors import JudgeAgentError
-from judgeagent.llm.outcome import Failure
+from judgeagent.llm.outcome import Failure, FailureKind
 
 
 class CircuitOpen(JudgeAgentError):
@@ -44,7 +44,9 @@ class CircuitBreaker:
 
     def record(self, model: str, failure: Failure | None) -> None:
         """One call's outcome after retries; ``failure`` None (or an answer) is a success."""
-        failed = failure is not None and not failure.kind.is_answer
+        # An expired batch line says the provider's queue was slow, not that the model is down:
+        # --batch-api-expired decides about it, and a whole expired job must not stop the run.
+        failed = failure is not None and not failure.kind.is_answer and failure.kind is not FailureKind.EXPIRED
         with self._lock:
             recent = self._recent.setdefault(model, collections.deque(maxlen=self.window))
             recent.append(failed)

@@ -44,7 +44,7 @@ import openai
 from judgeagent.config import LLMConfig
 from judgeagent.errors import ConfigError
 from judgeagent.llm.batch import SEND_LIVE, BatchHub, BatchLedger, BatchSettings
-from judgeagent.llm.batch.display import RichLines
+from judgeagent.llm.batch.display import PlainLines, RichLines
 from judgeagent.llm.batch.report import batch_report
 from judgeagent.llm.breaker import CircuitBreaker
 from judgeagent.llm.connect import openai_client
@@ -112,6 +112,7 @@ class _CallStats:
     batch: int = 0  # of ``http``, requests sent as lines of Batch API jobs
     batch_cost: float = 0.0  # of ``cost``, paid at batch prices
     via: str = "live"  # how the last attempt went
+    expired: int = 0  # times this request came back expired from a Batch API job
 
 
 class LLMClient:
@@ -152,11 +153,13 @@ class LLMClient:
         # The Batch API (judgeagent/llm/batch/): every remote model with --batch-api, or with
         # batch_api = true in judgeagent.toml, is asked through the event loop's hub.
         self.batch_api = settings.batch_api
+        self.batch_expired, self.batch_expired_retries = settings.batch_api_expired, settings.batch_api_expired_retries
+        self.expired_counts: dict[str, int] = {"lines": 0, "resubmitted": 0, "sent_live": 0, "left_incomplete": 0}
         self.batch_settings = BatchSettings(settings.batch_api_poll_s, settings.batch_api_deadline_s, self.policy)
         self._hub: BatchHub | None = None
         self._ledger: BatchLedger | None = None
         self._batch_notes: list[str] = []
-        self._display: RichLines | None = None
+        self._display: RichLines | PlainLines | None = None
 
     @classmethod
     def from_config(cls, cfg: LLMConfig, journal_path: Path | None) -> LLMClient:
@@ -293,8 +296,13 @@ class LLMClient:
 
     def show_batches(self, progress: Any) -> None:
         """Show the jobs in flight as lines of ``progress`` (a rich Progress whose first column
-        shows each task's description), and the notes above it."""
-        self._display = RichLines(progress)
+        shows each task's description), and the notes above it; where its console is no
+        terminal (a log), where a live display draws nothing, as plain lines instead."""
+        console = progress.console
+        if console.is_terminal:
+            self._display = RichLines(progress)
+        else:
+            self._display = PlainLines(lambda text: console.print(text, highlight=False, markup=False, soft_wrap=True))
         for note in self._batch_notes:
             self._display.note(note)
         if self._hub is not None:
@@ -305,7 +313,8 @@ class LLMClient:
         and the notes; None when no model was batched."""
         if self._ledger is None:
             return {"notes": list(self._batch_notes)} if self._batch_notes else None
-        return batch_report(self._ledger, self._hub.stats if self._hub is not None else None, self._batch_notes)
+        report = batch_report(self._ledger, self._hub.stats if self._hub is not None else None, self._batch_notes)
+        return report | {"expired": {"policy": self.batch_expired, "max_resubmissions": self.batch_expired_retries} | self.expired_counts}
 
     def run_total(self, specs: list[ModelSpec]) -> dict:
         """Every session's answers in the journal, costed at each model's prices (those that came
@@ -341,6 +350,12 @@ class LLMClient:
         stats.via = "batch"
         if isinstance(got, Failure):
             self.usage.settle(estimate, 0.0)
+            if got.kind is FailureKind.EXPIRED:
+                stats.expired += 1
+                self.expired_counts["lines"] += 1
+                if self.batch_expired == "live":  # --batch-api-expired live: this attempt goes one by one now
+                    self.expired_counts["sent_live"] += 1
+                    return None
             return got
         actual = cost_usd(got.tokens, *spec.batch_prices)
         self.usage.settle(estimate, actual)
@@ -507,6 +522,15 @@ class LLMClient:
                 adapted += 1  # not a transient failure; does not use up the retry cap
                 self._note(req.spec, st)
                 continue
+            if got.kind is FailureKind.EXPIRED:
+                # Not a transient failure of the endpoint: --batch-api-expired decides, with its
+                # own cap (each try may take another completion window), not --max-attempts.
+                if self.batch_expired == "retry" and stats.expired <= self.batch_expired_retries:
+                    self.expired_counts["resubmitted"] += 1
+                    stats.retries += 1
+                    continue  # a new line in the next wave's job
+                self.expired_counts["left_incomplete"] += 1
+                return got.with_message(f"{got.message} ({self._expired_why(stats.expired)})")
             attempt += 1
             delay = self.policy.delay(got, attempt, waited)
             if delay is None:
@@ -517,6 +541,11 @@ class LLMClient:
             # (a job refused for its enqueued-token limit) is waited out first, as a 429 is.
             if stats.via != "batch" or got.kind is FailureKind.RATE_LIMITED:
                 await asyncio.sleep(delay)
+
+    def _expired_why(self, times: int) -> str:
+        if self.batch_expired == "stop":
+            return "expired; --batch-api-expired stop: left incomplete, rerun the command to send it again"
+        return f"expired {times} time(s), {self.batch_expired_retries} resubmission(s) allowed by --batch-api-expired-retries"
 
     async def _attempt(self, req: ChatRequest, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
         """One HTTP request, inside the budget, the concurrency slot and the rate limit; or, for

@@ -27,6 +27,7 @@ class FailureKind(str, Enum):
     TRUNCATED = "truncated"  # stopped at the output limit with no usable answer, budget doubled once
     EMPTY = "empty"  # the model returned no content, and was not cut short
     PARSE = "parse"  # the model's reply did not fit the schema, re-asks included
+    EXPIRED = "expired"  # a Batch API job's window ended before the request ran (--batch-api-expired decides)
 
     @property
     def is_answer(self) -> bool:

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from judgeagent.metrics import ranking
 from judgeagent.metrics.scores import accuracy_by_level
+from judgeagent.metrics.stats import thin_note
 
 Basis = Literal["people", "model auditor", "none"]
 
@@ -101,6 +102,7 @@ class LeaderboardOnValid(BaseModel):
     ranking_changed: bool | None = None  # None: nothing to rank on
     changes: list[str] = Field(default_factory=list)  # "a: 1st on all items, 2nd on valid items"
     note: str = ""
+    interval_note: str = ""  # the rank intervals rest on too few batches: shown as the full range
 
 
 class AuditBlock(BaseModel):
@@ -196,5 +198,6 @@ def leaderboard_on_valid(correct, names: Sequence[str], item_ids: Sequence[str],
                           rank_label=r.label(), rank_all=ranks_all.get(r.target)) for r, t, s in zip(ranks, theta, se)]  # fmt: skip
     rows.sort(key=lambda r: (r.rank if r.rank is not None else 10**6, -(r.accuracy or 0.0), r.name))
     changes = rank_changes(names, ranks_all, {r.name: r.rank for r in rows})
+    interval_note = thin_note(len(set(cv))) if any(r.thin for r in ranks) else ""
     return empty.model_copy(update={"targets": rows, "pairwise": [PairOnValid(**p.to_dict()) for p in pairs], "ranking_changed": bool(changes),
-                                    "changes": changes})  # fmt: skip
+                                    "changes": changes, "interval_note": interval_note})  # fmt: skip

@@ -61,6 +61,9 @@ class Intervals(JsonModel):
     acc2: tuple[float, float] | None = None
     delta_acc: tuple[float, float] | None = None
     ci_method: str | None = None  # "batch_bootstrap"; older runs resampled questions
+    n_batches: int | None = None
+    thin: bool = False  # too few batches to resample: each interval is its figure's whole range
+    note: str | None = None  # why, in one line
 
     @property
     def over_batches(self) -> bool:
@@ -192,6 +195,7 @@ class RunFigures(JsonModel):
 
     protocol: str | None = None
     complete: bool | None = None
+    status: str | None = None  # complete | incomplete | nothing_answered (judgeagent/exits.py); None in older runs
     incomplete: Incomplete = Field(default_factory=Incomplete)
     llm_usage: Usage = Field(default_factory=Usage)
     timings: dict[str, float] = Field(default_factory=dict)

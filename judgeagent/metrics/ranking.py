@@ -7,7 +7,9 @@ accuracies in percent over the items a target answered, like :mod:`judgeagent.me
 Items asked together (one batch of seed questions in one prompt) are not independent, so
 every bootstrap here resamples *clusters* of items (``clusters``: one id per item, e.g. the
 batch; None makes each item its own cluster), as :func:`stats.clustered_bootstrap_ci` does
-for one run.
+for one run. With fewer than :data:`stats.MIN_UNITS` clusters an interval is the whole range
+its figure can take (ranks 1 to the number of targets, correlations −1 to 1, accuracies 0 to
+100) and says so (``thin``): one cluster resamples to itself and would claim certainty.
 
 - :func:`rank_intervals`: each target's rank (1 = best) with a bootstrap interval ("2nd–3rd").
 - :func:`pairwise_tests`: every pair compared on the items both answered, exact McNemar
@@ -27,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from scipy import stats
 
-from judgeagent.metrics.stats import mcnemar_exact, sign_flip_test
+from judgeagent.metrics.stats import ACC_RANGE, GAP_RANGE, mcnemar_exact, sign_flip_test, thin
 
 PAIRWISE_METHOD = "exact McNemar on discordant shared items"
 CLUSTER_PAIRWISE_METHOD = "paired sign-flip test over clusters of shared items"
@@ -140,6 +142,7 @@ class RankInterval:
     rank: int
     rank_lo: int
     rank_hi: int
+    thin: bool = False  # too few clusters to resample: the interval is every rank
 
     def label(self) -> str:
         if self.rank_lo == self.rank_hi:
@@ -188,6 +191,7 @@ def rank_intervals(
     filled = np.where(scored, point, -1.0)
     best, worst = _best_worst_ranks(filled)
     r, n = _cluster_sums(x, clusters)
+    few = thin(r.shape[0])
     boot = _resampled_scores(r, n, np.random.default_rng(seed), n_resamples)
     boot = np.where(np.isnan(boot) & scored[None, :], np.nan, np.where(scored[None, :], boot, -1.0))
     b_best, b_worst = _best_worst_ranks(boot)
@@ -195,7 +199,9 @@ def rank_intervals(
     for t in range(n_targets):
         lo_vals, hi_vals = b_best[:, t], b_worst[:, t]
         lo_vals, hi_vals = lo_vals[~np.isnan(lo_vals)], hi_vals[~np.isnan(hi_vals)]
-        if lo_vals.size:
+        if few:
+            lo, hi = 1, n_targets
+        elif lo_vals.size:
             lo = int(np.quantile(lo_vals, tail, method="lower"))
             hi = int(np.quantile(hi_vals, 1.0 - tail, method="higher"))
         else:
@@ -208,6 +214,7 @@ def rank_intervals(
                 rank=int(best[t]),
                 rank_lo=lo,
                 rank_hi=hi,
+                thin=few,
             )
         )
     return out
@@ -372,6 +379,7 @@ class Agreement:
     kendall_ci: tuple[float, float] | None
     level: float
     n_resamples: int
+    thin: bool = False  # too few clusters on a side to resample: the intervals are [-1, 1]
 
     def to_dict(self) -> dict:
         return _jsonable(asdict(self))
@@ -415,18 +423,23 @@ def rank_agreement(
     rng = np.random.default_rng(seed)
     r, c = _cluster_sums(x[keep], clusters)
     gen = _resampled_scores(r, c, rng, n_resamples)
+    few = thin(r.shape[0])
     if ref.ndim == 1:
         other = np.broadcast_to(ref_point[keep], gen.shape)
     else:
         r2, c2 = _cluster_sums(ref[keep], reference_clusters)
         other = _resampled_scores(r2, c2, rng, n_resamples)
+        few = few or thin(r2.shape[0])
     ok = np.isfinite(gen).all(axis=1) & np.isfinite(other).all(axis=1)
     gen, other = gen[ok], np.asarray(other)[ok]
+    rho, tau = spearman(point[keep], ref_point[keep]), kendall_tau_b(point[keep], ref_point[keep])
+    whole = (-1.0, 1.0)
     return Agreement(
-        spearman=spearman(point[keep], ref_point[keep]),
-        spearman_ci=_interval(_spearman_rows(gen, other), level),
-        kendall=kendall_tau_b(point[keep], ref_point[keep]),
-        kendall_ci=_interval(_kendall_rows(gen, other), level),
+        spearman=rho,
+        spearman_ci=(whole if rho is not None else None) if few else _interval(_spearman_rows(gen, other), level),
+        kendall=tau,
+        kendall_ci=(whole if tau is not None else None) if few else _interval(_kendall_rows(gen, other), level),
+        thin=few,
         **out,
     )
 
@@ -444,6 +457,7 @@ class LevelAccuracy:
     ci: tuple[float, float] | None
     gap_vs_seeds: float | None
     gap_ci: tuple[float, float] | None
+    thin: bool = False  # too few clusters (here or in the seeds) to resample: whole-range intervals
 
     def to_dict(self) -> dict:
         return _jsonable(asdict(self))
@@ -525,7 +539,9 @@ def difficulty_check(
     _check_level(level)
     rng = np.random.default_rng(seed)
     seed_point, seed_boot = _pooled_boot(s, seed_clusters, rng, n_resamples)
+    seeds_thin = thin(s.shape[1] if seed_clusters is None else len(set(seed_clusters)))
     boots: dict[str, np.ndarray] = {}
+    few: dict[str, bool] = {}
 
     def row(name: str, cols: np.ndarray, is_seed: bool = False) -> LevelAccuracy:
         sub = s if is_seed else g[:, cols]
@@ -537,17 +553,20 @@ def difficulty_check(
             point, boot = _pooled_boot(sub, ids, rng, n_resamples)
         boots[name] = boot
         n_answers = int((~np.isnan(sub)).sum())
+        n_clusters = int(sub.shape[1]) if ids is None else len(set(ids))
+        few[name] = thin(n_clusters)
         gap = None if is_seed else _round(point - seed_point)
-        gap_ci = None if is_seed or n_answers == 0 else _interval(boot - seed_boot, level)
+        gap_ci = None if is_seed or n_answers == 0 else GAP_RANGE if few[name] or seeds_thin else _interval(boot - seed_boot, level)
         return LevelAccuracy(
             level=name,
             n_items=int(sub.shape[1]),
             n_answers=n_answers,
-            n_clusters=int(sub.shape[1]) if ids is None else len(set(ids)),
+            n_clusters=n_clusters,
             accuracy=_round(point),
-            ci=_interval(boot, level) if n_answers else None,
+            ci=(ACC_RANGE if few[name] else _interval(boot, level)) if n_answers else None,
             gap_vs_seeds=gap,
             gap_ci=gap_ci,
+            thin=few[name] or (seeds_thin and not is_seed and n_answers > 0),
         )
 
     # Level names are matched case-insensitively ("hard" and "Hard" are one level).
@@ -562,7 +581,8 @@ def difficulty_check(
     accs = [by_level[name].accuracy for name in present]
     ordered = all(a > b for a, b in zip(accs, accs[1:])) if len(accs) >= 2 else None  # type: ignore[operator]
     steps = [
-        LevelStep(a, b, _round(by_level[a].accuracy - by_level[b].accuracy), _interval(boots[a] - boots[b], level))  # type: ignore[operator]
+        LevelStep(a, b, _round(by_level[a].accuracy - by_level[b].accuracy),  # type: ignore[operator]
+                  GAP_RANGE if few[a] or few[b] else _interval(boots[a] - boots[b], level))  # fmt: skip
         for a, b in zip(present, present[1:])
     ]
     hard, everything = by_level.get("Hard"), rows[1]

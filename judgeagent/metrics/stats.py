@@ -14,6 +14,12 @@ independent (docs/concepts/method.md §4). The run's headline interval therefore
 
 Empty input: there is no interval, so the CI functions return None (JSON ``null``) rather
 than NaN, which JSON cannot carry.
+
+Thin input: a bootstrap of k units has only C(2k-1, k) distinct resamples (one batch
+resamples to itself; two give three), so below :data:`MIN_UNITS` units its percentile
+interval claims a certainty the data do not have (a point, for one batch). Every interval
+here and in :mod:`judgeagent.metrics.ranking` is then widened to the whole range its figure
+can take, and marked ``thin`` with a one-line note (:func:`thin_note`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,23 @@ from scipy.stats import binomtest
 
 # Resamples drawn per step of bootstrap_ci, so memory stays bounded for long samples.
 _CHUNK = 256
+
+# The fewest units (batches, clusters of items, or questions where those are the units) a
+# bootstrap interval is computed from; below it, the interval is the figure's whole range.
+MIN_UNITS = 3
+ACC_RANGE = (0.0, 100.0)  # an accuracy, percent
+GAP_RANGE = (-100.0, 100.0)  # a difference of two accuracies, points
+
+
+def thin(n_units: int) -> bool:
+    """Too few units for a resampling interval to mean anything (one always is)."""
+    return n_units < MIN_UNITS
+
+
+def thin_note(n_units: int, unit: str = "batch") -> str:
+    """The one line that says why an interval is shown as the whole range."""
+    return (f"interval shown as the whole range: it rests on {n_units} {unit}{'' if n_units == 1 else 'es' if unit.endswith('h') else 's'}, "
+            f"fewer than the {MIN_UNITS} a resampling interval needs")
 
 
 def _bounds(stats: np.ndarray, level: float) -> tuple[float, float]:
@@ -38,9 +61,11 @@ def _bounds(stats: np.ndarray, level: float) -> tuple[float, float]:
 def bootstrap_ci(
     values: Sequence[float], *, n_resamples: int = 2000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean of ``values`` (in their own units); None when empty."""
+    """Percentile bootstrap interval of the mean of ``values`` (in their own units); None when
+    there are fewer than MIN_UNITS values (their units, and so the range to widen to, are not
+    known here: no interval is shown rather than one narrower than the data)."""
     x = np.asarray(values, dtype=float)
-    if x.size == 0:
+    if thin(int(x.size)):
         return None
     rng = np.random.default_rng(seed)
     means = np.empty(n_resamples)
@@ -80,6 +105,8 @@ def paired_bootstrap_ci(
     out: dict = {"n": n, "level": level, "n_resamples": n_resamples}
     if n == 0:
         return out | {"acc1": None, "acc2": None, "delta_acc": None}
+    if thin(n):
+        return out | {"acc1": ACC_RANGE, "acc2": ACC_RANGE, "delta_acc": GAP_RANGE, "thin": True, "note": thin_note(n, "question")}
     cells = np.array([np.sum(b & a), np.sum(b & ~a), np.sum(~b & a), np.sum(~b & ~a)]) / n
     counts = np.random.default_rng(seed).multinomial(n, cells, size=n_resamples)
     acc1 = 100.0 * (counts[:, 0] + counts[:, 1]) / n
@@ -97,6 +124,8 @@ def unpaired_gap_ci(
     na, nb = len(a), len(b)
     if na == 0 or nb == 0:
         return None
+    if thin(min(na, nb)):
+        return GAP_RANGE
     rng = np.random.default_rng(seed)
     acc_a = 100.0 * rng.binomial(na, sum(map(bool, a)) / na, size=n_resamples) / na
     acc_b = 100.0 * rng.binomial(nb, sum(map(bool, b)) / nb, size=n_resamples) / nb
@@ -155,6 +184,8 @@ def clustered_bootstrap_ci(
     out: dict = {"n": int(n.sum()), "n_batches": int(n.size), "level": level, "n_resamples": n_resamples, "ci_method": CLUSTERED}
     if n.size == 0:
         return out | {"acc1": None, "acc2": None, "delta_acc": None}
+    if thin(int(n.size)):
+        return out | {"acc1": ACC_RANGE, "acc2": ACC_RANGE, "delta_acc": GAP_RANGE, "thin": True, "note": thin_note(int(n.size))}
     rng = np.random.default_rng(seed)
     acc1, acc2 = np.empty(n_resamples), np.empty(n_resamples)
     for lo in range(0, n_resamples, _CHUNK):

@@ -241,6 +241,8 @@ def significance_note(metrics: InterviewFigures) -> str:
     else:
         how = ("Intervals: paired bootstrap over the seed questions. "
                "McNemar: exact test on the right/wrong flips (b right→wrong, c wrong→right) between ACC2's answers and the row's.")
+    if metrics.ci is not None and metrics.ci.thin and metrics.ci.note:
+        how = f"ACC1, ACC2 and ΔACC: {metrics.ci.note}. {how}"  # one batch resamples to itself: no width to claim
     deff = metrics.design_effect.delta_acc if metrics.design_effect else None
     if deff is not None:
         how += f" Design effect on ΔACC: {deff:.2f} (its variance over batches, divided by its variance were the questions independent)"

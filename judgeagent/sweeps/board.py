@@ -112,4 +112,5 @@ class Leaderboard(JsonModel):
     n_bootstrap: int = 2000
     seed: int = 0
     answers: dict[str, dict[str, SharedAnswer]] = Field(default_factory=dict)  # target → item id → its answer
+    interval_notes: list[str] = omittable([])  # intervals widened to their whole range: too few batches to resample
     audit: AuditBlock | None = omittable()  # `judgeagent audit import`: the shared items' audit, the comparison on the valid ones

@@ -109,7 +109,8 @@ class SweepFolder:
         except (OSError, json.JSONDecodeError) as e:
             raise JudgeAgentError(f"{path}: cannot read ({e})") from None
 
-    def write_sweep(self, cfg: SweepConfig, targets: list[dict[str, Any]], *, n_shared: int | None, complete: bool) -> Path:
+    def write_sweep(self, cfg: SweepConfig, targets: list[dict[str, Any]], *, n_shared: int | None, complete: bool,
+                    status: str | None = None) -> Path:
         before = SweepFile.model_validate(self.read()) if self.sweep_path.exists() else SweepFile()
         now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         return self.write_json(SWEEP_FILE, {
@@ -121,6 +122,7 @@ class SweepFolder:
             "targets": targets,
             "n_shared_items": n_shared,
             "complete": complete,
+            "status": status or ("complete" if complete else "incomplete"),  # the exit code's word (judgeagent/exits.py)
         })  # fmt: skip
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from judgeagent.metrics import ranking
 from judgeagent.metrics.figures import InterviewFigures
 from judgeagent.metrics.ranking import PairTest
+from judgeagent.metrics.stats import MIN_UNITS, thin_note
 from judgeagent.protocols.bank import BankFigures
 from judgeagent.records import BankItemRecord, InterviewRecord
 from judgeagent.sweeps.board import ItemMatrix, Leaderboard, LevelAccuracy, LevelFigures, SeedMatrix, SharedAnswer, TargetRow, Validity
@@ -126,7 +127,23 @@ def build_leaderboard(folder: SweepFolder, cfg: SweepConfig, states: list[Target
                           correct=_cells(shared, len(names))),
         seed_matrix=SeedMatrix(questions=seed_ids, clusters=seed_clusters, correct=_cells(seeds, len(names))),
         n_bootstrap=cfg.bootstrap, seed=cfg.seed, answers=_answers(names, answers),
+        interval_notes=interval_notes(folder, usable, ranks, basis_clusters),
     )  # fmt: skip
+
+
+def interval_notes(folder: SweepFolder, usable: list[TargetState], ranks: list[ranking.RankInterval], clusters: list[str]) -> list[str]:
+    """One line per kind of interval shown as its whole range because it rests on too few batches."""
+    notes = []
+    if any(r.thin for r in ranks):
+        notes.append(f"Rank intervals: {thin_note(len(set(clusters)))}; every rank is shown as possible.")
+    thin_runs = []
+    for st in usable:
+        m = read_model(folder.target_dir(st.slug) / "metrics.json", InterviewFigures)
+        if m is not None and m.ci is not None and m.ci.thin:
+            thin_runs.append(f"{st.name} ({m.ci.n_batches if m.ci.n_batches is not None else '?'})")
+    if thin_runs:
+        notes.append(f"ACC1 and ΔACC intervals shown as the whole range for {', '.join(thin_runs)}: fewer than {MIN_UNITS} batches to resample.")
+    return notes
 
 
 def target_row(folder: SweepFolder, cfg: SweepConfig, st: TargetState, shared: np.ndarray, rank: ranking.RankInterval | None,

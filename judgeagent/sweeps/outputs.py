@@ -13,6 +13,7 @@ from pathlib import Path
 from judgeagent.blocks import DASH, Block, Document, Facts, Heading, Links, Para, Section, Table, TableBlock, shorten
 from judgeagent.metrics.audited import AuditBlock, PairOnValid
 from judgeagent.metrics.ranking import PairTest, ordinal
+from judgeagent.metrics.stats import MIN_UNITS
 from judgeagent.sweeps.board import Leaderboard, SharedAnswer, TargetRow
 from judgeagent.sweeps.folder import LEADERBOARD, REPORT, SHARED_ITEMS_FILE, SweepFolder, read_model
 from judgeagent.sweeps.state import SharedItem, SharedItems
@@ -84,8 +85,9 @@ def basis_note(board: Leaderboard) -> str:
     else:
         what = f"the {board.n_seed_questions} seed questions (ACC1), as no shared item was answered"
         how = "of the seed batches"
-    return (f"Ranked on {what}; rank intervals from {board.n_bootstrap} bootstrap resamples {how} (95%). "
-            f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. Judge: {board.judge}.")
+    return " ".join([f"Ranked on {what}; rank intervals from {board.n_bootstrap} bootstrap resamples {how} (95%). "
+                     f"ACC1 and ΔACC intervals resample each interview's batches. θ: one 2PL calibration over every target and shared item. "
+                     f"Judge: {board.judge}.", *board.interval_notes])  # fmt: skip
 
 
 def pair_rows(pairs: Sequence[PairTest | PairOnValid]) -> list[list[str]]:
@@ -111,7 +113,8 @@ def validity_lines(board: Leaderboard) -> list[str]:
         return ["Rank agreement, generated items vs seed questions: needs two targets with answers to shared items."]
     sp = DASH if a.spearman is None else f"{a.spearman:.2f}{_interval(a.spearman_ci)}"
     kt = DASH if a.kendall is None else f"{a.kendall:.2f}{_interval(a.kendall_ci)}"
-    return [f"Rank agreement, generated items vs seed questions (ACC1), {a.n_targets} targets: Spearman {sp}, Kendall τ-b {kt}."]
+    thin = f" Its intervals are the whole range: fewer than {MIN_UNITS} batches to resample." if a.thin else ""
+    return [f"Rank agreement, generated items vs seed questions (ACC1), {a.n_targets} targets: Spearman {sp}, Kendall τ-b {kt}.{thin}"]
 
 
 def difficulty_rows(board: Leaderboard) -> list[list[str]]:
@@ -250,11 +253,13 @@ def valid_rows(board: Leaderboard) -> list[list[str]]:
     on_valid = board.audit.leaderboard if board.audit is not None else None
     if on_valid is None:
         return []
+    # On all items, the rank as the main table shows it: with its interval, not the point alone.
+    on_all = {r.name: r.rank_label for r in board.targets}
     rows = []
     for t in on_valid.targets:
         th = DASH if t.theta is None or t.theta_se is None else f"{t.theta + 0.0:+.2f} ± {t.theta_se:.2f}".replace("-0.00", "+0.00")
-        rows.append([t.rank_label or DASH, t.name, DASH if t.accuracy is None else f"{t.accuracy:.1f} ({t.n})", th,
-                     DASH if t.rank_all is None else ordinal(t.rank_all)])  # fmt: skip
+        rank_all = on_all.get(t.name) or (DASH if t.rank_all is None else ordinal(t.rank_all))
+        rows.append([t.rank_label or DASH, t.name, DASH if t.accuracy is None else f"{t.accuracy:.1f} ({t.n})", th, rank_all])
     return rows
 
 
@@ -265,6 +270,8 @@ def valid_note(board: Leaderboard) -> str | None:
         return None
     rests = (f"On the {v.n_valid} of {v.n_items} shared items audited valid ({v.n_invalid} audited invalid and {v.n_unlabelled} not labelled "
              "are left out); rank intervals resample the batches that wrote them.")  # fmt: skip
+    if v.interval_note:
+        rests += f" Rank intervals: {v.interval_note}; every rank is shown as possible."
     if v.note:
         return f"{rests} {v.note[0].upper()}{v.note[1:]}."
     if v.ranking_changed:
@@ -303,14 +310,24 @@ def document(board: Leaderboard, items: list[SharedItem], title: str, source: st
     return Document(f"Sweep {title}", f"{len(board.targets)} targets, judge {board.judge}, {board.n_shared_items} shared items", sections)
 
 
+INVALID_MARK = "[audited invalid]"
+
+
 def per_item_blocks(board: Leaderboard, items: list[SharedItem]) -> list[Block]:
     """For every two targets: the shared items both got right, both wrong, or one only, with
-    both answers side by side."""
+    both answers side by side. An item the audit found invalid is marked where it is listed
+    (a reader would otherwise count a win on a broken item as a win)."""
     names = board.matrix.targets
     answers = board.answers
     if len(names) < 2 or not items:
         return [Para("Needs two targets with answers to shared items.", "note")]
+    verdicts = board.audit.verdicts if board.audit is not None else {}
+    invalid = {i for i, valid in verdicts.items() if valid is False}
     out: list[Block] = []
+    if invalid:
+        shown = sum(1 for it in items if it.item_id in invalid)
+        out.append(Para(f"{shown} of the {len(items)} shared items were audited invalid: they are marked {INVALID_MARK} below, and left out of "
+                        "the comparison on valid items.", "note"))  # fmt: skip
     for a, b in combinations(names, 2):
         groups: dict[str, list[SharedItem]] = {"one only: " + a: [], "one only: " + b: [], "both wrong": [], "both right": []}
         for it in items:
@@ -320,13 +337,14 @@ def per_item_blocks(board: Leaderboard, items: list[SharedItem]) -> list[Block]:
             key = "both right" if x.correct and y.correct else "both wrong" if not (x.correct or y.correct) else "one only: " + (a if x.correct else b)
             groups[key].append(it)
         out.append(Heading(f"{a} vs {b}", 3))
-        out.append(Facts([(k, str(len(v))) for k, v in groups.items()]))
+        out.append(Facts([(k, str(len(v)) + (f" ({n} audited invalid)" if (n := sum(1 for it in v if it.item_id in invalid)) else ""))
+                          for k, v in groups.items()]))  # fmt: skip
         for key, its in groups.items():
             if not its:
                 continue
             out.append(Heading(f"{key} ({len(its)})", 4))
-            rows = [[shorten(it.question, 300), it.level or DASH, _correct(it), _reply(it, answers[a][it.item_id]), _reply(it, answers[b][it.item_id])]
-                    for it in its]  # fmt: skip
+            rows = [[(f"{INVALID_MARK} " if it.item_id in invalid else "") + shorten(it.question, 300), it.level or DASH, _correct(it),
+                     _reply(it, answers[a][it.item_id]), _reply(it, answers[b][it.item_id])] for it in its]  # fmt: skip
             out.append(TableBlock(Table(["question", "level", "correct", f"{a} answered", f"{b} answered"], rows)))
     return out
 

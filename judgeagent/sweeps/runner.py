@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgeagent.config import EvalConfig
 from judgeagent.errors import JudgeAgentError
+from judgeagent.exits import COMPLETE, EMPTY, PARTIAL, Status, combined
 from judgeagent.metrics.figures import RunFigures
 from judgeagent.records import BankItemRecord, InterviewRecord, Json, JsonModel
 from judgeagent.sweeps.board import Leaderboard
@@ -45,6 +46,28 @@ class SweepResult:
     @property
     def failed(self) -> list[TargetState]:
         return [t for t in self.targets if t.status == FAILED or t.shared_status == FAILED]
+
+    @property
+    def status(self) -> Status:
+        """complete | incomplete | nothing_answered over every run of the sweep (its exit code's word)."""
+        return sweep_status(self.targets, self.sweep_dir)
+
+
+def sweep_status(targets: list[TargetState], sweep_dir: Path) -> Status:
+    """The runs' statuses taken together, each from its metrics.json (the targets' folders are
+    named relative to ``sweep_dir``); a target that failed answered nothing, one whose metrics
+    are missing (an older run) counts as incomplete."""
+    statuses = []
+    for t in targets:
+        for status, run_dir in ((t.status, t.run_dir), (t.shared_status, t.shared_dir)):
+            if status is None or not run_dir:
+                continue
+            if status == FAILED:
+                statuses.append(EMPTY)
+                continue
+            metrics = read_model(sweep_dir / run_dir / "metrics.json", RunFigures)
+            statuses.append(metrics.status or (COMPLETE if metrics.complete else PARTIAL) if metrics is not None else PARTIAL)
+    return combined(statuses)
 
 
 if TYPE_CHECKING:
@@ -85,7 +108,7 @@ def sweep(cfg: SweepConfig | dict[str, Any] | None = None, /, *, progress: bool 
     board = keep_audit(build_leaderboard(folder, cfg, states), _previous(folder.path / f"{LEADERBOARD}.json"))
     files = write_outputs(folder, board, report=cfg.report)
     complete = all(s.status == OK and (s.shared_status in (OK, None) if cfg.shared else True) for s in states)
-    folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete)
+    folder.write_sweep(cfg, [asdict(s) for s in states], n_shared=len(items), complete=complete, status=sweep_status(states, folder.path))
     return SweepResult(folder.path, board, states, files)
 
 

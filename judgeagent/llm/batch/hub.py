@@ -161,13 +161,14 @@ class BatchHub:
 
     def answer(self, state: str, line: Any, convo: list[dict]) -> Reply | Failure | str:
         """What a recorded line means to the caller. A request that never ran is a failure the
-        retry policy asks again (a new line, in the next wave); one cancelled at our deadline
-        goes live."""
+        retry policy asks again (a new line, in the next wave); one that expired is an EXPIRED
+        failure, which --batch-api-expired decides about (the client); one cancelled at our
+        deadline goes live."""
         if state == LIVE:
             return SEND_LIVE
         got = outcome(line, convo)
         if isinstance(got, NotRun):
-            kind = FailureKind.TIMEOUT if got.why == "expired" else FailureKind.SERVER_ERROR
+            kind = FailureKind.EXPIRED if got.why == "expired" else FailureKind.SERVER_ERROR
             return Failure(kind, got.message)
         return got
 
@@ -221,6 +222,9 @@ class BatchHub:
             return run
         run = JobRun(self, self.api(spec, api_key, timeout_s), spec.name, spec.identity, spec.base_url, settings, token=row.token)
         run.resume(ledger, row)
+        # Said, so that a rerun's log shows it is waiting on what an earlier process sent, not sending it again.
+        self.display.note(f"picking up job {row.job_id or '(being created)'} (wave {row.wave}, {spec.name}, {row.n_requests} requests) "
+                          "sent by an earlier run of this command: polling it, nothing in it is sent again")  # fmt: skip
         self.runs[run.token] = run
         run.task = self.loop.create_task(run.run(fresh=False), context=outside_units())
         return run

@@ -10,6 +10,9 @@ the token in its metadata, so no request is sent twice.
 Polling starts every ``poll_s`` seconds and slows by half each time nothing changed, to 4×.
 Past the deadline (``deadline_s`` after the job was created) the job is cancelled; what
 finished while it was cancelling is kept, and the rest is answered ``LIVE``: sent one by one.
+A provider refuses to cancel a job that is already finalizing or has ended (OpenAI: HTTP 400
+"Cannot cancel a batch with status 'finalizing'."), a race every deadline meets sooner or
+later: its lines are done or about to be, so the job is polled to its end and collected.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judgeagent.errors import ConfigError
-from judgeagent.llm.batch.api import METADATA_KEY, BatchAPI, BatchCallFailed, JobState
+from judgeagent.llm.batch.api import ENDED, METADATA_KEY, BatchAPI, BatchCallFailed, JobState
 from judgeagent.llm.batch.ledger import ANSWERED, GONE, LIVE, BatchLedger, BatchSettings
 from judgeagent.llm.batch.lines import CHAT_URL, input_line, parse_jsonl
 from judgeagent.llm.journal import BatchJob, BatchLine
@@ -57,6 +60,9 @@ class Ticket(Protocol):
 UNUSABLE = frozenset({FailureKind.AUTH, FailureKind.BAD_REQUEST, FailureKind.REFUSED_PARAMETER, FailureKind.QUOTA})
 # A failed job's error when the provider's queue for the model is full, not the job wrong.
 LIMIT_CODE = "token_limit_exceeded"
+# The statuses in which a provider refuses a cancel because the job is past the point of
+# cancelling (finishing on its own, or over): the refusal is then no error.
+PAST_CANCEL = frozenset({"finalizing", "cancelling"}) | ENDED
 # Failures after which a create call may still have created the job.
 UNCERTAIN = frozenset({FailureKind.TIMEOUT, FailureKind.UNREACHABLE, FailureKind.SERVER_ERROR, FailureKind.MALFORMED})
 
@@ -88,6 +94,7 @@ class JobRun:
         self.created = time.time()
         self.status = "preparing"
         self.deadline_cancelled = False
+        self.cancel_refused = False  # the deadline came as the job was finishing: it is collected, not cancelled
         self.ledgers: dict[int, BatchLedger] = {}
         self.waiters: dict[str, list[Waiter]] = {}
         self.tickets: Sequence[Ticket] = []
@@ -185,13 +192,29 @@ class JobRun:
                 self._record(state)
             if state.ended:
                 return state
-            if self._past_deadline() and state.status != "cancelling" and not self.deadline_cancelled:
-                self.deadline_cancelled = True
-                self._update(deadline_cancelled=True)
-                self._record(await self._retrying(functools.partial(self.api.cancel, job_id)))
+            self.hub.display.tick()
+            if self._past_deadline() and state.status not in PAST_CANCEL and not (self.deadline_cancelled or self.cancel_refused):
+                await self._cancel(job_id)
                 continue
             await asyncio.sleep(interval)
             interval = min(interval * 1.5, self.settings.poll_s * 4)
+
+    async def _cancel(self, job_id: str) -> None:
+        """Cancel the job at the deadline. Written down first (a rerun then knows its cancelled
+        lines go live); if the provider refuses because the job has meanwhile moved on to
+        finalizing or an end, that is undone and the job is left to finish."""
+        self.deadline_cancelled = True
+        self._update(deadline_cancelled=True)
+        try:
+            self._record(await self._retrying(functools.partial(self.api.cancel, job_id)))
+        except BatchRejected:
+            state = await self._retrying(functools.partial(self.api.retrieve, job_id))
+            if state.status not in PAST_CANCEL:
+                raise  # refused while it could still be cancelled: the endpoint's Batch API is not usable
+            self.deadline_cancelled, self.cancel_refused = False, True
+            self._update(deadline_cancelled=False)
+            self._record(state)
+            self.hub.display.note(f"job {job_id} was already {state.status} at the deadline: its results are collected, not cancelled")
 
     def _past_deadline(self) -> bool:
         return self.settings.deadline_s is not None and time.time() > self.created + self.settings.deadline_s

@@ -125,6 +125,8 @@ def headline(outcome: RunOutcome, cfg: EvalConfig) -> list[object]:
     out.append(f"follow-up questions: {m.extension.asked} asked, {m.extension.skipped} skipped")
     if (tt := trust_table(m)) is not None:
         out.append(tt)
+    if m.ci is not None and m.ci.thin and m.ci.note:
+        out.append(f"ACC1, ACC2 and ΔACC: {m.ci.note}")
     if (gl := gate_line(m)) is not None:
         out.append(gl)
     leak = m.leakage
