@@ -47,8 +47,13 @@ verdict still unreadable after its retry is counted apart ("check failed"), neve
 suggestions, from which the thresholds in judgeagent/stages/leak_semantic.py were read (p100,
 the development maximum, rounded up).
 
+``--cost N`` (default 5; 0 skips it) ends with the CPU time of one check, with every layer in
+fp32 from an empty cache, on N batches: a single suggestion of about 300 characters and a
+judge's feedback of about 700 (4-5 suggestions), the first check of a batch and another after
+it; with the CPU's flags and the load average (bench/machine.py), since both move it.
+
 Run: .venv/bin/python bench/leak_guard.py [--groups development,held_out] [--show-misses]
-     [--judge local --judge-sample 24] [--calibrate]
+     [--judge local --judge-sample 24] [--calibrate] [--cost N]
 """
 
 from __future__ import annotations
@@ -337,6 +342,64 @@ def measure_feedback(name: str, corpus, embedder, k: int, seed: int = 40) -> Non
         print(f"  as feedback, {label:<16} in scope {rate(caught, len(leaky))}  false alarms {rate(alarms, len(clean))}")
 
 
+def _feedback(texts: list[str], rng: random.Random, length: int = 700) -> str:
+    """Suggestions of one batch joined until about ``length`` characters, as a judge's feedback."""
+    out = ""
+    for t in rng.sample(texts, len(texts)):
+        if len(out) + len(t) + 1 > length + 100:
+            continue
+        out = (out + " " + t).strip()
+        if len(out) >= length - 50:
+            break
+    return out
+
+
+def measure_cost(corpus, n: int, seed: int = 44) -> None:
+    """CPU seconds per check with every layer, in fp32 and from an empty cache: a single
+    suggestion of 250-350 characters, and a judge's feedback of about 700 characters (4-5
+    suggestions of its batch), each against its batch. "first": the first check of a batch
+    (its options and answer texts embedded then; the content-free sentences, the same for every
+    batch, by a warm-up check before); "again": another
+    text on the same batch, as the rewrite's check or the next round's feedback pays."""
+    import statistics
+
+    from bench.machine import describe
+    from judgeagent.graph.embed import shared_embedder
+    from judgeagent.graph.embed_queue import EmbeddingQueue
+
+    print(f"\nCPU per check, all layers, fp32, from an empty cache ({n} batches each, seed {seed}):\n  {describe()}")
+    # The model as given (shared_embedder(): find_leaks decides with its fp32 twin), and behind a
+    # queue of its own as a run hands it (the groups' queue above has every text cached already).
+    for how, embedder in (("MiniLM", shared_embedder()), ("MiniLM queue", EmbeddingQueue(shared_embedder()))):
+        rng = random.Random(seed)
+        find_leaks("Warm up the model.", corpus.batches[min(corpus.batches)], embedder=embedder)
+        batches = sorted(corpus.batches)
+        rng.shuffle(batches)
+        plain = {b: [s.text for s in corpus.suggestions if s.batch == b] for b in batches}
+        singles = [b for b in batches if sum(250 <= len(t) <= 350 for t in plain[b]) >= 2][:n]
+        feedbacks = [b for b in batches if b not in singles and len(plain[b]) >= 10][:n]
+
+        def cpu(text: str, batch: str, embedder=embedder) -> float:
+            t0 = time.process_time()
+            find_leaks(text, corpus.batches[batch], embedder=embedder)
+            return time.process_time() - t0
+
+        for label, picked in (("single suggestion", singles), ("feedback", feedbacks)):
+            first, again, sizes = [], [], []
+            for b in picked:
+                if label == "feedback":
+                    texts = [_feedback(plain[b], rng) for _ in range(2)]
+                else:
+                    texts = rng.sample([t for t in plain[b] if 250 <= len(t) <= 350], 2)
+                sizes += [len(t) for t in texts]
+                first.append(cpu(texts[0], b))
+                again.append(cpu(texts[1], b))
+            print(f"  {how:<12} {label:<17} {min(sizes)}-{max(sizes)} chars: first check of a batch median "
+                  f"{statistics.median(first):.2f} (max {max(first):.2f}) CPU s, again median {statistics.median(again):.2f} "
+                  f"(max {max(again):.2f}) CPU s")
+    print("  " + load_average())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--groups", default=",".join(GROUPS), help=f"comma-separated groups to measure (default: {','.join(GROUPS)})")
@@ -346,6 +409,8 @@ def main() -> int:
     parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never a sealed group's)")
     parser.add_argument("--feedback", type=int, metavar="K", default=0,
                         help="also measure each group as long feedback: every in-scope leak among K clean suggestions of its batch")
+    parser.add_argument("--cost", type=int, metavar="N", default=5,
+                        help="batches to time the checks on (single suggestions and ~700-character feedback; 0: skip)")
     args = parser.parse_args()
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = sorted(set(groups) - set(GROUPS))
@@ -388,6 +453,8 @@ def main() -> int:
             print(f"  {half}: {len(items)} sampled, {failed} leak checks failed (left out), {time.perf_counter() - t0:.0f} s")
             report_layer("judge", m)
             report_kinds(m, m)
+    if args.cost:
+        measure_cost(corpus, args.cost)
     print("\n" + load_average() + " at end")
     return 0 if ok else 1
 

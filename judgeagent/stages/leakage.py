@@ -62,6 +62,7 @@ from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentio
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
+from judgeagent.stages.leak_vectors import check_embedder
 
 # The checks on the answer itself: the guard before eliminations, disclosure and pointers.
 ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
@@ -235,7 +236,16 @@ def _embedding_texts(suggestions: str, questions: list[Question]) -> tuple[list[
 
 
 def guard_texts(suggestions: str, questions: list[Question]) -> list[str]:
-    """Every text :func:`find_leaks` embeds to check ``suggestions`` against ``questions``."""
+    """Every text :func:`find_leaks` embeds to check ``suggestions`` against ``questions``,
+    each once: the whole's, then each sentence's read alone (by the learned layer, and by the
+    check of each sentence for its doubt)."""
+    texts = _check_texts(suggestions, questions)
+    for sentence in rule_sentences(suggestions):
+        texts += _check_texts(sentence, questions)
+    return list(dict.fromkeys(texts))
+
+
+def _check_texts(suggestions: str, questions: list[Question]) -> list[str]:
     return _embedding_texts(suggestions, questions)[2] + semantic_texts(suggestions, questions)
 
 
@@ -327,7 +337,11 @@ def find_leaks(
             leaks += _reference_leaks(ruled, q, questions)
     leaks += [d for d in find_rule_leaks(ruled, questions) if d["kind"] in rules]
     if embedder is not None:
-        embedder = decision_embedder(embedder)  # one verdict on any CPU (graph.fixed_precision)
+        # fp32 vectors (one verdict on any CPU: graph.fixed_precision), cached by text; every
+        # text this check reads (the sentence checks of the doubt included) in one pass, so
+        # each read below finds its rows in the cache.
+        embedder = check_embedder(embedder)
+        embedder.encode(guard_texts(suggestions, questions))
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
         if semantic:
             leaks += semantic_leaks(suggestions, questions, embedder)
@@ -402,8 +416,7 @@ async def _find_leaks_async(suggestions: str, questions: list[Question], embedde
         return find_leaks(suggestions, questions)
     # Embedded first, off the event loop (batched with other batches' texts when the embedder
     # is an EmbeddingQueue); find_leaks then finds every vector in the cache.
-    embedder = decision_embedder(embedder)
-    queue = embedder if isinstance(embedder, EmbeddingQueue) else EmbeddingQueue(embedder)
+    queue = check_embedder(embedder)
     await embed(queue, guard_texts(suggestions, questions))
     return find_leaks(suggestions, questions, embedder=queue, similarity_threshold=threshold)
 
