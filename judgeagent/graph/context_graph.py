@@ -34,13 +34,15 @@ class EntityMatch:
     """How a query text was mapped to a node.
 
     ``exact`` means the text already names the node and its vector was read back from
-    the entity index (no encoder needed); otherwise the text was embedded and searched.
+    the entity index (no encoder needed); otherwise the text was embedded and searched, and
+    ``nearest`` holds the nodes the search found, nearest first (``entity`` is the first).
     """
 
     query: str
     entity: str
     similarity: float
     exact: bool
+    nearest: tuple[str, ...] = ()
 
 
 class ContextGraph:
@@ -207,8 +209,9 @@ class ContextGraph:
         r = int(np.searchsorted(self._vec_node, node))
         return r if r < len(self._vec_node) and int(self._vec_node[r]) == node else None
 
-    def resolve_entities(self, texts: list[str]) -> list[EntityMatch | None]:
-        """Nearest node for each text (None when the graph has no entities).
+    def resolve_entities(self, texts: list[str], k: int = 1) -> list[EntityMatch | None]:
+        """Nearest node for each text (None when the graph has no entities), with the ``k``
+        nearest in ``EntityMatch.nearest``.
 
         Texts that normalise to a node name are answered from the stored names alone;
         only the rest are embedded, in one batch.
@@ -222,10 +225,11 @@ class ContextGraph:
             else:
                 free.append(i)
         if free and self.entity_index.ntotal:
-            scores, ids = search(self.entity_index, self.embed([texts[i] for i in free], "entities"), 1)
-            for i, s, j in zip(free, scores[:, 0], ids[:, 0]):
-                if j >= 0:
-                    out[i] = EntityMatch(texts[i], self.tables.names[int(self._vec_node[int(j)])], float(s), False)
+            scores, ids = search(self.entity_index, self.embed([texts[i] for i in free], "entities"), k)
+            for i, row_scores, row_ids in zip(free, scores, ids):
+                names = tuple(self.tables.names[int(self._vec_node[int(j)])] for j in row_ids if j >= 0)
+                if names:
+                    out[i] = EntityMatch(texts[i], names[0], float(row_scores[0]), False, names)
         return out
 
     def match_entities(self, texts: list[str], min_sim: float = 0.5) -> list[tuple[str, str, float]]:

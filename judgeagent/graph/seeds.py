@@ -36,6 +36,9 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.graph.normalize import clean
 
 MENTION_SIMILARITY = 0.9
+# How many nearest nodes the entity index proposes for a name, for the fp32 cosines to choose
+# from: the index searches in the run's precision, where near-equal candidates can swap order.
+PROPOSED = 5
 BROAD_SHARE = 0.05
 BROAD_MIN = 10
 
@@ -108,21 +111,30 @@ def match_questions(graph, question_names: Sequence[Sequence[str]], min_sim: flo
 def decide_matches(graph, names: Sequence[str], min_sim: float) -> dict[str, tuple[str, float]]:
     """Name → (nearest node, cosine) for each name whose match reaches ``min_sim``.
 
-    The graph's entity index proposes the nearest node; whether the match reaches ``min_sim``
-    (and :data:`MENTION_SIMILARITY`) is decided on the fp32 cosine of the name and the node's
-    name (:mod:`judgeagent.graph.fixed_precision`), so it does not depend on the CPU, nor on
-    the encoder or precision the graph was built with: over the 252 names extracted from
-    the three demo benchmarks' seeds, bf16 vectors moved a cosine by up to 0.0019, and the
-    nearest ones lie 0.0014 from 0.5 and 0.0007 from 0.9 (bench/precision.py). A name that is
-    a node's name after normalisation matches it at 1.0 with no model.
+    The graph's entity index proposes the :data:`PROPOSED` nearest nodes; which of them is
+    nearest, and whether the match reaches ``min_sim`` (and :data:`MENTION_SIMILARITY`), is
+    decided on the fp32 cosines of the name and the nodes' names
+    (:mod:`judgeagent.graph.fixed_precision`), so it does not depend on the CPU, nor on the
+    encoder or precision the graph was built with. Over the 252 names extracted from the
+    three demo benchmarks' seeds, bf16 vectors moved a cosine by up to 0.0019; the nearest
+    ones lie 0.0014 from 0.5 and 0.0007 from 0.9 (bench/precision.py), and two nodes can lie
+    closer than that to one name ("atorvastatin metformin insulin": 0.6301 to atorvastatin,
+    0.6312 to metformin under AMX bf16), so the index's first proposal alone could differ
+    between CPUs. A name that is a node's name after normalisation matches it at 1.0 with no
+    model.
     """
-    found = [m for m in graph.resolve_entities(list(names)) if m is not None]
+    found = [m for m in graph.resolve_entities(list(names), k=PROPOSED) if m is not None]
     best = {m.query: (m.entity, m.similarity) for m in found if m.exact}
     free = [m for m in found if not m.exact]
     if free:
-        vecs = np.asarray(decision_embedder(graph.embedder).encode([m.query for m in free] + [m.entity for m in free]))
-        sims = np.einsum("ij,ij->i", vecs[: len(free)], vecs[len(free) :])
-        best.update({m.query: (m.entity, float(s)) for m, s in zip(free, sims) if s >= min_sim})
+        texts = list(dict.fromkeys([m.query for m in free] + [e for m in free for e in m.nearest]))
+        vecs = np.asarray(decision_embedder(graph.embedder).encode(texts))
+        row = {t: i for i, t in enumerate(texts)}
+        for m in free:
+            sims = [(float(vecs[row[m.query]] @ vecs[row[e]]), e) for e in m.nearest]
+            sim, entity = max(sims, key=lambda se: (se[0], -m.nearest.index(se[1])))
+            if sim >= min_sim:
+                best[m.query] = (entity, sim)
     return best
 
 
