@@ -172,6 +172,8 @@ def test_transfer_and_reask_extended(tmp_path, demo_graph, demo_seeds):
     assert (t["placebo"]["acc"], t["placebo"]["delta_acc"]) == (pytest.approx(100 / 3, abs=1e-3), 0.0)
     assert t["suggestions_minus_placebo"]["delta"] == pytest.approx(100 / 3, abs=1e-3)
     assert t["ci_delta_acc"] == [-100.0, 100.0]  # one held-out batch resamples to itself: the whole range, not a point
+    assert t["note"] == "interval shown as the whole range: it rests on 1 batch, fewer than the 3 a resampling interval needs"
+    assert "transfer: interval shown as the whole range: it rests on 1 batch" in " ".join(res.output.split())
     chosen = json.loads((tmp_path / "run" / "appendix_e2.json").read_text())["transfer"]["batches"][0]
     assert chosen["source"] == "b0000" and chosen["chosen_by"]
     rx = m["reask_extended"]
@@ -181,6 +183,7 @@ def test_transfer_and_reask_extended(tmp_path, demo_graph, demo_seeds):
     assert "transfer to 3 held-out questions" in res.output
     report = (tmp_path / "run" / "report.md").read_text()
     assert "Appendix E.2" in report and "Transfer to held-out questions" in report and "Follow-ups re-asked with the suggestions" in report
+    assert "interval shown as the whole range: it rests on 1 batch" in report
 
 
 def test_transfer_needs_two_batches(tmp_path, demo_graph, demo_seeds):

@@ -229,6 +229,7 @@ class TransferFigures(PaperFigures):
     source: list[str] = Field(default_factory=list)
     held_out: list[str] = Field(default_factory=list)
     ci_delta_acc: tuple[float, float] | None = None
+    note: str | None = None  # why ci_delta_acc is the whole range, when it rests on too few batches
     placebo: PlaceboFigures = Field(default_factory=PlaceboFigures)
     suggestions_minus_placebo: Difference = Field(default_factory=Difference)
 

@@ -32,7 +32,7 @@ from judgeagent.data.benchmark import Benchmark, Question
 from judgeagent.engine.protocol import Figures, LeakGuard
 from judgeagent.errors import CallFailed
 from judgeagent.metrics.scores import difference, paper_metrics
-from judgeagent.metrics.stats import clustered_bootstrap_ci
+from judgeagent.metrics.stats import clustered_bootstrap_ci, thin, thin_note
 from judgeagent.protocols.judgeagent.options import Run
 from judgeagent.records import AnswerRecord, InterviewRecord, JsonModel, LeakRecord, QuestionRecord, RoundRecord, flags, omittable
 from judgeagent.stages.controls import placebo_suggestion
@@ -303,5 +303,7 @@ def transfer_metrics(details: TransferDetails, *, bootstrap: int, seed: int) -> 
         "placebo": {"acc": acc_placebo, "delta_acc": difference(acc_placebo, m.acc1), "ci_delta_acc": ci(before, placebo)},
         "suggestions_minus_placebo": {"delta": difference(m.acc2, acc_placebo), "ci": ci(placebo, after)},
         "ci_method": "batch_bootstrap",
+        # Its intervals rest on the held-out batches alone, often one or two: say why they are whole.
+        "note": thin_note(len(batches)) if thin(len(batches)) else None,
         "incomplete_batches": [b.batch_id for b in details.batches if b.incomplete is not None],
     }

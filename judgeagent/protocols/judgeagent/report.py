@@ -34,4 +34,6 @@ def appendix_e2_sections(run: FinishedRun[InterviewRecord]) -> list[Section]:
             blocks.append(TableBlock(Table(["held-out re-ask with", "ACC1", "ACC2", "ΔACC", "95% CI (batches)"], rows, numeric={1, 2, 3}),
                                      f"{tr.n_questions} held-out questions in {tr.n_batches} batches; source {', '.join(tr.source)}, held out {', '.join(tr.held_out)}. "
                                      f"Suggestions − placebo: {signed(diff.delta)} {_ci(diff.ci)}."))
+            if tr.note:
+                blocks.append(Para(tr.note, "warn"))
     return [Section("Appendix E.2", "appendix-e2", blocks)] if blocks else []

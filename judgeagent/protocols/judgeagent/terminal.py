@@ -105,6 +105,8 @@ def appendix_e2_lines(m: InterviewFigures) -> list[str]:
             lines.append(f"transfer to {tr.n_questions} held-out questions: ACC1 {_fmt(tr.acc1)} → ACC2 {_fmt(tr.acc2)}, "
                          f"ΔACC {_fmt(tr.delta_acc)} {shown}; placebo ΔACC {_fmt(tr.placebo.delta_acc)}; "
                          f"suggestions − placebo {_fmt(tr.suggestions_minus_placebo.delta)}")
+            if tr.note:
+                lines.append(f"transfer: {tr.note}")
     return lines
 
 
