@@ -5,7 +5,8 @@ the semantic layer, the learned layer's numbers for the whole text and for each 
 each sentence checked again alone for the learned layer's doubt. Each place used to embed what
 it needed itself, so the options, the answer texts and the content-free sentences were embedded
 again and again in one check (several times per sentence), and again in every check of the
-same batch: a judge's feedback of 700 characters cost up to ~35 CPU s of MiniLM in fp32.
+same batch (a judge's feedback of 700 characters was reported to take up to ~35 CPU s of
+MiniLM in fp32 on a loaded machine; docs/measurements/leak-guard.md has what was measured).
 
 :func:`check_embedder` gives every place the same cache: the texts a check will read are
 embedded up front in one pass (:func:`judgeagent.stages.leakage.guard_texts` lists them), and
