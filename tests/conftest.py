@@ -115,6 +115,21 @@ def bundled_e2e(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def leak_guard_run():
+    """The leakage guard's verdict on every check of the leak corpus (tests.leak_table), taken
+    once per session: the corpus floors and the precision test read the same ~11,000 checks.
+
+    The run embedder is forced to bf16, as on a CPU with native bf16: the guard decides with
+    its fp32 companion whatever the run's precision, which is what the precision test checks."""
+    from judgeagent.graph.embed import Embedder
+    from judgeagent.graph.embed_queue import EmbeddingQueue
+    from tests.leak_table import GuardRun, guard_verdicts
+
+    embedder = EmbeddingQueue(Embedder(bf16=True))
+    return GuardRun(embedder, guard_verdicts(embedder))
+
+
+@pytest.fixture(scope="session")
 def demo_seeds():
     """The first six medqa-demo questions: two batches of three."""
     from judgeagent.data import load_benchmark

@@ -78,6 +78,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from judgeagent.data.benchmark import Question
 
@@ -209,29 +210,70 @@ def load_corpus(path: Path = CORPUS) -> Corpus:
     return Corpus(split, batches, suggestions)
 
 
-def guard_verdicts(embedder) -> list[list]:
-    """[text, batch, sorted (question, kind) findings] of the guard with ``embedder`` for every
-    suggestion of the corpus against its batch, and for every content-free sentence against
-    every batch: what must not depend on the CPU or the embedder's precision."""
-    from judgeagent.graph.fixed_precision import decision_embedder
+@dataclass(frozen=True)
+class GuardRun:
+    """The verdicts of :func:`guard_verdicts` on every check, and the run embedder they were
+    taken with (its fp32 companion holds every text's vector)."""
+
+    embedder: Any
+    verdicts: list[list]
+
+
+def guard_checks() -> list[tuple[str, str]]:
+    """(text, batch) of every check :func:`guard_verdicts` runs, in its order: every suggestion
+    of the corpus against its batch (in the corpus' order), then every content-free sentence
+    against every batch."""
     from judgeagent.stages.controls import PLACEBO_SENTENCES
-    from judgeagent.stages.leakage import find_leaks, guard_texts
 
     corpus = load_corpus()
-    checks = [(s.text, s.batch) for s in corpus.suggestions] + [(p, b) for p in PLACEBO_SENTENCES for b in corpus.batches]
+    return [(s.text, s.batch) for s in corpus.suggestions] + [(p, b) for p in PLACEBO_SENTENCES for b in corpus.batches]
+
+
+def guard_texts_of(indexes: list[int]) -> list[str]:
+    """Every distinct text the checks at ``indexes`` embed, in a fixed order."""
+    from judgeagent.stages.leakage import guard_texts
+
+    corpus, checks = load_corpus(), guard_checks()
+    return list(dict.fromkeys(t for i in indexes for t in guard_texts(checks[i][0], corpus.batches[checks[i][1]])))
+
+
+def guard_verdicts(embedder, only: list[int] | None = None) -> list[list]:
+    """[text, batch, sorted (question, kind) findings, margin] of the guard with ``embedder``
+    for each check of :func:`guard_checks` (or those at the indexes ``only``): what must not
+    depend on the CPU or the embedder's precision, and how near a threshold each came
+    (:mod:`judgeagent.stages.leak_margins`)."""
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages import leak_margins
+    from judgeagent.stages.leakage import find_leaks
+
+    corpus, checks = load_corpus(), guard_checks()
+    indexes = list(range(len(checks))) if only is None else only
     # One pass over every text first, as a run primes its guard; each check then reads the cache.
-    decision_embedder(embedder).encode(list(dict.fromkeys(t for text, b in checks for t in guard_texts(text, corpus.batches[b]))))
+    decision_embedder(embedder).encode(guard_texts_of(indexes))
     out = []
-    for text, batch in checks:
-        found = find_leaks(text, corpus.batches[batch], embedder=embedder)
-        out.append([text, batch, sorted([d["question_id"] or "", d["kind"]] for d in found)])
+    for i in indexes:
+        text, batch = checks[i]
+        with leak_margins.recording() as margin:
+            found = find_leaks(text, corpus.batches[batch], embedder=embedder)
+        out.append([text, batch, sorted([d["question_id"] or "", d["kind"]] for d in found), margin[0]])
     return out
 
 
-if __name__ == "__main__":  # python -m tests.leak_table OUT: the verdicts with this process's run embedder
+if __name__ == "__main__":
+    # python -m tests.leak_table OUT [INDEXES]: the verdicts with this process's run embedder,
+    # of every check or of those listed in the JSON file INDEXES, and the fp32 vectors their
+    # texts were decided on (OUT with .npy).
     import sys
+
+    import numpy as np
 
     from judgeagent.graph.embed import shared_embedder
     from judgeagent.graph.embed_queue import EmbeddingQueue
+    from judgeagent.graph.fixed_precision import decision_embedder
 
-    Path(sys.argv[1]).write_text(json.dumps(guard_verdicts(EmbeddingQueue(shared_embedder()))), encoding="utf-8")
+    out_path = Path(sys.argv[1])
+    only = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")) if len(sys.argv) > 2 else None
+    queue = EmbeddingQueue(shared_embedder())
+    out_path.write_text(json.dumps(guard_verdicts(queue, only)), encoding="utf-8")
+    indexes = only if only is not None else list(range(len(guard_checks())))
+    np.save(out_path.with_suffix(".npy"), np.asarray(decision_embedder(queue).encode(guard_texts_of(indexes)), dtype=np.float32))

@@ -1083,10 +1083,14 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh24": 0.01, "fresh25": 0.02, "fresh26": 0.02}
 
 
-def _rates(half: str, embedder=None) -> tuple[float, float, float]:
-    """Catch, in-scope catch and false-alarm rate of the guard on one group of the corpus."""
+def _rates(half: str) -> tuple[float, float, float]:
+    """Catch, in-scope catch and false-alarm rate of the guard's rules on one group of the corpus."""
     corpus = load_corpus()
-    flags = [(s, bool(find_leaks(s.text, corpus.batches[s.batch], embedder=embedder))) for s in corpus.half(half)]
+    return _rates_of([(s, bool(find_leaks(s.text, corpus.batches[s.batch]))) for s in corpus.half(half)])
+
+
+def _rates_of(flags: list) -> tuple[float, float, float]:
+    """Catch, in-scope catch and false-alarm rate of (suggestion, flagged) pairs."""
     leaking = [hit for s, hit in flags if s.leaks]
     in_scope = [hit for s, hit in flags if s.in_scope]
     clean = [hit for s, hit in flags if not s.leaks]
@@ -1124,18 +1128,15 @@ def minilm():
     return EmbeddingQueue(shared_embedder())
 
 
-def test_semantic_layer_floor_with_the_real_minilm(minilm):
-    from judgeagent.graph.fixed_precision import decision_embedder
-    from judgeagent.stages.leakage import guard_texts
-
-    # One pass over every text first, as a run primes its guard: a pass of a few texts per check
-    # was most of this test's time (the rules take a few ms a check); the verdicts are the same
-    # on the whole corpus either way.
-    corpus = load_corpus()
-    texts = (t for s in corpus.suggestions for t in guard_texts(s.text, corpus.batches[s.batch]))
-    decision_embedder(minilm).encode(list(dict.fromkeys(texts)))
+def test_semantic_layer_floor_with_the_real_minilm(leak_guard_run):
+    # The session's verdicts on the whole corpus (conftest.leak_guard_run): the suggestions are
+    # its first checks, in the corpus' order, each against its batch with the real MiniLM.
+    suggestions = load_corpus().suggestions
+    verdicts = leak_guard_run.verdicts[: len(suggestions)]
+    assert [v[:2] for v in verdicts] == [[s.text, s.batch] for s in suggestions]
+    flagged = [(s, bool(v[2])) for s, v in zip(suggestions, verdicts, strict=True)]
     for group in SEMANTIC_CATCH_FLOOR:
-        catch, in_scope, alarms = _rates(group, minilm)
+        catch, in_scope, alarms = _rates_of([(s, hit) for s, hit in flagged if s.half == group])
         assert catch >= SEMANTIC_CATCH_FLOOR[group], group
         assert in_scope >= SEMANTIC_IN_SCOPE_FLOOR[group], group
         assert alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -109,13 +110,31 @@ def test_no_orphan_server_when_the_run_is_killed(tmp_path, sig):
             proc.kill()
 
 
+def test_a_file_that_is_no_gguf_is_refused_by_the_preflight_that_starts_nothing(tmp_path):
+    bad = tmp_path / "notes.gguf"
+    bad.write_bytes(b"this is not a gguf file")
+    spec = load_registry().resolve(f"local:{bad}")
+
+    async def go(start):
+        async with LLMClient(None) as c:
+            try:
+                await c.preflight(spec, start=start)
+            finally:
+                assert c.pool.servers() == []
+
+    for start in (False, True):
+        with pytest.raises(ConfigError, match=rf"^local model file {re.escape(str(bad))} is not a GGUF file"):
+            asyncio.run(go(start))
+
+
 def test_broken_gguf_gives_one_line_error_with_server_output(tmp_path):
     bad = tmp_path / "broken.gguf"
-    bad.write_bytes(b"this is not a gguf file")
+    bad.write_bytes(b"GGUF and then nothing a server can load")
     spec = load_registry().resolve(f"local:{bad}")
 
     async def go():
         async with LLMClient(None) as c:
+            await c.preflight(spec, start=False)  # what a file's first bytes can tell passes
             await c.preflight(spec)
 
     with pytest.raises(ConfigError) as e:

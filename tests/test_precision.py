@@ -66,22 +66,44 @@ def test_decisions_use_torch_fp32_vectors_whatever_the_run_embedder():
     assert decision_embedder(plain) is plain and decision_embedder(None) is None
 
 
-@pytest.mark.slow
-def test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels(tmp_path):
-    from tests.leak_table import guard_verdicts
+# A check whose every score was further than this from its threshold keeps its verdict when
+# the vectors move by far less (asserted below); only the others are rerun on AVX2 kernels.
+# About 7% of the corpus' checks come this near; the rest cannot flip.
+NEAR = 1e-3
 
-    # This process: the run's embedder forced to bf16 (emulated, if the CPU has no native bf16).
-    here = guard_verdicts(EmbeddingQueue(Embedder(bf16=True)))
-    # Another: JUDGEAGENT_EMBED_BF16=0, as on a CPU without bf16, with that CPU's kernels.
+
+@pytest.mark.slow
+def test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels(tmp_path, leak_guard_run):
+    from judgeagent.stages.leak_learned import load_model
+    from tests.leak_table import guard_texts_of
+
+    # This process: the run's embedder forced to bf16 (emulated, if the CPU has no native bf16),
+    # every check of the corpus, shared with the corpus floors.
+    here = leak_guard_run.verdicts
+    near = [i for i, h in enumerate(here) if h[3] < NEAR]
+    # Another: JUDGEAGENT_EMBED_BF16=0, as on a CPU without bf16, with that CPU's kernels, on the
+    # checks that came near a threshold: the ones whose verdict the last bits of a vector can flip.
     env = {**os.environ, "JUDGEAGENT_EMBED_BF16": "0", "PYTHONPATH": str(ROOT)}
     if "avx2" in _cpu_flags():
         env.update(AVX2_KERNELS)
-    out = tmp_path / "verdicts.json"
-    subprocess.run([sys.executable, "-m", "tests.leak_table", str(out)], cwd=ROOT, env=env, check=True, timeout=900)
+    out, listed = tmp_path / "verdicts.json", tmp_path / "near.json"
+    listed.write_text(json.dumps(near), encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "tests.leak_table", str(out), str(listed)], cwd=ROOT, env=env, check=True, timeout=900)
     there = json.loads(out.read_text(encoding="utf-8"))
-    assert [h[:2] for h in here] == [t[:2] for t in there]
-    differ = [(h[0], h[2], t[2]) for h, t in zip(here, there) if h[2] != t[2]]
+    assert [here[i][:2] for i in near] == [t[:2] for t in there]
+    differ = [(here[i][0], here[i][2], t[2]) for i, t in zip(near, there) if here[i][2] != t[2]]
     assert differ == []
+    # The sample's premise: the vectors moved so little between the two that no score further
+    # than NEAR from its threshold could have crossed it.
+    # Per unit of a vector's move, a cosine moves by at most 2, the semantic layer's score (a
+    # difference of two cosines above a mean) by at most 4 times that, and the learned layer's
+    # probability by a quarter of its weight on those scores (its first two numeric features).
+    sensitivity = 8 * max(1.0, 0.25 * float(np.abs(load_model().weights[-3:-1]).max()))
+    ours = decision_embedder(leak_guard_run.embedder).encode(guard_texts_of(near))  # cached
+    moved = float(np.linalg.norm(np.load(out.with_suffix(".npy")) - np.asarray(ours), axis=1).max())
+    assert sensitivity * moved < NEAR / 10, moved
+    # Not vacuous: the near checks are many, with and without findings.
+    assert len(near) >= 200 and sum(bool(here[i][2]) for i in near) >= 20 and sum(not here[i][2] for i in near) >= 20
     # The failure of issue 30: a content-free sentence flagged by the semantic layer.
     from judgeagent.stages.controls import PLACEBO_SENTENCES
 

@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
+from judgeagent.llm.local_server import LocalServer
 
 # kind → the command line that continues a finished run of that kind from its config.json
 # (CONFIG stands for the path). One table, so that a change of command is one edit here.
@@ -194,10 +195,16 @@ def sent(monkeypatch) -> list[str]:
         raise RuntimeError(f"a replay sent a request: POST {path}")
 
     monkeypatch.setattr(openai.AsyncOpenAI, "post", refuse)
+
+    def no_server(self):
+        calls.append(f"start {self.gguf.name}")
+        raise RuntimeError(f"a replay started the bundled server for {self.gguf.name}")
+
+    monkeypatch.setattr(LocalServer, "start", no_server)
     return calls
 
 
-@pytest.mark.slow  # spaCy, MiniLM and (started by the preflight) the bundled llama.cpp server
+@pytest.mark.slow  # spaCy and MiniLM; the runs' bundled model is never started
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("kind", sorted(REPLAY))
 def test_a_finished_run_replays_with_zero_requests_and_the_same_figures(kind, tmp_path, demo_graph, monkeypatch, sent):
@@ -227,7 +234,7 @@ def test_a_finished_run_replays_with_zero_requests_and_the_same_figures(kind, tm
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
 
-    # Zero requests, three ways: none reached the HTTP client, the run's own accounting
+    # Zero requests, three ways (and no server started): none reached the HTTP client, the run's own accounting
     # counts none sent, and the journal gained no answer.
     assert sent == []
     replayed = {name: json.loads((run / name).read_text(encoding="utf-8")) for name in figures}

@@ -4,7 +4,8 @@
       1. resolve      the protocol and its options (a setting of another protocol is refused)
       2. open         models, benchmark, units, run folder: everything that can fail on bad
                       setup fails here, before any model is asked
-      3. connected    the LLM client over the folder's journal; every role preflighted
+      3. connected    the LLM client over the folder's journal; every role preflighted (a
+                      bundled server starts on its first request: a replay starts none)
       4. plan         the protocol's graph work for the units still to do; config.json
       5. ask          every unit still to do, ``concurrency`` at once, behind a progress bar
       6. finish       the protocol's closing steps (not after a budget or breaker stop)
@@ -204,7 +205,7 @@ class RunContext:
                 for spec in (run.target, run.judge, *run.roles.values()):
                     if spec.identity not in seen:
                         seen.add(spec.identity)
-                        await client.preflight(spec)
+                        await client.preflight(spec, start=False)  # a replay sends nothing
             self.client = client
             self.state.models = Models(client, run.target, run.judge, seed=run.cfg.seed)
             yield client

@@ -49,7 +49,7 @@ from judgeagent.llm.batch.report import batch_report
 from judgeagent.llm.breaker import CircuitBreaker
 from judgeagent.llm.connect import openai_client
 from judgeagent.llm.journal import Entry
-from judgeagent.llm.local_server import LocalServerPool
+from judgeagent.llm.local_server import LocalServerPool, check_gguf
 from judgeagent.llm.negotiation import ModelState
 from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.registry import ModelSpec
@@ -230,16 +230,21 @@ class LLMClient:
         return text
 
     # ------------------------------------------------------------------ preflight
-    async def preflight(self, spec: ModelSpec) -> None:
+    async def preflight(self, spec: ModelSpec, *, start: bool = True) -> None:
         """Fail early, on one line, if the model cannot be used: key missing, endpoint down.
 
-        Starts the bundled server for local models. With the Batch API on, a remote model's
-        requests will wait for their wave from here on; a local one is asked one by one, and
-        says so once.
+        Starts the bundled server for local models, or with ``start=False`` only checks that
+        it can be started (its GGUF file is there and is one); it then starts on the first
+        request, so a run replayed from its journal, which sends nothing, starts no server.
+        With the Batch API on, a remote model's requests will wait for their wave from here
+        on; a local one is asked one by one, and says so once.
         """
         self._batch_setup(spec)
         if spec.is_local:
-            await self.pool.get(spec.gguf)
+            if start:
+                await self.pool.get(spec.gguf)
+            else:
+                check_gguf(spec.gguf)
             return
         self._key_for(spec)
         base_url, client = await self._endpoint(spec)

@@ -149,11 +149,7 @@ class LocalServer:
             return self._start()
 
     def _start(self) -> str:
-        from judgeagent.llm.registry import ensure_gguf
-
-        ensure_gguf(self.gguf)  # local-gemma's file is joined from its extra's chunks on first use
-        if not self.gguf.is_file():
-            raise ConfigError(f"local model file not found: {self.gguf}")
+        check_gguf(self.gguf)
         t0 = time.monotonic()
         last_error = ""
         for _ in range(3):  # a picked port can be taken before the server binds it
@@ -343,6 +339,25 @@ def release(server: LocalServer) -> None:
                 _pool[key] = (entry[0], users)
     if stop:
         server.stop()
+
+
+# Every GGUF file starts with these four bytes (the format's magic number).
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(gguf: Path | None) -> None:
+    """Raise a one-line ConfigError unless ``gguf`` is a GGUF file a server could load: the
+    checks of a start that need no server (a file cut short still fails only at its start)."""
+    from judgeagent.llm.registry import ensure_gguf
+
+    if gguf is None:
+        raise ConfigError("a local model needs a GGUF file (gguf = \"path\" in judgeagent.toml)")
+    ensure_gguf(gguf)  # local-gemma's file is joined from its extra's chunks on first use
+    if not gguf.is_file():
+        raise ConfigError(f"local model file not found: {gguf}")
+    with gguf.open("rb") as f:
+        if f.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
+            raise ConfigError(f"local model file {gguf} is not a GGUF file (it does not start with {GGUF_MAGIC.decode()})")
 
 
 class LocalServerPool:

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from judgeagent.data.benchmark import Question
+from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_lists import hide_even_list
 from judgeagent.stages.leak_rules import names_something_else, only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
@@ -187,13 +188,17 @@ def leak_probability(suggestions: str, questions: list[Question], embedder: Any)
     """The model's probability that ``suggestions`` leak an answer of ``questions``, and the
     masked text it read."""
     text = masked_text(suggestions, questions)
-    return load_model().probability(text, numeric_features(suggestions, questions, embedder)), text
+    p = load_model().probability(text, numeric_features(suggestions, questions, embedder))
+    leak_margins.note(p, (DOUBT, LEAN))
+    return p, text
 
 
 def sentence_probability(suggestions: str, questions: list[Question], embedder: Any) -> float:
     """The highest probability the model gives one sentence of ``suggestions`` read alone."""
     model = load_model()
-    return max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in sentences(suggestions)), default=0.0)
+    p = max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in sentences(suggestions)), default=0.0)
+    leak_margins.note(p, DOUBT)
+    return p
 
 
 # What is stated outright is never doubted: the letter, the option's text, the reference phrase.

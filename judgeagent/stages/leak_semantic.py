@@ -72,6 +72,7 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.fixed_precision import decision_embedder
+from judgeagent.stages import leak_margins
 from judgeagent.stages.controls import PLACEBO_SENTENCES
 from judgeagent.stages.leak_rules import identifying, only_form, only_the_kind_asked, praise_of_form, sentences
 
@@ -165,6 +166,8 @@ def semantic_leaks(
         if only_the_kind_asked(s.sentence) or only_form(s.sentence) or praise_of_form(s.sentence):
             continue
         threshold = threshold_options if has_options[s.question_id] else threshold_phrase
+        leak_margins.note(s.score, threshold)
+        leak_margins.note(s.score, s.content_free + CONTENT_FREE_MARGIN)
         # Never below what a content-free sentence reaches: that much singles out nothing.
         if s.score >= threshold and s.score > s.content_free + CONTENT_FREE_MARGIN:
             what = f"option {s.option}" if s.option else "the answer"

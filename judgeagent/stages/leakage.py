@@ -53,6 +53,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages import leak_margins
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
@@ -293,6 +294,8 @@ def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any,
         # A sentence at least as close to a distractor is about the topic, not the answer.
         to_others = sims[:, answer + 1 : answer + 1 + n_distractors]
         closest_other = to_others.max(axis=1) if to_others.shape[1] else -1.0
+        leak_margins.note(to_answer, threshold)
+        leak_margins.note(to_answer, closest_other)
         for i in np.flatnonzero((to_answer >= threshold) & (to_answer > closest_other)):
             leaks.append(_leak(q.id, "embedding", f"{sentences[i]} (cosine {to_answer[i]:.2f} to the answer)"))
         answer += 1 + n_distractors
