@@ -4,10 +4,12 @@
 #   make test   lint (ruff), type-check (mypy), the import and dependency checks, the count of
 #               string-key reads, the whole test suite, the wheel check and the strict docs build
 #               (what CI runs)
+#   make test-fast  the tests not marked slow, for the inner loop between two edits (no lint,
+#               no wheel, no docs): a few minutes
 PY := .venv/bin/python
 JA := .venv/bin/judgeagent
 
-.PHONY: setup demo test test-extras check-wheel docs docs-serve bench clean
+.PHONY: setup demo test test-fast test-extras check-wheel docs docs-serve bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -31,7 +33,11 @@ test: test-extras
 	$(PY) scripts/count_key_reads.py --max 587
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet --site-dir site
 	$(PY) scripts/check_wheel.py
-	$(PY) -m pytest -q --durations=25; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+	$(PY) -m pytest -q --durations=30; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+
+# Everything not marked slow (real models, subprocesses, servers that take seconds to start).
+test-fast: test-extras
+	$(PY) -m pytest -q -m "not slow" --durations=10
 
 # The package as a user installs it: sdist, wheel, a throwaway virtualenv, the commands.
 check-wheel: test-extras

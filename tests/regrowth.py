@@ -1,0 +1,81 @@
+"""The suite's guard against regrowth: a test that takes longer than LIMIT_S must be listed in
+SLOW_TESTS with the reason it needs that long, or the session fails.
+
+``make test`` is one of the README's two commands and every change waits for it, so its time is
+kept in view: the session ends with its slowest tests (``--durations`` in the Makefile), and
+here each test's setup, call and teardown are summed and compared with the limit. A machine
+busier than its cores stretches every test, so the limit is scaled by the one-minute load
+average over the core count, read as each test ends, when that is above 1.
+
+A test over TIER_S that is not marked ``slow`` is named at the end too (not a failure): the
+inner loop, ``make test-fast``, runs everything not marked slow.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+LIMIT_S = 60.0
+TIER_S = 10.0
+
+# Test id (or the id of every case of a parametrised test) -> why it takes longer than LIMIT_S.
+SLOW_TESTS = {
+    "tests/test_e2e_local.py::test_evaluate_with_the_bundled_model":
+        "the JudgeAgent protocol end to end with the bundled model: six seeds, every stage, then the replay",
+    "tests/test_protocols_e2e.py::test_escalate_with_the_bundled_model":
+        "escalate end to end with the bundled model: each rung writes, gates and asks a question",
+    "tests/test_protocols_e2e.py::test_kieval_with_the_bundled_model":
+        "KIEval end to end with the bundled model: five-turn dialogues with an evaluator",
+    "tests/test_protocols_e2e.py::test_interviewer_with_the_bundled_model":
+        "LLM-as-an-Interviewer end to end with the bundled model: feedback and follow-ups per seed",
+    "tests/test_leakage.py::test_semantic_layer_floor_with_the_real_minilm":
+        "the first user of the session's leak verdicts (conftest.leak_guard_run): every corpus check with the real MiniLM",
+    "tests/test_precision.py::test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels":
+        "takes the session's leak verdicts when run without the floor test, then reruns the near checks on AVX2 kernels",
+}
+
+_spent: dict[str, float] = {}  # test id -> seconds of its setup, call and teardown
+_load: dict[str, float] = {}  # test id -> the one-minute load average as it ended
+_slow: set[str] = set()  # the tests marked slow
+
+
+def _allowed(nodeid: str) -> bool:
+    return nodeid in SLOW_TESTS or nodeid.split("[", 1)[0] in SLOW_TESTS
+
+
+def _limit(seconds: float, nodeid: str) -> float:
+    return seconds * max(1.0, _load.get(nodeid, 0.0) / (os.cpu_count() or 1))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _spent[report.nodeid] = _spent.get(report.nodeid, 0.0) + report.duration
+    if "slow" in report.keywords:
+        _slow.add(report.nodeid)
+    if report.when == "teardown":
+        _load[report.nodeid] = os.getloadavg()[0]
+
+
+def over_limit() -> list[tuple[str, float, float]]:
+    """(test, seconds, its limit) of every unlisted test over its limit, slowest first."""
+    over = [(n, spent, _limit(LIMIT_S, n)) for n, spent in _spent.items() if not _allowed(n)]
+    return sorted([t for t in over if t[1] > t[2]], key=lambda t: -t[1])
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if over_limit() and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    unmarked = [(n, spent) for n, spent in _spent.items() if n not in _slow and spent > _limit(TIER_S, n)]
+    if unmarked:
+        terminalreporter.write_sep("-", f"over {TIER_S:.0f} s and not marked slow: make test-fast runs them")
+        for nodeid, spent in sorted(unmarked, key=lambda t: -t[1]):
+            terminalreporter.write_line(f"{spent:7.1f}s {nodeid}")
+    if over := over_limit():
+        terminalreporter.write_sep("=", f"over {LIMIT_S:.0f} s and not in SLOW_TESTS (tests/regrowth.py)", red=True)
+        for nodeid, spent, limit in over:
+            terminalreporter.write_line(f"{spent:7.1f}s (limit {limit:.0f} s at this load) {nodeid}")
+        terminalreporter.write_line("Make the test cheaper, or list it in SLOW_TESTS with why it needs the time.")
