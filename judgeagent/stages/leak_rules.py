@@ -686,6 +686,35 @@ def _topic_index(topic: str, questions: list[Question]) -> int | None:
 
 def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Every option of the batch that ``sentence`` names."""
+    return list(_cached_option_refs(sentence, _Batch(questions)))
+
+
+class _Batch:
+    """A batch's questions, hashed and compared by what the rules read of them (id, text, answer,
+    options), so that what a sentence names can be cached across calls."""
+
+    __slots__ = ("questions", "key", "hash")
+
+    def __init__(self, questions: list[Question]) -> None:
+        self.questions = questions
+        self.key = tuple((q.id, q.question, q.answer, None if q.options is None else tuple(q.options.items())) for q in questions)
+        self.hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Batch) and self.key == other.key
+
+
+# One check asks this of each sentence several times (the option_text check once per question with
+# options, then the rules), and the learned layer's check of each sentence alone asks it again.
+@functools.lru_cache(maxsize=4096)
+def _cached_option_refs(sentence: str, batch: _Batch) -> tuple[OptionRef, ...]:
+    return tuple(_option_refs(sentence, batch.questions))
+
+
+def _option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     letters = {letter.upper() for q in questions for letter in (q.options or {})}
     if not letters:
         return []
@@ -1093,6 +1122,8 @@ class _OptionForm:
     # The distinctive stems long enough to be met in another form or with a slip (near_miss,
     # same_word): set apart once, so each word of a sentence is compared with these alone.
     variable: frozenset[str] = frozenset()
+    # The distinctive stems long enough to be abbreviated (_ABBREVIATION_MIN letters and 4 more).
+    abbreviable: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -1115,7 +1146,10 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         acronyms = frozenset() if statement else _acronyms(text)
         generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
         variable = frozenset(d for d in distinctive if len(d) >= VARIANT_MIN)
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words, variable))
+        abbreviable = frozenset(d for d in distinctive if len(d) >= _ABBREVIATION_MIN + 4)
+        forms.append(
+            _OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words, variable, abbreviable)
+        )
     return tuple(forms)
 
 
@@ -1265,8 +1299,8 @@ def _mention_spans(
             matched = [d for d in form.variable if s == d or near_miss(s, d) or same_word(s, d)]
         else:
             matched = [s] if s in form.distinctive else []
-        if not matched and _ABBREVIATION_MIN <= len(w) <= 6:
-            matched = [d for d in form.distinctive if len(d) >= len(w) + 4 and d.startswith(w)]
+        if not matched and form.abbreviable and _ABBREVIATION_MIN <= len(w) <= 6:
+            matched = [d for d in form.abbreviable if len(d) >= len(w) + 4 and d.startswith(w)]
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
