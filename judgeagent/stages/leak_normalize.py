@@ -66,6 +66,7 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("i") and len(word) > 4 else word
 
 
+@functools.lru_cache(maxsize=65_536)  # the rules fold one sentence for each of several checks
 def fold(text: str) -> str:
     """Lower case, accents and apostrophes removed ("Graves'" → "graves", "Paraná" → "parana")."""
     text = unicodedata.normalize("NFKD", text)

@@ -652,8 +652,13 @@ _HELD_STOP = "\u2024"
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (split at . ! ? ; and line ends, never after an initial)."""
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=4096)  # every layer and rule of a check splits the same text
+def _sentences(text: str) -> tuple[str, ...]:
     held = _INITIAL_STOP.sub(lambda m: (m.group(1) or m.group(2) or "") + _HELD_STOP, text)
-    return [m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip()]
+    return tuple(m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip())
 
 
 def question_refs(sentence: str, questions: list[Question]) -> list[QuestionRef]:
@@ -1974,6 +1979,7 @@ _RIGHT_FOR_FORM = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def praise_of_form(sentence: str) -> bool:
     """Whether the sentence praises how the target worked (clear, concise, the right format or
     instinct) and says nothing of whether any answer was right."""
@@ -2032,6 +2038,7 @@ _FORM_INSTRUCTION = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def only_form(sentence: str) -> bool:
     """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
     "the right form" read as one, and an instruction on how to give the reply), or what the
