@@ -42,7 +42,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ import numpy as np
 from judgeagent.data.benchmark import Question
 from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_lists import hide_even_list
-from judgeagent.stages.leak_rules import names_something_else, only_form, praise_of_form, sentences
+from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
@@ -92,7 +92,7 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
     kept = [hide_even_list(x, questions) for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))]
     text = " " + _LETTER_RUN.sub(" LETTERLIST ", " ".join(kept)) + " "
     for original, token in sorted(subs, key=lambda s: -len(s[0])):
-        text = re.sub(r"(?i)\b" + re.escape(original) + r"\b", f" {token} ", text)
+        text = compiled(r"(?i)\b" + re.escape(original) + r"\b").sub(f" {token} ", text)
     # Letters too, which the tokenizer would drop as one-character words: LETTERKEY for a
     # correct option's letter, LETTERX for another's. "A" before a lower-case word is the article.
     letters = {letter: any(q.answer == letter for q in questions if q.options) for q in questions for letter in q.options or {}}
@@ -155,10 +155,15 @@ class LeakModel:
         z += float(np.dot(self.weights[n:], numeric))
         return 1 / (1 + math.exp(-z))
 
+    @cached_property
+    def term_of(self) -> dict[int, str]:
+        """Index -> term: the vocabulary read backwards once, not searched through per call."""
+        return {j: t for t, j in self.vocabulary.items()}
+
     def cues(self, text: str, k: int = 3) -> list[str]:
         """The terms of ``text`` that push it most towards a leak."""
         row = self.tfidf(text)
-        words = {j: t for t, j in self.vocabulary.items() if j in row}
+        words = self.term_of
         pushes = sorted(((v * float(self.weights[j]), words[j]) for j, v in row.items()), reverse=True)
         return [_unmask(t) for push, t in pushes[:k] if push > 0]
 

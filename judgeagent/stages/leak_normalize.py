@@ -66,6 +66,7 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("i") and len(word) > 4 else word
 
 
+@functools.lru_cache(maxsize=65_536)  # the rules fold one sentence for each of several checks
 def fold(text: str) -> str:
     """Lower case, accents and apostrophes removed ("Graves'" → "graves", "Paraná" → "parana")."""
     text = unicodedata.normalize("NFKD", text)
@@ -96,13 +97,21 @@ def contains(haystack: tuple[str, ...], needle: tuple[str, ...]) -> list[int]:
     n = len(needle)
     if not n:
         return []
-    return [i for i in range(len(haystack) - n + 1) if haystack[i : i + n] == needle]
+    first = needle[0]
+    # Only where the first word matches is the rest compared (the guard asks this of every
+    # option and every sentence, and most words match nothing).
+    return [i for i in range(len(haystack) - n + 1) if haystack[i] == first and haystack[i : i + n] == needle]
+
+
+# The shortest stems :func:`near_miss` and :func:`same_word` read as variants of another: a
+# shorter stem is only ever the same word as itself.
+VARIANT_MIN = 6
 
 
 def near_miss(a: str, b: str) -> bool:
     """Whether two stems of 6 letters or more differ by one edit ("bismark", "bismarck")."""
-    if min(len(a), len(b)) < 6 or abs(len(a) - len(b)) > 1 or a == b:
-        return a == b and len(a) >= 6
+    if min(len(a), len(b)) < VARIANT_MIN or abs(len(a) - len(b)) > 1 or a == b:
+        return a == b and len(a) >= VARIANT_MIN
     if len(a) == len(b):
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
@@ -117,7 +126,7 @@ def same_word(a: str, b: str) -> bool:
         if x != y:
             break
         n += 1
-    return n >= 6 and n >= 0.7 * min(len(a), len(b))
+    return n >= VARIANT_MIN and n >= 0.7 * min(len(a), len(b))
 
 
 # --- numbers written in words --------------------------------------------------------------------

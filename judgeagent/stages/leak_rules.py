@@ -130,9 +130,18 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
-from judgeagent.stages.leak_normalize import contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
+from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
 
 RULES = ("elimination", "disclosure", "pointer")
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(source: str) -> re.Pattern:
+    """``source`` compiled once. For the patterns built from a question's, an option's or a word's
+    text: re's own cache holds 512 patterns, and a batch's built patterns overflowed it, so they
+    and the fixed patterns read through ``re.search`` were compiled again and again."""
+    return re.compile(source)
+
 
 # Answer texts too short or too generic to identify anything when mentioned.
 _GENERIC_ANSWERS = {
@@ -443,7 +452,7 @@ def _wrong_kind(sentence: str, questions: list[Question]) -> bool:
     if not nouns:
         return False
     alt = "|".join(sorted(map(re.escape, nouns)))
-    return re.search(r"(?i)\b(?:is|was|['’]s)\s+(?:the\s+|a\s+)?wrong\s+(?:" + alt + r")s?\b", sentence) is not None
+    return compiled(r"(?i)\b(?:is|was|['’]s)\s+(?:the\s+|a\s+)?wrong\s+(?:" + alt + r")s?\b").search(sentence) is not None
 
 
 def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
@@ -643,8 +652,13 @@ _HELD_STOP = "\u2024"
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (split at . ! ? ; and line ends, never after an initial)."""
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=4096)  # every layer and rule of a check splits the same text
+def _sentences(text: str) -> tuple[str, ...]:
     held = _INITIAL_STOP.sub(lambda m: (m.group(1) or m.group(2) or "") + _HELD_STOP, text)
-    return [m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip()]
+    return tuple(m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip())
 
 
 def question_refs(sentence: str, questions: list[Question]) -> list[QuestionRef]:
@@ -677,6 +691,35 @@ def _topic_index(topic: str, questions: list[Question]) -> int | None:
 
 def option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Every option of the batch that ``sentence`` names."""
+    return list(_cached_option_refs(sentence, _Batch(questions)))
+
+
+class _Batch:
+    """A batch's questions, hashed and compared by what the rules read of them (id, text, answer,
+    options), so that what a sentence names can be cached across calls."""
+
+    __slots__ = ("questions", "key", "hash")
+
+    def __init__(self, questions: list[Question]) -> None:
+        self.questions = questions
+        self.key = tuple((q.id, q.question, q.answer, None if q.options is None else tuple(q.options.items())) for q in questions)
+        self.hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Batch) and self.key == other.key
+
+
+# One check asks this of each sentence several times (the option_text check once per question with
+# options, then the rules), and the learned layer's check of each sentence alone asks it again.
+@functools.lru_cache(maxsize=4096)
+def _cached_option_refs(sentence: str, batch: _Batch) -> tuple[OptionRef, ...]:
+    return tuple(_option_refs(sentence, batch.questions))
+
+
+def _option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     letters = {letter.upper() for q in questions for letter in (q.options or {})}
     if not letters:
         return []
@@ -963,7 +1006,7 @@ def _number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         for letter, text in (q.options or {}).items():
             frac = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
             if frac:
-                for m in re.finditer(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])", sentence):
+                for m in compiled(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])").finditer(sentence):
                     refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
         numbers = _numeric_options(q)
         if len(numbers) < 2:  # numbers are values only where the options are values
@@ -1081,6 +1124,11 @@ class _OptionForm:
     statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
     generic: bool  # its words are in every other option ("Vitamin A" beside "Vitamin C": "vitamin")
     unglossed: tuple[str, ...]  # its words without a parenthesis ("body-centred cubic (BCC)")
+    # The distinctive stems long enough to be met in another form or with a slip (near_miss,
+    # same_word): set apart once, so each word of a sentence is compared with these alone.
+    variable: frozenset[str] = frozenset()
+    # The distinctive stems long enough to be abbreviated (_ABBREVIATION_MIN letters and 4 more).
+    abbreviable: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=16_384)
@@ -1102,7 +1150,11 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         # A statement has no initials: "at dawn and dusk" is not "ADD".
         acronyms = frozenset() if statement else _acronyms(text)
         generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
-        forms.append(_OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words))
+        variable = frozenset(d for d in distinctive if len(d) >= VARIANT_MIN)
+        abbreviable = frozenset(d for d in distinctive if len(d) >= _ABBREVIATION_MIN + 4)
+        forms.append(
+            _OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words, variable, abbreviable)
+        )
     return tuple(forms)
 
 
@@ -1136,6 +1188,7 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options named by their text or by a distinctive word of it, after normalisation."""
     words = _word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
+    joins = _joined_stems(stems)
     found = []
     for q in questions:
         if not q.options:
@@ -1144,7 +1197,7 @@ def _text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         for form in _forms(q.question, tuple(q.options.items())):
             if not identifying(q.options[form.letter]):
                 continue
-            spans, whole = _mention_spans(form, words, stems, topic)
+            spans, whole = _mention_spans(form, words, stems, joins, topic)
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
@@ -1176,7 +1229,7 @@ def _common_use(sentence: str, span: tuple[int, int], option: str, questions: li
     titled = {stem(t.casefold()) for t in re.findall(r"(?<=\s)[A-Z][a-z]+", option)}
     if w not in titled:
         return False
-    said = [m.group(0) for m in re.finditer(r"(?i)(?<![\w'’])" + re.escape(word) + r"\w*", sentence)]
+    said = [m.group(0) for m in compiled(r"(?i)(?<![\w'’])" + re.escape(word) + r"\w*").finditer(sentence)]
     return bool(said) and all(x[0].islower() for x in said)
 
 
@@ -1184,11 +1237,33 @@ def _topic_words(q: Question, questions: list[Question]) -> frozenset[str]:
     """The stems the batch uses to say what it is about: every question's text and the other
     questions' options. Advice on the topic uses them whatever the answer."""
     texts = [o.question for o in questions] + [t for o in questions if o is not q for t in (o.options or {}).values()]
+    return _stems_of(tuple(texts))
+
+
+@functools.lru_cache(maxsize=4096)  # asked for every sentence of a check: the batch's texts are the same each time
+def _stems_of(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for t in texts for w in tokens(t))
 
 
+def _joined_stems(stems: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Each run of two to four stems of a sentence written together ("photo" "synthes" as
+    "photosynthes"), with the first (start, end) word indexes that give it: worked out once per
+    sentence rather than once per option."""
+    joins: dict[str, tuple[int, int]] = {}
+    for i in range(len(stems)):
+        joined = stems[i]
+        for j in range(i + 1, min(i + 4, len(stems))):
+            joined += stems[j]
+            joins.setdefault(joined, (i, j))
+    return joins
+
+
 def _mention_spans(
-    form: _OptionForm, words: list[tuple[str, str, int, int]], stems: tuple[str, ...], topic: frozenset[str] = frozenset()
+    form: _OptionForm,
+    words: list[tuple[str, str, int, int]],
+    stems: tuple[str, ...],
+    joins: dict[str, tuple[int, int]],
+    topic: frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[int, int]], bool]:
     """Where the sentence names the option, and whether by enough of it to name it alone.
 
@@ -1207,12 +1282,10 @@ def _mention_spans(
     spans = []
     # The whole text written without its spaces ("photo-synthesis", "Qin Shihuang").
     if len(form.squashed) >= 6:
-        for i in range(len(words)):
-            joined = ""
-            for j in range(i, min(i + 4, len(words))):
-                joined += words[j][1]
-                if joined == form.squashed and j > i:
-                    return [(words[i][2], words[j][3])], True
+        joined = joins.get(form.squashed)  # (_joined_stems)
+        if joined:
+            i, j = joined
+            return [(words[i][2], words[j][3])], True
     hit: set[str] = set()
     topical: set[str] = set()  # the hits the batch's own words make ("preparation" for "prepared", fresh17)
     everyday: set[str] = set()  # the hits made by everyday words ("end" of "ends up", "air", "water")
@@ -1224,17 +1297,23 @@ def _mention_spans(
             continue
         # Another form of an option's word is no mention of it when the batch itself uses that form:
         # "temperatures" beside "Tempering" in a batch that asks about a critical temperature (fresh18).
-        matched = [d for d in form.distinctive if s == d or ((near_miss(s, d) or same_word(s, d)) and s not in topic)]
-        matched = matched or [
-            d for d in form.distinctive if _ABBREVIATION_MIN <= len(w) <= 6 and len(d) >= len(w) + 4 and d.startswith(w)
-        ]
+        # (Only stems of VARIANT_MIN letters or more can be another form or a slip of one another;
+        # a shorter one names a distinctive word only by being it. The order of ``matched`` does
+        # not matter: it is read as a set below.)
+        if len(s) >= VARIANT_MIN and s not in topic:
+            matched = [d for d in form.variable if s == d or near_miss(s, d) or same_word(s, d)]
+        else:
+            matched = [s] if s in form.distinctive else []
+        if not matched and form.abbreviable and _ABBREVIATION_MIN <= len(w) <= 6:
+            matched = [d for d in form.abbreviable if len(d) >= len(w) + 4 and d.startswith(w)]
         if matched:
             spans.append((lo, hi))
             hit.update(matched)
             topical.update(d for d in matched if d in topic or s in topic)
             where += [(i, d) for d in matched]
-            rare = rare or zipf(w) < _EVERYDAY_ZIPF
-            if zipf(w) >= _EVERYDAY_ZIPF:
+            everyday_word = zipf(w) >= _EVERYDAY_ZIPF
+            rare = rare or not everyday_word
+            if everyday_word:
                 everyday.update(matched)
         elif len(w) >= 3 and w in form.acronyms:
             spans.append((lo, hi))
@@ -1284,6 +1363,7 @@ def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
     return any(d1 != d2 and abs(i1 - i2) <= window for i1, d1 in where for i2, d2 in where)
 
 
+@functools.lru_cache(maxsize=65_536)  # asked of every option of the batch for every sentence
 def identifying(text: str) -> bool:
     """Whether an answer or option text is specific enough that its mention gives it away."""
     norm = normalize_phrase(text)
@@ -1401,8 +1481,8 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     if len(words) < 3:
         return False
     initials = "".join(w[0] for w in words).upper()
-    said = re.search(r"(?<![\w-])" + initials + r"s?(?![\w-])", sentence) is not None
-    return said and re.search(r"(?<![\w-])" + initials + r"(?![\w-])", question_text) is None
+    said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
+    return said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None
 
 
 _IN_TURN = re.compile(r"(?i)\b(?:in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one|each\s+in\s+turn)\b")
@@ -1532,7 +1612,7 @@ def _option_words(sentence: str, refs: list[OptionRef], questions: list[Question
 
 def _strip(text: str, phrases: list[list[str]]) -> str:
     for phrase in phrases:
-        text = re.sub(r"(?i)(?<![\w'’])" + r"\W+".join(map(re.escape, phrase)) + r"(?![\w'’])", " ", text)
+        text = compiled(r"(?i)(?<![\w'’])" + r"\W+".join(map(re.escape, phrase)) + r"(?![\w'’])").sub(" ", text)
     return text
 
 
@@ -1899,6 +1979,7 @@ _RIGHT_FOR_FORM = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def praise_of_form(sentence: str) -> bool:
     """Whether the sentence praises how the target worked (clear, concise, the right format or
     instinct) and says nothing of whether any answer was right."""
@@ -1957,6 +2038,7 @@ _FORM_INSTRUCTION = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def only_form(sentence: str) -> bool:
     """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
     "the right form" read as one, and an instruction on how to give the reply), or what the
