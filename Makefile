@@ -7,6 +7,10 @@
 #   make test-fast  the tests not marked slow, for the inner loop between two edits (no lint,
 #               no wheel, no docs): a few minutes
 PY := .venv/bin/python
+# Two pytest workers: much of the suite waits on servers, subprocesses and sockets rather than
+# on both cores; the tests that share an expensive fixture run in one worker (tests/conftest.py).
+# PYTEST_WORKERS= runs them in one process.
+PYTEST_WORKERS ?= -n 2 --dist loadgroup
 JA := .venv/bin/judgeagent
 
 .PHONY: setup demo test test-fast test-extras check-wheel docs docs-serve bench clean
@@ -33,11 +37,11 @@ test: test-extras
 	$(PY) scripts/count_key_reads.py --max 587
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet --site-dir site
 	$(PY) scripts/check_wheel.py
-	$(PY) -m pytest -q --durations=30; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
+	$(PY) -m pytest -q $(PYTEST_WORKERS) --durations=30; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi; exit $$rc
 
 # Everything not marked slow (real models, subprocesses, servers that take seconds to start).
 test-fast: test-extras
-	$(PY) -m pytest -q -m "not slow" --durations=10
+	$(PY) -m pytest -q $(PYTEST_WORKERS) -m "not slow" --durations=10
 
 # The package as a user installs it: sdist, wheel, a throwaway virtualenv, the commands.
 check-wheel: test-extras

@@ -39,6 +39,7 @@ USED_WITHOUT_IMPORT = {
     "ruff": "make test: ruff check",
     "mypy": "make test: mypy",
     "pytest-timeout": "pytest's per-test time limit (pyproject.toml)",
+    "pytest-xdist": "make test: two pytest workers (-n 2)",
     "build": "scripts/check_wheel.py: python -m build",
 }
 

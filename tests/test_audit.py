@@ -54,6 +54,7 @@ def gate_options(run: Path, question: str) -> dict[str, str]:
     raise AssertionError(f"no gate request for {question!r}")
 
 
+@pytest.mark.slow
 def test_a_run_audit_holds_every_asked_and_rejected_question_with_its_provenance(audit_run):
     res = cli("audit", audit_run, "--include-rejected", "--sample", 50)
     assert res.exit_code == 0, res.output
@@ -314,6 +315,7 @@ def test_rejected_questions_not_in_the_journal_are_named(audit_run):
     assert any("2 rejected question(s) left out: their generation reply is not in" in n for n in result.notes)
 
 
+@pytest.mark.slow
 def test_a_sweep_is_audited_on_its_shared_items_with_suspects_after(tmp_path, demo_graph, demo_seeds):
     sweep_dir = scripted_sweep(tmp_path, demo_graph, demo_seeds, everyone_wrong={TOPICS[0], TOPICS[3]})
     shared = json.loads((sweep_dir / "shared_items.json").read_text())["items"]

@@ -93,6 +93,7 @@ def test_a_run_carries_its_audit_into_metrics_json_the_report_and_compare(audit_
     assert json.loads((audit_run / "metrics.json").read_text())["audit"]["audit_id"] == block["audit_id"]
 
 
+@pytest.mark.slow
 def test_a_sweep_carries_its_audit_into_the_leaderboard_validate_and_a_rerun(tmp_path, demo_graph, demo_seeds):
     sweep_dir = scripted_sweep(tmp_path, demo_graph, demo_seeds, everyone_wrong={TOPICS[0]}, report=True)
     board = json.loads((sweep_dir / "leaderboard.json").read_text())
@@ -144,6 +145,7 @@ def test_a_sweep_carries_its_audit_into_the_leaderboard_validate_and_a_rerun(tmp
     assert "Invalid shared items:" in (sweep_dir / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_rerun_keeps_the_audit_and_a_changed_run_drops_it(tmp_path, demo_graph, demo_seeds):
     run = tmp_path / "run"
     args = ["evaluate", "--data", DATA, "--graph", demo_graph, "--limit", 6, "--concurrency", 2, "--no-summary", "--no-controls",

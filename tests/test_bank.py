@@ -109,6 +109,7 @@ def test_filling_the_bank_changes_nothing_a_run_measures(tmp_path, graph, demo_s
     assert metrics[0] == metrics[1]
 
 
+@pytest.mark.slow
 def test_two_runs_write_one_bank_at_once(tmp_path, graph, demo_seeds):
     start = threading.Barrier(2)
     errors: list[BaseException] = []

@@ -84,6 +84,7 @@ def test_unknown_format_is_one_line(tmp_path, bank_graph):
     assert res.exit_code == 2 and "--format must be one of generic, hf, inspect (got 'parquet')" in res.output
 
 
+@pytest.mark.slow
 def test_run_exports_as_an_inspect_eval_log(tmp_path, demo_graph, demo_seeds):
     pytest.importorskip("inspect_ai")
     from inspect_ai.log import read_eval_log

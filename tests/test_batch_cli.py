@@ -44,6 +44,7 @@ def figures(run: Path) -> dict:
     return {k: v for k, v in m.items() if k not in VOLATILE}
 
 
+@pytest.mark.slow
 def test_the_same_run_gives_the_same_figures_with_every_request_in_batch_jobs(tmp_path, demo_graph, demo_seeds):
     with BatchServer(script(demo_seeds), default=QUICK) as srv:
         model = f"{srv.base_url}@scripted"
@@ -65,6 +66,7 @@ def test_the_same_run_gives_the_same_figures_with_every_request_in_batch_jobs(tm
     assert f"Batch API: {batch['waves']} waves, {len(jobs)} jobs; {usage['batch_requests']} requests in batch jobs" in batched.output
 
 
+@pytest.mark.slow
 def test_killed_while_it_polls_the_same_command_resumes_its_jobs_and_sends_nothing_twice(tmp_path, demo_graph, demo_seeds):
     flags = ["--batch-api", "--batch-api-poll-s", "0.02", "--no-summary", "--leak-check", "rules"]
     with BatchServer(script(demo_seeds), default=QUICK) as srv:
@@ -177,6 +179,7 @@ def _answers(run: Path) -> int:
 # --------------------------------------------------------------------------- sweep
 
 
+@pytest.mark.slow
 def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_requests(tmp_path, demo_graph, demo_seeds):
     plans = {"strong": ("111111", "111111", True), "weak": ("100000", "100001", False)}
 
@@ -217,6 +220,7 @@ def test_a_sweep_gives_the_same_leaderboard_and_its_waves_hold_every_targets_req
     assert "at batch prices, against" in dry and "turnaround per job:" in dry
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_a_job_runs_stops_at_once_and_the_rerun_collects_that_job(tmp_path, demo_graph, demo_seeds):
     hold = threading.Event()
     run = tmp_path / "run"
@@ -272,6 +276,7 @@ def ablation_figures(run: Path) -> dict:
 
 
 @pytest.mark.parametrize("protocol", ["kieval", "interviewer", "escalate", "contamination", "ablate"])
+@pytest.mark.slow
 def test_every_protocol_gives_the_same_figures_in_batch_jobs_in_as_many_waves_as_its_dry_run_said(tmp_path, demo_graph, demo_seeds, protocol):
     command = [protocol] if protocol in ("ablate", "contamination") else ["evaluate", "--protocol", protocol]  # their own commands
     with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
@@ -298,6 +303,7 @@ def test_every_protocol_gives_the_same_figures_in_batch_jobs_in_as_many_waves_as
     assert low <= usage["batch_api"]["waves"] <= high, (usage["batch_api"]["waves"], dry.output)
 
 
+@pytest.mark.slow
 def test_the_dry_run_prints_waves_both_costs_and_the_wall_time_measured_on_earlier_jobs(tmp_path, demo_graph, demo_seeds):
     with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:
         models = priced(tmp_path, srv)
@@ -332,6 +338,7 @@ def test_the_dry_run_prints_waves_both_costs_and_the_wall_time_measured_on_earli
                      " ".join(after.output.split())), after.output  # fmt: skip
 
 
+@pytest.mark.slow
 def test_past_the_deadline_a_job_is_cancelled_and_the_summary_says_which_way_each_request_went_and_its_cost(tmp_path, demo_graph, demo_seeds):
     never = threading.Event()
     with BatchServer(judge_double(demo_seeds), default=QUICK) as srv:

@@ -83,6 +83,7 @@ def test_the_cache_key_follows_the_model_and_the_backend(monkeypatch):
     assert embed_backends.export_dir("onnx", path) != onnx
 
 
+@pytest.mark.slow
 def test_onnx_backends_agree_with_torch(loaded, demo_texts):
     embedders, _ = loaded
     chunks, questions = demo_texts

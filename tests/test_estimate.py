@@ -87,6 +87,7 @@ def earlier(tmp_path_factory, servers, models_file) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_a_scripted_run_falls_inside_its_estimate_and_the_dry_run_sends_nothing(earlier, servers, models_file):
     target, judge = servers
     cfg = config(earlier, models_file, "b", seed=1, limit=9)

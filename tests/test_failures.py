@@ -19,6 +19,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from interview_double import Script, schema_name
 from scripted_server import Endpoint, ScriptedServer
 from typer.testing import CliRunner
@@ -67,6 +68,7 @@ def uninterrupted(demo_seeds, demo_graph, out: Path, *extra: str) -> dict:
     return figures(out)
 
 
+@pytest.mark.slow
 def test_a_call_that_fails_leaves_its_batch_incomplete_and_the_rerun_asks_only_it(tmp_path, demo_graph, demo_seeds):
     second = demo_seeds[3].question.strip()[:60]
     endpoint = Endpoint(script(demo_seeds), down=lambda body, n: asks(body, second))
@@ -119,6 +121,7 @@ def test_a_run_that_answered_nothing_exits_4_and_says_so_in_metrics(tmp_path, de
             "(exit code 4)") in one_line(res.output)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_batch_left_incomplete_leaves_transfer_one_batch_and_it_says_so(tmp_path, demo_graph, demo_seeds):
     # Two batches, one left incomplete: transfer has one batch to split, and says that a rerun,
     # not another --batch-size or --limit, gives it the second. The rerun does.
@@ -139,6 +142,7 @@ def test_a_batch_left_incomplete_leaves_transfer_one_batch_and_it_says_so(tmp_pa
     assert (t["n_batches"], t["source"], t["held_out"]) == (1, ["b0000"], ["b0001"])
 
 
+@pytest.mark.slow
 def test_an_endpoint_that_dies_halfway_stops_the_run_and_the_rerun_matches_an_uninterrupted_one(tmp_path, demo_graph, demo_seeds):
     # One seed per batch, six batches. The endpoint dies when the second batch is graded and
     # stays dead: b0001..b0004's gradings fail after 2 attempts each and are set aside, the

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from interview_double import RIGHT, Script
 from scripted_server import ScriptedServer
 from typer.testing import CliRunner
@@ -32,6 +33,7 @@ def records(run: Path) -> list[dict]:
     return sorted((json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()), key=lambda r: r["batch_index"])
 
 
+@pytest.mark.slow
 def test_the_probe_balances_its_answer_letters(tmp_path, demo_graph, demo_seeds):
     """Two batches of four seeds: each batch's four new questions use every letter once."""
     script = scripted(demo_seeds)
@@ -60,6 +62,7 @@ class ReadsOnePassage(Script):
         return json.dumps({"answer": next(k for k, v in options.items() if v == RIGHT)})
 
 
+@pytest.mark.slow
 def test_a_single_hop_hard_question_moves_the_score_as_hard_and_is_reported_as_medium(tmp_path, demo_graph, demo_seeds):
     script = scripted(demo_seeds, ReadsOnePassage)
     with ScriptedServer(script) as srv:

@@ -132,6 +132,7 @@ def _build_with_bf16(tmp_path, encoder: str) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_static_encoders_build_the_same_graph_with_bf16_on_and_off(tmp_path):
     """With static encoders in both roles, nothing of the graph depends on the CPU's bf16
     support: every file, vectors and indexes included, is the same bit for bit."""
@@ -139,6 +140,7 @@ def test_static_encoders_build_the_same_graph_with_bf16_on_and_off(tmp_path):
     assert off == on and off["precision"] == "fp32"
 
 
+@pytest.mark.slow
 def test_minilm_graphs_differ_by_precision_in_their_vectors_only(tmp_path):
     """The default (MiniLM in both roles): nodes, edges and chunks are the same with bf16 on
     and off; only the vectors differ, within bf16's rounding."""

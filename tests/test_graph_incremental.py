@@ -41,6 +41,7 @@ def _build(bench, out, extractor, embedder, **config):
     return build_graph(bench, GraphConfig(**config), out, progress=False, extractor=extractor, embedder=embedder)
 
 
+@pytest.mark.slow
 def test_rebuild_after_one_document_changed_extracts_only_its_chunk(runner_data, demo_graph, tmp_path):
     """The medqa-demo graph (with its cache) and the demo data with one paragraph rewritten:
     one chunk is extracted and embedded again, and the graph equals a from-scratch build."""

@@ -71,6 +71,7 @@ def test_valid_names():
     assert clean("Ａｓｐｉｒｉｎ\n tablets") == "aspirin tablets"
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_entities_as_one_process():
     from judgeagent.data import load_benchmark
     from judgeagent.graph.extract import SpacyExtractor

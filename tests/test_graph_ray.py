@@ -50,6 +50,7 @@ def _node_ids() -> set[str]:
 
 @pytest.mark.ray
 @needs_ray
+@pytest.mark.slow
 def test_two_node_cluster_builds_the_same_graph_as_the_local_engine(cluster, demo_graph, tmp_path):
     from judgeagent.graph.embed import shared_embedder
     from judgeagent.graph.ray_engine import RayEngine
@@ -71,6 +72,7 @@ def test_two_node_cluster_builds_the_same_graph_as_the_local_engine(cluster, dem
 
 @pytest.mark.ray
 @needs_ray
+@pytest.mark.slow
 def test_cli_joins_a_cluster_by_address_and_says_what_it_reused(cluster, make_benchmark, tmp_path):
     import ray
 

@@ -101,6 +101,7 @@ def records(run: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_held_request_exits_at_once_and_the_rerun_resumes(tmp_path, demo_graph, demo_seeds):
     run = tmp_path / "run"
     second_batch = demo_seeds[3].question.strip()
@@ -180,6 +181,7 @@ ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
 '''
 
 
+@pytest.mark.slow
 def test_ctrl_c_with_a_spawned_local_server_holding_a_request(tmp_path, demo_graph, demo_seeds):
     fake = tmp_path / "fake" / "llama_cpp"
     (fake / "server").mkdir(parents=True)

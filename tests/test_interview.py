@@ -74,6 +74,7 @@ def test_paper_metrics_on_controlled_answers(tmp_path, demo_graph, demo_seeds):
         (False, {"b0000": ["medium", "medium", "medium"], "b0001": ["easy", "easy", "easy"]}),
     ],
 )
+@pytest.mark.slow
 def test_difficulty_follows_the_controller(tmp_path, demo_graph, demo_seeds, followups_right, levels):
     script = controlled_script(demo_seeds, PLAN)
     script.followups_right = followups_right
@@ -100,6 +101,7 @@ def test_generation_prompt_holds_the_path_chunks(tmp_path, demo_graph, demo_seed
     assert KnowledgePath.from_dict(r1).chunk_ids[1] == KnowledgePath.from_dict(r2).chunk_ids[0]
 
 
+@pytest.mark.slow
 def test_no_graph_draws_other_chunks(tmp_path, demo_graph, demo_seeds):
     paths = {}
     for no_graph in (False, True):
@@ -115,6 +117,7 @@ def test_no_graph_draws_other_chunks(tmp_path, demo_graph, demo_seeds):
     assert paths[True] != paths[False]
 
 
+@pytest.mark.slow
 def test_fixed_difficulty_never_moves(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script) as srv:
@@ -155,6 +158,7 @@ def test_malformed_generation_is_retried_then_skipped(tmp_path, demo_graph, demo
     assert m["acc2"] == pytest.approx(400 / 6, abs=1e-3)  # feedback still ran
 
 
+@pytest.mark.slow
 def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     with ScriptedServer(script, delay=0.05) as srv:
@@ -195,6 +199,7 @@ def test_rerun_replays_and_a_killed_run_resumes_to_the_same_metrics(tmp_path, de
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 2
 
 
+@pytest.mark.slow
 def test_cli_evaluate_and_ablate(tmp_path, demo_graph, demo_seeds):
     script = controlled_script(demo_seeds, PLAN)
     runner = CliRunner()

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 try:
@@ -36,6 +38,7 @@ def f(a: "Foo", b: dict["k", int]) -> Optional["Bar"]:
     assert reads(src) == 0
 
 
+@pytest.mark.slow
 def test_max_fails_when_over_and_the_total_is_printed():
     script = str(ROOT / "scripts" / "count_key_reads.py")
     ok = subprocess.run([sys.executable, script, "--top", "3"], capture_output=True, text=True, check=False)

@@ -1128,6 +1128,7 @@ def minilm():
     return EmbeddingQueue(shared_embedder())
 
 
+@pytest.mark.slow
 def test_semantic_layer_floor_with_the_real_minilm(leak_guard_run):
     # The session's verdicts on the whole corpus (conftest.leak_guard_run): the suggestions are
     # its first checks, in the corpus' order, each against its batch with the real MiniLM.
@@ -1142,11 +1143,13 @@ def test_semantic_layer_floor_with_the_real_minilm(leak_guard_run):
         assert alarms <= SEMANTIC_FALSE_ALARM_CEILING[group], group
 
 
-def test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds(minilm):
+@pytest.mark.slow
+def test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds(leak_guard_run):
+    # The session's embedder holds every batch's vectors already (conftest.leak_guard_run).
     corpus = load_corpus()
     for batch in corpus.batches.values():
         for text in PLACEBO_SENTENCES[:3]:
-            assert semantic_leaks(text, batch, minilm) == []
+            assert semantic_leaks(text, batch, leak_guard_run.embedder) == []
 
 
 def test_semantic_layer_singles_out_the_option_a_sentence_points_at(minilm):

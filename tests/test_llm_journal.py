@@ -11,6 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from scripted_server import Fault, ScriptedServer
 
 from judgeagent.config import LLMConfig
@@ -119,6 +120,7 @@ def test_fake_key_never_appears_in_any_written_file(tmp_path, monkeypatch):
         assert needle not in p.read_bytes(), f"key found in {p}"
 
 
+@pytest.mark.slow
 def test_concurrent_writers_share_one_file(tmp_path):
     script = tmp_path / "runner.py"
     script.write_text(RUNNER)

@@ -204,7 +204,10 @@ def test_missing_models_file(tmp_path):
 
 def test_cli_models_lists_every_model(monkeypatch):
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-FAKEKEY-cli")
-    monkeypatch.setenv("COLUMNS", "200")
+    # The CLI's console read its width when it was made, in whichever test first imported it.
+    from judgeagent.cli.common import console
+
+    monkeypatch.setattr(console, "_width", 200)
     r = runner.invoke(app, ["models"])
     assert r.exit_code == 0, _out(r)
     for name in ("qwen3", "gpt-4.1", "glm4-flash", "gemini-2.5-pro", "deepseek", "local", "DASHSCOPE_API_KEY"):

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECK = """
@@ -21,6 +23,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_estimate_and_sweep_are_the_functions_whichever_module_came_first():
     # Each order in a fresh interpreter: the attribute is bound once, on first use.
     for first in ("", "judgeagent.sweep; judgeagent.estimate", "from judgeagent.sweeps import sweep", "from judgeagent.estimation import estimate"):

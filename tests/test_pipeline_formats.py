@@ -70,6 +70,7 @@ def interview(tmp_path: Path, graph: Path, name: str, plan, *extra: str):
     return sorted(records, key=lambda r: r["batch_index"]), metrics, bodies
 
 
+@pytest.mark.slow
 def test_quality_interview_asks_one_article_per_batch(tmp_path, graphs):
     # Two rounds: 6 batches × 2 follow-ups use up the double's 12 distinct follow-up questions.
     records, m, bodies = interview(tmp_path, graphs["quality-demo"], "quality-demo", QUALITY_PLAN, "--rounds", "2")

@@ -33,6 +33,7 @@ def demo(demo_graph):
     return load_graph(demo_graph), make_batches(load_benchmark(MEDQA_DEMO), 3)
 
 
+@pytest.mark.slow
 def test_a_resumed_run_plans_its_batches_in_the_same_blocks_as_an_uninterrupted_one(demo, spacy_extractor, monkeypatch):
     graph, batches = demo
     monkeypatch.setattr(planning, "PLAN_BLOCK", 2)

@@ -210,6 +210,7 @@ RESUMABLE = [("kieval",), ("interviewer",), ("escalate",), ("judgeagent", "--rea
 
 
 @pytest.mark.parametrize("args", RESUMABLE, ids=lambda a: a[0])
+@pytest.mark.slow
 def test_resume_replays_from_the_journal(tmp_path, demo_graph, demo_seeds, args):
     """A unit whose record was lost is redone from the journal: no request, same figures."""
     out = tmp_path / "run"
@@ -244,6 +245,7 @@ def test_the_python_api_example_runs(tmp_path, demo_graph, demo_seeds):
 
 
 # --------------------------------------------------------------------------- compare
+@pytest.mark.slow
 def test_compare_puts_each_protocol_in_its_own_columns(tmp_path, demo_graph, demo_seeds):
     with ScriptedServer(scripted(demo_seeds, level_right={"easy": True, "medium": True, "hard": False})) as srv:
         cli(srv, demo_graph, tmp_path / "ja", limit=6)

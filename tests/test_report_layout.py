@@ -71,6 +71,7 @@ def browser():
 
 
 @pytest.mark.parametrize("width", [1280, 420])
+@pytest.mark.slow
 def test_every_report_fits_the_width(browser, pages, width, tmp_path):
     for name, page in pages.items():
         url = page.resolve().as_uri()

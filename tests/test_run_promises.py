@@ -106,6 +106,7 @@ def test_a_full_run_sends_the_counted_requests_and_records_the_trajectories(tmp_
     assert {b["temperature"] for b in sent} == {0.0}
 
 
+@pytest.mark.slow
 def test_budget_stop_saves_the_finished_batch_and_a_larger_budget_completes_the_run(tmp_path, demo_graph, demo_seeds):
     run = tmp_path / "run"
     limit = B0000 + 2  # b0000 whole, then b0001's grading and first generation; its gate call is refused
@@ -153,6 +154,7 @@ def test_budget_usd_stops_before_a_request_it_cannot_afford(tmp_path, demo_graph
     assert metrics(tmp_path / "run")["complete"] is True
 
 
+@pytest.mark.slow
 def test_resume_from_another_working_directory(tmp_path, monkeypatch, demo_graph, demo_seeds):
     first, elsewhere = tmp_path / "first", tmp_path / "elsewhere"
     first.mkdir()

@@ -68,6 +68,7 @@ def sent(servers) -> dict[str, int]:
     return {name: len(srv.requests) for name, srv in servers.items()}
 
 
+@pytest.mark.slow
 def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_path, graph, demo_seeds):
     doubles = targets(demo_seeds)
     with ScriptedServer(Script()) as judge, ScriptedServer(doubles["strong"]) as s, ScriptedServer(doubles["middle"]) as m, \
@@ -129,6 +130,7 @@ def test_three_targets_are_ranked_on_shared_items_and_a_rerun_sends_nothing(tmp_
     assert (result.sweep_dir / "targets" / "strong" / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_a_dead_target_is_reported_the_others_finish_and_the_resumed_sweep_asks_only_what_is_missing(tmp_path, graph, demo_seeds):
     doubles = targets(demo_seeds)
     with ScriptedServer(Script()) as judge, ScriptedServer(doubles["strong"]) as s, ScriptedServer(doubles["weak"]) as w:
@@ -167,6 +169,7 @@ def test_a_dead_target_is_reported_the_others_finish_and_the_resumed_sweep_asks_
     assert all(r["status"] == "ok" and r["shared_n"] == len(items) for r in board["targets"])
 
 
+@pytest.mark.slow
 def test_the_judge_limit_holds_across_targets_interviewed_at_once(tmp_path, graph, demo_seeds):
     doubles = targets(demo_seeds)
     with ScriptedServer(Script(), delay=0.05) as judge, ScriptedServer(doubles["strong"]) as s, ScriptedServer(doubles["weak"]) as w:

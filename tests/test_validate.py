@@ -221,6 +221,7 @@ def test_no_answered_shared_item_says_so(tmp_path):
     assert res.exit_code == 0 and "no target answered a shared item" in res.stdout
 
 
+@pytest.mark.slow
 def test_validate_a_real_sweep_of_known_ability_targets(tmp_path, demo_graph, demo_seeds):
     """The whole path: a sweep of three known-ability targets (tests/ability_server.py) with
     the scripted judge, then validate on its folder, with and without a reference."""

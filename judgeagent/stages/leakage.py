@@ -69,71 +69,8 @@ from judgeagent.stages.leak_vectors import check_embedder
 ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
 ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
-# Written into every LeakCheck: the guard of issue 24 (normalised mentions, judgements,
-# the semantic layer, a judge check that fails closed). Checks without it were made by the
-# guard before; a finished run's records keep what that guard decided. 3: the answer asserted
-# by a description is a pointer; contractions ("It's not X") read as the full forms when a
-# phrase answer's candidate is ruled out; semantic thresholds at the development maximum.
-# 4: every score read from fp32 vectors whatever the CPU, and a margin over the content-free
-# maximum (issue 30). 5: rules that hold on new domains (letters anywhere, positions in the
-# question's list, quantified disclosure, the writer's pick, verdicts on a candidate, numeric
-# options; even lists, kinds of answer and confusion warnings stay clean) and the phrase
-# threshold recalibrated on a development half with seven more subjects (issue 33);
-# suggestions of nothing but option letters, which letters anywhere flags, are not rewritten.
-# 6: issue 33's second session: places said to be right or counted along the options, verdicts
-# on what the target gave in any tense, candidates ruled out by a pronoun, numbers in words;
-# and precision: an everyday word of a phrase answer, lists asked the same of each option, open
-# questions, offers of help and criteria are no leak; an option that is a statement is named by
-# two of its words close together, never by one; fractions by their own text; ranges of
-# letters name every option; praise of a skill discloses no answer.
-# 7: read from fresh6 after its measurement: "keep your answer on X", "only one item is wrong",
-# places picked with a noun, the writer's lean between two, verdicts through "that option",
-# names without their gloss or "c."; and from fresh7: letters listed for every option are even.
-# 8: the learned layer (leak_learned): a linear model trained on the leak corpus flags what
-# reads as a give-away though no rule fired, and drops findings it finds very unlikely (never
-# a letter, an option's text or the reference phrase stated); praise of the form
-# of earlier answers is no disclosure; a phrase answer's word that the batch uses elsewhere
-# names none of it.
-# 9: read from fresh8 to fresh13 (fresh13 after its one measurement of guard 8): options listed
-# evenly in the judge's short forms are hidden from the rules (leak_lists); two words of a
-# statement option that the batch is about name none of it; praise of a habit or a step ("your
-# habit of defining terms was good", "you were right to think about the slope") is no verdict;
-# advice on the answer's form asserts no answer, and the semantic layer skips it and praise of
-# form as the learned layer does; the learned layer reads a phrase answer as ANSWERKEY (not the
-# word "answer"), flags nothing when it read nothing, doubts below 0.2, and is trained on every
-# group but fresh14, which measures it.
-# 10: read from fresh14 after its one measurement of guard 9: an even list opened by a dash or
-# counting purposes, uses or roles; "what you wrote for X is incorrect" is a disclosure; "the
-# decorative option is wrong" a verdict; "you were good about estimating", "exactly the right
-# frame" and "a bit generic" praise or criticise form; the model trained on fresh14 too. fresh15
-# measures it.
-# 11: read from fresh15 and fresh16 after their one measurement of guard 10: the semantic layer
-# takes a phrase answer's closeness beyond every question text of the batch (the topic); "the
-# right form", what the reply may leave out ("no need to explain ...") and a few more words are
-# advice on form; a musical note ("the lowest C") is no option letter; "for each statement — a,
-# b, c or d —" is an even list; "were worked by" is no verdict; the model flags alone from 0.75
-# (was 0.7) and is trained on every group to fresh16. fresh17 and fresh18 measured it.
-# 12: read from fresh17 and fresh18 after their one measurement of guard 11: the doubt reads the
-# sentences where the other layers found a leak, below 0.4 (was every sentence, below 0.2);
-# function words ("how") are no distinctive word of an option; another form of an option's word
-# that the batch itself uses ("temperatures", "preparation") names no option; a one-word option
-# that another question speaks of ("Stroke") states no answer alone; "the final answer", a
-# legend ("C for cross"), "worked examples", praise of the working ("nicely done", "the right
-# tool", "on the right track whenever you") and what the reply may leave out are no leak; the
-# model reads a list of every option as items and a run of letters as LETTERLIST, and is trained
-# on every group to fresh18. fresh19 and fresh20 measured it.
-# 13: read from fresh19 and fresh20 after their one measurement of guard 12: a statement option is
-# stated (never doubted) only by half its distinctive words or more, and named by two of them only
-# if they are not everyday words; one word of an option with no judgement near it is the topic's;
-# "not a brand name", "not a style of ..." name a kind of answer, not a candidate; "the five
-# options one at a time" is no position; the model flags alone from 0.8 (was 0.75) and is trained
-# on every group to fresh20. fresh21 and fresh22 measure it, and fresh23 and fresh24 again.
-# 14: read from fresh23 and fresh24 after their one measurement of guard 13: "keep your answer to
-# a single letter / to the interior part" holds the reply to a form or a part, "give your answer
-# as a letter" is advice on form, "the right way to approach", "the right mindset" and "good
-# awareness of ..." praise a way of working, "an option that matches only one of the two" is a
-# criterion; "keep the middle answer" and "you'll want to change your earlier answer" disclose;
-# the model is trained on every group to fresh24. fresh25 and fresh26 measure it.
+# Written into every LeakCheck; a finished run's records keep what its guard decided. What each
+# version changed, and which groups of the leak corpus measured it: docs/measurements/leak-guard.md.
 GUARD_VERSION = 14
 
 
