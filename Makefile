@@ -8,9 +8,10 @@
 #               no wheel, no docs): a few minutes
 PY := .venv/bin/python
 # Two pytest workers: much of the suite waits on servers, subprocesses and sockets rather than
-# on both cores; the tests that share an expensive fixture run in one worker (tests/conftest.py).
+# on both cores. A test file goes to one worker, so the tests that share a file's fixtures, or
+# the bundled model's graph and request cache (tests/test_protocols_e2e.py), stay together.
 # PYTEST_WORKERS= runs them in one process.
-PYTEST_WORKERS ?= -n 2 --dist loadgroup
+PYTEST_WORKERS ?= -n 2 --dist loadfile
 JA := .venv/bin/judgeagent
 
 .PHONY: setup demo test test-fast test-extras check-wheel docs docs-serve bench clean

@@ -17,30 +17,6 @@ REPO = Path(__file__).resolve().parents[1]
 pytest_plugins = ("tests.regrowth", "pytester")
 
 
-# Under pytest-xdist (make test runs two workers) the tests of one group run in one worker:
-# they share a session fixture that is expensive to make, or a resource one process at a time
-# should hold.
-XDIST_GROUPS = {
-    # conftest.leak_guard_run: the whole leak corpus through MiniLM, once
-    "leak_corpus": ("tests/test_leakage.py::test_semantic_layer_floor_with_the_real_minilm",
-                    "tests/test_leakage.py::test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds",
-                    "tests/test_precision.py::test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels"),
-    # conftest.bundled_e2e: one graph and one request cache for the runs with the bundled model
-    "bundled_model": ("tests/test_e2e_local.py::", "tests/test_protocols_e2e.py::"),
-}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("ray"):
-            item.add_marker(pytest.mark.xdist_group("ray"))  # one Ray cluster at a time
-            continue
-        for group, prefixes in XDIST_GROUPS.items():
-            if item.nodeid.startswith(prefixes):
-                item.add_marker(pytest.mark.xdist_group(group))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def isolated_workdir(tmp_path_factory):
     """The whole session runs in a fresh directory that holds only a link to the repository's

@@ -23,8 +23,10 @@ TIER_S = LIMIT_S / 6  # 10 s
 
 # Test id (or the id of every case of a parametrised test) -> why it takes longer than LIMIT_S.
 SLOW_TESTS = {
-    "tests/test_e2e_local.py::test_evaluate_with_the_bundled_model":
+    "tests/test_protocols_e2e.py::test_evaluate_with_the_bundled_model":
         "the JudgeAgent protocol end to end with the bundled model: six seeds, every stage, then the replay",
+    "tests/test_protocols_e2e.py::test_appendix_e2_with_the_bundled_model":
+        "replays the demo interview's requests from the shared cache when that test ran first; minutes alone",
     "tests/test_protocols_e2e.py::test_escalate_with_the_bundled_model":
         "escalate end to end with the bundled model: each rung writes, gates and asks a question",
     "tests/test_protocols_e2e.py::test_kieval_with_the_bundled_model":
@@ -45,8 +47,7 @@ _slow: set[str] = set()  # the tests marked slow
 
 
 def _allowed(nodeid: str) -> bool:
-    test = nodeid.split("@", 1)[0]  # pytest-xdist's --dist loadgroup adds "@group"
-    return test in SLOW_TESTS or test.split("[", 1)[0] in SLOW_TESTS
+    return nodeid in SLOW_TESTS or nodeid.split("[", 1)[0] in SLOW_TESTS
 
 
 _workers = 1  # pytest-xdist's workers, each a test at a time on the same cores
