@@ -119,7 +119,8 @@ def bundled_e2e(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def leak_guard_run():
     """The leakage guard's verdict on every check of the leak corpus (tests.leak_table), taken
-    once per session: the corpus floors and the precision test read the same ~11,000 checks.
+    once per session (per pytest-xdist worker that needs it): the corpus floors and the
+    precision test read the same ~11,000 checks.
 
     The run embedder is forced to bf16, as on a CPU with native bf16: the guard decides with
     its fp32 companion whatever the run's precision, which is what the precision test checks."""
