@@ -10,8 +10,9 @@ PY := .venv/bin/python
 # Two pytest workers: much of the suite waits on servers, subprocesses and sockets rather than
 # on both cores. A test file goes to one worker, so the tests that share a file's fixtures, or
 # the bundled model's graph and request cache (tests/test_protocols_e2e.py), stay together.
+# Files go out in collection order, where tests/regrowth.py puts the longest first.
 # PYTEST_WORKERS= runs them in one process.
-PYTEST_WORKERS ?= -n 2 --dist loadfile
+PYTEST_WORKERS ?= -n 2 --dist loadfile --no-loadscope-reorder
 JA := .venv/bin/judgeagent
 
 .PHONY: setup demo test test-fast test-extras check-wheel docs docs-serve bench clean

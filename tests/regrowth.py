@@ -10,6 +10,10 @@ the one-minute load average over the core count (read as each test ends) when th
 
 A test over TIER_S that is not marked ``slow`` is named at the end too (not a failure): the
 inner loop, ``make test-fast``, runs everything not marked slow.
+
+The files of SLOW_TESTS are collected first, in the order they are listed there. pytest-xdist
+hands out whole files in collection order (``make test`` turns off its reordering by test
+count), so the longest files start at once rather than finishing last on one worker.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ SLOW_TESTS = {
         "the first user of the session's leak verdicts (conftest.leak_guard_run): every corpus check with the real MiniLM",
     "tests/test_leakage.py::test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds":
         "takes the session's leak verdicts when run without the floor test",
-    "tests/test_precision.py::test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels":
+    "tests/test_leakage.py::test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels":
         "takes the session's leak verdicts when run without the floor test, then reruns the near checks on AVX2 kernels",
 }
 
@@ -61,6 +65,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _limit(seconds: float, nodeid: str) -> float:
     return seconds * max(float(_workers), _load.get(nodeid, 0.0) / (os.cpu_count() or 1))
+
+
+def _file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    first = {f: i for i, f in enumerate(dict.fromkeys(_file(n) for n in SLOW_TESTS))}
+    items.sort(key=lambda item: first.get(_file(item.nodeid), len(first)))  # stable: the rest keep their order
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
