@@ -95,7 +95,7 @@ def main() -> int:
     decision_embedder(embedder).encode(list(dict.fromkeys(t for s in rows for t in guard_texts(s.text, corpus.batches[s.batch]))))
     texts = [masked_text(s.text, corpus.batches[s.batch]) for s in rows]
     numeric = np.array([numeric_features(s.text, corpus.batches[s.batch], embedder) for s in rows], dtype=np.float64)
-    findings = [{d["kind"] for d in find_leaks(s.text, corpus.batches[s.batch], embedder=embedder, learned=False)} for s in rows]
+    findings = [{d.kind for d in find_leaks(s.text, corpus.batches[s.batch], embedder=embedder, learned=False)} for s in rows]
     labels = np.array([s.kind is not None for s in rows])
     print(f"{len(rows)} suggestions of {len(set(s.half for s in rows))} groups read in {time.perf_counter() - t0:.0f} s (sealed, left out: {', '.join(sorted(SEALED)) or 'none'})")
 

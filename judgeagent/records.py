@@ -194,8 +194,9 @@ class GenerationAttempt(JsonModel):
         return check is not None and check.passed is not None
 
 
-class LeakFinding(JsonModel):
-    """One way a piece of advice gave an answer away."""
+class LeakFindingRecord(JsonModel):
+    """One way a piece of advice gave an answer away, as written
+    (:meth:`judgeagent.stages.leak_finding.LeakFinding.to_dict`)."""
 
     question_id: str | None = ""  # None: no one question's (a letter stated that is no correct one, "D.")
     kind: str = ""
@@ -206,9 +207,9 @@ class LeakRecord(JsonModel):
     """The leakage guard's check of one piece of advice (``stages.leakage.LeakCheck.to_dict``)."""
 
     suggestions: str = ""  # the text the target is re-asked with
-    leaks_before: list[LeakFinding] = Field(default_factory=list)
+    leaks_before: list[LeakFindingRecord] = Field(default_factory=list)
     rewritten: bool = False
-    leaks_after: list[LeakFinding] = Field(default_factory=list)
+    leaks_after: list[LeakFindingRecord] = Field(default_factory=list)
     flagged: bool = False
     rewrite_error: str | None = None
     mode: str = "rules"  # "rules" | "judge" | "off"

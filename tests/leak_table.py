@@ -255,7 +255,7 @@ def guard_verdicts(embedder, only: list[int] | None = None) -> list[list]:
         text, batch = checks[i]
         with leak_margins.recording() as margin:
             found = find_leaks(text, corpus.batches[batch], embedder=embedder)
-        out.append([text, batch, sorted([d["question_id"] or "", d["kind"]] for d in found), margin[0]])
+        out.append([text, batch, sorted([d.question_id or "", d.kind] for d in found), margin[0]])
     return out
 
 

@@ -82,7 +82,7 @@ def test_praise_of_form_is_no_disclosure(sentence):
 )
 def test_a_verdict_beside_praise_is_still_a_disclosure(sentence):
     assert not praise_of_form(sentence)
-    assert {d["kind"] for d in find_leaks(sentence, [GAS, NOVEL])} == {"disclosure"}
+    assert {d.kind for d in find_leaks(sentence, [GAS, NOVEL])} == {"disclosure"}
 
 
 def test_numpy_tfidf_is_scikit_learns():
@@ -123,7 +123,7 @@ def test_it_flags_a_letter_no_rule_reads_as_a_verdict(minilm):
     p, _ = leak_learned.leak_probability(text, [CONTEXT], minilm)
     assert p >= LEAN
     (leak,) = find_leaks(text, [CONTEXT], embedder=minilm)
-    assert leak["kind"] == "learned" and f"p = {p:.2f}" in leak["evidence"]
+    assert leak.kind == "learned" and f"p = {p:.2f}" in leak.evidence
 
 
 def test_advice_stays_clean(minilm):
@@ -139,14 +139,14 @@ def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypa
     assert find_leaks("Rule out argon first.", [GAS], embedder=minilm) == []
     # ... but never a letter or the option's text stated as the answer, which a plain sentence
     # beside it can make the model doubt.
-    assert "answer_letter" in {d["kind"] for d in find_leaks("The answer is C.", [GAS], embedder=minilm)}
+    assert "answer_letter" in {d.kind for d in find_leaks("The answer is C.", [GAS], embedder=minilm)}
     text = "Recall the mechanism before choosing. Remember: Nitrogen."
-    assert "option_text" in {d["kind"] for d in find_leaks(text, [GAS], embedder=minilm)}
+    assert "option_text" in {d.kind for d in find_leaks(text, [GAS], embedder=minilm)}
     monkeypatch.undo()
     assert leak_learned.leak_probability(text, [GAS], minilm)[0] < DOUBT <= leak_learned.sentence_probability(text, [GAS], minilm)
     # ... and kept when one sentence read alone does not look clean.
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: (DOUBT / 2, ""))
     monkeypatch.setattr(leak_learned, "sentence_probability", lambda *a: DOUBT * 2)
-    assert {d["kind"] for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+    assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: ((DOUBT + LEAN) / 2, ""))
-    assert {d["kind"] for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+    assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}

@@ -84,7 +84,7 @@ def test_options_listed_evenly_in_short_forms_are_no_leak_but_a_verdict_beside_t
     )
     assert find_leaks(even, [MILK]) == []
     picked = "Look at all five: heating, lactose removal, evaporation, vitamins, fat globules, and the last one is right."
-    assert "pointer" in {d["kind"] for d in find_leaks(picked, [MILK])}
+    assert "pointer" in {d.kind for d in find_leaks(picked, [MILK])}
 
 
 def test_words_the_batch_is_about_name_no_statement_option():
@@ -92,7 +92,7 @@ def test_words_the_batch_is_about_name_no_statement_option():
     assert find_leaks(topical, [WAGES, FRICTIONAL]) == []
     # Words of the option that the batch does not use elsewhere still name it.
     named = "The wage floor set above market clearing is the one to rule out."
-    assert ("w2", "elimination") in {(d["question_id"], d["kind"]) for d in find_leaks(named, [WAGES, FRICTIONAL])}
+    assert ("w2", "elimination") in {(d.question_id, d.kind) for d in find_leaks(named, [WAGES, FRICTIONAL])}
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_words_the_batch_is_about_name_no_statement_option():
 )
 def test_praise_of_a_habit_is_not_a_verdict_on_an_answer(sentence, praise):
     assert praise_of_form(sentence) is praise
-    found = {d["kind"] for d in find_leaks(sentence, [WAGES, FRICTIONAL, SHIP])}
+    found = {d.kind for d in find_leaks(sentence, [WAGES, FRICTIONAL, SHIP])}
     assert ("disclosure" in found) is not praise
 
 
@@ -148,7 +148,7 @@ def test_the_learned_layer_flags_nothing_it_did_not_read(monkeypatch):
 
     monkeypatch.setattr(leak_learned, "leak_probability", lambda s, q, e: (0.99, masked_text(s, q)))
     assert weigh([], "Your write-up was clear and well reasoned. A single noun is expected.", [SHIP], None) == []
-    assert [d["kind"] for d in weigh([], "It was the first of its type.", [SHIP], None)] == ["learned"]
+    assert [d.kind for d in weigh([], "It was the first of its type.", [SHIP], None)] == ["learned"]
 
 
 # --- guard 10, read from fresh14 -------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_a_dash_opens_an_even_list_too():
     ],
 )
 def test_an_answer_given_or_an_option_named_by_what_it_says_is_judged(sentence, kind):
-    assert kind in {d["kind"] for d in find_leaks(sentence, [WAGES, SHIP])}
+    assert kind in {d.kind for d in find_leaks(sentence, [WAGES, SHIP])}
 
 
 @pytest.mark.parametrize(
@@ -181,7 +181,7 @@ def test_an_answer_given_or_an_option_named_by_what_it_says_is_judged(sentence, 
 )
 def test_a_habit_praised_or_a_form_criticised_is_no_disclosure(sentence):
     assert praise_of_form(sentence)
-    assert "disclosure" not in {d["kind"] for d in find_leaks(sentence, [WAGES, SHIP])}
+    assert "disclosure" not in {d.kind for d in find_leaks(sentence, [WAGES, SHIP])}
 
 
 # --- guard 11, read from fresh15 and fresh16 (and fresh17, fresh18 after their measurement) ----
@@ -232,7 +232,7 @@ def test_a_musical_note_or_a_legend_is_no_option_letter():
                      "Write each stitch in the usual shorthand (C for cross, T for twist)."):
         assert find_leaks(sentence, [ORGAN]) == [], sentence
         assert "LETTERKEY" not in masked_text(sentence, [ORGAN])
-    assert "answer_letter" in {d["kind"] for d in find_leaks("The answer is C.", [ORGAN])}
+    assert "answer_letter" in {d.kind for d in find_leaks("The answer is C.", [ORGAN])}
     assert find_leaks("I would pick C.", [ORGAN]) != []
 
 
@@ -260,7 +260,7 @@ def test_a_list_over_each_statement_is_even_and_a_run_of_letters_is_read_as_a_li
     ],
 )
 def test_a_passive_a_worked_example_or_a_habit_is_no_disclosure(sentence, disclosure):
-    assert ("disclosure" in {d["kind"] for d in find_leaks(sentence, [ROWING, CATCH])}) is disclosure
+    assert ("disclosure" in {d.kind for d in find_leaks(sentence, [ROWING, CATCH])}) is disclosure
 
 
 def test_the_final_answer_is_the_targets_not_the_last_option():
@@ -271,14 +271,14 @@ def test_the_final_answer_is_the_targets_not_the_last_option():
 def test_words_the_batch_uses_name_no_option():
     # "temperatures" is the batch's word, not a form of "Tempering"; "tempering" itself still is.
     assert find_leaks("Iron is very reactive at those temperatures.", [FORGE]) == []
-    assert "option_text" in {d["kind"] for d in find_leaks("Think of tempering.", [FORGE])}
+    assert "option_text" in {d.kind for d in find_leaks("Think of tempering.", [FORGE])}
     # "how" names nothing, though it is a word only option D of this question has.
     bridle = Question("k1", "On a kite, what is the bridle?", "D", {
         "A": "The main spar down the centre", "B": "The streamer at the bottom", "C": "The hem of the sail",
         "D": "The set of lines fixing how it sits in the wind"})
     assert find_leaks("I can explain how moving the towing point changes the way a kite flies.", [bridle]) == []
     # A one-word option that another question of the batch speaks of states no answer alone...
-    assert "option_text" not in {d["kind"] for d in find_leaks("Draw the stroke cycle as a loop with four points.", [ROWING, CATCH])}
+    assert "option_text" not in {d.kind for d in find_leaks("Draw the stroke cycle as a loop with four points.", [ROWING, CATCH])}
     # ...but judged, it is still read.
     assert find_leaks("Stroke is the right one for the first question.", [ROWING, CATCH]) != []
 
@@ -315,13 +315,13 @@ def test_two_everyday_words_of_a_statement_neither_state_nor_name_it():
     # "housing" and "end" are two words of option E, one of them everyday: no option is named
     assert find_leaks("That depends on the housing and on which end of the lever you mean.", [BRAKE]) == []
     # its own words, or most of its distinctive ones, still state it
-    assert "option_text" in {d["kind"] for d in find_leaks("Remember: the inner wire housing is frayed near the handlebar end.", [BRAKE])}
+    assert "option_text" in {d.kind for d in find_leaks("Remember: the inner wire housing is frayed near the handlebar end.", [BRAKE])}
 
 
 def test_the_kind_of_answer_not_wanted_is_no_candidate_ruled_out():
     assert find_leaks("Not a brand name, not a shop nickname, and not a translation.", [TOOL]) == []
     assert find_leaks("Not a style of spanner, and not a botanical variety either.", [TOOL]) == []
-    assert {d["kind"] for d in find_leaks("It is not a spoke key.", [TOOL])} == {"elimination"}
+    assert {d.kind for d in find_leaks("It is not a spoke key.", [TOOL])} == {"elimination"}
 
 
 def test_the_options_one_at_a_time_is_no_position():
@@ -350,8 +350,8 @@ def test_the_reply_held_to_a_form_or_a_part_is_no_answer_kept():
     assert find_leaks("Keep your answer to the firing part; leave the clay out of it.", [KILN, STILT]) == []
     assert only_form("Give your answer as a letter.") and only_form("Limit your answer to one word.")
     # a question's answer kept is still a disclosure, and "give your answer to question two" no form
-    assert {d["kind"] for d in find_leaks("Keep your answer to question two.", [KILN, STILT])} == {"disclosure"}
-    assert {d["kind"] for d in find_leaks("Keep the middle answer; rethink the other two.", [KILN, STILT])} == {"disclosure"}
+    assert {d.kind for d in find_leaks("Keep your answer to question two.", [KILN, STILT])} == {"disclosure"}
+    assert {d.kind for d in find_leaks("Keep the middle answer; rethink the other two.", [KILN, STILT])} == {"disclosure"}
     assert not only_form("Give your answer to question two.")
 
 
@@ -360,5 +360,5 @@ def test_a_way_of_working_praised_and_a_criterion_for_any_option_disclose_nothin
     assert praise_of_form("You showed good awareness of kiln safety in your earlier reasoning, and that's the right mindset.")
     assert find_leaks("An option that explains only one of the two defects isn't good enough.", [KILN]) == []
     # said of the target's answers, the same quantifier discloses
-    assert {d["kind"] for d in find_leaks("Only one of your two answers is right.", [KILN, STILT])} == {"disclosure"}
-    assert {d["kind"] for d in find_leaks("You'll want to change your earlier answer here.", [KILN])} == {"disclosure"}
+    assert {d.kind for d in find_leaks("Only one of your two answers is right.", [KILN, STILT])} == {"disclosure"}
+    assert {d.kind for d in find_leaks("You'll want to change your earlier answer here.", [KILN])} == {"disclosure"}

@@ -21,6 +21,7 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.llm.client import LLMResult
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.usage import TokenUsage
+from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_judge import UNREADABLE_TRIES, leak_check_messages, leak_check_summary, resolve_leak_check
 from judgeagent.stages.leak_normalize import normalized
 from judgeagent.stages.leak_rules import names_option
@@ -61,7 +62,7 @@ CLEAN = "Recall how viral families differ in their typical age group and season,
 
 
 def kinds(leaks: list[dict]) -> set[tuple[str | None, str]]:
-    return {(d["question_id"], d["kind"]) for d in leaks}
+    return {(d.question_id, d.kind) for d in leaks}
 
 
 @pytest.mark.parametrize(
@@ -108,8 +109,8 @@ def test_generic_option_texts_are_skipped():
 )
 def test_answer_letter_statements_are_leaks(text, question_ids):
     leaks = find_leaks(text, [MC, MC2], rules=ANSWER_RULES)
-    assert {d["kind"] for d in leaks} == {"answer_letter"}
-    assert {d["question_id"] for d in leaks} == question_ids
+    assert {d.kind for d in leaks} == {"answer_letter"}
+    assert {d.question_id for d in leaks} == question_ids
 
 
 @pytest.mark.parametrize(
@@ -168,7 +169,7 @@ def test_embedding_catches_a_paraphrase_of_the_answer():
     assert find_leaks(text, [MC]) == []
     leaks = find_leaks(text, [MC], embedder=emb, rules=ANSWER_RULES, semantic=False)
     assert kinds(leaks) == {("q1", "embedding")}
-    assert "enterovirus" in leaks[0]["evidence"]
+    assert "enterovirus" in leaks[0].evidence
 
 
 def test_embedding_ignores_sentences_closer_to_a_distractor_or_below_threshold():
@@ -366,7 +367,7 @@ def test_normalisation_is_symmetric(variant, canonical):
     ],
 )
 def test_an_option_named_with_any_judgement_is_a_leak(text):
-    assert {d["kind"] for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "option_text"}
+    assert {d.kind for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "option_text"}
 
 
 @pytest.mark.parametrize(
@@ -381,7 +382,7 @@ def test_an_option_named_with_any_judgement_is_a_leak(text):
     ],
 )
 def test_a_position_or_letter_with_a_judgement_is_a_leak(text):
-    assert {d["kind"] for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "answer_letter"}
+    assert {d.kind for d in find_leaks(text, BATCH)} & {"elimination", "pointer", "answer_letter"}
 
 
 @pytest.mark.parametrize(
@@ -396,7 +397,7 @@ def test_a_position_or_letter_with_a_judgement_is_a_leak(text):
     ],
 )
 def test_disclosure_in_other_words_is_a_leak(text):
-    assert "disclosure" in {d["kind"] for d in find_leaks(text, BATCH)}
+    assert "disclosure" in {d.kind for d in find_leaks(text, BATCH)}
 
 
 @pytest.mark.parametrize(
@@ -420,7 +421,7 @@ def test_advice_that_names_options_without_singling_one_out_passes(text):
 
 def test_a_finding_quotes_its_sentence():
     leaks = find_leaks("Review the doctrines. Rule out habeas corpus, then weigh the rest.", BATCH)
-    assert {"question_id": "law", "kind": "elimination", "evidence": "Rule out habeas corpus, then weigh the rest."} in leaks
+    assert LeakFinding("law", "elimination", "Rule out habeas corpus, then weigh the rest.") in leaks
 
 
 def test_the_answer_is_caught_with_trivial_differences():
@@ -466,7 +467,7 @@ ASKS_FOR = [
 def test_the_answer_asserted_by_a_description_is_a_pointer(text, question):
     # No option is named; the sentence tells the target what the answer is.
     leaks = find_leaks(text, ASKS_FOR)
-    assert {"question_id": question, "kind": "pointer", "evidence": text} in leaks, leaks
+    assert LeakFinding(question, "pointer", text) in leaks, leaks
 
 
 @pytest.mark.parametrize("text", [
@@ -488,7 +489,7 @@ def test_advice_about_what_a_question_asks_for_is_not_an_assertion(text):
 def test_a_person_described_is_a_pointer_when_a_question_asks_for_a_person(text):
     who = Question("w", "Who commanded the French army at Austerlitz?", "Napoleon")
     drug = ASKS_FOR[0]
-    assert {"question_id": "w", "kind": "pointer", "evidence": text} in find_leaks(text, [drug, who])
+    assert LeakFinding("w", "pointer", text) in find_leaks(text, [drug, who])
     # Without a question about a person, a pronoun is just a pronoun.
     assert find_leaks(text, [drug]) == []
 
@@ -509,7 +510,7 @@ LEAKING = {"elimination", "pointer", "disclosure", "answer_letter", "option_text
 
 
 def leaks_in(text: str, batch: list[Question]) -> set[str]:
-    return {d["kind"] for d in find_leaks(text, batch)} & LEAKING
+    return {d.kind for d in find_leaks(text, batch)} & LEAKING
 
 
 @pytest.mark.parametrize("text", [
@@ -1287,7 +1288,7 @@ def test_judge_finding_triggers_the_rewrite_and_records_verdicts_and_cost():
     judge = LeakJudge([{1: "picks_out"}, {}], rewrites=[CLEAN])
     check = guard(judge, DESCRIBED, TABLE_QUESTIONS, mode="judge")
     assert [c["stage"] for c in judge.calls] == ["leak-check"] * 3 + ["leak-rewrite"] + ["leak-check"] * 3
-    assert check.leaks_before == [{"question_id": "t1", "kind": "judge", "evidence": "picks_out (C): the vitamin K antagonist"}]
+    assert check.leaks_before == [LeakFinding("t1", "judge", "picks_out (C): the vitamin K antagonist")]
     assert check.rewritten and not check.flagged and check.suggestions == CLEAN and check.leaks_after == []
     assert [v["verdict"] for v in check.judge_before] == ["picks_out", "none", "none"]
     assert [v["verdict"] for v in check.judge_after] == ["none", "none", "none"]

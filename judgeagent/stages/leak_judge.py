@@ -39,6 +39,7 @@ from judgeagent.llm.client import LLMResult
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.llm.usage import cost_usd
 from judgeagent.prompts import messages, render, schemas
+from judgeagent.stages.leak_finding import LeakFinding
 
 LEAK_CHECK_MODES = ("rules", "judge", "off")
 _LEAKING = {"picks_out", "eliminates", "both"}
@@ -71,10 +72,10 @@ class JudgeVerdict:
     def leaks(self) -> bool:
         return self.verdict in _LEAKING
 
-    def finding(self) -> dict:
+    def finding(self) -> LeakFinding:
         """The verdict as a leak finding of kind ``judge``, like the rules' findings."""
         letters = f" ({', '.join(self.options)})" if self.options else ""
-        return {"question_id": self.question_id, "kind": "judge", "evidence": f"{self.verdict}{letters}: {self.evidence}"}
+        return LeakFinding(self.question_id, "judge", f"{self.verdict}{letters}: {self.evidence}")
 
     def to_dict(self) -> dict:
         return dict(self.__dict__) | {"options": list(self.options)}  # asdict's deep copy is slow
@@ -189,5 +190,5 @@ def leak_check_summary(checks: list[dict]) -> dict:
 
 
 def _judge_only(check: dict) -> bool:
-    kinds = {leak["kind"] for leak in check.get("leaks_before", [])}
+    kinds = {leak["kind"] for leak in check.get("leaks_before", [])}  # a record: plain dicts
     return kinds == {"judge"}

@@ -50,6 +50,7 @@ import numpy as np
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages import leak_margins
+from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_lists import hide_even_list
 from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences
 from judgeagent.stages.leak_semantic import scores
@@ -214,8 +215,8 @@ UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase"})
 
 
 def weigh(
-    leaks: list[dict], suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None = None
-) -> list[dict]:
+    leaks: list[LeakFinding], suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None = None
+) -> list[LeakFinding]:
     """The other layers' findings, weighed by the model (see the module): a ``learned``
     finding added when it is confident and none was found, doubted ones dropped.
 
@@ -227,13 +228,13 @@ def weigh(
     p, text = leak_probability(suggestions, questions, embedder)
     # With the answer stated outright the suggestion leaks whatever the model reads, and every
     # finding stays as evidence (the paraphrase check's beside the option's text, say).
-    stated = any(d["kind"] in UNDOUBTED for d in leaks)
+    stated = any(d.kind in UNDOUBTED for d in leaks)
     if p < DOUBT and leaks and not stated and _doubted(suggestions, questions, embedder, fires):
         return []
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
     if p >= LEAN and not leaks and terms(text):
         cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
-        return [{"question_id": None, "kind": "learned", "evidence": f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})"}]
+        return [LeakFinding(None, "learned", f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})")]
     return leaks
 
 

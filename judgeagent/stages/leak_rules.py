@@ -118,7 +118,7 @@ beside "Challenger Deep", "the cost of a choice" beside "opportunity cost"), sin
 needs such words in their ordinary sense, and a common word that only resembles the answer
 ("similar" beside "simile"), which is a word of its own, not a slip.
 
-Each finding is ``{"question_id", "kind", "evidence"}`` with ``kind`` the rule that fired.
+Each finding is a :class:`~judgeagent.stages.leak_finding.LeakFinding` whose ``kind`` is the rule that fired.
 """
 
 from __future__ import annotations
@@ -130,6 +130,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
 
 RULES = ("elimination", "disclosure", "pointer")
@@ -316,9 +317,9 @@ class QuestionRef:
     end: int
 
 
-def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
+def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
     """The ``elimination``, ``disclosure`` and ``pointer`` findings in ``suggestions``."""
-    leaks: list[dict] = []
+    leaks: list[LeakFinding] = []
     for sentence in sentences(suggestions):
         qrefs = question_refs(sentence, questions)
         orefs = option_refs(sentence, questions)
@@ -366,7 +367,7 @@ _BEST_BET = re.compile(
 )
 
 
-def _writers_pick(sentence: str, questions: list[Question]) -> list[dict]:
+def _writers_pick(sentence: str, questions: list[Question]) -> list[LeakFinding]:
     if (_VOTE.search(sentence) or _LEAN.search(sentence)) and any(q.options or identifying(q.answer) for q in questions):
         return [_finding(_asked_in(sentence, questions), "pointer", sentence)]
     bet = _BEST_BET.search(sentence)
@@ -455,7 +456,7 @@ def _wrong_kind(sentence: str, questions: list[Question]) -> bool:
     return compiled(r"(?i)\b(?:is|was|['’]s)\s+(?:the\s+|a\s+)?wrong\s+(?:" + alt + r")s?\b").search(sentence) is not None
 
 
-def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[dict]:
+def _candidate_verdicts(sentence: str, questions: list[Question]) -> list[LeakFinding]:
     if _GENERAL.search(sentence) or not any(q.options or identifying(q.answer) for q in questions):
         return []
     if _RULED_OUT.search(sentence) or _wrong_kind(sentence, questions):
@@ -509,7 +510,7 @@ def _names_a_candidate(sentence: str) -> bool:
     return any(not _QUALIFIER.match(m.group("noun")) for m in _NOT_NOUN_CANDIDATE.finditer(sentence))
 
 
-def _candidate_eliminations(sentence: str, questions: list[Question]) -> list[dict]:
+def _candidate_eliminations(sentence: str, questions: list[Question]) -> list[LeakFinding]:
     phrase = [q for q in questions if not q.options]
     if not phrase or not _names_a_candidate(sentence):
         return []
@@ -629,7 +630,7 @@ _CRITERION = re.compile(
 )
 
 
-def _answer_asserted(sentence: str, questions: list[Question]) -> list[dict]:
+def _answer_asserted(sentence: str, questions: list[Question]) -> list[LeakFinding]:
     if names_kind_of_answer(sentence) or _CRITERION.search(sentence):
         return []
     hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
@@ -1630,7 +1631,7 @@ def _open(sentence: str) -> str:
     return _OPEN_CLAUSE.sub(" ", sentence)
 
 
-def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef], questions: list[Question]) -> list[dict]:
+def _option_leaks(sentence: str, qrefs: list[QuestionRef], orefs: list[OptionRef], questions: list[Question]) -> list[LeakFinding]:
     """Options named with a judgement, a position or letter, or singled out by an assertion.
     An option's own words judge nothing, and neither does a question left open ("ask whether
     the contract was breached"): both are read out of the sentence before it is judged."""
@@ -2058,7 +2059,7 @@ def _form_words_only(text: str) -> bool:
     return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-") if p) for w in words)
 
 
-def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[dict]:
+def _disclosures(sentence: str, qrefs: list[QuestionRef]) -> list[LeakFinding]:
     """Whether the target's seed answers were right or wrong, in any wording."""
     if praise_of_form(sentence):
         return []
@@ -2097,5 +2098,5 @@ def _past(text: str) -> bool:
     ) is not None
 
 
-def _finding(question_id: str | None, kind: str, evidence: str) -> dict:
-    return {"question_id": question_id, "kind": kind, "evidence": evidence}
+def _finding(question_id: str | None, kind: str, evidence: str) -> LeakFinding:
+    return LeakFinding(question_id, kind, evidence)

@@ -74,6 +74,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.stages import leak_margins
 from judgeagent.stages.controls import PLACEBO_SENTENCES
+from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules import identifying, only_form, only_the_kind_asked, praise_of_form, sentences
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
@@ -157,7 +158,7 @@ def semantic_leaks(
     embedder: Any,
     threshold_options: float = THRESHOLD_OPTIONS,
     threshold_phrase: float = THRESHOLD_PHRASE,
-) -> list[dict]:
+) -> list[LeakFinding]:
     """The sentences that score at or above their threshold, as findings of kind ``semantic``."""
     has_options = {q.id: bool(q.options) for q in questions}
     leaks = []
@@ -171,6 +172,5 @@ def semantic_leaks(
         # Never below what a content-free sentence reaches: that much singles out nothing.
         if s.score >= threshold and s.score > s.content_free + CONTENT_FREE_MARGIN:
             what = f"option {s.option}" if s.option else "the answer"
-            leaks.append({"question_id": s.question_id, "kind": "semantic",
-                          "evidence": f"{s.sentence} (singles out {what}: {s.score:.2f} over content-free)"})
+            leaks.append(LeakFinding(s.question_id, "semantic", f"{s.sentence} (singles out {what}: {s.score:.2f} over content-free)"))
     return leaks

@@ -55,6 +55,7 @@ from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages import leak_margins
 from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_lists import without_even_lists
@@ -102,7 +103,7 @@ _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[dict]:
+def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
     """The correct option named, by its text or a distinctive word of it (normalised), in a
     sentence that names no other option of the question beside it (words the batch is about
     name no option: leak_rules._mention_spans)."""
@@ -130,7 +131,7 @@ def _batch_wording(q: Question, questions: list[Question]) -> str:
     return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
 
 
-def _reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[dict]:
+def _reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
     ref = normalize_phrase(q.answer)
     if ref in ("yes", "no"):
         m = next((m for m in _YES_NO_PATTERN.finditer(suggestions) if m.group(1).lower() == ref), None)
@@ -145,10 +146,10 @@ def _reference_leaks(suggestions: str, q: Question, questions: list[Question] | 
     return []
 
 
-def _letter_leaks(suggestions: str, questions: list[Question]) -> list[dict]:
+def _letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
     mc = [q for q in questions if q.options]
     letters = {letter.upper() for q in mc for letter in q.options or {}}
-    leaks: list[dict] = []
+    leaks: list[LeakFinding] = []
     for pattern in _LETTER_PATTERNS:
         for m in pattern.finditer(suggestions):
             letter = m.groupdict().get("paren") or m.group("letter")
@@ -217,7 +218,7 @@ def _distractors(q: Question) -> list[str]:
     return [t for letter, t in (q.options or {}).items() if letter != q.answer and t.strip()]
 
 
-def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[dict]:
+def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[LeakFinding]:
     sentences, targets, texts = _embedding_texts(suggestions, questions)
     if not texts:
         return []
@@ -239,8 +240,8 @@ def _embedding_leaks(suggestions: str, questions: list[Question], embedder: Any,
     return leaks
 
 
-def _leak(question_id: str | None, kind: str, evidence: str) -> dict:
-    return {"question_id": question_id, "kind": kind, "evidence": evidence}
+def _leak(question_id: str | None, kind: str, evidence: str) -> LeakFinding:
+    return LeakFinding(question_id, kind, evidence)
 
 
 def find_leaks(
@@ -252,10 +253,9 @@ def find_leaks(
     rules: tuple[str, ...] = ALL_RULES,
     semantic: bool = True,
     learned: bool = True,
-) -> list[dict]:
-    """Every way ``suggestions`` give away an answer to ``questions``, as
-    ``{"question_id", "kind", "evidence"}`` dicts (kinds in :data:`LEAK_KINDS`; the kind is
-    the rule that fired), without repeats.
+) -> list[LeakFinding]:
+    """Every way ``suggestions`` give away an answer to ``questions``, as findings (kinds in
+    :data:`LEAK_KINDS`; the kind is the rule that fired), without repeats.
 
     ``rules`` picks the rules (:data:`ANSWER_RULES` alone is the guard as it was before the
     elimination, disclosure and pointer rules). ``embedder`` (anything with
@@ -275,7 +275,7 @@ def find_leaks(
             leaks += _option_text_leaks(ruled, q, questions)
         elif not q.options and "reference_phrase" in rules:
             leaks += _reference_leaks(ruled, q, questions)
-    leaks += [d for d in find_rule_leaks(ruled, questions) if d["kind"] in rules]
+    leaks += [d for d in find_rule_leaks(ruled, questions) if d.kind in rules]
     if embedder is not None:
         # fp32 vectors (one verdict on any CPU: graph.fixed_precision), cached by text; every
         # text this check reads (the sentence checks of the doubt included) in one pass, so
@@ -285,7 +285,7 @@ def find_leaks(
         leaks += _embedding_leaks(suggestions, questions, embedder, similarity_threshold)
         if semantic:
             leaks += semantic_leaks(suggestions, questions, embedder)
-    unique = list({(d["question_id"], d["kind"], d["evidence"]): d for d in leaks}.values())
+    unique = list(dict.fromkeys(leaks))
     if embedder is not None and semantic and learned:
         def fires(sentence: str) -> bool:
             return bool(find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False))
@@ -299,9 +299,9 @@ class LeakCheck:
     """What the guard did to one batch's suggestions."""
 
     suggestions: str  # the text the target is re-asked with
-    leaks_before: list[dict] = field(default_factory=list)
+    leaks_before: list[LeakFinding] = field(default_factory=list)
     rewritten: bool = False
-    leaks_after: list[dict] = field(default_factory=list)
+    leaks_after: list[LeakFinding] = field(default_factory=list)
     # Not counted leak-free: still leaking after the one rewrite, the rewrite failed, or the
     # judge's leak check could not be read (check_failed).
     flagged: bool = False
@@ -313,9 +313,12 @@ class LeakCheck:
     guard_version: int = GUARD_VERSION
 
     def to_dict(self) -> dict:
-        # Shallow on purpose: the lists hold plain dicts, never changed once made, and
+        # By hand: the judge's lists hold plain dicts, never changed once made, and
         # dataclasses.asdict's deep copy was a tenth of a replay from the journal.
-        return {k: list(v) if isinstance(v, list) else v for k, v in self.__dict__.items()}
+        out = {k: list(v) if isinstance(v, list) else v for k, v in self.__dict__.items()}
+        out["leaks_before"] = [d.to_dict() for d in self.leaks_before]
+        out["leaks_after"] = [d.to_dict() for d in self.leaks_after]
+        return out
 
 
 class RecordedLeakCheck(LeakCheck):
@@ -329,13 +332,15 @@ class RecordedLeakCheck(LeakCheck):
 
     def __init__(self, record: dict) -> None:
         super().__init__(**{k: v for k, v in record.items() if k in LeakCheck.__dataclass_fields__})
+        self.leaks_before = [LeakFinding.from_dict(d) for d in record.get("leaks_before", [])]
+        self.leaks_after = [LeakFinding.from_dict(d) for d in record.get("leaks_after", [])]
         self.record = dict(record)
 
     def to_dict(self) -> dict:
         return dict(self.record)
 
 
-def _describe(leaks: list[dict]) -> str:
+def _describe(leaks: list[LeakFinding]) -> str:
     what = {
         "option_text": "states the text of a correct option",
         "answer_letter": "names an answer letter",
@@ -348,10 +353,10 @@ def _describe(leaks: list[dict]) -> str:
         "pointer": "points to an option of a question",
         "judge": "picks out or eliminates an option (judge's check)",
     }
-    return "\n".join(f"- {what[d['kind']]}: {d['evidence']}" for d in leaks)
+    return "\n".join(f"- {what[d.kind]}: {d.evidence}" for d in leaks)
 
 
-async def _find_leaks_async(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[dict]:
+async def _find_leaks_async(suggestions: str, questions: list[Question], embedder: Any, threshold: float) -> list[LeakFinding]:
     if embedder is None:
         return find_leaks(suggestions, questions)
     # Embedded first, off the event loop (batched with other batches' texts when the embedder
@@ -363,7 +368,7 @@ async def _find_leaks_async(suggestions: str, questions: list[Question], embedde
 
 async def _check(
     models: Any, suggestions: str, questions: list[Question], mode: str, embedder: Any, threshold: float
-) -> tuple[list[dict], list[JudgeVerdict]]:
+) -> tuple[list[LeakFinding], list[JudgeVerdict]]:
     """The rule layer's findings, then, in ``judge`` mode, the judge's verdicts and findings."""
     leaks = await _find_leaks_async(suggestions, questions, embedder, threshold)
     verdicts = await judge_leak_check(models, suggestions, questions) if mode == "judge" else []
