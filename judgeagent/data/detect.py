@@ -6,7 +6,11 @@ Detection looks at marker files, in this order (the first that matches wins):
 2. ``generic``:  ``corpus.jsonl`` or ``benchmark.json``;
 3. ``medqa``:    a ``textbooks/`` folder;
 4. ``quality``:  a file (any name, any extension) whose first line is a JSON object with
-   ``article_id`` and ``questions``.
+   ``article_id`` and ``questions``;
+5. ``documents``: any other folder holding, at any depth, a file a document reader knows
+   (PDF, HTML, DOCX, Markdown, text: :mod:`judgeagent.data.documents`). It has no
+   questions: ``build-graph`` builds its graph, and a command that asks questions refuses
+   it with a line saying to write seed questions from the graph first.
 
 A folder that has a format's marker but lacks one of its other files is detected as that
 format, and its loader then says which file is missing: "you are missing MultiHopRAG.json"
@@ -19,6 +23,8 @@ from pathlib import Path
 
 from judgeagent.data import generic, medqa, multihop, quality
 from judgeagent.data.benchmark import Benchmark
+from judgeagent.data.documents import folder as documents
+from judgeagent.data.documents import known_types
 from judgeagent.errors import ConfigError, DataError
 
 _LOADERS = {
@@ -26,18 +32,20 @@ _LOADERS = {
     "generic": generic,
     "medqa": medqa,
     "quality": quality,
+    documents.FORMAT: documents,  # last: it takes any folder with a readable document in it
 }
 
 EXPECTED_LAYOUTS = (
     "MedQA (textbooks/ with .txt files + questions.jsonl), "
     "MultiHop-RAG (corpus.json + MultiHopRAG.json), "
     "QuALITY (JSONL files with one {article_id, questions, ...} per line), "
-    "or generic (corpus.jsonl + questions.jsonl)"
+    "generic (corpus.jsonl + questions.jsonl), "
+    f"or a folder of documents ({known_types()} files)"
 )
 
 
 def detect_format(path: Path | str) -> str:
-    """"medqa" | "multihop" | "quality" | "generic"; DataError if the folder is none of them."""
+    """"medqa" | "multihop" | "quality" | "generic" | "documents"; DataError if the folder is none of them."""
     folder = _folder(path)
     for name, module in _LOADERS.items():
         if module.looks_like(folder):
@@ -49,18 +57,41 @@ def detect_format(path: Path | str) -> str:
     )
 
 
-def load_benchmark(path: Path | str, *, chunk_tokens: int = 200, section_chunks: int = 6) -> Benchmark:
-    """Detect the format of the folder ``path`` and load it."""
+def load_benchmark(
+    path: Path | str, *, chunk_tokens: int = 200, section_chunks: int = 6, questions: bool = True,
+    strict: bool = False, progress: bool = False,
+) -> Benchmark:
+    """Detect the format of the folder ``path`` and load it.
+
+    ``questions=False`` accepts a folder with none (a folder of documents: ``build-graph``);
+    with ``questions=True`` such a folder is refused before anything is read. ``strict``
+    refuses a folder of documents in which a file cannot be read (by default it is left
+    out and listed in ``Benchmark.skipped``). ``progress`` shows a bar while documents are
+    converted.
+    """
     if chunk_tokens < 1:
         raise ConfigError(f"chunk_tokens must be at least 1, got {chunk_tokens}")
     if section_chunks < 1:
         raise ConfigError(f"section_chunks must be at least 1, got {section_chunks}")
     folder = _folder(path)
     fmt = detect_format(folder)
-    benchmark = _LOADERS[fmt].load(folder, chunk_tokens=chunk_tokens, section_chunks=section_chunks)
-    if not benchmark.questions:
+    if questions and fmt == documents.FORMAT:
+        raise DataError(folder, NO_QUESTIONS)
+    benchmark = _LOADERS[fmt].load(folder, chunk_tokens=chunk_tokens, section_chunks=section_chunks, progress=progress)
+    if strict and benchmark.skipped:
+        first = benchmark.skipped[0]
+        others = len(benchmark.skipped) - 1
+        more = f"; {others} more file{'s' if others != 1 else ''} cannot be read" if others else ""
+        raise DataError(folder / first.source, f"{first.reason} (--strict refuses a folder with a file it cannot read{more})")
+    if questions and not benchmark.questions:
         raise DataError(folder, "the benchmark has no questions")
     return benchmark
+
+
+NO_QUESTIONS = (
+    "a folder of documents has no questions: build its graph (judgeagent build-graph), "
+    "then write seed questions from it (judgeagent seeds) and give their folder instead"
+)
 
 
 def _folder(path: Path | str) -> Path:
