@@ -37,7 +37,7 @@ def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: 
     skipped: list[SkippedFile] = []
     sources: list[str] = []
     paths = files(folder)
-    with _bar(progress, len(paths)) as advance:
+    with _FileBar(progress, len(paths)) as advance:
         for path in paths:
             source = path.relative_to(folder).as_posix()
             try:
@@ -89,7 +89,7 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
-class _bar:
+class _FileBar:
     """A progress bar over the files on stderr (conversion of a large PDF takes seconds)."""
 
     def __init__(self, enabled: bool, total: int):
