@@ -60,8 +60,20 @@ def corpus(html_pages: int, md_files: int) -> dict[str, list[Path]]:
     html = sorted(rng.sample(html, min(html_pages, len(html))))
     md = sorted(Path("/usr/share/doc/nodejs/api").glob("*.md"))
     md = sorted(rng.sample(md, min(md_files, len(md))))
-    text = sorted(p for p in Path("/usr/share/common-licenses").iterdir() if p.is_file() and not p.is_symlink())
-    return {"pdf": pdfs, "html": html, "md": md, "txt": text, "docx": _docx_from(html)}
+    return {"pdf": pdfs, "html": html, "md": md, "txt": _licences(), "docx": _docx_from(html)}
+
+
+def _licences() -> list[Path]:
+    """Debian's licence texts, copied with a .txt name (they ship without one)."""
+    folder = OUT / "documents-txt"
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for p in sorted(Path("/usr/share/common-licenses").iterdir()):
+        if p.is_file() and not p.is_symlink():
+            target = folder / (p.name + ".txt")
+            target.write_bytes(p.read_bytes())
+            made.append(target)
+    return made
 
 
 def _python_docs() -> list[Path]:
@@ -121,8 +133,12 @@ def ours(path: Path) -> Output:
     return Output("\n".join(b.text for b in blocks), sum(b.is_heading for b in blocks), sum(not b.is_heading for b in blocks))
 
 
+_FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+
+
 def _markdown_output(md: str) -> Output:
-    lines = md.splitlines()
+    # A comment line of a fenced code block starts with "# " too: not a heading.
+    lines = _FENCE.sub("", md).splitlines()
     headings = sum(1 for line in lines if re.match(r"#{1,6}\s", line))
     paragraphs = len([p for p in re.split(r"\n\s*\n", md) if p.strip()]) - headings
     return Output(md, headings, max(paragraphs, 0))
