@@ -10,8 +10,8 @@ text function) lose both. The comparison is on the Documents measurements page.
   (the size most characters have) and it is short; the largest such size is level 1.
 - Lines of a box are joined into one paragraph; a word hyphenated across two lines is
   joined whole; a line that starts with a bullet or a number starts a new line.
-- A table of contents (lines ending in dot leaders and a page number) goes: the chunks
-  would hold every section title with a number and no content.
+- A table of contents or an index (boxes whose lines end, at least half of them, in dot
+  leaders and a page number) goes: the chunks would hold titles and numbers, no content.
 - A PDF that needs a password, one whose pages hold no text (a scan: run OCR first) and a
   damaged one cannot be read.
 """
@@ -124,7 +124,7 @@ def _heading_levels(pages: list[list[PageBox]], body: float) -> dict[float, int]
 
 def _is_contents(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and sum(1 for line in lines if _TOC_LINE.search(line)) * 2 > len(lines)
+    return bool(lines) and sum(1 for line in lines if _TOC_LINE.search(line)) * 2 >= len(lines)
 
 
 def _has_letter(text: str) -> bool:
