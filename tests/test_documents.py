@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -222,6 +223,18 @@ def test_a_file_that_cannot_be_read_says_why(tmp_path, name, make, reason):
     with pytest.raises(Unreadable) as err:
         convert_file(path)
     assert str(err.value) == reason
+
+
+def test_a_missing_reader_library_stops_the_build_with_the_extra_to_install(tmp_path, monkeypatch):
+    """The installation's fault, not the file's: one line and exit 2, never a skip of every PDF."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    make_pdf(folder / "manual.pdf")
+    monkeypatch.setitem(sys.modules, "pdfminer.high_level", None)  # what an absent package gives an import
+    result = CliRunner().invoke(app, ["build-graph", str(folder), "--out", str(tmp_path / "g")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == (
+        "error: reading PDF files needs the pdfminer.six package: pip install 'judgeagent[documents]'")
 
 
 def test_an_owner_password_alone_does_not_stop_reading(tmp_path):
