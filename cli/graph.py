@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from judgeagent.cli.app import app
-from judgeagent.cli.common import console, user_errors
+from judgeagent.cli.common import console, err_console, user_errors
 from judgeagent.cli.options import build_config, config_flags, with_config_flags
 from judgeagent.config import GraphConfig
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
 BUILD_FLAGS = config_flags(
     GraphConfig,
-    {None: ("out", "force", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "entity_encoder", "chunk_encoder", "engine", "ray_address")},
+    {None: ("out", "force", "strict", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "entity_encoder", "chunk_encoder", "engine", "ray_address")},
     {"stop_entity_share": ("--stop-share",)},
 )
 
@@ -56,14 +56,16 @@ def _say(text: str) -> None:
 @with_config_flags(BUILD_FLAGS)
 def build_graph_cmd(
     given: dict,
-    data_dir: Path = typer.Argument(..., help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL)."),
+    data_dir: Path = typer.Argument(..., help="Benchmark folder (MedQA, MultiHop-RAG, QuALITY or generic JSONL), or a folder of documents (PDF, HTML, DOCX, Markdown, text; subfolders too)."),
 ) -> None:
-    """Build the context graph of a benchmark (reused when its input is unchanged)."""
+    """Build the context graph of a benchmark or of a folder of documents (reused when its input is unchanged)."""
     config = build_config(GraphConfig, BUILD_FLAGS, given)
     from judgeagent.data import load_benchmark
     from judgeagent.graph import build_graph
 
-    benchmark = load_benchmark(data_dir, chunk_tokens=config.chunk_tokens, section_chunks=config.section_chunks)
+    benchmark = load_benchmark(data_dir, chunk_tokens=config.chunk_tokens, section_chunks=config.section_chunks,
+                               questions=False, strict=config.strict, progress=True)
+    _say_skipped(data_dir, benchmark)
     out_dir = config.out_dir(data_dir)
     graph = build_graph(benchmark, config, out_dir, progress=True)
     m = graph.meta
@@ -79,6 +81,17 @@ def build_graph_cmd(
         f"{c.chunks} chunks, {c.documents} documents; "
         f"indexes: entity {m.indexes['entity'].kind}, chunk {m.indexes['chunk'].kind}"
     )
+
+
+def _say_skipped(data_dir: Path, benchmark) -> None:
+    """One line per file of a folder of documents that could not be read, then how many."""
+    if not benchmark.skipped:
+        return
+    for s in benchmark.skipped:
+        err_console.print(f"skipped {data_dir / s.source}: {s.reason}", highlight=False, markup=False, soft_wrap=True)
+    n, total = len(benchmark.skipped), len(benchmark.skipped) + len(benchmark.documents)
+    err_console.print(f"skipped {n} of {total} files (they cannot be read); building from the other {total - n} "
+                      "(--strict refuses instead)", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command("graph-info")

@@ -82,6 +82,7 @@ class GraphConfig(_Config):
     entity_encoder: EncoderName = Field(default="minilm", description="Encoder of entity names (and of the question names matched to them): minilm, or wordllama's static token vectors.")
     chunk_encoder: EncoderName = Field(default="minilm", description="Encoder of chunk texts (and of the batch texts they are ranked against): minilm, or wordllama's static token vectors.")
     force: bool = Field(default=False, description="Rebuild even when the input is unchanged.")
+    strict: bool = Field(default=False, description="A folder of documents: refuse to build when a file cannot be read (by default it is left out, with a line saying why).")
     out: Path | None = Field(default=None, description="Output folder (default: graphs/<data folder name>).")
     judge: str = Field(default="local", description="Model that extracts entities with --extractor llm.")
     engine: Literal["local", "ray"] = Field(default="local", description="Where extraction and embedding run: this process, or Ray actor pools (needs the ray extra of judgeagent).")

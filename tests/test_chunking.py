@@ -99,6 +99,19 @@ def test_short_paragraphs_are_packed_up_to_budget():
     assert chunks == ["Heading\n\nA short paragraph of six words.\n\nAnother one with five words.", "x x x x x x x x"]
 
 
+def test_a_heading_moves_to_the_next_chunk_with_the_text_it_heads():
+    paras = ["Intro", "one two three four five", "Setup", "six seven eight nine", "Use", "ten"]
+    count = chunking.count_tokens
+    # Unmarked, the heading "Use" ends the second chunk, away from its text.
+    assert chunk_paragraphs(paras, budget=6, count=count) == [
+        "Intro\n\none two three four five", "Setup\n\nsix seven eight nine\n\nUse", "ten"]
+    assert chunk_paragraphs(paras, budget=6, count=count, headings={0, 2, 4}) == [
+        "Intro\n\none two three four five", "Setup\n\nsix seven eight nine", "Use\n\nten"]
+    # A heading and its text that do not fit one chunk together: the heading stays behind.
+    assert chunk_paragraphs(["a b", "Title", "c d e f g h"], budget=6, count=count, headings={1}) == [
+        "a b\n\nTitle", "c d e f g h"]
+
+
 def test_paragraph_within_budget_is_never_split():
     rng = random.Random(1)
     para = paragraph(rng, [5, 5, 5, 5])

@@ -37,11 +37,23 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Document:
-    """One article, one textbook section, or the reference texts of one question."""
+    """One article, one textbook section, the reference texts of one question, or one file of a
+    folder of documents. ``source`` (the file's path relative to the folder) and ``sha256`` (of
+    its bytes) are set for the last kind: the graph's manifest lists them."""
 
     id: str
     title: str
     chunk_ids: tuple[str, ...]
+    source: str | None = None
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file of a folder of documents that could not be read: ``source`` relative to the folder."""
+
+    source: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -82,12 +94,13 @@ class Benchmark:
     """A loaded benchmark: its questions and the reference texts the graph is built from."""
 
     name: str
-    format: str  # "medqa" | "multihop" | "quality" | "generic"
+    format: str  # "medqa" | "multihop" | "quality" | "generic" | "documents" (no questions)
     qtype: QuestionType
     questions: list[Question]
     documents: list[Document]
     chunks: list[Chunk]
     source_files: list[str] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)  # a folder of documents' unreadable files
 
     def chunk_by_id(self) -> dict[str, Chunk]:
         return {c.id: c for c in self.chunks}

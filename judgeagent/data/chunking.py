@@ -21,6 +21,9 @@ Rules, in priority order:
    within the budget avoids it (it is the minimum possible number of lone sentences).
 4. Consecutive short paragraphs (and pieces) are packed together up to the budget, so a
    run of one-line headings or short paragraphs does not become a run of tiny chunks.
+5. A paragraph the caller marks as a heading (``headings=``, the indices of the headings of
+   a converted document) never ends a chunk: it moves to the next chunk, with the text it
+   heads, whenever the two fit the budget together.
 
 Any token counter can be passed instead (``count=``); :func:`count_tokens` counts
 whitespace tokens, which the rule tests use because they are easy to count by hand.
@@ -30,7 +33,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import NamedTuple
 
 from judgeagent import minilm
 from judgeagent.data.benchmark import Chunk, Document
@@ -107,35 +111,39 @@ def split_sentences(paragraph: str) -> list[str]:
     return [paragraph[a:b] for a, b in sentence_spans(paragraph)]
 
 
-def chunk_paragraphs(paragraphs: list[str], budget: int, count: TokenCounter | None = None) -> list[str]:
+def chunk_paragraphs(
+    paragraphs: list[str], budget: int, count: TokenCounter | None = None, headings: Collection[int] = ()
+) -> list[str]:
     """Pack ``paragraphs`` into chunks of at most ``budget`` tokens.
 
     ``count`` counts a text's tokens; by default the embedding model's word-pieces, and
-    then the budget is capped at :func:`max_chunk_tokens`. See the module docstring for
-    the rules. Chunks made of several paragraphs (or pieces) join them with a blank line.
+    then the budget is capped at :func:`max_chunk_tokens`. ``headings`` are the indices of
+    the paragraphs that are headings. See the module docstring for the rules. Chunks made
+    of several paragraphs (or pieces) join them with a blank line.
     """
     if budget < 1:
         raise ValueError(f"chunk budget must be at least 1 token, got {budget}")
     if count is None:
         count, budget = count_model_tokens, min(budget, max_chunk_tokens())
-    units: list[tuple[str, int]] = []
-    for paragraph in paragraphs:
+    units: list[_Unit] = []
+    for k, paragraph in enumerate(paragraphs):
         paragraph = paragraph.strip()
         if not paragraph:
             continue
         size = count(paragraph)
         if size <= budget:
-            units.append((paragraph, size))
+            units.append(_Unit(paragraph, size, k in headings))
         else:
-            units.extend(_split_long_paragraph(paragraph, budget, count))
+            units.extend(_Unit(piece, n, False) for piece, n in _split_long_paragraph(paragraph, budget, count))
     return _pack(units, budget)
 
 
 def chunk_document(
-    doc_id: str, title: str, paragraphs: list[str], budget: int, count: TokenCounter | None = None
+    doc_id: str, title: str, paragraphs: list[str], budget: int, count: TokenCounter | None = None,
+    headings: Collection[int] = (),
 ) -> tuple[Document, list[Chunk]]:
     """One Document and its chunks, with chunk ids ``f"{doc_id}-c{k}"`` (k from 1)."""
-    texts = chunk_paragraphs(paragraphs, budget, count)
+    texts = chunk_paragraphs(paragraphs, budget, count, headings)
     chunks = [Chunk(id=f"{doc_id}-c{k}", doc_id=doc_id, text=t) for k, t in enumerate(texts, 1)]
     return Document(id=doc_id, title=title, chunk_ids=tuple(c.id for c in chunks)), chunks
 
@@ -224,16 +232,32 @@ def _best_grouping(sizes: list[int], budget: int) -> list[tuple[int, int]]:
     return groups[::-1]
 
 
-def _pack(units: list[tuple[str, int]], budget: int) -> list[str]:
+class _Unit(NamedTuple):
+    text: str
+    size: int
+    heading: bool
+
+
+def _pack(units: list[_Unit], budget: int) -> list[str]:
     chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for unit, n in units:
-        if current and size + n > budget:
-            chunks.append(PARAGRAPH_JOINER.join(current))
-            current, size = [], 0
+    current: list[_Unit] = []
+    for unit in units:
+        if current and sum(u.size for u in current) + unit.size > budget:
+            carried = _trailing_headings(current)
+            if carried and len(carried) < len(current) and sum(u.size for u in carried) + unit.size <= budget:
+                current = current[: len(current) - len(carried)]
+            else:
+                carried = []
+            chunks.append(PARAGRAPH_JOINER.join(u.text for u in current))
+            current = carried
         current.append(unit)
-        size += n
     if current:
-        chunks.append(PARAGRAPH_JOINER.join(current))
+        chunks.append(PARAGRAPH_JOINER.join(u.text for u in current))
     return chunks
+
+
+def _trailing_headings(units: list[_Unit]) -> list[_Unit]:
+    k = len(units)
+    while k > 0 and units[k - 1].heading:
+        k -= 1
+    return units[k:]

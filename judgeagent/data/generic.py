@@ -34,7 +34,7 @@ def looks_like(folder: Path) -> bool:
     return (folder / CORPUS).is_file() or (folder / SETTINGS).is_file()
 
 
-def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0) -> Benchmark:
+def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: bool = False) -> Benchmark:
     corpus_path, questions_path, settings_path = folder / CORPUS, folder / QUESTIONS, folder / SETTINGS
     for path in (corpus_path, questions_path):
         if not path.is_file():

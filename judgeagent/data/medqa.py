@@ -55,7 +55,7 @@ def questions_file(folder: Path) -> Path:
     raise DataError(folder, f"MedQA layout (has textbooks/) but no questions file; expected one of: {expected}")
 
 
-def load(folder: Path, *, chunk_tokens: int, section_chunks: int) -> Benchmark:
+def load(folder: Path, *, chunk_tokens: int, section_chunks: int, progress: bool = False) -> Benchmark:
     qfile = questions_file(folder)
     # Ids are "<file stem>-<line>", so they are unique by construction.
     questions = [_question(r) for r in read_jsonl(qfile, what="MedQA questions")]

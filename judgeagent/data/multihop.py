@@ -31,7 +31,7 @@ def looks_like(folder: Path) -> bool:
     return (folder / CORPUS).is_file() or (folder / QUESTIONS).is_file()
 
 
-def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0) -> Benchmark:
+def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: bool = False) -> Benchmark:
     corpus_path, questions_path = folder / CORPUS, folder / QUESTIONS
     for path in (corpus_path, questions_path):
         if not path.is_file():

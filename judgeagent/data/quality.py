@@ -50,7 +50,7 @@ def difficulty_from_speed(speed_answers: list[int], gold_label: int) -> str | No
     return "medium" if correct <= 3 else "easy"
 
 
-def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0) -> Benchmark:
+def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: bool = False) -> Benchmark:
     files = quality_files(folder)
     if not files:
         raise DataError(folder, "no QuALITY file (JSONL whose lines have article_id and questions)")

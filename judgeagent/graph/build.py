@@ -460,6 +460,7 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "benchmark": {"name": benchmark.name, "format": benchmark.format,
                       "qtype": benchmark.qtype.value},
         "source_files": [str(p) for p in benchmark.source_files],
+        **_document_sources(benchmark),
         "settings": settings,
         "extractor": extractor.name,
         "embedding_model": {"name": Embedder.name, "version": model_version(), "dim": Embedder.dim,
@@ -479,6 +480,17 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
                   "entity_batch_size": ENTITY_BATCH_SIZE},
         "versions": package_versions(),
         "files": list(store.DATA_FILES),
+    }
+
+
+def _document_sources(benchmark: Benchmark) -> dict:
+    """A folder of documents' files: each document's source and content hash, and the skipped ones."""
+    if not any(d.source for d in benchmark.documents) and not benchmark.skipped:
+        return {}
+    return {
+        "documents": [{"id": d.id, "source": d.source, "sha256": d.sha256, "title": d.title, "chunks": len(d.chunk_ids)}
+                      for d in benchmark.documents if d.source is not None],
+        "skipped": [{"source": s.source, "reason": s.reason} for s in benchmark.skipped],
     }
 
 

@@ -81,6 +81,23 @@ class BuildStats(_Part):
     reused: Reuse = Field(default_factory=Reuse)
 
 
+class SourceDocument(_Part):
+    """One file of a folder of documents: its document id, path in the folder and sha256 of its bytes."""
+
+    id: str
+    source: str
+    sha256: str
+    title: str = ""
+    chunks: int = 0
+
+
+class SkippedSource(_Part):
+    """A file of a folder of documents left out of the graph, and why."""
+
+    source: str
+    reason: str
+
+
 class GraphManifest(_Part):
     format_version: int | None = None
     name: str = ""
@@ -93,6 +110,8 @@ class GraphManifest(_Part):
     counts: Counts = Field(default_factory=Counts)
     build: BuildStats = Field(default_factory=BuildStats)
     timings_s: dict[str, float] = Field(default_factory=dict)
+    documents: list[SourceDocument] = Field(default_factory=list)  # a folder of documents only
+    skipped: list[SkippedSource] = Field(default_factory=list)
 
     def roles(self) -> dict[str, RoleEncoder]:
         """Each role's recorded encoder; a graph from before roles existed used MiniLM for both."""

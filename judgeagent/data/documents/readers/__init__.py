@@ -1,0 +1,1 @@
+"""One module per file format: each declares ``SUFFIXES``, ``WHAT`` and ``convert(path) -> Converted``."""
