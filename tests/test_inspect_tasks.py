@@ -31,14 +31,19 @@ def scripted(demo_seeds, cls: type[Script] = Script, **kw) -> Script:
 
 def mock(script: Script):
     """Inspect's mockllm/model answering as ``script`` answers an HTTP request: the body it
-    reads is the messages and the reply schema's name, as Inspect's config carries them."""
-    from inspect_ai.model import ModelOutput, get_model
+    reads is the messages and the reply schema's name, as Inspect's config carries them.
+    Usage is counted in words, as the scripted server counts it (mockllm would otherwise
+    count tokens with tiktoken, whose encoding it downloads)."""
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
     def reply(messages, tools, tool_choice, config) -> ModelOutput:
         body: dict = {"messages": [{"role": m.role, "content": m.text} for m in messages]}
-        if config.response_format is not None:
-            body["response_format"] = {"type": "json_schema", "json_schema": {"name": config.response_format.name}}
-        return ModelOutput.from_content(model="mockllm/model", content=script(body))
+        if config.response_schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": config.response_schema.name}}
+        output = ModelOutput.from_content(model="mockllm/model", content=script(body))
+        words_in, words_out = sum(len(m.text.split()) for m in messages), len(output.completion.split())
+        output.usage = ModelUsage(input_tokens=words_in, output_tokens=words_out, total_tokens=words_in + words_out)
+        return output
 
     return get_model("mockllm/model", custom_outputs=reply)
 
@@ -124,8 +129,8 @@ def test_interview_on_mockllm(tmp_path, demo_graph, demo_seeds):
     assert asked and first.metadata["levels"] == {k: v for k, v in asked.items()} and set(asked.values()) <= {"easy", "medium", "hard"}
     assert all(first.value[k] == 1.0 for k in asked)  # the double's target gets its follow-ups right
     m = figures(log)
-    assert m["acc1"] == pytest.approx(50.0) and m["acc2"] == pytest.approx(400 / 6)
-    assert m["cr"] == pytest.approx(200 / 6) and m["cte"] == pytest.approx(100 / 6) and m["delta_acc"] == pytest.approx(100 / 6)
+    assert m["acc1"] == pytest.approx(50.0, abs=1e-3) and m["acc2"] == pytest.approx(400 / 6, abs=1e-3)
+    assert m["cr"] == pytest.approx(200 / 6, abs=1e-3) and m["cte"] == pytest.approx(100 / 6, abs=1e-3) and m["delta_acc"] == pytest.approx(100 / 6, abs=1e-3)
     assert m["delta_acc_ci_low"] <= m["delta_acc"] <= m["delta_acc_ci_high"] and m["n_questions"] == 6
     # The dialogue: the target's prompts and answers, the judge's turns labelled between them.
     speakers = [(msg.role, (msg.metadata or {}).get("speaker")) for msg in log.samples[0].messages]
@@ -164,7 +169,7 @@ def test_interviewer_on_mockllm(tmp_path, demo_graph, demo_seeds):
     log = run_task("interviewer", tmp_path, mock(script), {"judge": mock(script)}, data=str(DATA), limit=3, leak_check="rules")
     assert log.status == "success" and len(log.samples) == 3
     m = figures(log)
-    assert (m["interviewer_acc1"], m["interviewer_acc2"], m["interviewer_acc3"]) == (pytest.approx(100 / 3), pytest.approx(200 / 3), 100.0)
+    assert (m["interviewer_acc1"], m["interviewer_acc2"], m["interviewer_acc3"]) == (pytest.approx(100 / 3, abs=1e-3), pytest.approx(200 / 3, abs=1e-3), 100.0)
 
 
 @pytest.mark.slow
@@ -194,7 +199,7 @@ def test_the_cli_and_inspect_give_the_same_figures(tmp_path, demo_graph, demo_se
     script = scripted(demo_seeds, OrderFreeScript)
     log = run_task("interview", tmp_path, mock(script), {"judge": mock(script)}, data=str(DATA), graph=str(demo_graph), limit=6, **FAST)
     assert log.status == "success"
-    assert figures(log) == pytest.approx({k: v for k, v in cli.items() if v is not None})
+    assert figures(log) == {k: v for k, v in cli.items() if v is not None}
     cli_records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     inspect_records = [r for s in log.samples for r in s.scores["interview"].metadata["records"]]
     levels = [[rd["level"] for rd in r["rounds"]] for r in sorted(cli_records, key=lambda r: r["batch_index"])]
@@ -216,6 +221,32 @@ def test_a_task_through_inspects_openai_compatible_provider(tmp_path, demo_graph
         bodies = srv.requests
     assert log.status == "success", log.error
     m = figures(log)
-    assert (m["acc1"], m["acc2"]) == (pytest.approx(200 / 3), pytest.approx(200 / 3))
+    assert (m["acc1"], m["acc2"]) == (pytest.approx(200 / 3, abs=1e-3), pytest.approx(200 / 3, abs=1e-3))
     named = {b["response_format"]["json_schema"]["name"] for b in bodies if b.get("response_format")}
     assert {"answer_batch", "feedback"} <= named  # our reply schemas reached the server as JSON schemas
+
+
+@pytest.mark.slow
+def test_eval_retry_asks_the_failed_unit_again(tmp_path, demo_graph, demo_seeds, monkeypatch):
+    """A call that fails after Inspect's retries is its sample's error, never a wrong answer;
+    `inspect eval-retry` asks that unit again and the metrics cover every sample."""
+    from inspect_ai import eval_retry
+    from scripted_server import Fault
+
+    with ScriptedServer(scripted(demo_seeds)) as srv:
+        monkeypatch.setenv("SCRIPTED_BASE_URL", srv.base_url)
+        monkeypatch.setenv("SCRIPTED_API_KEY", "not-needed")
+        srv.push_faults(Fault.status(401, message="key refused"))  # the first call: batch 0's seed answers
+        args = {"data": str(DATA), "graph": str(demo_graph), "limit": 6, "rounds": 1, "controls": False, **FAST}
+        from inspect_ai import eval as inspect_eval
+
+        (first,) = inspect_eval("judgeagent/interview", model="openai-api/scripted/scripted-model",
+                                model_roles={"judge": "openai-api/scripted/scripted-model"}, task_args=args, log_dir=str(tmp_path / "logs"),
+                                display="none", max_samples=1, fail_on_error=False)
+        errors = {s.id: s.error is not None for s in first.samples}
+        assert errors == {"b0000": True, "b0001": False}
+        (retried,) = eval_retry(first, log_dir=str(tmp_path / "logs"), display="none")
+    assert retried.status == "success" and {s.id for s in retried.samples} == {"b0000", "b0001"}
+    assert all(s.error is None for s in retried.samples)
+    m = figures(retried)
+    assert (m["acc1"], m["acc2"], m["n_questions"]) == (pytest.approx(50.0, abs=1e-3), pytest.approx(400 / 6, abs=1e-3), 6.0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.package import get_installed_package_name
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -25,26 +26,36 @@ from judgeagent.inspect.session import InspectSession
 from judgeagent.llm.inspect_model import TARGET
 
 
-@task
+def named(name: str) -> str:
+    """The task's registry name, ``judgeagent/<name>`` however the package is installed.
+
+    Inspect prefixes the package's name itself when it finds the module installed; it does
+    not when a ``judgeagent.egg-info`` of an editable checkout comes first on ``sys.path``
+    (it has no ``direct_url.json``), and ``inspect eval judgeagent/interview`` would then
+    not find the task."""
+    return name if get_installed_package_name(named) == "judgeagent" else f"judgeagent/{name}"
+
+
+@task(name=named("interview"))
 def interview(**options: Any) -> Task:
     """The JudgeAgent interview: seed batches graded, extended with Easy/Medium/Hard follow-ups
     along the context graph's knowledge paths, feedback, the seeds asked again (ACC1, ACC2, ΔACC, CR, CtE)."""
     return protocol_task("judgeagent", options)
 
 
-@task
+@task(name=named("kieval"))
 def kieval(**options: Any) -> Task:
     """KIEval: a dialogue per seed, every reply scored by the evaluator (model role evaluator)."""
     return protocol_task("kieval", options)
 
 
-@task
+@task(name=named("interviewer"))
 def interviewer(**options: Any) -> Task:
     """The Interviewer: feedback and revisions until right, two follow-ups graded (acc@k)."""
     return protocol_task("interviewer", options)
 
 
-@task
+@task(name=named("escalate"))
 def escalate(**options: Any) -> Task:
     """Escalation: follow-ups of rising difficulty until the target fails (ACC by level, ACC-AUC)."""
     return protocol_task("escalate", options)

@@ -130,7 +130,7 @@ def generate_config(body: dict[str, Any]) -> GenerateConfig:
     rf = body.get("response_format") or {}
     if rf.get("type") == "json_schema":
         js = rf["json_schema"]
-        settings["response_format"] = ResponseSchema(name=js["name"], json_schema=JSONSchema.model_validate(js["schema"]), strict=False)
+        settings["response_schema"] = ResponseSchema(name=js["name"], json_schema=JSONSchema.model_validate(js["schema"]), strict=False)
     # The rest verbatim: a JSON-object form (llama.cpp's), options the server turned out to
     # want (enable_thinking), the user's extra_body.
     extra = {k: v for k, v in body.items() if k not in PLAIN or (k == "response_format" and rf.get("type") != "json_schema")}
