@@ -18,6 +18,7 @@ Inspect task and are not run.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from judgeagent.errors import ConfigError
 from judgeagent.llm.client import LLMClient, Transport
 from judgeagent.llm.inspect_model import TARGET, Exchange, InspectTransport, inspect_spec, recording
 from judgeagent.llm.registry import ModelSpec
-from judgeagent.records import UnitRecord
+from judgeagent.records import Json, UnitRecord
 from judgeagent.stages.models import Models
 
 JUDGE = "judge"
@@ -122,4 +123,5 @@ def figures(protocol: Protocol[Any, Any], options: ProtocolOptions, seed: int, r
     run: RunServices[Any, Any] = RunServices(cfg, options, protocol.records, target=spec, judge=spec, roles={}, bench=None, batches=[],
                                              folder=RunFolder(Path(".")), state=RunState())
     metrics = protocol.metrics(run, sorted(records, key=lambda r: r.batch_index))
-    return {k: float(v) for k, v in protocol.headline_figures(metrics).items() if v is not None}
+    written: Json = json.loads(json.dumps(metrics, default=str))  # as metrics.json holds them, read back
+    return {k: float(v) for k, v in protocol.headline_figures(written).items() if v is not None}

@@ -81,6 +81,10 @@ class InspectTransport:
 
     def __init__(self, role: str):
         self.role = role
+        # Whether the model has answered a request with a JSON schema. Until it has, such a
+        # request is tried once without Inspect's retries: llama.cpp's server answers a JSON
+        # schema with a 500, which Inspect would retry for ever.
+        self.takes_schema = False
 
     def model(self) -> Model:
         from inspect_ai.model import get_model
@@ -90,20 +94,52 @@ class InspectTransport:
     async def send(self, req: ChatRequest, body: dict[str, Any]) -> Reply | Failure:
         """One call. Inspect retries failed calls itself and raises when it gives up; that
         exception is the sample's error (``inspect eval-retry`` runs the sample again). A
-        request the provider refuses (a 4xx other than a rate limit or a key) comes back as a
-        :class:`Failure`, so the client adapts to it as over HTTP: a server that takes no JSON
-        schema (llama.cpp) is asked with the next structured-output form."""
-        model = self.model()
-        try:
-            output = await model.generate(chat_messages(body["messages"]), config=generate_config(body))
-        except Exception as e:
-            if (refused := refusal(e)) is None:
-                raise
-            return refused
+        request the provider refuses (a 4xx other than a rate limit or a key, or any error
+        about the reply's schema) comes back as a :class:`Failure`, so the client adapts to it
+        as over HTTP: a server that takes no JSON schema is asked with the next
+        structured-output form."""
+        from inspect_ai.model import GenerateConfig
+
+        model, messages, config = self.model(), chat_messages(body["messages"]), generate_config(body)
+        output = None
+        if config.response_schema is not None and not self.takes_schema:
+            try:
+                output = await model.generate(messages, config=config.merge(GenerateConfig(max_retries=0)))
+            except Exception as e:
+                if schema_refused(e):
+                    return Failure(FailureKind.REFUSED_PARAMETER, one_line(str(e)), param="response_format")
+                # anything else: asked again below, with Inspect's retries
+        if output is None:
+            try:
+                output = await model.generate(messages, config=config)
+            except Exception as e:
+                if (refused := refusal(e)) is None:
+                    raise
+                return refused
+        if config.response_schema is not None:
+            self.takes_schema = True
         calls = _RECORDING.get()
         if calls is not None:
             calls.append(Exchange(self.role, str(model), req.stage, tuple(body["messages"]), output.completion if not output.error else None))
         return reply_from_output(output, body["messages"])
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+def cause(error: BaseException) -> BaseException:
+    """The provider's own error: Inspect raises tenacity's RetryError when it stops retrying."""
+    last = getattr(error, "last_attempt", None)
+    inner = last.exception() if last is not None and hasattr(last, "exception") else None
+    return inner if isinstance(inner, BaseException) else error
+
+
+def schema_refused(error: Exception) -> bool:
+    """The error is about the reply's schema (llama.cpp: a 500 whose body names response_format)."""
+    error = cause(error)  # type: ignore[assignment]
+    text = f"{error} {getattr(error, 'body', '')}".lower()
+    return any(w in text for w in ("response_format", "json_schema", "response_schema"))
 
 
 def chat_messages(messages: list[dict[str, Any]]) -> list[ChatMessage]:
@@ -145,6 +181,7 @@ PLAIN = {"model", "messages", "temperature", "max_tokens", "max_completion_token
 def refusal(error: Exception) -> Failure | None:
     """A provider's refusal of the request (an HTTP 4xx but a rate limit, a key or a conflict)
     as the client's Failure; None for anything else, which stays the sample's error."""
+    error = cause(error)  # type: ignore[assignment]
     status = getattr(error, "status_code", None)
     if not isinstance(status, int) or not 400 <= status < 500 or status in (401, 403, 408, 409, 425, 429):
         return None
@@ -161,7 +198,7 @@ def reply_from_output(output: ModelOutput, convo: list[dict[str, Any]]) -> Reply
     from inspect_ai.model import ContentReasoning
 
     if output.error and not output.completion:
-        return Failure(FailureKind.SERVER_ERROR, " ".join(str(output.error).split())[:500])
+        return Failure(FailureKind.SERVER_ERROR, one_line(str(output.error)))
     raw = output.completion
     answer, thinking, unterminated = split_thinking(raw) if raw else ("", "", False)
     message = output.message if output.choices else None
