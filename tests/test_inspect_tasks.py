@@ -236,7 +236,9 @@ def test_eval_retry_asks_the_failed_unit_again(tmp_path, demo_graph, demo_seeds,
     with ScriptedServer(scripted(demo_seeds)) as srv:
         monkeypatch.setenv("SCRIPTED_BASE_URL", srv.base_url)
         monkeypatch.setenv("SCRIPTED_API_KEY", "not-needed")
-        srv.push_faults(Fault.status(401, message="key refused"))  # the first call: batch 0's seed answers
+        # Batch 0's seed answers: tried once with a JSON schema (the first request of the model),
+        # then again with Inspect's retries, which do not retry a refused key.
+        srv.push_faults(Fault.status(401, message="key refused"), Fault.status(401, message="key refused"))
         args = {"data": str(DATA), "graph": str(demo_graph), "limit": 6, "rounds": 1, "controls": False, **FAST}
         from inspect_ai import eval as inspect_eval
 
