@@ -112,6 +112,15 @@ def test_task_arguments_take_the_cli_defaults_and_spellings():
     assert cfg.options["difficulty"]["t1"] == 0.5 and cfg.options["leak_threshold"] == 0.85
 
 
+@pytest.mark.slow
+def test_the_graph_argument_names_the_graph(demo_graph):
+    """(The first test of the file to ask for the session's demo graph: its build is this
+    test's setup, not that of a test that runs an eval as well.)"""
+    from judgeagent.inspect.arguments import task_config
+
+    assert task_config("kieval", {"data": str(DATA), "graph": str(demo_graph)}).graph_dir() == demo_graph
+
+
 # --------------------------------------------------------------------------- the tasks on mockllm
 @pytest.mark.slow
 def test_interview_on_mockllm(tmp_path, demo_graph, demo_seeds):
