@@ -71,7 +71,12 @@ def score_parts(protocol: Protocol[Any, Any], options: dict[str, Any], seed: int
             if g.level:
                 levels[arm + g.key] = g.level
     binary = all(g.value in (0.0, 1.0) for g in graded)
-    explanation = f"{sum(g.value for g in graded):g} of {len(graded)} graded replies right" if binary else f"{len(graded)} scored turns"
+    if not graded:
+        explanation = "no reply graded (see the records: why the interview stopped)"
+    elif binary:
+        explanation = f"{sum(g.value for g in graded):g} of {len(graded)} graded replies right"
+    else:
+        explanation = f"{len(graded)} scored turns, mean {sum(g.value for g in graded) / len(graded):.2f}"
     trajectories = {str(getattr(r, "setting", "full")): t for r in records if (t := getattr(r, "trajectory", None))}
     return {"value": value, "explanation": explanation,
             "metadata": {"levels": levels, "trajectory": trajectories, "protocol": protocol.name, "options": options, "seed": seed,
