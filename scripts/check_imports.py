@@ -52,7 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("report", ("judgeagent.report", "judgeagent.bank.export", "judgeagent.bank.inspect_log")),
     ("sweep", ("judgeagent.sweeps",)),
     ("audit", ("judgeagent.audit",)),
-    ("top", ("judgeagent.api", "judgeagent.cli", "judgeagent.sweeps.estimate", "judgeagent")),
+    ("top", ("judgeagent.api", "judgeagent.inspect", "judgeagent.cli", "judgeagent.sweeps.estimate", "judgeagent")),
 ]
 
 

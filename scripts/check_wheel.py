@@ -47,6 +47,9 @@ def main() -> int:
         if missing:
             return fail(f"{wheel.name} lacks {len(missing)} file(s) of the tree: " + ", ".join(missing[:10]))
         say(f"{wheel.name}: every module and data file of judgeagent/ and cli/ is in it")
+        if (wrong := entry_points_missing(wheel)) is not None:
+            return fail(f"{wheel.name}: {wrong}")
+        say(f"{wheel.name}: its entry points declare the judgeagent command and the Inspect tasks")
         python = install(wheel, tmp / "venv")
         work = tmp / "work"
         work.mkdir()
@@ -117,6 +120,28 @@ def missing_from_wheel(wheel: Path) -> list[str]:
     return [name for name in tracked_files() if name not in inside]
 
 
+# The entry points pyproject.toml declares, as the wheel must carry them (group → name → object).
+ENTRY_POINTS = {"console_scripts": {"judgeagent": "judgeagent.cli.app:main"}, "inspect_ai": {"judgeagent": "judgeagent.inspect.tasks"}}
+
+
+def entry_points_missing(wheel: Path) -> str | None:
+    """What the wheel's entry_points.txt lacks of :data:`ENTRY_POINTS`, or None."""
+    import configparser
+
+    with zipfile.ZipFile(wheel) as z:
+        names = [n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt")]
+        if not names:
+            return "no entry_points.txt"
+        parser = configparser.ConfigParser()
+        parser.optionxform = str  # type: ignore[assignment,method-assign]  # names are case-sensitive
+        parser.read_string(z.read(names[0]).decode())
+    for group, points in ENTRY_POINTS.items():
+        for name, value in points.items():
+            if not parser.has_section(group) or parser[group].get(name, "").strip() != value:
+                return f"entry_points.txt lacks [{group}] {name} = {value}"
+    return None
+
+
 def install(wheel: Path, venv: Path) -> Path:
     """A fresh virtualenv with the wheel installed and this venv's packages reachable."""
     sh([sys.executable, "-m", "venv", str(venv)], what="a throwaway virtualenv")
@@ -155,6 +180,15 @@ print("; ".join(bad))
 sys.exit(1 if bad else 0)
 """
 
+# Inspect finds the tasks through the installed wheel's entry point, as `inspect eval judgeagent/interview` does.
+_INSPECT_TASKS = """
+from inspect_ai._util.registry import registry_lookup
+names = ["judgeagent/interview", "judgeagent/kieval", "judgeagent/interviewer", "judgeagent/escalate"]
+missing = [n for n in names if registry_lookup("task", n) is None]
+assert not missing, f"Inspect does not find {missing}"
+print(len(names))
+"""
+
 _IMPORT_ALL = """
 import importlib, pkgutil, sys, judgeagent
 root = judgeagent.__path__[0]
@@ -177,6 +211,8 @@ def run_installed(python: Path, work: Path, *, no_run: bool) -> None:
     env = _env()
     count = sh([str(python), "-c", _IMPORT_ALL], cwd=work, env=env, what="import every module of the installed package").strip()
     say(f"{count} modules imported from the wheel")
+    tasks = sh([str(python), "-c", _INSPECT_TASKS], cwd=work, env=env, what="Inspect finds the tasks through the entry point").strip()
+    say(f"Inspect finds the {tasks} tasks of the installed wheel")
     judgeagent = str(python.parent / "judgeagent")
     expected = subprocess.check_output([str(python), "-c", "from importlib import metadata; print(metadata.version('judgeagent'))"], text=True, env=env)
     shown = sh([judgeagent, "--version"], cwd=work, env=env, what="judgeagent --version").strip()

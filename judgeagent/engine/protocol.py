@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, get_args, get_origin
 
+from pydantic import BaseModel
+
 from judgeagent.batches import Batch
 from judgeagent.blocks import Section
 from judgeagent.budgets import answering
@@ -40,7 +42,7 @@ from judgeagent.config import EvalConfig, ProtocolOptions
 from judgeagent.data.benchmark import Question
 from judgeagent.engine.callplan import ONE, SEED_ACCURACY, Call, Rate, RateValues, Seen, answer_call
 from judgeagent.engine.services import FinishedRun, OptionsT, RecordT, RunOutcome, RunServices
-from judgeagent.records import Json, UnitRecord
+from judgeagent.records import AnswerRecord, Json, UnitRecord
 from judgeagent.stages.leakage import LeakCheck, guard_suggestions
 from judgeagent.stages.models import Models
 
@@ -84,6 +86,9 @@ class Protocol(Generic[OptionsT, RecordT]):
     # The probabilities its call plan uses (their priors are the estimate's when no earlier
     # run of the same models measured them; see ``observe``).
     rates: ClassVar[tuple[Rate, ...]] = (SEED_ACCURACY,)
+    # Model roles it can take beyond target and judge, whether or not this run names them
+    # (KIEval's evaluator): a driver that binds roles itself (Inspect's --model-role) asks.
+    extra_roles: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """``options`` and ``records`` from the type arguments, so they are written once:
@@ -187,6 +192,16 @@ class Protocol(Generic[OptionsT, RecordT]):
         """The figures of :attr:`compare_columns`, by key, from a run's metrics.json."""
         return {}
 
+    def headline_figures(self, metrics: Json) -> dict[str, float | None]:
+        """The run's figures as named numbers, from its metrics.json: what a log of another
+        tool shows as the run's metrics (Inspect's). By default :meth:`compare_values`."""
+        return self.compare_values(metrics)
+
+    def grades(self, record: RecordT) -> list[Grade]:
+        """Each graded answer of one record, where it sits in the record, and the difficulty
+        level of the follow-up it answers. By default every :class:`AnswerRecord` in it."""
+        return answer_grades(record)
+
     def report_sections(self, run: FinishedRun[RecordT]) -> list[Section]:
         """Report sections (judgeagent.blocks.Section) for a finished run of this protocol."""
         return []
@@ -195,6 +210,37 @@ class Protocol(Generic[OptionsT, RecordT]):
         """A finished run folder's parts, its records read through the record model."""
         model: type[RecordT] = self.records  # type: ignore[assignment]  # the class's own second type argument
         return FinishedRun(path, config, metrics, sorted((model.from_json(r) for r in records), key=lambda r: r.batch_index))
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One graded reply of a record: where it is (``rounds[1].answer``), its grade (1 right,
+    0 wrong, or a protocol's own scale), and the level of the follow-up it answers."""
+
+    key: str
+    value: float
+    level: str | None = None
+
+
+def answer_grades(record: BaseModel) -> list[Grade]:
+    """Every :class:`AnswerRecord` in ``record``, depth first, with the level of the nearest
+    follow-up that holds it (its ``level`` field)."""
+    out: list[Grade] = []
+
+    def walk(node: object, path: str, level: str | None) -> None:
+        if isinstance(node, AnswerRecord):
+            out.append(Grade(path, 1.0 if node.correct else 0.0, level))
+        elif isinstance(node, BaseModel):
+            own = getattr(node, "level", None)
+            level = own if isinstance(own, str) and own else level
+            for name in type(node).model_fields:
+                walk(getattr(node, name), f"{path}.{name}" if path else name, level)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]", level)
+
+    walk(record, "", None)
+    return out
 
 
 def split_seeds(batches: list[Batch]) -> list[Batch]:

@@ -34,10 +34,11 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import openai
 
@@ -115,6 +116,13 @@ class _CallStats:
     expired: int = 0  # times this request came back expired from a Batch API job
 
 
+class Transport(Protocol):
+    """Another way to make one attempt than an HTTP request to the spec's endpoint (Inspect's
+    models: :class:`judgeagent.llm.inspect_model.InspectTransport`)."""
+
+    async def send(self, req: ChatRequest, body: dict) -> Reply | Failure: ...
+
+
 class LLMClient:
     """Async, concurrent, retrying, journaling chat client. Use as ``async with LLMClient(...)``.
 
@@ -136,8 +144,12 @@ class LLMClient:
         backoff_max: float = RetryPolicy.backoff_max,
         rate_limit_patience_s: float = RetryPolicy.rate_limit_patience,
         max_reasks: int = 2,
+        transports: Mapping[str, Transport] | None = None,
     ):
         settings = settings if settings is not None else LLMConfig()
+        # Models asked through something else than their endpoint, by spec identity: under
+        # Inspect, its models (llm/inspect_model.py). One attempt is then ``transport.send``.
+        self.transports: dict[str, Transport] = dict(transports or {})
         self.store = AnswerStore(journal_path, settings.cache, settings.no_cache)
         self.policy = RetryPolicy(settings.max_attempts, backoff_base, backoff_max, rate_limit_patience=rate_limit_patience_s)
         self.breaker = CircuitBreaker(settings.breaker_window, settings.breaker_failure_share)
@@ -239,6 +251,8 @@ class LLMClient:
         With the Batch API on, a remote model's requests will wait for their wave from here
         on; a local one is asked one by one, and says so once.
         """
+        if spec.identity in self.transports:
+            return  # its driver (Inspect) checks its own models
         self._batch_setup(spec)
         if spec.is_local:
             if start:
@@ -556,6 +570,8 @@ class LLMClient:
         """One HTTP request, inside the budget, the concurrency slot and the rate limit; or, for
         a batched model, one line of a Batch API job."""
         spec = req.spec
+        if (transport := self.transports.get(spec.identity)) is not None:
+            return await self._transport_attempt(transport, req, st, body, stats)
         if self.batched(spec):
             got = await self._batch_attempt(req, body, stats)
             if got is not None:
@@ -589,6 +605,16 @@ class LLMClient:
         stats.tokens.add(got.tokens)
         stats.cost += actual
         stats.reasoning_cost += reasoning_cost_usd(got.tokens, spec.price_out_per_1k)
+        return got
+
+    async def _transport_attempt(self, transport: Transport, req: ChatRequest, st: ModelState, body: dict, stats: _CallStats) -> Reply | Failure:
+        """One attempt through the spec's transport; its driver prices and limits it."""
+        stats.via = "live"
+        stats.http += 1
+        async with st.sem:
+            got = await transport.send(req, body)
+        if isinstance(got, Reply):
+            stats.tokens.add(got.tokens)
         return got
 
     def _note(self, spec: ModelSpec, st: ModelState) -> None:

@@ -21,7 +21,7 @@ from judgeagent.budgets import Stage
 from judgeagent.config import EvalConfig, PathOptions
 from judgeagent.data.benchmark import Question
 from judgeagent.engine.callplan import Call, Count, Rate, RateValues, Seen, less_one, stand_in_passages, stand_in_reply, tries
-from judgeagent.engine.protocol import Renderable
+from judgeagent.engine.protocol import Grade, Renderable
 from judgeagent.engine.registry import register
 from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 from judgeagent.llm.registry import ModelSpec
@@ -139,6 +139,7 @@ class KIEval(SeedProtocol[KIEvalOptions, DialogueRecord]):
     order = 10
     compare_columns = (("KIEval overall", "kieval_overall"), ("KIEval accuracy", "kieval_accuracy"), ("completeness", "kieval_completeness"))
     rates = (TURN_HELD,)
+    extra_roles = ("evaluator",)
 
     def roles(self, options: KIEvalOptions) -> dict[str, str]:
         return {"evaluator": options.evaluator} if options.evaluator else {}
@@ -224,6 +225,10 @@ class KIEval(SeedProtocol[KIEvalOptions, DialogueRecord]):
     def compare_values(self, metrics: Json) -> dict[str, float | None]:
         k = read_figures(score.KIEvalFigures, metrics.get(self.name) or EMPTY)
         return {"kieval_overall": k.overall, "kieval_accuracy": k.aspects.get("accuracy"), "kieval_completeness": k.completeness}
+
+    def grades(self, record: DialogueRecord) -> list[Grade]:
+        """The evaluator's overall score (1–4) of each turn it scored."""
+        return [Grade(f"dialogue.turns[{t.index}]", float(t.score.overall)) for t in record.dialogue.turns if t.score is not None]
 
     def report_sections(self, run: FinishedRun[DialogueRecord]) -> list[Section]:
         return kieval_sections(run)

@@ -212,6 +212,9 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
     def compare_values(self, metrics: Json) -> dict[str, float | None]:
         return terminal.compare_values(metrics)
 
+    def headline_figures(self, metrics: Json) -> dict[str, float | None]:
+        return terminal.headline_figures(metrics)
+
     def report_sections(self, run: FinishedRun[InterviewRecord]) -> list[Section]:
         from judgeagent.protocols.judgeagent.report import appendix_e2_sections
 

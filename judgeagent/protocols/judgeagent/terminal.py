@@ -115,6 +115,15 @@ def compare_values(metrics: Json) -> dict[str, float | None]:
     return paper_values(InterviewFigures.from_json(metrics))
 
 
+def headline_figures(metrics: Json) -> dict[str, float | None]:
+    """The paper's figures, the 95% interval of ΔACC and the number of seed questions, as
+    another tool's log shows the run's metrics."""
+    m = InterviewFigures.from_json(metrics)
+    ci = m.ci.delta_acc if m.ci is not None else None
+    return paper_values(m) | {"delta_acc_ci_low": ci[0] if ci else None, "delta_acc_ci_high": ci[1] if ci else None,
+                              "n_questions": float(m.n_questions)}
+
+
 def headline(outcome: RunOutcome, cfg: EvalConfig) -> list[object]:
     """The renderables ``judgeagent evaluate`` prints for a finished run of this protocol."""
     m = InterviewFigures.from_json(outcome.metrics)
