@@ -95,17 +95,17 @@ class SeedScript:
             other = sentences(rest[0][1]) or [" ".join(rest[0][1].split())]
             statements.append(other[0])
             cited.append({"excerpt": "2", "sentence": other[0]})
-        question = f"Which term completes this account: {' / '.join(statements)}?"
+        # A retry is worded anew, as a sampled retry would be (the same request would replay the same reading).
+        opening = "Which term completes this account:" if first else "Which term is missing from this account:"
+        question = f"{opening} {' / '.join(statements)}?"
         if mistake == "bad_citation":
             cited[0] = {"excerpt": "1", "sentence": sentence.rstrip(".") + " and was first described in 1850."}
         elif mistake == "paraphrase" and self.good:
-            question = self.good[-1].replace("Which term completes this account:", "What word fills the gap in this account:")
+            question = "What word fills the gap in this account:" + self.good[-1].split("account:", 1)[1]
         elif mistake == "off_document":
             question, key = OFF_DOCUMENT, "Jupiter"
         elif mistake == "two_right":
             self.two_right.add(question)
-        elif question in self.two_right:  # the retry of that question: the reader now sees one right option
-            self.two_right.discard(question)
         self.keys.setdefault(question, key)
         self.written.append(question)
         if mistake is None:

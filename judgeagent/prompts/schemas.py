@@ -84,14 +84,12 @@ _CITATIONS = {
     "minItems": 1,
     "maxItems": 6,
 }
-SEED_MC = _named(
-    "seed_mc",
-    {**_GENERATED_MC, "properties": {**_GENERATED_MC["properties"], "citations": _CITATIONS}, "required": [*_GENERATED_MC["required"], "citations"]},
-)
-SEED_PHRASE = _named(
-    "seed_phrase",
-    {**_GENERATED_PHRASE, "properties": {**_GENERATED_PHRASE["properties"], "citations": _CITATIONS}, "required": [*_GENERATED_PHRASE["required"], "citations"]},
-)
+_SEED_MC: dict = {"type": "object", "properties": {**_GENERATED_MC["properties"], "citations": _CITATIONS},  # type: ignore[dict-item]
+                  "required": [*_GENERATED_MC["required"], "citations"]}  # fmt: skip
+_SEED_PHRASE: dict = {"type": "object", "properties": {**_GENERATED_PHRASE["properties"], "citations": _CITATIONS},  # type: ignore[dict-item]
+                      "required": [*_GENERATED_PHRASE["required"], "citations"]}  # fmt: skip
+SEED_MC = _named("seed_mc", _SEED_MC)
+SEED_PHRASE = _named("seed_phrase", _SEED_PHRASE)
 
 DECON_PARAPHRASE = _named(
     "decon_paraphrase",

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -58,6 +58,9 @@ from judgeagent.protocols.seeds.folder import write_seed_set
 from judgeagent.protocols.seeds.plan import MULTI_HOP, Slot, plan_slots, share_cap
 from judgeagent.protocols.seeds.writer import SEED_WRITING, SeedWriter, Written, writing_level, writing_messages
 from judgeagent.records import FollowUpRecord, GateRecord, GenerationAttempt, Json, JsonModel, PathRecord, QuestionRecord, UnitRecord
+
+if TYPE_CHECKING:
+    from judgeagent.graph.context_graph import ContextGraph
 
 QUESTION_TYPES = ("kmc", "kqa")
 MANIFEST_FIGURES = {"n_asked", "n_written", "drops", "multi_hop", "multi_hop_crossing_documents", "difficulty", "distractors", "per_document",
@@ -172,7 +175,10 @@ def seed_figures(records: Sequence[SeedRecord], n: int) -> Figures:
     docs, ents = spread(kept)
     multi = [r for r in kept if r.kind == MULTI_HOP]
     sources = Counter(s for r in kept for s in r.written.distractor_sources)
-    top = lambda c: round(max(c.values()) / len(kept), 4) if kept and c else None  # noqa: E731
+
+    def top(c: Counter[str]) -> float | None:
+        return round(max(c.values()) / len(kept), 4) if kept and c else None
+
     return {
         "n_asked": n,
         "n_written": len(kept),
@@ -194,12 +200,12 @@ def seed_figures(records: Sequence[SeedRecord], n: int) -> Figures:
     }
 
 
-def question_line(r: SeedRecord) -> dict:
+def question_line(r: SeedRecord) -> dict[str, object]:
     """A kept seed as a line of questions.jsonl: the generic fields, then how it was made."""
     w = r.written
     assert w.question is not None and w.path is not None
     q = w.question
-    line: dict = {"id": q.id, "question": q.question}
+    line: dict[str, object] = {"id": q.id, "question": q.question}
     if q.options is not None:
         line["options"] = q.options
     line |= {"answer": q.answer, "difficulty": w.difficulty, "doc_id": w.citations[0].doc_id if w.citations else r.docs[0]}
@@ -225,7 +231,7 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
     rates = (TRY_REACHES_GATE, TRY_ACCEPTED, PHRASE_JUDGED)
 
     def __init__(self) -> None:
-        self.graph = None
+        self.graph: ContextGraph | None = None
         self.slots: dict[str, Slot] = {}
         self.notes: list[str] = []
         self.writer: SeedWriter | None = None
@@ -266,6 +272,7 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
         opts = run.options
         gate_cfg = GateConfig(check_hops=opts.check_hops, duplicate_similarity=opts.duplicate_similarity)
         gate = QualityGate(run.models, run.embedder(), [], gate_cfg, scope="seeds")
+        assert self.graph is not None, "units() loads the graph"
         writer = SeedWriter(run.models, self.graph, QuestionType(opts.question_type), gate, run.seed, opts.generation_tries, opts.domain)
         for r in sorted(run.done, key=lambda r: r.batch_index):
             if r.written.question is not None:
@@ -394,7 +401,10 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
                      f"({m.tries} tries; dropped by filter: {drops})")  # fmt: skip
         levels = ", ".join(f"{k} {v}" for k, v in m.difficulty.items()) or "–"
         lines.append(f"multi-hop: {m.multi_hop} ({m.multi_hop_crossing_documents} across documents); difficulty: {levels}")
-        share = lambda v: "–" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+
+        def share(v: float | None) -> str:
+            return "–" if v is None else f"{100 * v:.0f}%"
+
         lines.append(f"spread: {len(m.per_document)} documents (largest {share(m.max_document_share)}), "
                      f"{m.entities} entities (largest {share(m.max_entity_share)}); at most {m.cap_per_document_or_entity} seeds each")
         if m.n_written:

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judgeagent.graph.normalize import normalize_query
-from judgeagent.protocols.seeds.citations import normalize
+from judgeagent.stages.answers import normalize_phrase
+
+if TYPE_CHECKING:
+    from judgeagent.graph.context_graph import ContextGraph
 
 KEY_MATCH = 0.8  # cosine at which the key's text names a node it does not spell exactly
 ALIAS_COSINE = 0.9  # a candidate this close to the key is another name for it: two right options
@@ -37,7 +41,9 @@ class Distractor:
 
 
 def _words(text: str) -> str:
-    return f" {normalize(text)} "
+    """The words of ``text`` between spaces (case, punctuation and articles dropped), so that
+    a whole-word containment is a substring test."""
+    return f" {normalize_phrase(text)} "
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -46,7 +52,7 @@ def _overlaps(a: str, b: str) -> bool:
     return wa in wb or wb in wa
 
 
-def key_node(graph, key: str) -> str | None:
+def key_node(graph: ContextGraph, key: str) -> str | None:
     """The graph node the key names, or None (no node close enough)."""
     if not key.strip() or not graph.entity_names:
         return None
@@ -56,20 +62,25 @@ def key_node(graph, key: str) -> str | None:
     return match.entity
 
 
-def graph_candidates(graph, node: str) -> list[tuple[str, str]]:
+def graph_candidates(graph: ContextGraph, node: str) -> list[tuple[str, str]]:
     """(node, shown name) of live nodes of the key's kind among its neighbours, then theirs,
     nearest to the key first (at most :data:`POOL` looked at)."""
     kind = graph.node(node)["kind"]
     seen = {node}
     ring = [n for n, _, _ in graph.neighbors(node) if n not in seen][:POOL]
     seen.update(ring)
-    if len(ring) < POOL:
-        ring += [m for n in ring for m, _, _ in graph.neighbors(n) if m not in seen and not seen.add(m)][: POOL - len(ring)]
-    pool = []
+    for n in list(ring):
+        for m, _, _ in graph.neighbors(n):
+            if len(ring) >= POOL:
+                break
+            if m not in seen:
+                seen.add(m)
+                ring.append(m)
+    pool: list[tuple[str, str]] = []
     for name in ring:
         info = graph.node(name)
         if info["kind"] == kind and not info["stop"]:
-            pool.append((name, info["label"]))
+            pool.append((name, str(info["label"])))
     if not pool:
         return []
     vecs = graph.entity_vectors([node, *(n for n, _ in pool)])
@@ -78,7 +89,7 @@ def graph_candidates(graph, node: str) -> list[tuple[str, str]]:
     return [pool[i] for i in order if sims[i] < ALIAS_COSINE]
 
 
-def choose(graph, key: str, question: str, cited: Sequence[str], writer: Sequence[str]) -> list[Distractor]:
+def choose(graph: ContextGraph, key: str, question: str, cited: Sequence[str], writer: Sequence[str]) -> list[Distractor]:
     """Three wrong options: the graph's first, then the writer's."""
     taken = [key]
     mentioned = _words(" ".join([question, *cited]))

@@ -21,10 +21,14 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judgeagent.graph.sampler import VIA_JUMP, KnowledgePath, PathStep
+
+if TYPE_CHECKING:
+    from judgeagent.graph.context_graph import ContextGraph
 
 SINGLE, MULTI_HOP = "single", "multi_hop"
 WALKS = 3  # walks tried per multi-hop slot (a crossing one is preferred)
@@ -60,7 +64,7 @@ def share_cap(n: int, max_share: float) -> int:
 
 @dataclass
 class Planner:
-    graph: object
+    graph: ContextGraph
     cap: int
     hops: int
     seed: int
@@ -97,7 +101,7 @@ class Planner:
         """(chunk, entity) starts of ``doc``: least used chunks first, then least used, most
         specific entities; ties broken by the seeded generator."""
         chunks = sorted(self.by_doc[doc], key=lambda c: (self.chunk_use[c], self.rng.random()))
-        out = []
+        out: list[tuple[str, str]] = []
         for cid in chunks:
             ents = sorted(self.live(cid), key=lambda e: (self.entity_use[e], len(self.graph.node(e)["chunk_ids"]), self.rng.random()))
             out += [(cid, e) for e in ents[:2]]
@@ -110,7 +114,7 @@ class Planner:
         if kind == SINGLE:
             path = KnowledgePath(entity, [PathStep(entity, chunk, g.chunk_text(chunk))])
             return path if self.fits(path) else None
-        walks = []
+        walks: list[KnowledgePath] = []
         for w in range(WALKS):
             p = g.sample_path(entity, self.hops, seed=self.seed * 1_000_003 + index * 31 + w)
             if len(set(p.chunk_ids)) == self.hops and not any(s.via == VIA_JUMP for s in p.steps) and self.fits(p):
@@ -129,7 +133,7 @@ class Planner:
         return None
 
 
-def plan_slots(graph, n: int, n_slots: int, *, multi_hop_share: float, hops: int, max_share: float, seed: int) -> tuple[list[Slot], list[str]]:
+def plan_slots(graph: ContextGraph, n: int, n_slots: int, *, multi_hop_share: float, hops: int, max_share: float, seed: int) -> tuple[list[Slot], list[str]]:
     """Up to ``n_slots`` slots (ids s0000, s0001, ...) and notes on why there are fewer."""
     planner = Planner(graph, share_cap(n, max_share), hops, seed)
     slots: list[Slot] = []
@@ -140,7 +144,7 @@ def plan_slots(graph, n: int, n_slots: int, *, multi_hop_share: float, hops: int
             missing[kind] += 1
             continue
         slots.append(slot)
-    notes = []
+    notes: list[str] = []
     if missing:
         what = ", ".join(f"{k} {kind.replace('_', '-')}" for kind, k in sorted(missing.items()))
         notes.append(f"{what} slot(s) of {n_slots} found no passages within --max-share {max_share:g} "

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Annotated
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -26,10 +26,14 @@ from judgeagent.protocols.seeds.plan import MULTI_HOP, Slot
 from judgeagent.stages.extension import LEVEL_RULES, TYPE_RULES, Draft, assemble, path_text, validate
 from judgeagent.stages.gate import GateVerdict, QualityGate
 
+if TYPE_CHECKING:
+    from judgeagent.graph.context_graph import ContextGraph
+    from judgeagent.stages.models import Models
+
 SEED_WRITING = Stage("seed-writing", 600, 170)  # a seed with its citations, written from a slot's passages
 
 
-def _cited(v: object) -> list[dict]:
+def _cited(v: object) -> list[dict[str, object]]:
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
 
 
@@ -49,7 +53,7 @@ class SeedDraft(Draft):
         return [cites.Cited(c.excerpt, c.sentence) for c in self.citations]
 
 
-def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict]:
+def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict[str, str]]:
     """The writer's prompt (judgeagent/prompts/seed_question.txt): the follow-up writer's rules,
     with citations asked for."""
     mc = qtype.is_multiple_choice
@@ -98,7 +102,7 @@ class Written:
     question: Question | None = None
     citations: list[cites.Citation] = field(default_factory=list)
     distractor_sources: list[str] = field(default_factory=list)
-    attempts: list[dict] = field(default_factory=list)
+    attempts: list[dict[str, object]] = field(default_factory=list)
     verdict: GateVerdict | None = None
     difficulty: str | None = None
     difficulty_reason: str | None = None
@@ -109,8 +113,8 @@ class Written:
 class SeedWriter:
     """Writes the slots' seeds with one model, one graph and one gate (shared by every slot)."""
 
-    models: object  # judgeagent.stages.models.Models
-    graph: object
+    models: Models
+    graph: ContextGraph
     qtype: QuestionType
     gate: QualityGate
     seed: int
@@ -156,7 +160,7 @@ class SeedWriter:
                         self.gate.accept(question)  # no await since the check: the duplicate state stays consistent
                         self.kept.append(question.question)
                         label, why = difficulty(slot, question, found, verdict)
-                        question.difficulty = label
+                        question = replace(question, difficulty=label)
                         out.question, out.citations, out.distractor_sources, out.verdict = question, found, sources, verdict
                         out.difficulty, out.difficulty_reason = label, why
                         out.attempts.append({"ok": True, "gate": verdict.to_dict()})
@@ -164,5 +168,5 @@ class SeedWriter:
                     reason = "; ".join(verdict.reasons)
                     out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
             msgs = msgs + [{"role": "assistant", "content": res.text or ""}, {"role": "user", "content": render("generate_retry", reason=reason)}]
-        out.skipped = "; ".join(dict.fromkeys(a["error"] for a in out.attempts))
+        out.skipped = "; ".join(dict.fromkeys(str(a["error"]) for a in out.attempts))
         return out
