@@ -327,14 +327,16 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
         """Per slot used: the writer's tries until one passes, each that reaches the gate read
         once from the passages (a multi-hop one also once per passage removed, stopping at the
         first miss), a phrase reading graded by the judge when it is not an exact match. The
-        slots after --n kept are not written: a slot is used with the chance the expected
-        number of slots needed, --n / P(a slot keeps a seed), leaves it."""
+        first --n slots are written; the reserve's are written as the filters drop seeds: the
+        slots needed are --n / P(a slot keeps a seed), the reserve's spread over the rest."""
         if unit is None:
             return []
         opts, slot = run.options, self.slots[unit.id]
         qtype = QuestionType(opts.question_type)
         p_kept = written_ok(rates, opts.generation_tries)
-        used = 1.0 if run.cfg.llm.batch_api else min(1.0, opts.n / max(p_kept, 1e-3) / max(1, len(run.units)))
+        # The first --n slots are written; a later one when those before it kept too few.
+        extra = opts.n / max(p_kept, 1e-3) - opts.n
+        used = 1.0 if run.cfg.llm.batch_api or unit.index < opts.n else min(1.0, extra / max(1, len(run.units) - opts.n))
         per_slot = tries(rates[TRY_ACCEPTED], opts.generation_tries)
         attempts = bernoulli(used).per(per_slot)
         from judgeagent.stages.extension import path_text
