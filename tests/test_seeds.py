@@ -292,3 +292,18 @@ def test_a_killed_writing_resumes_and_sends_nothing_twice(tmp_path, demo_graph):
     # Only the request the kill cut off (never answered to the writer) is sent again.
     assert [key(b) for b in second if key(b) in {key(a) for a in first}] == [key(first[-1])]
     assert len(lines(out)) == 6
+    # A run made on the seed set reports the set's audit beside its own figures.
+    import toy_protocol
+
+    from judgeagent.engine.registry import PROTOCOLS, register
+
+    register(toy_protocol.SecondChance)
+    try:
+        with ScriptedServer(lambda body: json.dumps({"response": [{"answer": "A"}]})) as target:
+            model = f"{target.base_url}@scripted"
+            res = CliRunner().invoke(app, ["evaluate", "--protocol", "second-chance", "--target", model, "--judge", model, "--data", str(out),
+                                           "--out", str(tmp_path / "run"), "--limit", "2", "--no-report"])  # fmt: skip
+    finally:
+        PROTOCOLS.pop(toy_protocol.SecondChance.name, None)
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text())["seed_audit"] == block
