@@ -183,12 +183,15 @@ def test_multiple_choice_options_come_from_the_graph_near_the_key(tmp_path, demo
     assert sources["graph"] >= 6 and sum(sources.values()) == 12
 
 
-def test_short_answer_seeds_have_no_options(tmp_path, demo_graph):
+def test_short_answer_seeds_from_python_have_no_options(tmp_path, demo_graph):
+    import judgeagent
+
     out = tmp_path / "set"
     script = SeedScript()
     with ScriptedServer(script) as srv:
-        res = invoke(srv, demo_graph, out, "--n", "3", "--question-type", "kqa", "--multi-hop-share", "0", "--max-share", "0.5")
-    assert res.exit_code == 0, res.output
+        result = judgeagent.write_seeds(graph=demo_graph, n=3, writer=f"{srv.base_url}@scripted", out=out, question_type="kqa",
+                                        multi_hop_share=0, max_share=0.5, concurrency=1)  # fmt: skip
+    assert (result.benchmark, result.run_dir, result.n_written, result.exit_code) == (out, out / "generation", 3, 0)
     bench = load_benchmark(out)
     assert bench.qtype.value == "kqa" and all(q.options is None and q.answer for q in bench.questions)
     assert script.requests == {"seed_phrase": 3, "gate_answer_phrase": 3}
@@ -307,3 +310,22 @@ def test_a_killed_writing_resumes_and_sends_nothing_twice(tmp_path, demo_graph):
         PROTOCOLS.pop(toy_protocol.SecondChance.name, None)
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "run" / "metrics.json").read_text())["seed_audit"] == block
+
+
+def test_with_the_batch_api_every_request_goes_in_waves_and_the_seeds_are_the_same(tmp_path, demo_graph):
+    from batch_server import BatchServer, JobScript
+
+    quick = JobScript(validating_s=0.01, in_progress_s=0.02, finalizing_s=0.01)
+    flags = ("--n", "4", "--max-share", "0.5", "--reserve", "0")
+    with BatchServer(SeedScript(), default=quick) as srv:
+        live = invoke(srv, demo_graph, tmp_path / "live", *flags)
+        live_requests = len(srv.requests)
+        srv.reset()
+        srv.responder = SeedScript()
+        batched = invoke(srv, demo_graph, tmp_path / "batch", *flags, "--batch-api", "--batch-api-poll-s", "0.01")
+        jobs, chat_requests = srv.custom_ids, len(srv.requests)
+    assert live.exit_code == 0, live.output
+    assert batched.exit_code == 0, batched.output
+    assert chat_requests == 0 and sum(len(j) for j in jobs) == live_requests
+    assert max(len(j) for j in jobs) == 4  # the first wave: the four slots' writings at once
+    assert lines(tmp_path / "batch") == lines(tmp_path / "live")
