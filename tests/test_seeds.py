@@ -253,6 +253,21 @@ def test_the_audit_of_a_seed_set_marks_each_citation_and_carries_its_rate_into_t
     assert block is not None and (block["n_labelled"], block["invalid"]["hits"], block["invalid"]["n"]) == (4, 1, 4)
     assert block["invalid"]["ci"][0] < block["invalid"]["estimate"] < block["invalid"]["ci"][1]
     assert json.loads((out / "seeds.json").read_text())["audit"] == block
+    # A run made on the seed set reports the set's audit beside its own figures.
+    import toy_protocol
+
+    from judgeagent.engine.registry import PROTOCOLS, register
+
+    register(toy_protocol.SecondChance)
+    try:
+        with ScriptedServer(lambda body: json.dumps({"response": [{"answer": "A"}]})) as target:
+            model = f"{target.base_url}@scripted"
+            res = CliRunner().invoke(app, ["evaluate", "--protocol", "second-chance", "--target", model, "--judge", model, "--data", str(out),
+                                           "--out", str(tmp_path / "run"), "--limit", "2", "--no-report"])  # fmt: skip
+    finally:
+        PROTOCOLS.pop(toy_protocol.SecondChance.name, None)
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text())["seed_audit"] == block
 
 
 @pytest.mark.slow  # a `judgeagent seeds` process of its own, killed: it loads MiniLM before its first request
@@ -295,21 +310,6 @@ def test_a_killed_writing_resumes_and_sends_nothing_twice(tmp_path, demo_graph):
     # Only the request the kill cut off (never answered to the writer) is sent again.
     assert [key(b) for b in second if key(b) in {key(a) for a in first}] == [key(first[-1])]
     assert len(lines(out)) == 6
-    # A run made on the seed set reports the set's audit beside its own figures.
-    import toy_protocol
-
-    from judgeagent.engine.registry import PROTOCOLS, register
-
-    register(toy_protocol.SecondChance)
-    try:
-        with ScriptedServer(lambda body: json.dumps({"response": [{"answer": "A"}]})) as target:
-            model = f"{target.base_url}@scripted"
-            res = CliRunner().invoke(app, ["evaluate", "--protocol", "second-chance", "--target", model, "--judge", model, "--data", str(out),
-                                           "--out", str(tmp_path / "run"), "--limit", "2", "--no-report"])  # fmt: skip
-    finally:
-        PROTOCOLS.pop(toy_protocol.SecondChance.name, None)
-    assert res.exit_code == 0, res.output
-    assert json.loads((tmp_path / "run" / "metrics.json").read_text())["seed_audit"] == block
 
 
 def test_with_the_batch_api_every_request_goes_in_waves_and_the_seeds_are_the_same(tmp_path, demo_graph):
