@@ -31,11 +31,15 @@ OFF_DOCUMENT = "Which planet is the largest in the solar system?"
 def excerpts(prompt: str) -> list[tuple[str, str]]:
     """(entity, text) of each numbered excerpt, in order."""
     body = prompt.split("Excerpts:\n", 1)[1]
-    parts = re.split(r"^\[\d+\] ", body, flags=re.M)[1:]
-    out = []
-    for p in parts:
-        m = re.match(r"\((.*?)\) (.*)", p, re.S)
-        out.append((m.group(1), m.group(2).strip()))
+    out: list[tuple[str, str]] = []
+    # An excerpt starts "[k] (entity) " with k the next number: a text's own "[1] https://..." line does not.
+    starts = []
+    for m in re.finditer(r"^\[(\d+)\] \((.*?)\) ", body, re.M):
+        if int(m.group(1)) == len(starts) + 1:
+            starts.append(m)
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        out.append((m.group(2), body[m.end():end].strip()))
     return out
 
 
