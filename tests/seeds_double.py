@@ -68,6 +68,7 @@ def normal(text: str) -> str:
 @dataclass
 class SeedScript:
     mistakes: dict[int, str] = field(default_factory=dict)
+    off_document_retries: bool = False  # every try off the document, retries too
     keys: dict[str, str] = field(default_factory=dict)  # question → key
     two_right: set[str] = field(default_factory=set)
     written: list[str] = field(default_factory=list)  # every question written, in order
@@ -106,7 +107,7 @@ class SeedScript:
             cited[0] = {"excerpt": "1", "sentence": sentence.rstrip(".") + " and was first described in 1850."}
         elif mistake == "paraphrase" and self.good:
             question = "What word fills the gap in this account:" + self.good[-1].split("account:", 1)[1]
-        elif mistake == "off_document":
+        elif mistake == "off_document" or (self.off_document_retries and not first):
             question, key = OFF_DOCUMENT, "Jupiter"
         elif mistake == "two_right":
             self.two_right.add(question)

@@ -329,3 +329,15 @@ def test_with_the_batch_api_every_request_goes_in_waves_and_the_seeds_are_the_sa
     assert chat_requests == 0 and sum(len(j) for j in jobs) == live_requests
     assert max(len(j) for j in jobs) == 4  # the first wave: the four slots' writings at once
     assert lines(tmp_path / "batch") == lines(tmp_path / "live")
+
+
+def test_a_writing_that_keeps_nothing_writes_no_set_and_exits_4(tmp_path, demo_graph):
+    out = tmp_path / "set"
+    with ScriptedServer(SeedScript(mistakes={0: "off_document", 1: "off_document"}, off_document_retries=True)) as srv:
+        res = invoke(srv, demo_graph, out, "--n", "1", "--reserve", "0", "--generation-tries", "2")
+    assert res.exit_code == 4, res.output
+    said = " ".join(res.output.split())
+    assert "0 of 1 seed questions kept, from 1 slots tried (2 tries; dropped by filter: answerable 2)" in said
+    assert "no seed kept, so no seed set written" in said
+    assert not (out / "questions.jsonl").exists()
+    assert json.loads((out / "generation" / "metrics.json").read_text())["status"] == "nothing_answered"

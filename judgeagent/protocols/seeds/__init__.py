@@ -54,6 +54,7 @@ from judgeagent.engine.protocol import Figures, Protocol, Renderable
 from judgeagent.engine.registry import register
 from judgeagent.engine.services import RunOutcome, RunServices
 from judgeagent.errors import ConfigError
+from judgeagent.exits import COMPLETE, EMPTY
 from judgeagent.protocols.seeds.folder import write_seed_set
 from judgeagent.protocols.seeds.plan import MULTI_HOP, Slot, plan_slots, share_cap
 from judgeagent.protocols.seeds.writer import SEED_WRITING, SeedWriter, Written, writing_level, writing_messages
@@ -371,7 +372,10 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
         figures |= {"cap_per_document_or_entity": share_cap(opts.n, opts.max_share), "notes": list(self.notes),
                     "gate": gate_summary(r.written for r in records if r.written.generation_attempts)}  # fmt: skip
         head: Figures = {"protocol": self.name, "writer": cfg.judge, "graph": str(cfg.graph_dir()), "benchmark": str(opts.benchmark)}
-        return head | figures | dict(run.bookkeeping({r.batch_id for r in records}))
+        out = head | figures | dict(run.bookkeeping({r.batch_id for r in records}))
+        if records and not figures["n_written"] and out["status"] == COMPLETE:
+            out["status"] = EMPTY  # every slot tried and none kept: exit 4, not 0, for a script to see
+        return out
 
     def after(self, run: Run, records: list[SeedRecord]) -> None:
         """The seed set: the kept seeds as a generic benchmark folder, with its manifest."""
@@ -411,6 +415,9 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
                      f"{m.entities} entities (largest {share(m.max_entity_share)}); at most {m.cap_per_document_or_entity} seeds each")
         if m.n_written:
             lines.append(f"seed set: {benchmark} (evaluate it with: judgeagent evaluate --data {benchmark})")
+        else:
+            lines.append("no seed kept, so no seed set written: the drops above say which filter refused the tries "
+                         "(a stronger --writer, more --generation-tries or a larger --reserve)")
         return lines
 
 
