@@ -159,7 +159,7 @@ def test_every_filter_drops_what_it_is_for_and_the_retry_is_kept(tmp_path, demo_
 
 def test_multiple_choice_options_come_from_the_graph_near_the_key(tmp_path, demo_graph):
     from judgeagent.graph import load_graph
-    from judgeagent.protocols.seeds.distractors import graph_candidates, key_node
+    from judgeagent.protocols.seeds.distractors import graph_candidates
 
     out = tmp_path / "set"
     with ScriptedServer(SeedScript()) as srv:
@@ -170,7 +170,8 @@ def test_multiple_choice_options_come_from_the_graph_near_the_key(tmp_path, demo
     for line in lines(out):
         key = line["options"][line["answer"]]
         wrong = [v for k, v in line["options"].items() if k != line["answer"]]
-        node = key_node(graph, key)
+        match = graph.resolve_entities([key])[0]
+        node = match.entity if match is not None and match.exact else None
         near = dict((shown, name) for name, shown in graph_candidates(graph, node)) if node else {}
         for text, source in zip(wrong, line["distractor_sources"]):
             sources[source] += 1

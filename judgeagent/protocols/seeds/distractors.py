@@ -8,7 +8,8 @@ document), or a neighbour's neighbour, ranked by the cosine of the names' vector
 
 A candidate is refused when it could be a second right answer or gives itself away: the
 key's own node, a name that contains the key or is contained in it, a name whose vector is
-almost the key's (an alias), or a name the question or the cited sentences mention. When
+almost the key's (an alias: decided on fp32 vectors, as every threshold over MiniLM cosines is,
+:mod:`judgeagent.graph.fixed_precision`), or a name the question or the cited sentences mention. When
 the key is no entity of the graph, or the graph has too few candidates, the writer's own
 distractors fill the remaining places; each option records where it came from.
 """
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgeagent.graph.embed_queue import embed
 from judgeagent.graph.normalize import normalize_query
 from judgeagent.stages.answers import normalize_phrase
 
@@ -31,6 +33,7 @@ KEY_MATCH = 0.8  # cosine at which the key's text names a node it does not spell
 ALIAS_COSINE = 0.9  # a candidate this close to the key is another name for it: two right options
 NEEDED = 3
 POOL = 200  # candidates looked at: a hub of a large graph has thousands of neighbours
+LOOKED_AT = 12  # the nearest candidates that fit, embedded in fp32 for the alias check
 GRAPH, WRITER = "graph", "writer"
 
 
@@ -52,19 +55,28 @@ def _overlaps(a: str, b: str) -> bool:
     return wa in wb or wb in wa
 
 
-def key_node(graph: ContextGraph, key: str) -> str | None:
-    """The graph node the key names, or None (no node close enough)."""
+async def _cosines(embedder: Any, key: str, texts: list[str]) -> np.ndarray:
+    """The cosine of ``key`` to each text, on the decision embedder's fp32 vectors."""
+    vecs = await embed(embedder, [key, *texts])
+    return np.asarray(vecs[1:] @ vecs[0], dtype=np.float64)
+
+
+async def key_node(graph: ContextGraph, embedder: Any, key: str) -> str | None:
+    """The graph node the key names, or None (no node close enough: decided in fp32)."""
     if not key.strip() or not graph.entity_names:
         return None
     match = graph.resolve_entities([key])[0]
-    if match is None or (not match.exact and match.similarity < KEY_MATCH):
+    if match is None:
         return None
-    return match.entity
+    if match.exact:
+        return match.entity
+    return match.entity if float((await _cosines(embedder, key, [match.entity]))[0]) >= KEY_MATCH else None
 
 
 def graph_candidates(graph: ContextGraph, node: str) -> list[tuple[str, str]]:
     """(node, shown name) of live nodes of the key's kind among its neighbours, then theirs,
-    nearest to the key first (at most :data:`POOL` looked at)."""
+    nearest to the key first by the graph's own vectors (which order, and decide nothing),
+    at most :data:`POOL` looked at."""
     kind = graph.node(node)["kind"]
     seen = {node}
     ring = [n for n, _, _ in graph.neighbors(node) if n not in seen][:POOL]
@@ -84,13 +96,13 @@ def graph_candidates(graph: ContextGraph, node: str) -> list[tuple[str, str]]:
     if not pool:
         return []
     vecs = graph.entity_vectors([node, *(n for n, _ in pool)])
-    sims = vecs[1:] @ vecs[0]
-    order = np.argsort(-sims, kind="stable")
-    return [pool[i] for i in order if sims[i] < ALIAS_COSINE]
+    order = np.argsort(-(vecs[1:] @ vecs[0]), kind="stable")
+    return [pool[i] for i in order]
 
 
-def choose(graph: ContextGraph, key: str, question: str, cited: Sequence[str], writer: Sequence[str]) -> list[Distractor]:
-    """Three wrong options: the graph's first, then the writer's."""
+async def choose(graph: ContextGraph, embedder: Any, key: str, question: str, cited: Sequence[str], writer: Sequence[str]) -> list[Distractor]:
+    """Three wrong options: the graph's first, then the writer's. ``embedder`` is the
+    decision embedder (fp32): whether a candidate is another name for the key is a threshold."""
     taken = [key]
     mentioned = _words(" ".join([question, *cited]))
     out: list[Distractor] = []
@@ -98,12 +110,14 @@ def choose(graph: ContextGraph, key: str, question: str, cited: Sequence[str], w
     def fits(text: str) -> bool:
         return bool(text.strip()) and not any(_overlaps(text, t) for t in taken) and _words(text) not in mentioned
 
-    node = key_node(graph, key)
+    node = await key_node(graph, embedder, key)
     if node is not None:
-        for _, shown in graph_candidates(graph, node):
-            if len(out) < NEEDED and fits(shown) and normalize_query(shown) != normalize_query(key):
-                out.append(Distractor(shown, GRAPH))
-                taken.append(shown)
+        shown = [label for _, label in graph_candidates(graph, node) if fits(label) and normalize_query(label) != normalize_query(key)][:LOOKED_AT]
+        sims = await _cosines(embedder, key, shown) if shown else np.zeros(0)
+        for label, sim in zip(shown, sims):
+            if len(out) < NEEDED and sim < ALIAS_COSINE and fits(label):
+                out.append(Distractor(label, GRAPH))
+                taken.append(label)
     for text in writer:
         if len(out) < NEEDED and fits(text):
             out.append(Distractor(text.strip(), WRITER))

@@ -123,13 +123,14 @@ class SeedWriter:
     domain: str = "general knowledge"
     kept: list[str] = field(default_factory=list)  # the stems kept so far: an exact copy is refused before the gate
 
-    def options(self, slot: Slot, draft: SeedDraft, found: list[cites.Citation], qid: str, level: str) -> tuple[Question, list[str]]:
+    async def options(self, slot: Slot, draft: SeedDraft, found: list[cites.Citation], qid: str, level: str) -> tuple[Question, list[str]]:
         """The Question, with the graph's distractors for multiple choice (letters balanced over slots)."""
         if not self.qtype.is_multiple_choice:
             return assemble(draft.model_dump(), self.qtype, qid, level, random.Random(qid)), []
         from judgeagent.stages.gate import balanced_position
 
-        chosen = wrong.choose(self.graph, draft.correct_option.strip(), draft.question, [c.text for c in found], draft.distractors)
+        chosen = await wrong.choose(self.graph, self.gate.embedder, draft.correct_option.strip(), draft.question, [c.text for c in found],
+                                    draft.distractors)  # fmt: skip
         data = draft.model_dump() | {"distractors": [d.text for d in chosen]}
         position = balanced_position(self.seed, slot.index)
         return assemble(data, self.qtype, qid, level, random.Random(qid), position), [d.source for d in chosen]
@@ -151,7 +152,7 @@ class SeedWriter:
             if reason is not None:
                 out.attempts.append({"error": reason})
             else:
-                question, sources = self.options(slot, draft, found, slot.id, level)
+                question, sources = await self.options(slot, draft, found, slot.id, level)
                 if qtype.is_multiple_choice and len(sources) < wrong.NEEDED:
                     reason = "fewer than 3 wrong options that are not the key or named by the question"
                     out.attempts.append({"error": reason, "question": question.to_dict()})
