@@ -55,7 +55,7 @@ def _register() -> None:
     # written yet is simply absent from the CLI.
     import importlib
 
-    for mod in ("graph", "models", "evaluate", "report", "bank", "sweep", "validate", "audit"):
+    for mod in ("graph", "models", "evaluate", "seeds", "report", "bank", "sweep", "validate", "audit"):
         try:
             importlib.import_module(f"judgeagent.cli.{mod}")
         except ModuleNotFoundError as e:

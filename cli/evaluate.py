@@ -106,7 +106,9 @@ def run_config(given: dict, config: Path | None, forced: dict | None = None) -> 
     given = given | forced
     base = saved_config(config, given) if config is not None else None
     cfg = build_config(EvalConfig, FLAGS, given, base=base, source=config)
-    protocol_class(cfg.protocol)  # an unknown protocol: one line listing the known ones
+    if cfg.protocol not in protocols():  # unknown, or one with its own command (seeds): one line listing the known ones
+        protocol_class(cfg.protocol)
+        raise fail(f"--protocol {cfg.protocol} is run by `judgeagent {cfg.protocol}`, not by this command")
 
     def named(key: str) -> str:
         return f"--{key.replace('_', '-')}" if key in given or config is None else f"{config}: {key}"

@@ -20,7 +20,7 @@ From Python::
 
 __version__ = "0.1.0"
 
-__all__ = ["EvalConfig", "EvalResult", "SweepConfig", "audit", "estimate", "evaluate", "sweep"]
+__all__ = ["EvalConfig", "EvalResult", "SeedsConfig", "SeedsResult", "SweepConfig", "audit", "estimate", "evaluate", "sweep", "write_seeds"]
 
 
 def __getattr__(name: str):
@@ -43,7 +43,11 @@ def __getattr__(name: str):
         import judgeagent.audit as _audit
 
         return _audit
-    if name in ("evaluate", "EvalResult"):
+    if name == "SeedsConfig":  # seed questions written from a graph (judgeagent/protocols/seeds/)
+        from judgeagent.protocols.seeds.config import SeedsConfig
+
+        return SeedsConfig
+    if name in ("evaluate", "EvalResult", "write_seeds", "SeedsResult"):
         from judgeagent import api
 
         return getattr(api, name)

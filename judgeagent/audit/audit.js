@@ -257,19 +257,25 @@
       // The entities of this passage's step, and those that the walk reached through it (the link's shared passage).
       var names = (item.path || []).filter(function (s) { return (s.chunk_id === c.chunk_id || s.via_chunk === c.chunk_id) && s.entity; })
         .map(function (s) { return s.entity; });
-      appendMarked(q, c.text, names);
+      appendMarked(q, c.text, names, c.cited || []);
       box.appendChild(q);
     });
   }
 
-  // The path's entities marked in the chunk's text, matched without regard to case.
-  function appendMarked(node, text, names) {
-    if (!names.length) { node.appendChild(document.createTextNode(text)); return; }
-    var re = new RegExp("(" + names.map(escapeRe).sort(function (a, b) { return b.length - a.length; }).join("|") + ")", "gi");
+  // The path's entities marked in the chunk's text, matched without regard to case; a seed's
+  // cited sentences marked as such (whitespace and case as the citation check ignores them).
+  function appendMarked(node, text, names, cited) {
+    var sentences = cited.map(function (c) { return c.trim().split(/\s+/).map(escapeRe).join("\\s+"); }).filter(function (c) { return c; });
+    var words = names.map(escapeRe).sort(function (a, b) { return b.length - a.length; });
+    if (!sentences.length && !words.length) { node.appendChild(document.createTextNode(text)); return; }
+    var re = new RegExp("(" + sentences.concat(words).join("|") + ")", "gi");
+    var isCited = sentences.length ? new RegExp("^(?:" + sentences.join("|") + ")$", "i") : null;
     var last = 0, m;
     while ((m = re.exec(text)) !== null) {
       if (m.index > last) { node.appendChild(document.createTextNode(text.slice(last, m.index))); }
-      node.appendChild(el("mark", "", m[0]));
+      var cite = isCited !== null && isCited.test(m[0]);
+      node.appendChild(el("mark", cite ? "cited" : "", m[0]));
+      if (cite) { node.lastChild.title = "cited by the seed as support for its key"; }
       last = m.index + m[0].length;
       if (m[0].length === 0) { re.lastIndex++; }
     }

@@ -84,6 +84,8 @@ def carry(folder: AuditFolder, results: dict, *, replace: bool = True) -> Carrie
         return _carry_run(path, block, replace)
     if kind == "sweep":
         return _carry_sweep(path, block, replace)
+    if kind == "seeds":
+        return _carry_seeds(path, block, replace)
     return Carried(notes=["a question bank has no figures file of its own: the audit's figures stay in the audit folder"])
 
 
@@ -115,6 +117,21 @@ def _carry_run(run_dir: Path, block: AuditBlock, replace: bool) -> Carried:
     block = block.model_copy(update={"accuracy": accuracy_on_valid(answers, block.verdicts, what), "records_sha256": RunFolder(run_dir).records_digest()})
     write_json_atomic(path, metrics | {"audit": block.model_dump(mode="json")})
     return Carried([path, *_rewrite_reports(run_dir)])
+
+
+def _carry_seeds(folder: Path, block: AuditBlock, replace: bool) -> Carried:
+    """Into the seed set's manifest (seeds.json), which every run made on the set copies into its
+    metrics.json as ``seed_audit``."""
+    from judgeagent.protocols.seeds.folder import MANIFEST
+
+    path = folder / MANIFEST
+    manifest = _read(path)
+    if manifest is None:
+        return Carried(notes=[f"{path}: not there: the audit's figures stay in the audit folder"])
+    if _keeps_other(manifest.get("audit"), block, replace):
+        return Carried(notes=[f"{path} keeps the audit {manifest['audit']['audit_id']}: importing labels of this one carries it instead"])
+    write_json_atomic(path, manifest | {"audit": block.model_dump(mode="json")})
+    return Carried([path])
 
 
 def _rewrite_reports(run_dir: Path) -> list[Path]:

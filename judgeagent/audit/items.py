@@ -34,6 +34,7 @@ class PathStep:
 class SourceChunk:
     chunk_id: str
     text: str
+    cited: list[str] = field(default_factory=list)  # a seed's citations from this chunk: the page highlights them
 
 
 @dataclass

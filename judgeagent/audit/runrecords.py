@@ -16,6 +16,7 @@ from judgeagent.bank.fill import item_id
 from judgeagent.metrics.audited import Answered
 from judgeagent.protocols.contamination import ProbeRecord
 from judgeagent.protocols.escalate import EscalationRecord
+from judgeagent.protocols.seeds import SeedRecord
 from judgeagent.records import BankItemRecord, FollowUpRecord, InterviewRecord, PathRecord, QuestionRecord, UnitRecord
 from judgeagent.report.load import RunConfig, record_setting
 
@@ -51,6 +52,8 @@ class Slot:
 
 def slots(record: UnitRecord) -> list[Slot]:
     batch = record.batch_id
+    if isinstance(record, SeedRecord):
+        return [Slot(batch, f"{batch} ({record.kind.replace('_', '-')})", record.batch_index, batch, record.written)]
     if isinstance(record, ProbeRecord):
         return [Slot(batch, f"{batch} question {i + 1} (for seed {g.seed_id})", i, f"{batch}-c{i + 1}", g) for i, g in enumerate(record.generated)]
     if isinstance(record, EscalationRecord):

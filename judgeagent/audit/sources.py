@@ -30,6 +30,9 @@ from pydantic import ValidationError
 from judgeagent.audit.items import PASSED, AuditItem
 from judgeagent.audit.runrecords import asked_item, provenance, read_config, records, slots
 from judgeagent.errors import JudgeAgentError
+from judgeagent.protocols.seeds import SeedRecord, SeedSettings, kept_seeds
+from judgeagent.protocols.seeds.folder import GENERATION
+from judgeagent.protocols.seeds.folder import MANIFEST as SEEDS_MANIFEST
 from judgeagent.records import BankItemRecord, JsonModel, PathRecord
 from judgeagent.report.load import RunConfig, record_setting
 from judgeagent.sweeps.board import Leaderboard
@@ -64,6 +67,8 @@ def read_source(path: Path, *, include_rejected: bool = False) -> Source:
         raise JudgeAgentError(f"{path}: no such folder (give a run folder, a sweep folder or a graph folder with a question bank)")
     if (path / "sweep.json").exists():
         return read_sweep(path, include_rejected=include_rejected)
+    if (path / SEEDS_MANIFEST).exists():
+        return read_seed_set(path, include_rejected=include_rejected)
     if (path / "config.json").exists() or (path / "records.jsonl").exists():
         return read_run(path, include_rejected=include_rejected)
     if (path / "manifest.json").exists() or path.with_name(path.name + ".bank.sqlite").exists():
@@ -111,6 +116,29 @@ def _unique(items: list[AuditItem]) -> list[AuditItem]:
     for it in items:
         seen.setdefault(it.item_id, it)
     return list(seen.values())
+
+
+# ----------------------------------------------------------------------------- seed sets
+def read_seed_set(folder: Path, *, include_rejected: bool = False) -> Source:
+    """The seeds of a seed set (`judgeagent seeds`): those in its questions.jsonl, each with the
+    sentences it cites marked in its passages."""
+    run_dir = folder / GENERATION
+    config = read_config(run_dir)
+    settings = SeedSettings.model_validate({k: v for k, v in config.options.items() if k in SeedSettings.model_fields})
+    judge = config.models.get("judge")
+    writer = judge.label if judge else None
+    kept = kept_seeds([r for r in records(run_dir, config) if isinstance(r, SeedRecord)], settings.n)
+    items = []
+    for rec in kept:
+        item = asked_item(slots(rec)[0], settings.question_type, writer=writer, source=str(folder))
+        if item is None:
+            continue
+        item.level = rec.written.difficulty
+        for chunk in item.chunks:
+            chunk.cited = [c.text for c in rec.written.citations if c.chunk_id == chunk.chunk_id]
+        items.append(item)
+    notes = ["a seed set keeps the tries the filters dropped in generation/records.jsonl, not as items: only its seeds are audited"] if include_rejected else []
+    return Source("seeds", folder, _unique(items), judge.to_json() if judge else None, {}, notes)
 
 
 # ----------------------------------------------------------------------------- sweeps

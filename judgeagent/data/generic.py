@@ -28,6 +28,7 @@ from judgeagent.errors import DataError
 CORPUS = "corpus.jsonl"
 QUESTIONS = "questions.jsonl"
 SETTINGS = "benchmark.json"
+SEEDS = "seeds.json"  # written by `judgeagent seeds`: how the questions were made, and their audit once one is carried
 
 
 def looks_like(folder: Path) -> bool:
@@ -72,6 +73,18 @@ def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: 
         chunks=chunks,
         source_files=sources,
     )
+
+
+def seed_audit(folder: Path) -> dict | None:
+    """The audit block of a seed set (``seeds.json``'s ``audit``), which every run made on the
+    set reports beside its figures; None for any other folder, or before an audit is carried."""
+    path = Path(folder) / SEEDS
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    block = manifest.get("audit") if isinstance(manifest, dict) else None
+    return block if isinstance(block, dict) else None
 
 
 def _declared_type(path: Path) -> QuestionType:

@@ -77,6 +77,9 @@ class Protocol(Generic[OptionsT, RecordT]):
     records: ClassVar[type[UnitRecord]] = UnitRecord  # the second type argument
     label: ClassVar[str] = ""  # the progress bar's label (default: the name)
     writes_report: ClassVar[bool] = True  # report.html / report.md (with --report, the default)
+    # Whether it interviews a target, so that `evaluate --protocol` lists and runs it. A
+    # protocol that writes something else (seed questions) runs from its own command.
+    interviews: ClassVar[bool] = True
     # What `judgeagent audit` checks of its runs, as the report names it: the questions a model
     # wrote (or a bank's items) that its figures rest on; empty when it writes none. The report
     # and compare say whether anyone audited them.

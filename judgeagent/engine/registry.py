@@ -44,7 +44,13 @@ def load_builtin() -> None:
 
 
 def protocols() -> dict[str, type[AnyProtocol]]:
-    """Every registered protocol, in --help order (the default first, then by ``order``, name)."""
+    """Every protocol `evaluate --protocol` runs (those that interview a target), in --help
+    order (the default first, then by ``order``, name)."""
+    return {name: cls for name, cls in registered().items() if cls.interviews}
+
+
+def registered() -> dict[str, type[AnyProtocol]]:
+    """Every registered protocol, those that run from their own command (seeds) too."""
     load_builtin()
     return dict(sorted(PROTOCOLS.items(), key=lambda kv: (kv[1].order, kv[0])))
 
@@ -55,11 +61,10 @@ def names() -> list[str]:
 
 def protocol_class(name: str) -> type[AnyProtocol]:
     """The protocol registered as ``name``; an unknown name is one line listing the known ones."""
-    known = protocols()
     try:
-        return known[name]
+        return registered()[name]
     except KeyError:
-        raise ConfigError(f"--protocol must be one of {', '.join(known)} (got {name})") from None
+        raise ConfigError(f"--protocol must be one of {', '.join(protocols())} (got {name})") from None
 
 
 def get_protocol(name: str) -> AnyProtocol:

@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from judgeagent.batches import Batch, run_batches
 from judgeagent.config import EvalConfig, ProtocolOptions
+from judgeagent.data.generic import seed_audit
 from judgeagent.engine import setup
 from judgeagent.engine.folder import RunFolder
 from judgeagent.engine.options import resolve
@@ -184,6 +185,8 @@ class RunContext:
             run.write_json(name, content)
         if (audit := run.folder.kept_audit()) is not None:  # judgeagent audit's block, still true of these records
             metrics = metrics | {"audit": audit}
+        if run.has_bench and (seeds := seed_audit(run.cfg.data)) is not None:  # the audit of a seed set's questions
+            metrics = metrics | {"seed_audit": seeds}
         run.write_json("metrics.json", metrics)
         if run.cfg.report and protocol.writes_report and reporter is not None:
             reporter(run.folder.path)

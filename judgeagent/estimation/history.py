@@ -26,7 +26,7 @@ from pydantic import Field, ValidationError
 
 from judgeagent.config import RUNS_DIR, EvalConfig
 from judgeagent.engine.callplan import Rate, Rates
-from judgeagent.engine.registry import protocols
+from judgeagent.engine.registry import registered
 from judgeagent.errors import JudgeAgentError
 from judgeagent.estimation.batch import read_turnarounds
 from judgeagent.estimation.tokens import count_prompts
@@ -197,7 +197,7 @@ def same_roles(config: SavedConfig, roles: Mapping[str, str], registry: ModelReg
 def read_records(folder: Path, h: History, config: SavedConfig, same: frozenset[str]) -> None:
     """The rates the earlier run's records show, as its own protocol reads them."""
     path = folder / "records.jsonl"
-    cls = protocols().get(config.protocol)
+    cls = registered().get(config.protocol)
     if cls is None or not path.exists():
         return
     records = []

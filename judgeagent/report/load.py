@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from judgeagent.config import DifficultyConfig
-from judgeagent.engine.registry import protocols
+from judgeagent.engine.registry import registered
 from judgeagent.engine.services import FinishedRun
 from judgeagent.errors import JudgeAgentError
 from judgeagent.metrics.figures import Ablation, InterviewFigures
@@ -236,7 +236,7 @@ def read_records(path: Path) -> list[Json]:
 def typed_records(folder: Path, protocol: str) -> list[UnitRecord]:
     """records.jsonl through its protocol's record model (the engine's base model for a
     protocol this version does not know)."""
-    cls = protocols().get(protocol)
+    cls = registered().get(protocol)  # a seed set's writing too (protocol seeds)
     model = cls.records if cls is not None else UnitRecord
     return [model.from_json(r) for r in read_records(folder / "records.jsonl")]
 
