@@ -436,9 +436,10 @@ def print_raw(graph, texts: list[str], config, workers: int, total: float, mon) 
     if config.embed == "all":  # a lazy build runs no encoder
         raw_enc, raw_enc_cpu = time_raw_encode(texts, names, config.embed_batch_size, ENTITY_BATCH_SIZE,
                                                emb.get("backend") or "torch", bf16, graph.roles)
-    print(f"raw encoders (chunks {graph.roles['chunks'].encoder}, names {graph.roles['entities'].encoder}; "
-          f"MiniLM {emb.get('backend') or 'torch'} {emb['precision']}), {n} chunks + {len(names)} names: "
-          f"{raw_enc:.2f} s ({n / raw_enc:.1f} chunks/s), {raw_enc_cpu:.2f} s CPU   ({load()})")
+    if config.embed == "all":
+        print(f"raw encoders (chunks {graph.roles['chunks'].encoder}, names {graph.roles['entities'].encoder}; "
+              f"MiniLM {emb.get('backend') or 'torch'} {emb['precision']}), {n} chunks + {len(names)} names: "
+              f"{raw_enc:.2f} s ({n / raw_enc:.1f} chunks/s), {raw_enc_cpu:.2f} s CPU   ({load()})")
     raw, raw_cpu = raw_spacy + raw_enc, raw_spacy_cpu + raw_enc_cpu
     cpu_total = sum(mon.stage_cpu(s) for s in ("extract", "graph", "embed", "index", "write"))
     print(f"floor: the two models in sequence allow {n / raw:.1f} chunks/s; the builder did {n / total:.1f}   ({load()})")

@@ -39,6 +39,7 @@ from judgeagent.graph.chunk_cache import ChunkCache, open_cache
 from judgeagent.graph.context_graph import ContextGraph, load_graph
 from judgeagent.graph.cooccur import GraphTables, TableBuilder
 from judgeagent.graph.embed import Embedder, model_version, set_torch_threads, shared_embedder
+from judgeagent.graph.embed_backends import check_backend
 from judgeagent.graph.encoders import ROLES, Encoder, embed_identity, encoder_for, role_identity
 from judgeagent.graph.engines import Engine, check_engine, make_engine
 from judgeagent.graph.extract import EntityExtractor, make_extractor
@@ -116,6 +117,8 @@ def build_graph(
     ``engine`` overrides the one ``config.engine`` names (tests pass a configured one).
     """
     out_dir = Path(out_dir)
+    # A lazy build never loads the encoder, but every run on the graph will: a missing package says so now.
+    check_backend(config.embed_backend)
     extractor = extractor or make_extractor(config)
     embedder = embedder or shared_embedder(config.embed_backend)
     encoders = role_encoders(config, embedder)
