@@ -398,7 +398,7 @@ def print_stages(graph, total: float, mon, n: int) -> dict:
     peak = mon.peak() / 2**30
     print(f"{'total':<8} {n / total:>9.1f} {total:>8.2f} {peak:>7.2f} G {cpu_total:>8.2f}   "
           f"({total / n * 1000:.1f} ms per chunk; {load()})")
-    if graph.manifest["build"].get("engine") == "local":
+    if graph.manifest["build"].get("engine") == "local" and graph.manifest.get("embed") == "all":
         print("(the local engine embeds the chunk texts beside the extraction: extract's seconds and CPU include "
               "most of that; embed is the rest of it and the entity names)")
     return {"stages": stages, "total_seconds": total, "chunks_per_s": n / total, "peak_rss_gib": peak,
