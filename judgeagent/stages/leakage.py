@@ -2,10 +2,11 @@
 
 The judge sees the correct answers when it writes its suggestions, and the target re-answers
 the very same seed questions with them, so a suggestion that states an answer turns ΔACC
-into a measure of copying. :func:`find_leaks` is the rule layer: the four checks on the
-answer itself below, plus options named with a judgement, positions, disclosure of right
-and wrong seed answers (:mod:`judgeagent.stages.leak_rules`), all on text normalised one way
-(:mod:`judgeagent.stages.leak_normalize`). With an embedder it adds the semantic layer
+into a measure of copying. :func:`find_leaks` runs the rule layer: the checks on the answer
+itself below (the first three declared in :mod:`judgeagent.stages.leak_rules.answer`), then
+options named with a judgement, positions, the writer's pick, disclosure of right and wrong
+seed answers (every rule an entry of :mod:`judgeagent.stages.leak_rules`, with the examples it
+exists for), all on text normalised one way (:mod:`judgeagent.stages.leak_normalize`). With an embedder it adds the semantic layer
 (:mod:`judgeagent.stages.leak_semantic`). With ``mode="judge"``,
 :func:`guard_suggestions` adds the judge's leak check (:mod:`judgeagent.stages.leak_judge`).
 Leaking suggestions are rewritten once by the judge; the batch is flagged when the rewrite
