@@ -71,3 +71,9 @@ def test_the_rules_page_lists_every_rule_and_exemption():
     page = (Path(__file__).resolve().parents[1] / "docs" / "concepts" / "leak-rules.md").read_text(encoding="utf-8")
     assert [r.code for r in ENTRIES if f"`{r.code}`" not in page] == []
     assert [x.name for x in EXEMPTIONS if f"| {x.name} |" not in page] == []
+
+
+def test_every_word_list_is_read_by_the_guard():
+    stages = Path(__file__).resolve().parents[1] / "judgeagent" / "stages"
+    code = "".join(p.read_text(encoding="utf-8") for p in [*stages.glob("leak_rules/*.py"), stages / "leak_lists.py"])
+    assert [p.stem for p in LISTS.glob("*.txt") if f'"{p.stem}"' not in code] == []
