@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from judgeagent.stages.leak_rules.disclosure import QUANTIFIED, QUANTIFIED_PATTERNS, QUANTIFIER_EXAMPLES
 from judgeagent.stages.leak_rules.examples import BATCHES
 from judgeagent.stages.leak_rules.exemptions import EXEMPTIONS
 from judgeagent.stages.leak_rules.registry import RULES, STEPS, TEXT_RULES, rule
@@ -52,6 +53,7 @@ def test_each_exemption_applies_to_its_examples(exemption, example):
 def test_every_rule_has_a_code_of_its_kind_module_leak_and_clean_examples_and_a_source_for_each():
     codes = [r.code for r in ENTRIES]
     assert len(codes) == len(set(codes))
+    assert len(QUANTIFIER_EXAMPLES) == len(QUANTIFIED_PATTERNS)
     for r in ENTRIES:
         assert r.code.split(".")[0] in ("answer", "options", "pointer", "elimination", "disclosure"), r.code
         assert r.catches and r.leaks and r.clean, r.code
@@ -77,3 +79,10 @@ def test_every_word_list_is_read_by_the_guard():
     stages = Path(__file__).resolve().parents[1] / "judgeagent" / "stages"
     code = "".join(p.read_text(encoding="utf-8") for p in [*stages.glob("leak_rules/*.py"), stages / "leak_lists.py"])
     assert [p.stem for p in LISTS.glob("*.txt") if f'"{p.stem}"' not in code] == []
+
+
+@pytest.mark.parametrize("i", range(len(QUANTIFIED_PATTERNS)))
+def test_each_quantifier_pattern_matches_its_example_and_discloses(i):
+    example = QUANTIFIER_EXAMPLES[i]
+    assert QUANTIFIED_PATTERNS[i].search(example), example
+    assert QUANTIFIED.findings(Reading(example, BATCHES["mc"])), example

@@ -57,7 +57,7 @@ _NEEDS_WORK = (
     r"changing|more\s+work)"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
-_QUANTIFIED = [
+QUANTIFIED_PATTERNS = [
     re.compile(
         r"(?i)\b(?:everything|all|each|both|most|the\s+rest|the\s+others|every\s+\w+)\b[^.;:]{0,60}?" + _IMPRESSION
         + r"\b" + _GOOD_OR_BAD + r"\b[^.;:]{0,50}?\b(?:except|apart\s+from|save\s+for|other\s+than|bar|but\s+(?:for\s+|not\s+)?(?:the|your|one))\b"
@@ -195,6 +195,49 @@ _QUANTIFIED = [
         r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
     ),
 ]
+# One example per pattern of QUANTIFIED_PATTERNS, in its order: what each pattern exists for
+# (tests/test_leak_rules.py checks that each matches its own pattern and discloses).
+QUANTIFIER_EXAMPLES = (
+    'Everything here is fine except the treaty question.',
+    'All but one hold up.',
+    'Two of your three are right.',
+    'With one exception, your answers stand.',
+    'Two right, one wrong.',
+    'Your only slip was the date.',
+    'All three of them are correct.',
+    'You got two of three.',
+    'The one slip was the gas question.',
+    'The date tripped you up.',
+    'Good work on two of the three.',
+    'The others are fine.',
+    'All of your answers are correct.',
+    'Keep your treaty answer.',
+    'Keep your answer on the treaty.',
+    'Only one item is wrong.',
+    'Keep what you wrote for the gas question.',
+    'Well done on the treaty question.',
+    'Nothing to fix on the organelle question.',
+    'Everything but the date is correct.',
+    'Apart from the date, everything holds up.',
+    'The only one you need to revisit is the gas question.',
+    'Rework the organelle answer.',
+    'Your treaty answer is the one to revisit.',
+    "I'd revisit your organelle answer.",
+    "The only one that doesn't hold is the date.",
+    "The treaty you chose isn't the one that ended the war.",
+    'That is where you slipped.',
+    'The one answer that needs correcting is the date.',
+    'The desert and wind answers are correct.',
+    'The treaty question and the gas question are fine.',
+    'The remaining one is off.',
+    'Keep the middle answer.',
+    "You'll want to change your earlier answer here.",
+    'The second and third both need another look.',
+    'Only the treaty question needs revisiting.',
+    'You got the rock and the current.',
+    'You had the treaty question.',
+    'The name you gave is not the right one.',
+)
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
 # "a check of the dates" and "survive the check" are nouns, not an instruction.
 _INSTRUCTION = re.compile(
@@ -211,7 +254,7 @@ _ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|stateme
 def _quantified_disclosure(sentence: str) -> bool:
     """Whether the sentence tells how many or which of the target's answers were right, by a
     quantifier ("all but one", "everything ... except", "two of three hold up") rather than by naming one."""
-    return any(p.search(sentence) for p in _QUANTIFIED) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
+    return any(p.search(sentence) for p in QUANTIFIED_PATTERNS) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
 
 
 def _past(text: str) -> bool:
