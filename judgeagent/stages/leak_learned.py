@@ -56,17 +56,11 @@ from judgeagent.stages.leak_rules import compiled, names_something_else, only_fo
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
-# At or above: a leak, whatever the other layers found. 0.75 at guard 11 (leaving each of fresh3 to
-# fresh16 out in turn, 0.7 caught 98.3% in scope with 5.1% false alarms, 0.75 98.1% with 4.6%);
-# 0.8 since guard 13: out of fresh3 to fresh18 in turn, 97.7% -> 97.2% caught for 3.4% -> 2.9%
-# false alarms, and on fresh17 to fresh20 as guards 11 and 12 measured them, 3 catches lost of 644
-# for 5 false alarms of 452.
+# At or above: a leak, whatever the other layers found. Chosen by leaving each written-apart group
+# of the corpus out in turn (docs/measurements/leak-guard.md, "The learned layer's thresholds").
 LEAN = 0.8
 # Below: what the other layers found is dropped (unless the answer itself is stated), when the
-# whole and every sentence where they found it look clean. 0.4 since guard 12 (0.2 read every
-# sentence): leaving each of fresh3 to fresh18 out in turn, in-scope catch 98.1% -> 97.9%, false
-# alarms 4.3% -> 3.4%; on fresh17 and fresh18 as guard 11 measured them, 23 false alarms -> 18,
-# no catch lost.
+# whole and every sentence where they found it look clean. Chosen the same way.
 DOUBT = 0.4
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
@@ -89,7 +83,7 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
     # answer's form: the model reads neither.
     # A list of every option names none: its items are read as "item" and a run of letters as
     # LETTERLIST ("Run the same check on A, B, C and D" read as LETTERX, LETTERX, LETTERKEY, ...
-    # looked like a give-away, fresh17).
+    # looked like a give-away).
     kept = [hide_even_list(x, questions) for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))]
     text = " " + _LETTER_RUN.sub(" LETTERLIST ", " ".join(kept)) + " "
     for original, token in sorted(subs, key=lambda s: -len(s[0])):
@@ -209,7 +203,7 @@ def sentence_probability(suggestions: str, questions: list[Question], embedder: 
 
 # What is stated outright is never doubted: the letter, the option's text, the reference phrase.
 # (Doubting an option's text lost no catch of any group left out in turn and removed two false
-# alarms of fresh10, but "Recall the mechanism before choosing. Remember: <the correct option>."
+# alarms of one, but "Recall the mechanism before choosing. Remember: <the correct option>."
 # scores 0.02 as a whole: one plain sentence of advice outweighs a short give-away beside it.)
 UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase"})
 

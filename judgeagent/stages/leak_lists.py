@@ -5,8 +5,7 @@ statements: heat treatment, lactose removal, evaporating water, adding vitamins,
 globule size", "The five options describe five behaviours: stopping before the markings, ...".
 Such a list singles out none of them, but its items are short forms the rules cannot tie to one
 option each, so a rule that recognises one item as the correct option's text (or a word of it
-as a position or a verdict) reads it as named alone. Writers of four groups written apart from
-the guard (fresh8, fresh11, fresh12, fresh13) wrote such lists as clean advice.
+as a position or a verdict) reads it as named alone. Judges write such lists as clean advice.
 
 :func:`without_even_lists` hides the items of such a list from the rules. A list is even when
 the sentence counts as many things as a question of the batch has options ("all five", "the
@@ -21,6 +20,7 @@ import re
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_rules import sentences
+from judgeagent.stages.leak_rules.vocabulary import alternation
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # A count of the options, then (within a few words) where the list begins: a colon, a dash, an
@@ -29,15 +29,9 @@ _COUNTED = re.compile(
     r"(?i)\b(?P<n>two|three|four|five|six|seven|[2-7])\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
 )
 # The counted noun must be a kind of option, or nothing ("Look at all five:").
-_OPTION_NOUN = re.compile(
-    r"(?i)\b(?:options?|statements?|choices?|answers?|explanations?|features?|claims?|items?|candidates?|"
-    r"possibilit(?:y|ies)|behaviou?rs?|ideas?|descriptions?|propert(?:y|ies)|terms?|definitions?|alternatives?|ones?|"
-    r"mechanisms?|reasons?|scenarios?|readings?|interpretations?|processes?|events?|names?|dates?|figures?|values?|"
-    r"methods?|techniques?|approaches?|effects?|causes?|factors?|types?|kinds?|categories?|cases?|sentences?|purposes?|"
-    r"uses?|roles?|functions?|proposals?|suggestions?|outcomes?|results?)\b"
-)
+_OPTION_NOUN = re.compile(r"(?i)\b(?:" + alternation("option_nouns") + r")\b")
 # Or no count, but every option: "For each statement, trace what travels from the key to the
-# pallet — a pull, an electric current, a change in air pressure, or a fluid — ..." (fresh16).
+# pallet — a pull, an electric current, a change in air pressure, or a fluid — ...".
 # Then the list itself must be as long as some question's options, or one short.
 _EACH = re.compile(
     r"(?i)\b(?:each|every|all(?:\s+the)?|any)\s+(?:of\s+the\s+)?(?P<noun>\w+)\b(?P<head>[^:;()\u2014\u2013.!?]{0,80}?)(?P<open>:|\s[\u2014\u2013-]\s)"
@@ -61,7 +55,7 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
     for m in _COUNTED.finditer(sentence):
         word, head = m.group("n").lower(), m.group("head")
         n = int(word) if word.isdigit() else _COUNTS[word]
-        # an adverb is no noun: "Evaluate all five evenly - dredging, masonry walls, ..." (fresh17)
+        # an adverb is no noun: "Evaluate all five evenly - dredging, masonry walls, ..."
         head = " ".join(w for w in head.split() if not w.lower().endswith("ly"))
         if n not in counts or len(head.split()) > 6 or (head.strip() and not _OPTION_NOUN.search(head)):
             continue

@@ -16,7 +16,7 @@ gains no head start.
   of the batch (when positive), so that advice which restates the batch's topic does not
   count as describing its answer. (Until guard 11 only the question's own text was
   subtracted; "avalanche transceiver" is close to any advice about avalanches, which its
-  question never names but the batch's other questions do: four of fresh16's false alarms.) (The first version scored the reference's excess alone; on the
+  question never names but the batch's other questions do: four false alarms of one written-apart group.) (The first version scored the reference's excess alone; on the
   held-out half it raised false alarms from 2.4% to 15.5%, nearly all on batches with phrase
   answers: "Recall the charges and masses of the particles..." is close to "neutron". This
   correction was made after that measurement, so it is measured on the corpus's "fresh"
@@ -38,7 +38,7 @@ tetracycline class") is rarely closer to the option's name than to its neighbour
 docs/measurements/leak-guard.md. Dividing by the content-free spread (a z-score) was tried and separated
 worse on the development half.
 
-The same verdicts on any CPU (issue 30). The layer's vectors are MiniLM's in fp32, whatever
+The same verdicts on any CPU. The layer's vectors are MiniLM's in fp32, whatever
 the CPU and the run's encoder (:mod:`judgeagent.graph.fixed_precision`): on the whole leak
 corpus (765 suggestions against their batches, and the content-free sentences against every
 batch; ``bench/precision.py``, on an AMD EPYC with avx2, avx512f and avx512_bf16), bf16
@@ -46,13 +46,13 @@ vectors moved a score by up to 0.0025 with options and 0.0020 for phrase answers
 content-free maximum by up to 0.0014, while a clean development suggestion scores 0.059
 against the phrase threshold of 0.06 and one fp32 score lies 0.00012 from it. fp32 with AVX2
 kernels moved no score by more than 1e-6; but a content-free sentence scored against itself
-is a tie, and rounding decided which side of it the sentence fell (issue 30's failing test:
+is a tie, and rounding decided which side of it the sentence fell (a test that failed:
 "The questions below are shown a second time.", flagged on an AVX2 machine). Hence the
 margin over the content-free maximum, 1e-3: 2 verdicts differed without it, none with it.
 The thresholds, recalibrated on fp32 scores, are unchanged: the development clean maxima
 are 0.574 with options and 0.059 for phrase answers (0.573 and 0.058 under bf16).
 
-Recalibrated for issue 33, on the development half only, which now holds seven subjects
+Recalibrated when seven subjects besides medicine were added, on the development half only, which now holds seven subjects
 besides medicine (chemistry, history, geography, computing, economics, literature, physics):
 the clean maximum with options is still 0.574 (threshold 0.58), but for phrase answers it is
 0.220 ("Be careful with transliterated Russian names: spell the author's name in a standard
@@ -79,7 +79,7 @@ from judgeagent.stages.leak_rules import identifying, only_form, only_the_kind_a
 
 # Calibrated on the development half (bench/leak_guard.py --calibrate); see the module doc.
 THRESHOLD_OPTIONS = 0.58  # development clean maximum 0.574 (fp32)
-THRESHOLD_PHRASE = 0.23  # development clean maximum 0.2204 (fp32; issue 33's subjects)
+THRESHOLD_PHRASE = 0.23  # development clean maximum 0.2204 (fp32; with the subjects besides medicine)
 # How far a sentence must score above the content-free maximum. A content-free sentence ties
 # with itself, and which side of a tie rounding falls on depends on the BLAS kernels (see
 # the module doc): a margin far above rounding, far below any difference that means something.

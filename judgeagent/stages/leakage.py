@@ -2,10 +2,11 @@
 
 The judge sees the correct answers when it writes its suggestions, and the target re-answers
 the very same seed questions with them, so a suggestion that states an answer turns ΔACC
-into a measure of copying. :func:`find_leaks` is the rule layer: the four checks on the
-answer itself below, plus options named with a judgement, positions, disclosure of right
-and wrong seed answers (:mod:`judgeagent.stages.leak_rules`), all on text normalised one way
-(:mod:`judgeagent.stages.leak_normalize`). With an embedder it adds the semantic layer
+into a measure of copying. :func:`find_leaks` runs the rule layer: the checks on the answer
+itself below (the first three declared in :mod:`judgeagent.stages.leak_rules.answer`), then
+options named with a judgement, positions, the writer's pick, disclosure of right and wrong
+seed answers (every rule an entry of :mod:`judgeagent.stages.leak_rules`, with the examples it
+exists for), all on text normalised one way (:mod:`judgeagent.stages.leak_normalize`). With an embedder it adds the semantic layer
 (:mod:`judgeagent.stages.leak_semantic`). With ``mode="judge"``,
 :func:`guard_suggestions` adds the judge's leak check (:mod:`judgeagent.stages.leak_judge`).
 Leaking suggestions are rewritten once by the judge; the batch is flagged when the rewrite
@@ -54,15 +55,14 @@ from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages import leak_margins
-from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
 from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_lists import without_even_lists
-from judgeagent.stages.leak_normalize import spoken_numbers, tokens
-from judgeagent.stages.leak_rules import RULES, find_rule_leaks, in_list, mentions_phrase, option_refs, states_option
+from judgeagent.stages.leak_rules import RULES, find_rule_leaks
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
+from judgeagent.stages.leak_rules.answer import letter_leaks, option_text_leaks, reference_leaks
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
 from judgeagent.stages.leak_vectors import check_embedder
 
@@ -71,93 +71,11 @@ ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
 ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck; a finished run's records keep what its guard decided. What each
-# version changed, and which groups of the leak corpus measured it: docs/measurements/leak-guard.md.
+# version changed, and which groups of the leak corpus measured it: docs/concepts/leak-rules.md.
 GUARD_VERSION = 14
 
 
-# An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
-# lower-case word unless that word just goes on the sentence ("C because ..."): "select B
-# cells" and "choose A drug" are English, not letters.
-_GOES_ON = r"(?:because|since|for|as|in|on|and|or|but|so|here|there|which|this|that|to|is|was)\b"
-_LETTER_END = r"(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z])(?![\w'’-])(?!\s+(?!" + _GOES_ON + r")[a-z]))"
-_CORRECT_AFTER = r"(?i:\s+(?:is|was)\s+(?:the\s+)?(?:correct|right|best|true|answer)\b)"
-_LETTER_PATTERNS = [
-    # "the answer is C", "correct answer: (C)", "the answer to question 2 is option C"
-    re.compile(
-        r"(?i:\banswers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
-        r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
-    ),
-    # "choose C", "pick option (C)", "go with C"
-    re.compile(
-        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle)\s+(?:option\s+|choice\s+|letter\s+)?)"
-        + _LETTER_END
-    ),
-    # "option C is correct", "choice (B) is the right answer"
-    re.compile(r"(?i:\b(?:option|choice|letter)\s+)\(?(?P<letter>[A-Z])\)?" + _CORRECT_AFTER),
-    # "(C) is right" anywhere; "C is the correct answer" only opening a sentence, since
-    # "Vitamin C is the best source" is not about a letter.
-    re.compile(r"\((?P<letter>[A-Z])\)" + _CORRECT_AFTER),
-    re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
-]
-_YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*[\"'“]?(yes|no)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
-
-
-def _option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
-    """The correct option named, by its text or a distinctive word of it (normalised), in a
-    sentence that names no other option of the question beside it (words the batch is about
-    name no option: leak_rules._mention_spans)."""
-    correct = (q.options or {}).get(q.answer)
-    if not correct or not _identifying(correct):
-        return []
-    # A one-word option that another question of the batch uses in its own text is that
-    # question's word too ("Stroke" beside a question on the rowing stroke, fresh18): met alone it
-    # states no answer, and the rules that need a verdict beside it still read it.
-    word = tokens(correct)
-    if len(word) == 1 and any(word[0] in tokens(o.question) for o in questions or [] if o is not q):
-        return []
-    for sentence in rule_sentences(suggestions):
-        refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
-        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs) and states_option(sentence, q, q.answer):
-            return [_leak(q.id, "option_text", correct)]
-    return []
-
-
-def _batch_wording(q: Question, questions: list[Question]) -> str:
-    """The question's own text and the other questions' texts and options: a word of a phrase
-    answer that the batch uses elsewhere ("bee" of "bee space" in a batch on beeswax and worker
-    bees) names the batch's subject, not the answer (read from fresh10)."""
-    others = [o for o in questions if o is not q]
-    return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
-
-
-def _reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
-    ref = normalize_phrase(q.answer)
-    if ref in ("yes", "no"):
-        m = next((m for m in _YES_NO_PATTERN.finditer(suggestions) if m.group(1).lower() == ref), None)
-        return [_leak(q.id, "reference_phrase", m.group(0))] if m else []
-    if not _identifying(q.answer):
-        return []
-    if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
-        return [_leak(q.id, "reference_phrase", q.answer)]
-    wording = _batch_wording(q, questions or [q])
-    if any(mentions_phrase(sentence, q.answer, wording) for sentence in rule_sentences(suggestions)):
-        return [_leak(q.id, "reference_phrase", q.answer)]
-    return []
-
-
-def _letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
-    mc = [q for q in questions if q.options]
-    letters = {letter.upper() for q in mc for letter in q.options or {}}
-    leaks: list[LeakFinding] = []
-    for pattern in _LETTER_PATTERNS:
-        for m in pattern.finditer(suggestions):
-            letter = m.groupdict().get("paren") or m.group("letter")
-            if letter not in letters:
-                continue
-            named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
-            leaks.extend(_leak(qid, "answer_letter", m.group(0).strip()) for qid in named)
-    return leaks
 
 
 def _sentences(text: str) -> list[str]:
@@ -269,12 +187,13 @@ def find_leaks(
     # The rules read every option listed evenly in the judge's short forms as one item among
     # others (leak_lists); the semantic and learned layers read the text as written.
     ruled = without_even_lists(suggestions, questions)
-    leaks = _letter_leaks(ruled, questions) if "answer_letter" in rules else []
+    # The answer stated outright (leak_rules.answer), question by question, then the other rules.
+    leaks = letter_leaks(ruled, questions) if "answer_letter" in rules else []
     for q in questions:
         if q.options and "option_text" in rules:
-            leaks += _option_text_leaks(ruled, q, questions)
+            leaks += option_text_leaks(ruled, q, questions)
         elif not q.options and "reference_phrase" in rules:
-            leaks += _reference_leaks(ruled, q, questions)
+            leaks += reference_leaks(ruled, q, questions)
     leaks += [d for d in find_rule_leaks(ruled, questions) if d.kind in rules]
     if embedder is not None:
         # fp32 vectors (one verdict on any CPU: graph.fixed_precision), cached by text; every

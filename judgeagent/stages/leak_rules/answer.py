@@ -1,0 +1,166 @@
+"""The answer stated outright: its letter ("the answer is C"), the correct option's text, or a
+phrase answer's reference. These read the whole advice, question by question, before the
+other rules (:func:`judgeagent.stages.leakage.find_leaks`); a finding of theirs is never
+doubted by the learned layer."""
+
+from __future__ import annotations
+
+import re
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.answers import normalize_phrase
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_normalize import spoken_numbers, tokens
+from judgeagent.stages.leak_rules.judgement import in_list
+from judgeagent.stages.leak_rules.mentions import mentions_phrase, states_option
+from judgeagent.stages.leak_rules.naming import option_refs
+from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
+from judgeagent.stages.leak_rules.text import identifying, sentences
+
+# An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
+# lower-case word unless that word just goes on the sentence ("C because ..."): "select B
+# cells" and "choose A drug" are English, not letters.
+_GOES_ON = r"(?:because|since|for|as|in|on|and|or|but|so|here|there|which|this|that|to|is|was)\b"
+_LETTER_END = r"(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z])(?![\w'’-])(?!\s+(?!" + _GOES_ON + r")[a-z]))"
+_CORRECT_AFTER = r"(?i:\s+(?:is|was)\s+(?:the\s+)?(?:correct|right|best|true|answer)\b)"
+_LETTER_PATTERNS = [
+    # "the answer is C", "correct answer: (C)", "the answer to question 2 is option C"
+    re.compile(
+        r"(?i:\banswers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
+        r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
+    ),
+    # "choose C", "pick option (C)", "go with C"
+    re.compile(
+        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle)\s+(?:option\s+|choice\s+|letter\s+)?)"
+        + _LETTER_END
+    ),
+    # "option C is correct", "choice (B) is the right answer"
+    re.compile(r"(?i:\b(?:option|choice|letter)\s+)\(?(?P<letter>[A-Z])\)?" + _CORRECT_AFTER),
+    # "(C) is right" anywhere; "C is the correct answer" only opening a sentence, since
+    # "Vitamin C is the best source" is not about a letter.
+    re.compile(r"\((?P<letter>[A-Z])\)" + _CORRECT_AFTER),
+    re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
+]
+_YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*[\"'“]?(yes|no)\b", re.I)
+
+
+def option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
+    """The correct option named, by its text or a distinctive word of it (normalised), in a
+    sentence that names no other option of the question beside it (words the batch is about
+    name no option: mentions._mention_spans)."""
+    correct = (q.options or {}).get(q.answer)
+    if not correct or not identifying(correct):
+        return []
+    # A one-word option that another question of the batch uses in its own text is that
+    # question's word too ("Stroke" beside a question on the rowing stroke): met alone it
+    # states no answer, and the rules that need a verdict beside it still read it.
+    word = tokens(correct)
+    if len(word) == 1 and any(word[0] in tokens(o.question) for o in questions or [] if o is not q):
+        return []
+    for sentence in sentences(suggestions):
+        refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
+        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs) and states_option(sentence, q, q.answer):
+            return [finding(q.id, "option_text", correct)]
+    return []
+
+
+def _batch_wording(q: Question, questions: list[Question]) -> str:
+    """The question's own text and the other questions' texts and options: a word of a phrase
+    answer that the batch uses elsewhere ("bee" of "bee space" in a batch on beeswax and worker
+    bees) names the batch's subject, not the answer."""
+    others = [o for o in questions if o is not q]
+    return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
+
+
+def reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
+    ref = normalize_phrase(q.answer)
+    if ref in ("yes", "no"):
+        m = next((m for m in _YES_NO_PATTERN.finditer(suggestions) if m.group(1).lower() == ref), None)
+        return [finding(q.id, "reference_phrase", m.group(0))] if m else []
+    if not identifying(q.answer):
+        return []
+    if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
+        return [finding(q.id, "reference_phrase", q.answer)]
+    wording = _batch_wording(q, questions or [q])
+    if any(mentions_phrase(sentence, q.answer, wording) for sentence in sentences(suggestions)):
+        return [finding(q.id, "reference_phrase", q.answer)]
+    return []
+
+
+def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
+    mc = [q for q in questions if q.options]
+    letters = {letter.upper() for q in mc for letter in q.options or {}}
+    leaks: list[LeakFinding] = []
+    for pattern in _LETTER_PATTERNS:
+        for m in pattern.finditer(suggestions):
+            letter = m.groupdict().get("paren") or m.group("letter")
+            if letter not in letters:
+                continue
+            named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
+            leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
+    return leaks
+
+
+def _letters(reading: Reading) -> list[LeakFinding]:
+    return letter_leaks(reading.sentence, reading.questions)
+
+
+def _option_texts(reading: Reading) -> list[LeakFinding]:
+    return [f for q in reading.questions if q.options for f in option_text_leaks(reading.sentence, q, reading.questions)]
+
+
+def _references(reading: Reading) -> list[LeakFinding]:
+    return [f for q in reading.questions if not q.options for f in reference_leaks(reading.sentence, q, reading.questions)]
+
+
+# These read the whole text (a Reading of it all), not one sentence.
+ANSWER_LETTER = Rule(
+    "answer.letter",
+    ("answer_letter",),
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"go with B\"), correct or not",
+    _letters,
+    leaks=(
+        Example("The answer is C.", "guard 1"),
+        Example("Pick option (B) here.", "guard 1"),
+        Example("Option A is correct for the last one.", "guard 1"),
+        Example("The answer to question 2 is option C.", "guard 1"),
+    ),
+    clean=(
+        Example("Vitamin C is the best source of nothing here.", "guard 1"),
+        Example("Select B cells from the list of cell types you know.", "guard 1"),
+        Example("Choose A drug class before you choose a dose.", "guard 1"),
+    ),
+)
+OPTION_TEXT = Rule(
+    "answer.option_text",
+    ("option_text",),
+    "the correct option's text, or enough of its distinctive words, in a sentence that lists no other option beside it",
+    _option_texts,
+    leaks=(
+        Example("Remember that the Peace of Westphalia is the usual culprit.", "guard 1"),
+        Example("Think of MITOCHONDRION first.", "guard 1"),
+        Example("The settlement (Peace of Westphalia) came after thirty years.", "guard 1"),
+    ),
+    clean=(
+        Example("Compare Utrecht, the Peace of Westphalia and Versailles by their dates.", "guard 2"),
+        Example("Recall how the Treaty of Versailles ended a different war.", "guard 1"),
+    ),
+)
+REFERENCE_PHRASE = Rule(
+    "answer.reference_phrase",
+    ("reference_phrase",),
+    "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out",
+    _references,
+    leaks=(
+        Example("It was Jane Austen.", "guard 1", "phrase"),
+        Example("Think of nineteen eighty-nine.", "guard 6", "phrase"),
+        Example("The layer is the M-A-N-T-L-E.", "guard 5", "phrase"),
+        Example("Think of the Challenger Deep.", "guard 1", "phrase"),
+    ),
+    clean=(
+        Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
+        Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
+        Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),
+    ),
+)
+ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

@@ -1,0 +1,381 @@
+"""Disclosure: any verdict on the target's earlier answers or reasoning ("Your reasoning on the
+gas question was sound", "Question three: you had it", "all but one hold up", "keep your
+answer on the treaty"), unless it is an instruction to check ("Make sure your answer is
+correct") or praise of how the target worked. The target re-answers the same questions, so
+being told which of its answers were right is being told answers."""
+
+from __future__ import annotations
+
+import re
+
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_FORM
+from judgeagent.stages.leak_rules.judgement import CORRECTNESS
+from judgeagent.stages.leak_rules.rule import Example, FirstOf, Reading, Rule, finding
+from judgeagent.stages.leak_rules.vocabulary import alternation
+
+_VERDICT = r"(?:" + alternation("verdicts") + r")"
+_SUBJECT = (
+    r"(?:\byou\b|\byour\b|\b(?:answers?|responses?|choices?|picks?|reasoning|guess(?:es)?|attempts?)\b"
+    r"|\bquestion\s*(?:\d+|one|two|three|four|five|six)\b|\bq\.?\s*\d\b)"
+)
+# The same with a verdict of right or wrong only, so that a word of quality on the way ("Your term for
+# the solid-to-gas change ... needed fixing") does not hide it.
+_DISCLOSURE_RIGHT_WRONG = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?" + CORRECTNESS.pattern.removeprefix("(?i)"))
+_HEDGE = re.compile(
+    r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
+    r"before\s+you|as\s+you|would|could|can)\b"
+)
+_DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
+_MISSED = re.compile(
+    r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
+    r"\b(?:questions?|cases?|vignettes?|items?|q\.?\s*\d|ones?)\b"
+)
+# "Keep your (final) answer to a single letter", "... to the interior part":
+# the reply held to a form or a part of the topic, not an earlier answer kept.
+_TO_FORM = (
+    r"(?!\s+to\s+(?:a|an|one|two|three|single|just|only|under|within|no\s+more\s+than|at\s+most|\d+|"
+    r"the\s+(?:[\w-]+\s+){0,2}?(?:parts?|points?|essentials|basics|letters?|words?|names?|terms?|sentences?|lines?))\b)"
+)
+_KEEP_CHANGE = re.compile(
+    r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
+    r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)" + _TO_FORM + r"\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
+    r"|\bleave\s+(?:(?:them|it|those|these)\s+)?as\s+(?:they|it)\s+(?:are|is|stands?)\b"
+)
+_ONLY_RIGHT = re.compile(
+    r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b"
+    r"|\bthe\s+other\s+(?:two|one|three|answers?)\b|\bthe\s+rest\s+of\s+your\b"
+    r"|\bonly\s+the\s+one\s+(?:about|on|for|concerning|with)\b|\bof\s+(?:the|your)\s+(?:two|three|four)\s+answers\b"
+)
+# Correctness told by a quantifier over the answers, whatever the words: "Everything here is fine
+# except the ridge question", "all but one hold up", "two of three stand", "the exception is the
+# one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
+_GOOD_OR_BAD = r"(?:" + alternation("good_or_bad") + r")"
+# An answer said to need more work: "needs another look", "could use revisiting".
+_NEEDS_WORK = (
+    r"(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|"
+    r"changing|more\s+work)"
+)
+_IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
+QUANTIFIED_PATTERNS = [
+    re.compile(
+        r"(?i)\b(?:everything|all|each|both|most|the\s+rest|the\s+others|every\s+\w+)\b[^.;:]{0,60}?" + _IMPRESSION
+        + r"\b" + _GOOD_OR_BAD + r"\b[^.;:]{0,50}?\b(?:except|apart\s+from|save\s+for|other\s+than|bar|but\s+(?:for\s+|not\s+)?(?:the|your|one))\b"
+    ),
+    re.compile(r"(?i)\ball\s+(?:but|except)\s+(?:one|two)\b[^.;]{0,60}?\b" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:one|two|three|four|\d)\s+(?:out\s+)?of\s+(?:your\s+|the\s+|these\s+)?(?:one|two|three|four|\d)\b"
+        r"[^.;]{0,30}?" + _IMPRESSION + r"\b" + _GOOD_OR_BAD + r"\b"
+    ),
+    re.compile(
+        r"(?i)\b(?:with|but\s+for|bar)\s+(?:one|a\s+single|only\s+one)\s+exception\b|"
+        r"\bthe\s+(?:one\s+|only\s+)?exception\s+(?:is|was)\s+(?:the\s+one\b|your\b|question\b|"
+        r"the\s+[\w\s-]{0,30}?\b(?:question|item|one|answer|calculation|problem|case)\b)"
+    ),
+    re.compile(
+        r"(?i)\b(?:one|two|three|all|both|none)\s+(?:right|correct)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:wrong|incorrect|off|"
+        r"missed|astray|to\s+(?:revisit|fix|change|rethink|redo|correct|look\s+at))\b"
+        r"|\b(?:one|two|three|all|both|none)\s+(?:wrong|incorrect)\b[^.;]{0,12}?\b(?:one|two|three|none)\s+(?:right|correct)\b"
+    ),
+    re.compile(r"(?i)\byour\s+only\s+(?:mistake|error|slip|miss|misstep|wrong\s+answer|problem)\b"),
+    re.compile(
+        r"(?i)\b(?:all|both|none|neither)\s+(?:of\s+)?(?:your\s+)?(?:three|two|answers|ones|of\s+them)\b[^.;]{0,20}?"
+        r"\b(?:are|were|is|was)\s+(?:right|correct|fine|wrong|incorrect|sound)\b"
+    ),
+    re.compile(r"(?i)\byou\s+(?:have|had|got|scored|earned)\s+(?:two|one|three|all|both|none)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bthe\s+(?:one|only)\s+(?:slip|mistake|error|miss|problem|misstep|wrong\s+answer)\s+(?:was|is|came)\b"),
+    re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
+    re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
+    re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:everything|all\s+(?:of\s+)?(?:your\s+)?(?:answers|three|of\s+them|of\s+it))\b[^.;:]{0,30}?\b(?:is|are|was|were)\s+(?:all\s+)?"
+        r"(?:correct|right|fine|spot\s+on|accurate)\b"
+    ),
+    re.compile(r"(?i)\b(?:keep|stick\s+with)\s+your\s+(?:[\w'’-]+\s+){1,3}?(?:answer|response|choice)\b(?!\s+(?:short|brief|simple|concise|clear|tidy|focused|to\b))"),
+    re.compile(
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+your\s+(?:answer|response|choice|date|pick|term|name|value|figure)"
+        + _TO_FORM + r"\s+(?:on|for|about|to)\b"
+    ),
+    re.compile(r"(?i)\bonly\s+(?:one|a\s+single)\s+(?:item|question|answer|one|response)\b[^.;]{0,30}?\b(?:is|was)\s+(?:wrong|off|incorrect|mistaken|astray)\b"),
+    re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
+    re.compile(
+        r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
+        r"(?:on|with)\s+(?:the|your|both|all|two|three)\b"
+        r"|\bthe\s+(?:first|second|third|last|other|remaining)\s+(?:one\s+)?(?:misses|missed|slipped|fails|failed|falls\s+short|fell\s+short)\b"
+    ),
+    re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
+    re.compile(r"(?i)\b(?:everything|all)\s+(?:but|except|apart\s+from|save)\b[^.;]{0,50}?\b(?:is|are|was|were)\s+" + _GOOD_OR_BAD + r"\b"),
+    re.compile(
+        r"(?i)\b(?:apart\s+from|except\s+for|other\s+than|aside\s+from|besides|but\s+for)\b[^.;]{0,50}?,\s*"
+        r"(?:everything|all|the\s+rest|your\s+answers|the\s+others)\b[^.;]{0,30}?\b" + _GOOD_OR_BAD + r"\b"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+only\s+one\s+you\s+(?:need|have|ought)\s+to\s+(?:revisit|change|fix|rethink|correct|redo|reconsider)\b"
+        r"|\b(?:answers?|ones?)\b[^.;]{0,40}?\b(?:can|should|may)\s+stay\b"
+        r"|\bleave\s+(?:your\s+)?[\w\s-]{0,30}?\b(?:answers?|ones?)\s+alone\b"
+    ),
+    re.compile(
+        r"(?i)^\s*(?:but\s+|so\s+|then\s+)?(?:rework|redo|fix|revise|rethink|reconsider|correct|change)\s+(?:the|your)\s+"
+        r"(?:(?!before\b|after\b|you\b|if\b|when\b|then\b)[\w-]+\s+){0,3}?(?:one|answer)\b(?!\s+(?:to|for|format|sheet))"
+    ),
+    re.compile(
+        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one)\s+is\s+the\s+one\s+to\s+"
+        r"(?:revisit|rethink|reconsider|fix|change|correct|look\s+at\s+again|redo|re-?examine)\b"
+    ),
+    re.compile(
+        r"\bI(?:['’]d|\s+would)\s+(?i:revisit|rethink|reconsider|re-?examine|double-check|look\s+again\s+at|change|redo)\s+"
+        r"(?i:your\s+[\w\s-]{0,30}?\b(?:answer|response|choice)|the\s+[\w\s-]{0,30}?\b(?:one|answer))\b"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+only\s+one\s+(?:that|which|where)\s+(?:doesn['’]t|does\s+not|isn['’]t|is\s+not|didn['’]t|wasn['’]t|"
+        r"you\s+(?:got|missed|had)|needs?)\b"
+    ),
+    # What the target gave, with any verdict: "the dynasty you chose there won't survive the check",
+    # "the boundary you gave between the crust and the mantle is not the right one".
+    re.compile(
+        r"(?i)\bthe\s+(?:[a-z][\w-]*\s+){1,3}?you\s+(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered|went\s+with|"
+        r"settled\s+on|proposed|suggested|identified|offered|came\s+up\s+with)\b(?:\s+(?!(?:is|was|are|were)\b)[\w'’-]+){0,8}?\s+"
+        r"(?:isn['’]t|wasn['’]t|won['’]t|will\s+not|doesn['’]t|does\s+not|didn['’]t|can['’]t|cannot|fails?|falls?\s+short|"
+        r"needs?\s+(?:another|a\s+second|changing|fixing|correcting|revisiting|rethinking|to\s+(?:change|go|be\s+(?:fixed|changed)))|"
+        r"(?:is|was|are|were)\s+(?:not|wrong|right|correct|incorrect|off|fine|spot\s+on|mistaken|a\s+mistake|an\s+error|accurate|"
+        r"inaccurate|the\s+(?:right|wrong|correct)|(?:a\s+)?(?:[\w-]+\s+){0,2}?too\s+[a-z]+))\b"
+    ),
+    re.compile(r"(?i)\bwhere\s+you\s+(?:slipped|erred|stumbled|tripped(?:\s+up)?|fell\s+down|lost\s+(?:marks|points|the\s+mark))\b"),
+    # The one answer singled out as wrong: "the one answer in this batch that needs correcting",
+    # "your catalyst answer is the one item in this batch that missed".
+    re.compile(
+        r"(?i)\bthe\s+(?:one|only|single)\s+(?:answer|item|question|response|one|thing)\b(?:\s+[\w'’-]+){0,4}?\s+(?:that|which|where)\s+"
+        r"(?:needs?\s+(?:correcting|fixing|changing|another|a\s+second|revisiting|rethinking|work|to\s+(?:change|be\s+fixed))|missed|"
+        r"went\s+(?:wrong|astray|off)|slipped|fell\s+short|failed|(?:is|was)\s+(?:wrong|off|incorrect|mistaken|not\s+right)|"
+        r"(?:didn['’]t|doesn['’]t|does\s+not|did\s+not)\s+(?:hold|fit|work|stand)|you\s+(?:got\s+wrong|missed|need\s+to\s+(?:fix|change|revisit|correct|redo)))"
+    ),
+    # Named answers with a verdict: "The desert and wind answers are correct", "the mole and isomer
+    # answers are fine", "The isomer question and the constant question are fine", "your answer
+    # there doesn't fit", "the remaining one is off".
+    re.compile(
+        r"(?i)\b(?:your|the|that|this)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
+        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){1,4}?(?:questions?|items?)(?:\s+and\s+the\s+(?:[\w'’-]+\s+){1,3}?(?:questions?|items?))?"
+        r"\s+(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:fine|correct|right|sound|solid|ok(?:ay)?|in\s+order|wrong|off|incorrect)\b"
+        r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
+    ),
+    re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "Keep your first answer; the second and third both need another look", "Only the exhibition
+    # question needs revisiting"
+    # "Keep the middle answer; rethink the first and last"
+    re.compile(
+        # ("the final answer" is the one the target will give: "keep the final answer itself crisp")
+        r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+(?:your\s+(?:first|second|third|middle|last|final|other)|"
+        r"the\s+(?:first|second|third|middle|last|other))\s+(?:answer|one|response|choice)\b"
+        + _TO_FORM
+    ),
+    # "You'll want to change your earlier answer here", "those answers held"
+    re.compile(
+        r"(?i)\b(?:want|need|have|ought)\s+to\s+(?:change|revise|rethink|reconsider|fix|correct|redo)\s+your\s+"
+        r"(?:(?:earlier|previous|original|initial|first)\s+)?(?:answer|response|choice)\b"
+        r"|\b(?:those|these|both|your)\s+(?:two\s+|three\s+)?answers\s+(?:held|stood)\b(?!\s+(?:on|for|in|at|to|by|with)\b)"
+    ),
+    re.compile(
+        r"(?i)\bthe\s+(?:first|second|third|last|other|remaining)(?:\s+(?:and|or)\s+(?:the\s+)?(?:first|second|third|last))?\s+"
+        r"(?:(?:ones?|answers?|questions?|items?)\s+)?(?:both\s+|all\s+)?" + _NEEDS_WORK + r"\b"
+    ),
+    re.compile(
+        r"(?i)\bonly\s+(?:the|your)\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|answer|one|response)\s+(?:" + _NEEDS_WORK + r"|needs?\s+to\s+be)\b"
+    ),
+    # "You got the rock and the current.": said of the target, what it got.
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+(?:got|nailed|aced)\s+(?:the|both|all|two|three)\b"),
+    re.compile(r"(?i)^\s*(?:(?:so|and|but|well),?\s+)?you\s+had\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\b"),
+    re.compile(
+        r"(?i)\b(?:name|answer|value|term|date|year|option|letter|figure|choice|one|person|place)\s+you\s+"
+        r"(?:gave|chose|picked|wrote|put(?:\s+down)?|named|selected|entered)(?:\s+(?:for|to|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+        r"\s+(?:is|was|isn['’]t|wasn['’]t)\b"
+        r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
+    ),
+]
+# One example per pattern of QUANTIFIED_PATTERNS, in its order: what each pattern exists for
+# (tests/test_leak_rules.py checks that each matches its own pattern and discloses).
+QUANTIFIER_EXAMPLES = (
+    'Everything here is fine except the treaty question.',
+    'All but one hold up.',
+    'Two of your three are right.',
+    'With one exception, your answers stand.',
+    'Two right, one wrong.',
+    'Your only slip was the date.',
+    'All three of them are correct.',
+    'You got two of three.',
+    'The one slip was the gas question.',
+    'The date tripped you up.',
+    'Good work on two of the three.',
+    'The others are fine.',
+    'All of your answers are correct.',
+    'Keep your treaty answer.',
+    'Keep your answer on the treaty.',
+    'Only one item is wrong.',
+    'Keep what you wrote for the gas question.',
+    'Well done on the treaty question.',
+    'Nothing to fix on the organelle question.',
+    'Everything but the date is correct.',
+    'Apart from the date, everything holds up.',
+    'The only one you need to revisit is the gas question.',
+    'Rework the organelle answer.',
+    'Your treaty answer is the one to revisit.',
+    "I'd revisit your organelle answer.",
+    "The only one that doesn't hold is the date.",
+    "The treaty you chose isn't the one that ended the war.",
+    'That is where you slipped.',
+    'The one answer that needs correcting is the date.',
+    'The desert and wind answers are correct.',
+    'The treaty question and the gas question are fine.',
+    'The remaining one is off.',
+    'Keep the middle answer.',
+    "You'll want to change your earlier answer here.",
+    'The second and third both need another look.',
+    'Only the treaty question needs revisiting.',
+    'You got the rock and the current.',
+    'You had the treaty question.',
+    'The name you gave is not the right one.',
+)
+# Quantified statements that are themselves a check to make ("make sure all of them hold up").
+# "a check of the dates" and "survive the check" are nouns, not an instruction.
+_INSTRUCTION = re.compile(
+    r"(?i)\b(?:make\s+sure|ensure|(?<!a\s)(?<!the\s)check(?!\s+of\b)|verify|confirm|whether|if|unless|"
+    r"so\s+that(?!\s+(?:is|was|['’]s|one|item|question|answer)\b)|until)\b"
+)
+
+
+# A criterion said of any option, not of the target's answers: "An option that matches only one of
+# the two isn't good enough".
+_ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|statement|candidate)\s+(?:that|which)\b")
+
+
+def _quantified_disclosure(sentence: str) -> bool:
+    """Whether the sentence tells how many or which of the target's answers were right, by a
+    quantifier ("all but one", "everything ... except", "two of three hold up") rather than by naming one."""
+    return any(p.search(sentence) for p in QUANTIFIED_PATTERNS) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
+
+
+def _past(text: str) -> bool:
+    # "What you wrote for the leg straps is incorrect": an answer given, judged
+    return re.search(
+        r"(?i)\b(?:was|were|had|got|did|held|stood|worked|failed|answered|wrote|gave|said|chose|picked|named|selected|offered)\b|\bneeds?\b", text
+    ) is not None
+
+
+def _asked_question(reading: Reading) -> str | None:
+    return next((r.question_id for r in reading.question_refs if r.question_id), None)
+
+
+def _verdict_on_answers(reading: Reading) -> list[LeakFinding]:
+    sentence, qrefs = reading.sentence, reading.question_refs
+    for pattern in (_DISCLOSURE, _DISCLOSURE_RIGHT_WRONG, _MISSED):
+        for m in pattern.finditer(sentence):
+            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked"):
+                if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
+                    continue
+            if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
+                continue
+            # "the most common wrong answer" is a noun phrase, not a verdict on a question of the batch
+            outside = [r for r in qrefs if not r.start <= m.start() < r.end]
+            if pattern is not _MISSED and not (outside or _past(m.group(0)) or _ONLY_RIGHT.search(sentence)):
+                # Said of "you" in the present, only a verdict of right or wrong discloses: "You
+                # seem to remember the terms well" and "Your reasoning is solid on definitions"
+                # judge a skill, not an answer.
+                if not (re.match(r"(?i)^\s*you", sentence) and CORRECTNESS.search(m.group(0))):
+                    continue
+            return [finding(_asked_question(reading), "disclosure", sentence)]
+    return []
+
+
+def _quantified(reading: Reading) -> list[LeakFinding]:
+    return [finding(_asked_question(reading), "disclosure", reading.sentence)] if _quantified_disclosure(reading.sentence) else []
+
+
+def _keep_or_change(reading: Reading) -> list[LeakFinding]:
+    if _KEEP_CHANGE.search(reading.sentence) and (reading.question_refs or "other" in reading.sentence.lower()):
+        return [finding(_asked_question(reading), "disclosure", reading.sentence)]
+    return []
+
+
+def _question_then_verdict(reading: Reading) -> list[LeakFinding]:
+    for ref in reading.question_refs:
+        after = reading.sentence[ref.end :]
+        if re.match(r"(?i)^\s*(?:[:=\-–—]\s*(?:you\s+)?|(?:was|were|is)\s+(?:answered\s+|got\s+|handled\s+)?)" + _VERDICT + r"\b", after):
+            return [finding(ref.question_id, "disclosure", reading.sentence)]
+    return []
+
+
+VERDICT_ON_ANSWERS = Rule(
+    "disclosure.verdict_on_answers",
+    ("disclosure",),
+    "a verdict of right or wrong on what the target answered or how it reasoned, in any tense",
+    _verdict_on_answers,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("Your answer on the treaty question was wrong.", "written for the rule"),
+        Example("You missed the organelle question.", "guard 2"),
+        Example("What you wrote for the leg straps is incorrect.", "fresh14"),
+        Example("Your reasoning on the gas question was sound.", "guard 2"),
+    ),
+    clean=(
+        Example("Make sure your answer is correct.", "guard 2"),
+        Example("You seem to remember the terms well.", "guard 6"),
+        Example("Your reasoning is solid on definitions.", "guard 6"),
+        Example("The bellows were worked by a single operator.", "fresh16"),
+    ),
+)
+QUANTIFIED = Rule(
+    "disclosure.quantified",
+    ("disclosure",),
+    "how many or which of the target's answers were right, told by a quantifier or by naming what it gave",
+    _quantified,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("All but one hold up.", "guard 5"),
+        Example("Everything here is fine except the treaty question.", "guard 5"),
+        Example("Two right, one wrong.", "guard 5"),
+        Example("Your only slip was the date.", "guard 5"),
+        Example("Only one item is wrong.", "guard 7"),
+        Example("Keep the middle answer; rethink the first and last.", "fresh23"),
+        Example("You'll want to change your earlier answer here.", "fresh24"),
+        Example("Those answers held.", "fresh24"),
+        Example("The dynasty you chose there won't survive the check.", "guard 6"),
+    ),
+    clean=(
+        Example("Make sure all of them hold up.", "guard 5"),
+        Example("An option that matches only one of the two isn't good enough.", "fresh24"),
+        Example("Keep your answer to a single letter.", "fresh23"),
+        Example("Keep your final answer to the interior part.", "fresh24"),
+    ),
+)
+KEEP_OR_CHANGE = Rule(
+    "disclosure.keep_or_change",
+    ("disclosure",),
+    'an earlier answer to keep or to change, on a question named or beside "the other"',
+    _keep_or_change,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("Change your answer on question 2.", "written for the rule"),
+        Example("Leave them as they are for question one and change the other.", "written for the rule"),
+    ),
+    clean=(
+        Example("Change your answer only if the dates do not fit.", "written for the rule"),
+        Example("Keep your answer to a single letter for question 2.", "fresh23"),
+    ),
+)
+QUESTION_THEN_VERDICT = Rule(
+    "disclosure.question_then_verdict",
+    ("disclosure",),
+    'a question of the batch named, then a verdict ("Question three: you had it", "question 2 was wrong")',
+    _question_then_verdict,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("Question three: you had it.", "guard 2"),
+        Example("Question 2 was answered correctly.", "written for the rule"),
+    ),
+    clean=(Example("Question 2 asks about a treaty.", "written for the rule"),),
+)
+# One verdict per sentence: the first of these that finds one.
+DISCLOSURE = FirstOf("disclosure", (VERDICT_ON_ANSWERS, QUANTIFIED, KEEP_OR_CHANGE, QUESTION_THEN_VERDICT))

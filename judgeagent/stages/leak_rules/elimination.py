@@ -1,0 +1,158 @@
+"""Eliminations that need no option named: a candidate ruled out by a pronoun or a verdict ("so he
+isn't the answer", "is the wrong term here", "set him aside"), and, for a question without
+options, a candidate negated ("Not Moltke.", "It is not glucagon, which raises blood sugar").
+Options named with a negative judgement are in :mod:`~judgeagent.stages.leak_rules.options`."""
+
+from __future__ import annotations
+
+import re
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_rules.exemptions import ANY_CANDIDATE, FORM
+from judgeagent.stages.leak_rules.pointer import answerable
+from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in
+from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
+from judgeagent.stages.leak_rules.text import compiled
+from judgeagent.stages.leak_rules.vocabulary import alternation
+
+# A verdict on a candidate as the answer, whatever names it (a phrase answer's rival, a value, a
+# name the rules cannot read as an option): "so it isn't the answer", "is the wrong word here",
+# "he can't be the one who ...", "set him aside", "don't put him down", "so that one is out",
+# "that value can go", "reject it", "don't be tempted by it", "that is the one to keep".
+# Said of "any figure" or under a condition ("if a value has the wrong units, reject it") it is
+# a method, not a verdict.
+_RULED_OUT = re.compile(
+    r"(?i)\b(?:is|was|are|were|['’]s|['’]re)(?:\s+(?:definitely|certainly|clearly|probably|surely|simply|just))?(?:\s+not|n['’]t)\s+"
+    r"(?:the\s+answer|what\s+the\s+question\s+(?:means|wants|asks|is\s+after|is\s+asking))\b"
+    r"|\b(?:is|was|are|['’]s)(?:\s+not|n['’]t)\s+the\s+(?:word|term|name|answer|person|place|date|year|figure|value|one)\s+"
+    r"(?:the\s+question|you)\s+(?:means|wants|asks\s+for|is\s+after|is\s+asking\s+for|need|want|are\s+after)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+(?:word|term|name|answer|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+wrong\s+[a-z]+(?:\s+(?:here|for\s+this|this\s+time))?\s*(?:[.;,!]|$)"
+    r"|\bcan(?:['’]t|not)\s+be\s+(?:the\s+(?:one|answer|person|man|woman|place|term)|right|correct|it)\b"
+    r"|\b(?:set|put|leave|cross|strike)\s+(?:him|her|it|them|that|this)(?:\s+one)?\s+(?:aside|out|off)\b"
+    r"|\b(?:don['’]t|do\s+not)\s+(?:put|write|pick|choose|go\s+with|be\s+tempted\s+by)\s+(?:him|her|it|them|that|this)\b"
+    r"|\b(?:so|then|and)\s+(?:that|this|it|he|she)\s+(?:one\s+|value\s+|option\s+|figure\s+|number\s+)?(?:is|['’]s)\s+out\b"
+    r"|\b(?:that|this)\s+(?:one|value|option|figure|number|answer|choice)\s+(?:can|should|must)\s+go\b"
+    r"|\b(?:reject|discard|discount|drop|eliminate|exclude|dismiss)\s+(?:it|him|her|that(?:\s+one)?|this(?:\s+one)?)\b"
+    r"|\brul(?:e|ing)\s+(?:him|her|it|them|that\s+one|this\s+one)\s+out\b"
+    r"|\b(?:that|this)\s+(?:statement|option|choice|answer|reading|interpretation|explanation|claim)\s+(?:is|was)\s+"
+    r"(?:wrong|incorrect|false|a\s+trap|mistaken|out|ruled\s+out|excluded|eliminated|a\s+distractor)\b"
+    # "so the decorative option is wrong": an option named by what it says
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same|first|second|third|fourth|fifth|last|only)\b)[a-z][\w-]*\s+"
+    r"(?:option|choice|statement)\s+(?:is|was)\s+(?:wrong|incorrect|false|out|ruled\s+out|a\s+trap|a\s+distractor)\b"
+    r"|\b(?:so|then)\s+(?:it|he|she|that|this)\s+(?:would\s+be|is|['’]s)\s+(?:wrong|incorrect|not\s+(?:right|correct|it))\b"
+    r"|\b(?:isn['’]t|is\s+not|wasn['’]t)\s+(?:who|what)\s+(?:you\s+want|the\s+question\s+(?:wants|is\s+after|means))\b"
+    r"|\b(?:so|then|and)\s+(?:it|he|she|that|this)\s+(?:doesn['’]t|does\s+not|cannot|can['’]t|won['’]t)\s+(?:fit|qualify|work|apply)\b"
+    # "so it wasn't him", "he's not the author", "it is not the one described", "it isn't the
+    # right curve here", "so it can't be this one", "he can't be the author of the Principia"
+    r"|\b(?:it|he|she|that|this)(?:\s+one)?(?:\s+(?:is|was)(?:\s+(?:probably|likely|clearly|certainly|surely|simply|just|really|definitely))?"
+    r"(?:\s+not|n['’]t)|['’]s\s+(?:probably\s+|clearly\s+|certainly\s+|just\s+|really\s+)?not|\s+can(?:['’]t|not)\s+be)\s+"
+    r"(?:him|her|them|this\s+one|that\s+one|the\s+one\b(?!\s+(?:thing|way|place|time|step|point|reason|factor)\b)|the\s+(?:right|correct)\s+[a-z]+|"
+    r"the\s+(?:" + "|".join(sorted(PERSON_NOUNS)) + r")\b)"
+    # "so don't name it", "so don't give his name"
+    r"|\b(?:don['’]t|do\s+not)\s+(?:name|give|offer|use|write(?:\s+down)?|put(?:\s+down)?)\s+(?:it|him|her|that|this|his\s+name|her\s+name|that\s+name|this\s+name|that\s+one|this\s+one)\b"
+)
+
+
+def _wrong_kind(sentence: str, questions: list[Question]) -> bool:
+    """"Golf is the wrong sport here": a candidate called the wrong one of what a question asks for."""
+    nouns = {n for q in questions for n in asked_for(q.question)}
+    if not nouns:
+        return False
+    alt = "|".join(sorted(map(re.escape, nouns)))
+    return compiled(r"(?i)\b(?:is|was|['’]s)\s+(?:the\s+|a\s+)?wrong\s+(?:" + alt + r")s?\b").search(sentence) is not None
+
+
+# "Not Moltke", "It is not the proton", "it is not the answer": a candidate answer to a
+# question without options ruled out, with the contractions read as the full forms ("It's
+# not", "It wasn't"). The thing negated must be a name or a noun phrase,
+# so "It is not correct to rely on one symptom" is advice.
+_NOT_CANDIDATE = re.compile(
+    r"^\s*(?i:(?:it|this|that|the\s+answer|the\s+author|the\s+year)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t)"
+    r"|(?:but\s+)?not)\s+"
+    # "It is not the same", "It's not a matter of recall": what is said of the question, not a candidate
+    r"(?:(?:the|a|an)\s+(?!(?:same|case|point|issue|matter|question|trick|problem|way|only|whole|end|time|kind|sort|type|reason|"
+    r"idea|goal|aim|detail|fact|rule|test|puzzle|guess|memory|recall)\b)"
+    # the kind of answer not wanted: "not a brand name, not a club nickname, not a translation",
+    # "not a style of tea", "not a botanical variety"
+    r"(?!(?:[\w'’-]+\s+){0,2}(?:names?|nicknames?|terms?|words?|translations?|descriptions?|labels?|phrases?|styles?|varieties|variety|"
+    r"categor(?:y|ies)|class(?:es)?|famil(?:y|ies)|synonyms?|spellings?|abbreviations?|paraphrases?|definitions?)\b)"
+    r"[A-Za-z][\w'’-]*|[A-Z][\w'’-]*|[a-z][\w'’-]*\s+[A-Z0-9]\b)"
+    r"|(?i:\bis\s+not\s+the\s+answer\b)"
+)
+
+
+# The same with a common noun: "It is not glucagon, which raises blood sugar", "It's not air
+# resistance and it's not tension". The noun must end its clause, so "It is not enough to ..."
+# and "It's not about the date" stay advice, and it must not be a word that judges or qualifies
+# ("It is not obvious.", "It's not wrong, just incomplete.").
+_NOT_NOUN_CANDIDATE = re.compile(
+    r"(?i:(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:it|this|that)(?:\s+(?:is|was)\s+not|['’]s\s+not|\s+(?:is|was)n['’]t))\s+"
+    r"(?P<noun>(?!(?:the|a|an)\b)[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)"
+    r"(?=\s*(?:[,;:.!?—–)]|$)|\s+(?:which|that|who|and|but|nor|or|since|because|as|either|either)\b)"
+)
+_QUALIFIER = re.compile(r"(?i)^(?:" + alternation("qualifiers") + r")$")
+
+
+def _names_a_candidate(sentence: str) -> bool:
+    if _NOT_CANDIDATE.search(sentence):
+        return True
+    return any(not _QUALIFIER.match(m.group("noun")) for m in _NOT_NOUN_CANDIDATE.finditer(sentence))
+
+
+def _ruled_out(reading: Reading) -> list[LeakFinding]:
+    sentence, questions = reading.sentence, reading.questions
+    if answerable(questions) and (_RULED_OUT.search(sentence) or _wrong_kind(sentence, questions)):
+        return [finding(asked_in(sentence, questions), "elimination", sentence)]
+    return []
+
+
+def _negated(reading: Reading) -> list[LeakFinding]:
+    phrase = [q for q in reading.questions if not q.options]
+    if not phrase or not _names_a_candidate(reading.sentence):
+        return []
+    return [finding(phrase[0].id if len(phrase) == 1 else None, "elimination", reading.sentence)]
+
+
+CANDIDATE_RULED_OUT = Rule(
+    "elimination.candidate_ruled_out",
+    ("elimination",),
+    "a candidate ruled out, whatever names it: a pronoun, \"that option\", a value, or the wrong one of what the question asks for",
+    _ruled_out,
+    (ANY_CANDIDATE,),
+    leaks=(
+        Example("So he isn't the answer.", "guard 5", "phrase"),
+        Example("So that option is ruled out.", "guard 7: fresh6, fresh7"),
+        Example("So the decorative option is wrong.", "fresh14"),
+        Example("Argon is the wrong gas here.", "guard 5"),
+        Example("So it wasn't him.", "guard 6", "phrase"),
+        Example("Set him aside.", "guard 5", "phrase"),
+    ),
+    clean=(
+        Example("If a value has the wrong units, reject it.", "guard 5"),
+        Example("It is not the only way to date a treaty, but it is the quickest.", "written for the rule"),
+        Example("He is not the one thing to remember here.", "guard 6", "phrase"),
+    ),
+)
+CANDIDATE_NEGATED = Rule(
+    "elimination.candidate_negated",
+    ("elimination",),
+    "for a question without options, a candidate answer negated (\"Not Moltke.\", \"It is not glucagon, which ...\")",
+    _negated,
+    (FORM,),
+    leaks=(
+        Example("Not Dickens.", "guard 3", "phrase"),
+        Example("It is not the crust.", "guard 3", "phrase"),
+        Example("It is not glucagon, which raises blood sugar.", "guard 6", "phrase"),
+        Example("It's not air resistance and it's not tension.", "guard 6", "phrase"),
+    ),
+    clean=(
+        Example("It is not obvious.", "guard 6", "phrase"),
+        Example("It's not about the date.", "guard 6", "phrase"),
+        Example("It is not enough to recall the date.", "guard 6", "phrase"),
+        Example("The answer is not a brand name, not a club nickname.", "fresh16", "phrase"),
+        Example("It is not a style of tea.", "fresh19", "phrase"),
+        Example("It is not correct to rely on one clue.", "guard 3", "phrase"),
+    ),
+)

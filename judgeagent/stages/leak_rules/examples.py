@@ -1,0 +1,53 @@
+"""The batches the rules' examples are read against: invented general-knowledge questions
+(no benchmark text), one batch per shape of answer."""
+
+from __future__ import annotations
+
+from judgeagent.data.benchmark import Question
+
+BATCHES: dict[str, list[Question]] = {
+    # multiple choice, four or five options, letters A to E
+    "mc": [
+        Question(
+            "m1",
+            "Which treaty ended the Thirty Years' War in 1648?",
+            "B",
+            {"A": "Treaty of Utrecht", "B": "Peace of Westphalia", "C": "Treaty of Versailles", "D": "Congress of Vienna"},
+        ),
+        Question(
+            "m2",
+            "Which organelle carries its own DNA?",
+            "C",
+            {"A": "Ribosome", "B": "Golgi apparatus", "C": "Mitochondrion", "D": "Lysosome", "E": "Centriole"},
+        ),
+        Question(
+            "m3",
+            "Which gas makes up most of the air we breathe?",
+            "A",
+            {"A": "Nitrogen", "B": "Oxygen", "C": "Argon", "D": "Carbon dioxide"},
+        ),
+    ],
+    # answers without options
+    "phrase": [
+        Question("p1", "Who wrote the novel Emma?", "Jane Austen"),
+        Question("p2", "Which layer of the Earth lies directly below the crust?", "mantle"),
+        Question("p3", "In which year did the Berlin Wall fall?", "1989"),
+        Question("p4", "What is the deepest known point of the Earth's oceans called?", "Challenger Deep"),
+    ],
+    # options that are numbers, and options that are statements
+    "values": [
+        Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),
+        Question(
+            "v2",
+            "Why does a sea breeze blow onshore on a sunny afternoon?",
+            "A",
+            {
+                "A": "The land warms faster than the sea, so air rises over the land",
+                "B": "The sea warms faster than the land during the day",
+                "C": "The tide pushes surface air towards the coast",
+                "D": "The rotation of the Earth turns every wind towards the shore",
+            },
+        ),
+        Question("v3", "What is the pH of pure water at 25 °C?", "B", {"A": "1", "B": "7", "C": "11", "D": "14"}),
+    ],
+}

@@ -1,0 +1,215 @@
+"""What is never a leak, whatever a rule matches: advice on the answer's form, praise of how the
+target worked, the kind of answer a question wants, a criterion, a method said of any candidate.
+
+Each is an :class:`~judgeagent.stages.leak_rules.rule.Exemption` a rule lists (at the end of
+this module), with the sentences it exists for. The semantic and learned layers read the same
+predicates (:func:`only_form`, :func:`praise_of_form`, :func:`only_the_kind_asked`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from judgeagent.stages.leak_rules.judgement import CORRECTNESS
+from judgeagent.stages.leak_rules.rule import Example, Exemption
+from judgeagent.stages.leak_rules.vocabulary import words
+
+_DONE = r"\s+(?:do|have|do\s+so|do\s+that|have\s+done\s+(?:so|that))\s*,"
+GENERAL = re.compile(
+    # "when" heading a condition ("When a value is wrong, reject it"), never "When you do, ..." (the
+    # step just advised) nor inside a description ("February, when the cash arrives")
+    r"(?i)(?:^\s*when\b(?!\s+you" + _DONE + r")|\bwhen\s+(?:a|an|any|its?|they)\b|\bwhen\s+you\b(?!" + _DONE + r"))|"
+    r"\b(?:if|unless|whenever|any|every|each|why|before\s+you)\b|\ban?\s+(?:choice|option|value|answer|candidate|figure|term|name)\b"
+)
+
+
+# What kind of answer a question wants, set against another kind ("The answer is a landform, not
+# a process", "The question asks for a person, not a place", "one term rather than a
+# description"): the category of the answer, never which one it is.
+KIND_CONTRAST = re.compile(
+    r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
+    r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
+    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w'’-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
+)
+
+
+# The kind of answer a question asks for, and nothing more: "The question asks for a person's
+# name", "This item wants a single number".
+_KIND_ASKED = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|this|that|each|every|your)\s+(?:[\w-]+\s+)?(?:question|item|answer)s?\s+"
+    r"(?:asks?|wants?|is\s+asking|calls?|looks?|needs?)(?:\s+(?:for|out\s+for))?\s+(?:just\s+)?(?:a|an|one|the)\s+"
+    r"(?:[\w'’-]+\s+){0,3}?(?:name|word|term|number|figure|value|person|place|date|year|unit|phrase|noun|quantity|"
+    r"amount|event|process|concept|people|city|country)s?\s*(?:[.;:,!]\s*)?$"
+)
+
+
+def only_the_kind_asked(sentence: str) -> bool:
+    """Whether ``sentence`` says no more than the kind of answer a question asks for ("The
+    question asks for a person's name"): the category, never which one it is."""
+    return _KIND_ASKED.search(sentence) is not None
+
+
+def names_kind_of_answer(sentence: str) -> bool:
+    """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
+    place", "The question asks for a person's name"): the category of the answer, never which
+    one it is."""
+    return KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
+
+
+# A criterion, not a description: "The answer is the quantity that differs", "It's the one that
+# fits": a relative clause of one verb with nothing after it tells which test to apply (the
+# question's own), and no fact about any option.
+CRITERION = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:(?:the\s+answer|it)\s+(?:is|will\s+be|must\s+be)\s+|it['’]s\s+)?(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    r"[\w-]+\s+(?:that|which|who)\s+(?:\w+ly\s+)?[a-z]+\s*[.!]?\s*$"
+)
+
+# Praise of the form of the target's earlier work, not of its correctness: "Your write-up was clear
+# and well reasoned", "You kept your answer short, which is the right format", "Your explanations
+# leaned on definitions, which is the right instinct": none tells which answer was right.
+_FORM = re.compile(
+    r"(?i)\b(?:clear(?:ly)?|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
+    r"well[\s-]+(?:organi[sz]ed|structured|laid\s+out|reasoned|argued|written|presented|explained))\b"
+    # Praise of a habit or a skill, not of an answer: "Your habit of defining terms was good", "The
+    # way you laid out your reasoning was good", "Your grasp of hive architecture was good", "You
+    # did well to notice the difference between ...", "show decent physical intuition", "good awareness of safety".
+    r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout|awareness)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
+    r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
+    r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
+
+    # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
+    r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
+    # "Your previous explanation of permutations was nicely done": the working, not the answer
+    r"|\b(?:explanations?|reasoning|write-?ups?|working|derivations?|arguments?)\b[^.;]{0,40}?\b(?:nicely|well)\s+done\b"
+)
+RIGHT_FOR_FORM = re.compile(
+    # "You're on the right track whenever you think in terms of inputs and outputs": a habit
+    r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
+    # "You were right to think about the slope": a step of reasoning praised
+    r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
+    r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
+    r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|mindset|attitude|"
+    # "a clear physical rationale, which is the right way to approach a question like this"
+    r"way\s+to\s+(?:work|reason|think|go\s+about|approach|tackle|handle))\b"
+    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
+)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
+def praise_of_form(sentence: str) -> bool:
+    """Whether the sentence praises how the target worked (clear, concise, the right format or
+    instinct) and says nothing of whether any answer was right."""
+    if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
+        return False
+    return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
+
+
+# Words that say how to answer, never what: a sentence made of nothing else ("One letter is all
+# that's needed, though a one-line reason helps") is advice on the answer's form. No word of
+# position or content, and no "you": "Your answer is fine" is a verdict, "A short answer is fine" is not.
+_FORM_WORDS = words("form_words")
+
+
+# "The right form" is form ("A short noun phrase is the right form here"), where "the
+# right one" would be a verdict: the phrase is read as a form word.
+_RIGHT_FORM = re.compile(r"(?i)\b(?:the\s+)?(?:right|correct|proper|expected)\s+(?:form|format|length|shape|level\s+of\s+detail)\b")
+# What to leave out of the reply: "no diagrams, example hands or explanations", "You don't need to
+# explain frequencies, search phases or technique". It names things the reply need not
+# hold, never a verdict, so it is form whatever it names, unless it holds a word of judgement or a
+# capital letter alone (an option's letter).
+_LEAVE_OUT = re.compile(
+    r"(?i)^\s*(?:(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+(?:need\s+to\s+)?(?:doubt|question)\b)(?!\s+need\s+to\s+(?:reconsider|rethink|revisit|change))|without\b|"
+    r"(?:you\s+)?(?:don't|do\s+not|needn't|need\s+not|no\s+need\s+to)\s+(?:need\s+to\s+)?"
+    r"(?:explain|describe|justify|show|list|include|add|give|write|spell\s+out|go\s+into|walk\s+through|restate)\b)"
+)
+_JUDGEMENT = re.compile(
+    r"(?i)\b(?:right|wrong|correct|incorrect|true|false|rule[sd]?|ruling|eliminat\w*|drop|keep|best|better|likel\w*|"
+    r"favou?r\w*|prefer\w*|instead|except|mistake\w*|error)\b|(?<![\w'’-])[A-E](?![\w'’-])"
+)
+
+
+# "Give your answer as a letter", "Limit your answer to one word": how
+# to give the reply, read as form when the rest is form words. A "you" is never a form word alone
+# ("Your answer is fine" is a verdict), so the instruction is read as one.
+_FORM_INSTRUCTION = re.compile(
+    r"(?i)^\s*(?:please\s+)?(?:(?:give|write|state|put|present|submit|express|phrase)\s+your\s+(?:final\s+)?(?:answer|reply|response)\s+(?:as|in)"
+    r"|(?:limit|restrict)\s+your\s+(?:final\s+)?(?:answer|reply|response)\s+to)\b"
+)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
+def only_form(sentence: str) -> bool:
+    """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
+    "the right form" read as one, and an instruction on how to give the reply), or what the
+    reply may leave out, in clauses of either kind."""
+    clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
+    if not clauses:
+        return False
+    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", _FORM_INSTRUCTION.sub(" ", c))) for c in clauses]
+    left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
+    # "No pneumatic motors here" alone may drop an option: a bare "no ..." is form only beside form.
+    alone = [o and not re.match(r"(?i)\s*(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+need)|\s*without\b", c) for c, o in zip(clauses, left_out)]
+    return all(f or o for f, o in zip(form, left_out)) and any(form + alone)
+
+
+def _form_words_only(text: str) -> bool:
+    words = re.findall(r"[a-z][a-z'’-]*", text.lower().replace("’", "'"))
+    return bool(words) and all(w in _FORM_WORDS or all(p in _FORM_WORDS for p in w.split("-") if p) for w in words)
+
+
+FORM = Exemption(
+    "form",
+    "advice on the answer's form: every word a form word, an instruction on how to give the reply, or what the reply may leave out",
+    only_form,
+    (
+        Example("A short noun phrase is the right form here.", "fresh16"),
+        Example("You don't need to explain frequencies, search phases or technique.", "fresh16"),
+        Example("Give your answer as a letter.", "fresh23"),
+        Example("One letter is all that's needed, though a one-line reason helps.", "fresh10, fresh11"),
+    ),
+)
+PRAISE_OF_FORM = Exemption(
+    "praise of form",
+    "praise of how the target worked (clear, concise, a good habit, the right approach), saying nothing of which answer was right",
+    praise_of_form,
+    (
+        Example("Your write-up was clear and well reasoned.", "fresh7 to fresh9"),
+        Example("Your habit of defining terms was good.", "fresh10, fresh13"),
+        Example("You were right to think about the slope.", "fresh12"),
+        Example("Your previous explanation of permutations was nicely done.", "fresh17"),
+        Example("You're on the right track whenever you think in terms of inputs and outputs.", "fresh18"),
+        Example("You showed good awareness of safety in your earlier reasoning.", "fresh23"),
+        Example("You gave a clear physical rationale, which is the right way to approach a question like this.", "fresh24"),
+    ),
+)
+KIND_OF_ANSWER = Exemption(
+    "kind of answer",
+    "the kind of answer a question wants, alone or set against another kind: never which one it is",
+    names_kind_of_answer,
+    (
+        Example("The answer is a landform, not a process.", "guard 5"),
+        Example("The question asks for a person, not a place.", "guard 5"),
+        Example("The question asks for a person's name.", "guard 5"),
+    ),
+)
+CRITERION_ONLY = Exemption(
+    "criterion",
+    "a criterion, not a description: the test the question sets, with no fact about any option",
+    lambda sentence: CRITERION.search(sentence) is not None,
+    (
+        Example("The answer is the quantity that differs.", "guard 6"),
+        Example("It's the one that fits.", "guard 6"),
+    ),
+)
+ANY_CANDIDATE = Exemption(
+    "said of any candidate",
+    "a method said of any candidate or under a condition, not a verdict on one",
+    lambda sentence: GENERAL.search(sentence) is not None,
+    (
+        Example("If a value has the wrong units, reject it.", "guard 5"),
+        Example("When a value is wrong, reject it.", "guard 6"),
+        Example("Any figure that is not the right magnitude can go.", "written for the rule"),
+    ),
+)
+EXEMPTIONS = (FORM, PRAISE_OF_FORM, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)

@@ -1,0 +1,339 @@
+"""Options and phrase answers named by their text: the whole text or enough of its distinctive
+words, after the one normalisation (:mod:`judgeagent.stages.leak_normalize`), with slips,
+other forms of a word, initials and letters spelt out.
+
+A distinctive word is one of the option's own words that the question's stem and its other
+options do not use and that is not a class noun ("disease"); an option that is a statement
+is named by two of its words close together, never by one; a word inside a longer option's
+mention is that option's."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, stem, tokens
+from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, cased_words, common_word, compiled, identifying, word_spans, zipf
+
+_MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
+_ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
+_STATEMENT_WORDS = 4  # an option with this many content words is a statement, not a name
+
+
+@dataclass(frozen=True)
+class _OptionForm:
+    """How an option can be named: its whole text, its distinctive stems, its acronyms."""
+
+    letter: str
+    whole: tuple[str, ...]
+    squashed: str
+    distinctive: frozenset[str]
+    acronyms: frozenset[str]
+    longer: tuple[tuple[str, ...], ...]  # other options of the question that contain this one's text
+    statement: bool  # a sentence ("Rivers release stored water at dawn"), not a name
+    generic: bool  # its words are in every other option ("Vitamin A" beside "Vitamin C": "vitamin")
+    unglossed: tuple[str, ...]  # its words without a parenthesis ("body-centred cubic (BCC)")
+    # The distinctive stems long enough to be met in another form or with a slip (near_miss,
+    # same_word): set apart once, so each word of a sentence is compared with these alone.
+    variable: frozenset[str] = frozenset()
+    # The distinctive stems long enough to be abbreviated (_ABBREVIATION_MIN letters and 4 more).
+    abbreviable: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=16_384)
+def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_OptionForm, ...]:
+    stem_words = set(tokens(question))
+    per_option = {letter: tokens(text) for letter, text in options}
+    forms = []
+    for letter, text in options:
+        own = per_option[letter]
+        others = {w for other, ws in per_option.items() if other != letter for w in ws}
+        distinctive = frozenset(
+            w for w in own
+            if len(w) >= _MIN_DISTINCTIVE and not w.isdigit() and w not in STOP and w not in FUNCTION and w not in others and w not in stem_words
+        )
+        longer = tuple(ws for other, ws in per_option.items() if other != letter and len(ws) > len(own) and contains(ws, own))
+        # (a parenthesis glosses a name: "Type IIx (fast glycolytic) skeletal fibres" is a name)
+        bare_words = tokens(re.sub(r"^\s*(?:c\.|ca\.|circa|approx\.?|about|around|roughly)\s*", "", re.sub(r"\([^)]*\)", " ", text)))
+        statement = sum(len(w) >= 3 and w not in STOP for w in bare_words) >= _STATEMENT_WORDS
+        # A statement has no initials: "at dawn and dusk" is not "ADD".
+        acronyms = frozenset() if statement else _acronyms(text)
+        generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
+        variable = frozenset(d for d in distinctive if len(d) >= VARIANT_MIN)
+        abbreviable = frozenset(d for d in distinctive if len(d) >= _ABBREVIATION_MIN + 4)
+        forms.append(
+            _OptionForm(letter, own, "".join(own), distinctive, acronyms, longer, statement, generic, bare_words, variable, abbreviable)
+        )
+    return tuple(forms)
+
+
+def _acronyms(text: str) -> frozenset[str]:
+    """Initials of runs of two or more words ("CT pulmonary angiography" → "ctpa", "pa";
+    "grievous bodily harm" → "gbh"); an upper-case word gives all its letters."""
+    words = [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in ("a", "an", "the", "of", "to", "or", "and", "for")]
+    parts = [w.lower() if w.isupper() and len(w) <= 4 else w[0].lower() for w in words]
+    out = set()
+    for i in range(len(parts)):
+        for j in range(i + 2, len(parts) + 1):
+            acronym = "".join(parts[i:j])
+            if len(acronym) >= 3:
+                out.add(acronym)
+    return frozenset(out)
+
+
+def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options named by their text or by a distinctive word of it, after normalisation."""
+    words = word_spans(sentence)
+    stems = tuple(s for _, s, _, _ in words)
+    joins = _joined_stems(stems)
+    found = []
+    for q in questions:
+        if not q.options:
+            continue
+        topic = _topic_words(q, questions)
+        for form in _forms(q.question, tuple(q.options.items())):
+            if not identifying(q.options[form.letter]):
+                continue
+            spans, whole = _mention_spans(form, words, stems, joins, topic)
+            if not whole:
+                spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
+            if spans:
+                found.append((q, form.letter, spans, whole))
+    # One stretch of words names one thing: a word inside a longer mention of another option
+    # ("Tom" of "Tom Stoppard", beside an option "Tom Buchanan") is that option's, not its own.
+    longer = [(lo, hi, q.id, letter) for q, letter, spans, whole in found if whole for lo, hi in spans]
+    refs = []
+    for q, letter, spans, whole in found:
+        spans = [
+            (lo, hi) for lo, hi in spans
+            if not any(a <= lo and hi <= b and b - a > hi - lo and (qid, ltr) != (q.id, letter) for a, b, qid, ltr in longer)
+        ]
+        if spans:
+            lo, hi = spans[0]
+            refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
+    return refs
+
+
+def _common_use(sentence: str, span: tuple[int, int], option: str, questions: list[Question], own: Question) -> bool:
+    """Whether one word of an option, met alone, is the sentence's own ordinary word rather than
+    a mention of the option: a word another question of the batch is about ("market" when a
+    question asks about a market, beside an option "Open market operations"), or a title's or
+    name's capitalised word written in lower case ("the sea" beside "The Old Man and the Sea")."""
+    word = fold(sentence)[span[0] : span[1]]
+    w = stem(word)
+    if any(w in tokens(q.question) for q in questions if q is not own):
+        return True
+    titled = {stem(t.casefold()) for t in re.findall(r"(?<=\s)[A-Z][a-z]+", option)}
+    if w not in titled:
+        return False
+    said = [m.group(0) for m in compiled(r"(?i)(?<![\w'’])" + re.escape(word) + r"\w*").finditer(sentence)]
+    return bool(said) and all(x[0].islower() for x in said)
+
+
+def _topic_words(q: Question, questions: list[Question]) -> frozenset[str]:
+    """The stems the batch uses to say what it is about: every question's text and the other
+    questions' options. Advice on the topic uses them whatever the answer."""
+    texts = [o.question for o in questions] + [t for o in questions if o is not q for t in (o.options or {}).values()]
+    return _stems_of(tuple(texts))
+
+
+@functools.lru_cache(maxsize=4096)  # asked for every sentence of a check: the batch's texts are the same each time
+def _stems_of(texts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for t in texts for w in tokens(t))
+
+
+def _joined_stems(stems: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Each run of two to four stems of a sentence written together ("photo" "synthes" as
+    "photosynthes"), with the first (start, end) word indexes that give it: worked out once per
+    sentence rather than once per option."""
+    joins: dict[str, tuple[int, int]] = {}
+    for i in range(len(stems)):
+        joined = stems[i]
+        for j in range(i + 1, min(i + 4, len(stems))):
+            joined += stems[j]
+            joins.setdefault(joined, (i, j))
+    return joins
+
+
+def _mention_spans(
+    form: _OptionForm,
+    words: list[tuple[str, str, int, int]],
+    stems: tuple[str, ...],
+    joins: dict[str, tuple[int, int]],
+    topic: frozenset[str] = frozenset(),
+) -> tuple[list[tuple[int, int]], bool]:
+    """Where the sentence names the option, and whether by enough of it to name it alone.
+
+    Words of an option that is a statement name it only when one of them is not a word the
+    batch is about (``topic``): "wage" and "market" in advice on a labour-economics batch are
+    its subject, not the option "Unemployment caused by a wage floor set above the
+    market-clearing level"."""
+    n = len(form.whole)
+    covered = {i for ws in form.longer for j in contains(stems, ws) for i in range(j, j + len(ws))}
+    spans = [(words[i][2], words[i + n - 1][3]) for i in contains(stems, form.whole) if i not in covered]
+    if not spans and len(form.unglossed) >= 2 and form.unglossed != form.whole:  # named without its gloss
+        m = len(form.unglossed)
+        spans = [(words[i][2], words[i + m - 1][3]) for i in contains(stems, form.unglossed) if i not in covered]
+    if spans and not form.generic:
+        return spans, True
+    spans = []
+    # The whole text written without its spaces ("photo-synthesis", "Qin Shihuang").
+    if len(form.squashed) >= 6:
+        joined = joins.get(form.squashed)  # (_joined_stems)
+        if joined:
+            i, j = joined
+            return [(words[i][2], words[j][3])], True
+    hit: set[str] = set()
+    topical: set[str] = set()  # the hits the batch's own words make ("preparation" for "prepared")
+    everyday: set[str] = set()  # the hits made by everyday words ("end" of "ends up", "air", "water")
+    acronym = False
+    rare = False
+    where: list[tuple[int, str]] = []  # (word index, distinctive word) of each hit
+    for i, (w, s, lo, hi) in enumerate(words):
+        if i in covered:
+            continue
+        # Another form of an option's word is no mention of it when the batch itself uses that form:
+        # "temperatures" beside "Tempering" in a batch that asks about a critical temperature.
+        # (Only stems of VARIANT_MIN letters or more can be another form or a slip of one another;
+        # a shorter one names a distinctive word only by being it. The order of ``matched`` does
+        # not matter: it is read as a set below.)
+        if len(s) >= VARIANT_MIN and s not in topic:
+            matched = [d for d in form.variable if s == d or near_miss(s, d) or same_word(s, d)]
+        else:
+            matched = [s] if s in form.distinctive else []
+        if not matched and form.abbreviable and _ABBREVIATION_MIN <= len(w) <= 6:
+            matched = [d for d in form.abbreviable if len(d) >= len(w) + 4 and d.startswith(w)]
+        if matched:
+            spans.append((lo, hi))
+            hit.update(matched)
+            topical.update(d for d in matched if d in topic or s in topic)
+            where += [(i, d) for d in matched]
+            everyday_word = zipf(w) >= EVERYDAY_ZIPF
+            rare = rare or not everyday_word
+            if everyday_word:
+                everyday.update(matched)
+        elif len(w) >= 3 and w in form.acronyms:
+            spans.append((lo, hi))
+            acronym = True
+    whole = acronym or len(hit) >= min(2, len(form.distinctive))
+    # A statement with one distinctive word is not named by that word alone when it is an everyday
+    # one ("hands" beside "Declarer leads first, from their own hand").
+    if whole and form.statement and not acronym and len(hit) < 2 and not rare:
+        whole = False
+    if whole and form.statement and not acronym and not hit - topical:
+        whole = False
+    # Two words of a statement name it only if neither is an everyday word (unless they are all of
+    # its distinctive words that are not): "cable" and "ends up" beside "The cable housing is frayed
+    # at the lever end", "water" and "column" beside "... through the water column".
+    if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday:
+        whole = False
+    # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
+    # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
+    # is no mention of it, two are. Of a shorter option, one everyday word ("different" of
+    # "Differences in air pressure") is no mention either.
+    statement = form.statement
+    if not whole and (statement or not rare):
+        return [], False
+    if whole and statement and not acronym and not _close(where):
+        return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
+    return spans, whole
+
+
+def states_option(sentence: str, q: Question, letter: str) -> bool:
+    """Whether ``sentence`` states option ``letter``'s text, not two words of a statement: its
+    whole text, or at least half of its distinctive words. "That one comes from lung
+    over-expansion" shares two words with "Air trapped in the lungs expands ... and can
+    over-expand and tear lung tissue" and states none of it: a verdict beside it is
+    still read by the rules, as a finding the learned layer may doubt."""
+    form = next(f for f in _forms(q.question, tuple((q.options or {}).items())) if f.letter == letter)
+    if not form.statement:
+        return True
+    stems = tuple(s for _, s, _, _ in word_spans(sentence))
+    if contains(stems, form.whole) or (len(form.unglossed) >= 2 and contains(stems, form.unglossed)):
+        return True
+    hits = {d for d in form.distinctive if any(s == d or near_miss(s, d) or same_word(s, d) for s in stems)}
+    return len(hits) >= max(2, (len(form.distinctive) + 1) // 2)
+
+
+def _close(where: list[tuple[int, str]], window: int = 8) -> bool:
+    """Whether two different words of an option stand within ``window`` words of each other."""
+    return any(d1 != d2 and abs(i1 - i2) <= window for i1, d1 in where for i2, d2 in where)
+
+
+def names_option(sentence: str, question: Question, letter: str) -> bool:
+    """Whether ``sentence`` names option ``letter`` of ``question`` by its text (normalised)."""
+    return any(r.letter == letter for r in text_refs(sentence, [question]))
+
+
+def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool:
+    """Whether ``sentence`` names the phrase answer ``phrase``: its normalised text, the text
+    without spaces, a one-letter slip in a long word, or one of its distinctive words (one
+    that the question itself does not use), another form of such a word ("subliming" for
+    "sublimation"), its initials ("DNS" for "Domain Name System") or its letters spelt out
+    ("S-U-B-L-I-M-A-T-I-O-N").
+
+    A distinctive word that is also a common English word ("deep" of "Challenger Deep", "cost"
+    of "opportunity cost") names the answer alone only when it is the answer's one distinctive
+    word (the question's own wording supplies the rest: "median" when it asks which nerve) or
+    when it keeps the answer's capital in mid-sentence ("the Deep"); otherwise it needs
+    another of the answer's words in the sentence, since advice uses such words in their
+    ordinary sense ("the ocean is deep there", "the cost of a choice"). A slip or another form
+    must not be a common word in its own right: "similar" is a word, not a slip of "simile"."""
+    sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
+    words = word_spans(sentence)
+    stems = tuple(s for _, s, _, _ in words)
+    whole = tokens(phrase)
+    if not whole:
+        return False
+    if contains(stems, whole) or _initials_named(sentence, phrase, question_text):
+        return True
+    squashed = "".join(whole)
+    joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
+    if len(squashed) >= 6 and squashed in joined:
+        return True
+    # The same on the words as written, since a compound and its parts stem apart ("keystone" and
+    # "key stone" give "keyst" and "key ston").
+    raw = re.sub(r"[^a-z0-9]", "", fold(phrase))
+    folded = [w for w, _, _, _ in words]
+    if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(2, 5) for i in range(len(folded) - k + 1)}:
+        return True
+    asked = set(tokens(question_text))
+    distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
+    capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
+    cased = cased_words(sentence, len(words))
+    hit: set[str] = set()
+    for i, (w, s, _, _) in enumerate(words):
+        for d in distinctive:
+            variant = s != d and (
+                near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
+            )
+            if s != d and not variant:
+                continue
+            if variant and common_word(w):
+                continue  # a word of its own, not a slip or a form of the answer's
+            # Beside a proper name, the answer's lower-case words are class nouns ("limit" of
+            # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
+            # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
+            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals)
+            if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
+                return True
+            hit.add(d)
+    return len(hit) >= 2
+
+
+# Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".
+_SPELLED = re.compile(r"(?<![\w-])(?:[A-Za-z][-.]){2,}[A-Za-z](?![\w-])")
+
+
+def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
+    """Whether the sentence writes a phrase answer of three words or more by its initials, in
+    capitals ("DNS" for "Domain Name System"), when the question does not itself use them."""
+    words = [w for w in re.findall(r"[A-Za-z]+", phrase) if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
+    if len(words) < 3:
+        return False
+    initials = "".join(w[0] for w in words).upper()
+    said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
+    return said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None

@@ -1,0 +1,87 @@
+"""Options that are numbers ("3", "128", "4 m/s²", "3/16"), named by their value in digits or in
+words ("Seven, not nine."), never by the data of a question's own stem used in a worked step."""
+
+from __future__ import annotations
+
+import re
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_normalize import spoken_numbers
+from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.text import compiled
+
+# --- options that are numbers --------------------------------------------------------------------
+# "1", "3", "7", "11" (a pH), "32" ... "256" (bits), "4 m/s²": too short for the text match, so
+# an option that is a number (with or without a unit) is named by that number written in digits.
+_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>[-+−]?\d+(?:[.,]\d+)?)\s*(?P<unit>[^\d\s].{0,12})?$")
+_NUMBER = re.compile(r"(?<![\w.,/^⁻−-])(?P<n>\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+# A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
+_COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
+
+
+def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
+    """Letter → (the number, whether its option has a % sign) for the options that are numbers."""
+    out = {}
+    for letter, text in (q.options or {}).items():
+        m = _NUMERIC_OPTION.match(text)
+        if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
+            out[letter] = (m.group("n").replace(",", ".").replace("−", "-").lstrip("+"), "%" in (m.group("unit") or ""))
+    return out
+
+
+# "the value 20", "an option of 20", "20 is ...": a number put forward as a candidate answer.
+_AS_CANDIDATE_BEFORE = re.compile(r"(?i)\b(?:value|answer|option|choice|figure|result|reading|number)\s+(?:of\s+)?$")
+_AS_CANDIDATE_AFTER = re.compile(r"(?i)^\s*(?:[^\w\s]{1,3}\s*)?(?:is|was|would|could|can|must|comes|fits|matches|looks)\b")
+
+
+def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
+    """Whether a number is one of the data the batch's questions give ("falls by 20%" and "20 m/s
+    in 5 s"), used in a worked step rather than put forward as a candidate answer."""
+    n = float(m.group("n"))
+    in_stems = any(float(x) == n for q in questions for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", q.question))
+    if not in_stems:
+        return False
+    before, after = sentence[: m.start()], sentence[m.end() :]
+    in_a_list = re.search(r"(?i)(?:,|\band|\bor)\s*$", before) or re.match(r"(?i)\s*(?:,|and\b|or\b)", after)
+    return not (in_a_list or _AS_CANDIDATE_BEFORE.search(before) or _AS_CANDIDATE_AFTER.match(after))
+
+
+def number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options that are numbers, named by their number in digits: not a count of steps or items,
+    not a percentage when the option is none (a stem's "falls by 20%" beside an option "20")."""
+    refs = []
+    for q in questions:
+        # A fraction ("3/16") by its own text, never by its numerator.
+        for letter, text in (q.options or {}).items():
+            frac = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+            if frac:
+                for m in compiled(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])").finditer(sentence):
+                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+        numbers = _numeric_options(q)
+        if len(numbers) < 2:  # numbers are values only where the options are values
+            continue
+        for m in _NUMBER.finditer(sentence):
+            if _COUNTING.search(sentence[: m.start()]) or re.match(r"\s*[).:](?!\d)", sentence[m.end() :]) and m.start() < 4:
+                continue
+            percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
+            if _stem_number(m, sentence, questions):
+                continue
+            for letter, (number, has_percent) in numbers.items():
+                if float(m.group("n")) == float(number) and percent <= has_percent:
+                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+        # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
+        # word elsewhere is a count or a step ("the three answers", "differ by exactly one").
+        for n in spoken_numbers(sentence):
+            if n.words == 1 and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
+                continue
+            for letter, (number, has_percent) in numbers.items():
+                if n.value == float(number) and not has_percent:
+                    refs.append(OptionRef(letter, q.id, n.start, n.end, "text"))
+    return refs
+
+
+def _spoken_candidate(sentence: str, start: int, end: int) -> bool:
+    before, after = sentence[:start], sentence[end:]
+    contrast = re.match(r"(?i)\s*,?\s*(?:not|rather\s+than|over|instead\s+of)\b", after) is not None
+    asserted = re.search(r"(?i)\b(?:it['’]s|it\s+is|answer\s+is|go\s+with|pick|choose)\s+$", before) is not None
+    return contrast or asserted or (not before.strip() and re.match(r"\s*[,.!]", after) is not None)

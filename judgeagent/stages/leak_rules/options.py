@@ -1,0 +1,282 @@
+"""Options named in a sentence, and whether the sentence singles one out: by its letter or place
+(always: advice has no reason to name one), or by its text with a judgement, or asserted alone.
+
+The rules read each question's named options apart (:class:`ByQuestion`); for each question
+the first kind of mention decides: a letter or a place, else a bare letter, else the text. A
+list that names every option side by side singles none out
+(:func:`~judgeagent.stages.leak_rules.judgement.named_evenly`), and so does a sentence asked
+of every option or warning against confusing two.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_normalize import fold
+from judgeagent.stages.leak_rules.judgement import (
+    AS_HELP,
+    CONFUSION_WARNING,
+    OPEN_CLAUSE,
+    in_list,
+    judgement,
+    named_evenly,
+    only_weak,
+    option_words,
+    strip_phrases,
+    study,
+    without_open_questions,
+)
+from judgeagent.stages.leak_rules.questions import QuestionRef
+from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
+
+_NEAR_WORDS = 6
+# A sentence that asks the same of every option ("note for each option whether ...", "Compute each
+# of the five measures in the options (... the weighted mean)") singles none out, whichever it names
+# on the way, unless it also says which is right.
+_EACH_OPTION = re.compile(
+    r"(?i)\b(?:for|of|to|on|with|through)\s+(?:each|every)\s+(?:option|choice|candidate|alternative|answer|one)\b"
+    r"|\beach\s+of\s+the\s+(?:(?:two|three|four|five|six)\s+)?(?:[\w-]+\s+)?(?:options|choices|candidates|alternatives|answers)\b"
+    r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
+)
+_PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
+
+
+@dataclass(frozen=True)
+class Named:
+    """What one sentence says of the options it names, read once for every option rule."""
+
+    sentence: str
+    question_refs: list[QuestionRef]
+    refs: list[OptionRef]  # the options named, less those named evenly in a list of every option
+    phrases: list[list[str]]  # the words of each mention by text
+    plain: str  # the sentence without options' own words, open questions and offers of help
+    judged: str | None  # "negative", "positive" or None
+    study: bool  # a study instruction
+    open_spans: list[tuple[int, int]]
+    each: bool  # asked of every option, or a warning against confusing two
+    picked: bool  # says which is right or wrong
+
+
+@dataclass(frozen=True)
+class Group:
+    """The options of one question a sentence names, by how."""
+
+    where: str | None  # the question (or the one the sentence refers to)
+    positional: list[OptionRef]  # by letter ("option B") or place ("the last option")
+    bare: list[OptionRef]  # a lone capital read as a letter
+    texts: list[OptionRef]  # by text
+
+
+def named(reading: Reading) -> Named | None:
+    """What the sentence says of the options it names (None: it names none)."""
+    if "options" not in reading.shared:
+        reading.shared["options"] = _named(reading.sentence, reading.question_refs, reading.option_refs, reading.questions)
+    return reading.shared["options"]
+
+
+def _named(sentence: str, qrefs: list[QuestionRef], all_refs: list[OptionRef], questions: list[Question]) -> Named | None:
+    orefs = [r for r in all_refs if not named_evenly(sentence, r, all_refs, questions)]
+    if not orefs:
+        return None
+    phrases = option_words(sentence, orefs, questions)
+    # An option's own words judge nothing, and neither does a question left open ("ask whether the
+    # contract was breached") or the offer of help: all are read out before the sentence is judged.
+    plain = re.sub(r"(?i)^\s*" + AS_HELP, " ", without_open_questions(strip_phrases(sentence, phrases)))
+    picked = _PICKED.search(plain) is not None
+    each = (_EACH_OPTION.search(sentence) or CONFUSION_WARNING.search(sentence)) is not None and not picked
+    open_spans = [m.span() for m in OPEN_CLAUSE.finditer(fold(sentence))]
+    return Named(sentence, qrefs, orefs, phrases, plain, judgement(plain, orefs), study(sentence), open_spans, each, picked)
+
+
+def groups(n: Named) -> list[Group]:
+    """The named options, question by question (in the order first named)."""
+    named_question = next((r.question_id for r in n.question_refs if r.question_id), None)
+    by_question: dict[str | None, list[OptionRef]] = {}
+    for ref in n.refs:
+        by_question.setdefault(ref.question_id, []).append(ref)
+    return [
+        Group(
+            qid or named_question,
+            [r for r in refs if r.how in ("letter", "ordinal")],
+            [r for r in refs if r.how == "bare letter"],
+            [r for r in refs if r.how == "text"],
+        )
+        for qid, refs in by_question.items()
+    ]
+
+
+def _judged_kind(n: Named) -> str:
+    return "elimination" if n.judged == "negative" else "pointer"
+
+
+def _letter_or_place(n: Named, g: Group) -> list[LeakFinding]:
+    if not g.positional:
+        return []
+    named_letters = {r.letter for r in g.positional if r.how == "letter"}
+    # unless "Options A, B, C, D and E each describe ...": every option named evenly
+    if len(named_letters) >= 3 and len(named_letters) == len(g.positional) and not n.picked:
+        return []
+    return [finding(g.where, _judged_kind(n), n.sentence)]
+
+
+def _bare_letter(n: Named, g: Group) -> list[LeakFinding]:
+    if g.positional or not g.bare:
+        return []
+    letters = {r.letter for r in g.bare}
+    # unless it lists several as the options to go through ("each of the five vitamins, C, D, K, B12 and A")
+    if len(letters) >= 2 and (n.each or (len(letters) >= 3 and not n.picked)):
+        return []
+    return [finding(g.where, _judged_kind(n), n.sentence)]
+
+
+def _asserted(n: Named, g: Group) -> list[OptionRef]:
+    """The text mentions outside a question left open."""
+    return [r for r in g.texts if not any(a <= r.start and r.end <= b for a, b in n.open_spans)]
+
+
+def _strongly_judged(n: Named, g: Group) -> bool:
+    """Whether the sentence judges the option named by its text. One word of a longer option
+    ("light" of "Visible light") is judged only by the words around it: in a long sentence a
+    judgement elsewhere is about something else."""
+    asserted = _asserted(n, g)
+    if any(r.whole for r in g.texts):
+        near = n.judged
+    else:
+        near = judgement(strip_phrases(_around(n.sentence, asserted), n.phrases), asserted) if asserted else None
+    return bool(near) and not (n.study and only_weak(n.plain))
+
+
+def _text_judged(n: Named, g: Group) -> list[LeakFinding]:
+    if g.positional or g.bare or not g.texts or n.each:
+        return []
+    return [finding(g.where, _judged_kind(n), n.sentence)] if _strongly_judged(n, g) else []
+
+
+def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
+    if g.positional or g.bare or not g.texts or n.each or _strongly_judged(n, g):
+        return []
+    asserted = _asserted(n, g)
+    if len({r.letter for r in g.texts}) != 1 or not asserted or in_list(n.sentence, g.texts):
+        return []
+    # (one rare word of an option, with no judgement near it, is the topic's word: "cable" of "The
+    # cable housing is frayed"; so the option is singled out by its name, or in a sentence that
+    # refers to a question)
+    if (not n.study and any(r.whole for r in asserted)) or n.question_refs:
+        return [finding(g.where, "pointer", n.sentence)]
+    return []
+
+
+def _around(sentence: str, refs: list[OptionRef]) -> str:
+    """The words of ``sentence`` within a few of the mentions ``refs`` (folded offsets)."""
+    text = fold(sentence)
+    lo, hi = min(r.start for r in refs), max(r.end for r in refs)
+    before = re.findall(r"\S+", text[:lo])[-_NEAR_WORDS:]
+    after = re.findall(r"\S+", text[hi:])[:_NEAR_WORDS]
+    return " ".join([*before, text[lo:hi], *after])
+
+
+_ON_GROUP: dict[str, Callable[[Named, Group], list[LeakFinding]]] = {}
+
+
+def _option_rule(code: str, kinds: tuple[str, ...], catches: str, on_group: Callable[[Named, Group], list[LeakFinding]],
+                 leaks: tuple[Example, ...], clean: tuple[Example, ...]) -> Rule:
+    def matcher(reading: Reading) -> list[LeakFinding]:
+        n = named(reading)
+        return [] if n is None else [f for g in groups(n) for f in on_group(n, g)]
+
+    _ON_GROUP[code] = on_group
+    return Rule(code, kinds, catches, matcher, (), leaks, clean)
+
+
+@dataclass(frozen=True)
+class ByQuestion:
+    """The option rules, question by question: each question's named options are read by every
+    rule in turn (the rules take disjoint cases: a letter or place, else a bare letter, else the
+    text), so the findings come question by question."""
+
+    name: str
+    rules: tuple[Rule, ...]
+
+    def findings(self, reading: Reading) -> list[LeakFinding]:
+        n = named(reading)
+        if n is None:
+            return []
+        return [f for g in groups(n) for rule in self.rules for f in _ON_GROUP[rule.code](n, g)]
+
+
+LETTER_OR_PLACE = _option_rule(
+    "options.letter_or_place",
+    ("pointer", "elimination"),
+    "an option named by its letter or its place in the list, whatever the sentence says of it (elimination when it judges it negatively)",
+    _letter_or_place,
+    leaks=(
+        Example("Option B is the one to keep.", "written for the rule"),
+        Example("The last option is a trap.", "guard 2"),
+        Example("Looking at the options, go with the fourth.", "guard 6"),
+        Example("Having eliminated the first three, you are left with one.", "guard 2"),
+        Example("The answer sits in second place.", "guard 6"),
+    ),
+    clean=(
+        Example("Options A, B, C and D each describe a different settlement; compare them.", "guard 7: fresh6, fresh7"),
+        Example("Weigh the five options one at a time.", "fresh20"),
+        Example("Keep the final answer itself crisp.", "fresh18"),
+        Example("Work from the first option to the last.", "guard 5"),
+    ),
+)
+BARE_LETTER = _option_rule(
+    "options.bare_letter",
+    ("pointer", "elimination"),
+    "a lone option letter anywhere, also as the last step of a worked sequence (\"Step 3: that gives C\")",
+    _bare_letter,
+    leaks=(
+        Example("Step 3: that gives C.", "guard 5"),
+        Example("It comes down to B.", "written for the rule"),
+        Example("So that corresponds to C.", "guard 6"),
+    ),
+    clean=(
+        Example("Water boils at 100 °C at sea level.", "guard 5"),
+        Example("Remember that E = mc² links mass and energy.", "guard 5"),
+        Example("In the usual shorthand (C for cross, T for twist), the order matters.", "fresh18"),
+        Example("Start from the lowest C of the scale.", "fresh16"),
+        Example("Read what E. M. Forster wrote about plot.", "guard 5"),
+        Example("Go through the letters A to E in order.", "guard 6"),
+    ),
+)
+TEXT_JUDGED = _option_rule(
+    "options.text_judged",
+    ("pointer", "elimination"),
+    "an option named by its text (or a distinctive word of it) with a judgement: positive, negative, comparative or conditional",
+    _text_judged,
+    leaks=(
+        Example("Westphalia is the settlement you want.", "written for the rule"),
+        Example("Rule out Utrecht: it came much later.", "written for the rule"),
+        Example("Argon is far too rare to be the main gas.", "written for the rule"),
+        Example("Choose the mitochondrion over the ribosome.", "written for the rule"),
+    ),
+    clean=(
+        Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
+        Example("Be careful not to confuse the ribosome with the lysosome.", "guard 5"),
+        Example("Ask whether the ribosome has any DNA of its own.", "guard 6"),
+        Example("Note for each option whether it is an organelle with a membrane.", "guard 6"),
+    ),
+)
+TEXT_SINGLED_OUT = _option_rule(
+    "options.text_singled_out",
+    ("pointer",),
+    "an option named by its text alone, asserted without any judgement (\"The Peace of Westphalia was signed in two towns.\")",
+    _text_singled_out,
+    leaks=(
+        Example("The Peace of Westphalia was signed in two towns.", "written for the rule"),
+        Example("On the second question, think of the mitochondrion.", "written for the rule"),
+    ),
+    clean=(
+        Example("Recall what the mitochondrion does in a cell.", "guard 2"),
+        Example("Compare the Golgi apparatus, the ribosome and the lysosome.", "guard 2"),
+    ),
+)
+OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT))

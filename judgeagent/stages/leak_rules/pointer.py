@@ -1,0 +1,233 @@
+"""Pointers that need no option named: the answer asserted by a description ("It's the organelle
+with its own DNA"), the writer's own pick ("I'd go with the battle fought on the south coast"),
+and a candidate said to be the one to keep ("that one is correct"). Advice that guides says
+what to weigh, never which answer its writer would give or what the answer is."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_rules.exemptions import (
+    ANY_CANDIDATE,
+    CRITERION_ONLY,
+    FORM,
+    KIND_CONTRAST,
+    KIND_OF_ANSWER,
+    PRAISE_OF_FORM,
+    RIGHT_FOR_FORM,
+)
+from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in, asks_for_a_person
+from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
+from judgeagent.stages.leak_rules.text import identifying
+
+# The writer's own pick: "I'd go with the battle fought on the south coast", "I'd lean towards
+# the layer above ours", "If I had to choose, I'd ...", "My pick would be ...". Advice that
+# guides says what to weigh; it never says which answer its writer would give, whatever the
+# words that then describe it. Not a method ("I'd go with a careful unit check first").
+_PICK = re.compile(
+    r"\bI(?:['’]d|\s+would|\s+will|['’]ll)\s+(?:(?:probably|still|personally|definitely|certainly|rather|also|tend\s+to)\s+)?"
+    r"(?i:go\s+(?:with|for)|lean\s+(?:towards?|to)|choose|pick|opt\s+for|settle\s+on|back|bet\s+on|put\s+my\s+money\s+on|"
+    r"favou?r|plump\s+for|side\s+with|mark|circle|select|put\s+down|write\s+down|prefer|guess|wager|"
+    r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
+    r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
+    r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
+    r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
+)
+_METHOD_AFTER = re.compile(
+    r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:[\w-]+\s+){0,2}(?:approach|method|habit|strategy|routine|"
+    r"procedure|check|step|rule\s+of\s+thumb|reading|definition|sketch|diagram|timeline|list|calculation|estimate)\b)"
+)
+
+
+# The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
+_VOTE = re.compile(r"(?i)\b(?:deserves?|gets?|earns?|has|have|wins?)\s+(?:your|my)\s+vote\b")
+_LEAN = re.compile(
+    r"(?i)\b(?:larger|smaller|higher|lower|earlier|later|former|latter|first|second|other|bigger|longer|shorter|one\s+about\s+[^,.;]{1,60}?)"
+    r"(?:\s+one)?\s+(?:seems|looks|feels|appears|strikes\s+me\s+as)\s+(?:to\s+me\s+)?(?:more|better|likelier|the\s+(?:better|stronger|safer))\b"
+)
+_BEST_BET = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
+    r"most\s+likely|obvious|natural|sensible)\s+(?:bet|choice|pick|candidate|option|guess|one)\s+(?:here\s+)?(?:is|would\s+be)\b"
+)
+
+
+# A candidate said to be the one to keep: "that is the one to keep", "is the right term", "that one is correct".
+_KEPT = re.compile(
+    r"(?i)\b(?:is|as|['’]s)\s+the\s+(?:one|option|choice|answer|statement|explanation)\s+to\s+(?:keep|pick|choose|go\s+with|circle|mark|write)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:word|term|name|unit|value|choice|one|pick|figure|option|person|place|date|year)\b"
+    r"|\b(?:is|was|['’]s)\s+the\s+(?:right|correct)\s+(?:(?!(?:kind|shape|sort|type|form)\b)[\w-]+\s+){0,2}?(?:treatment|approach|"
+    r"reading|explanation|interpretation|statement|description|range|classification)\b"
+    r"|\b(?:that|this)\s+(?:one|option|choice|statement|explanation|description|range)\s+(?:is|was)\s+(?:correct|right|the\s+answer|the\s+one)\b"
+    r"|\bthe\s+(?!(?:right|correct|wrong|best|other|same)\b)[a-z][\w-]*\s+(?:option|choice|statement)\s+(?:is|was)\s+(?:correct|right|the\s+answer)\b"
+)
+_MODIFIERS = r"(?:(?:right|correct|likely|most\s+likely|best|usual|key|main|actual|real|true|only|first[-\s]line)\s+)*"
+_DESCRIBES = r"(?:that|which|who|whose|with|named|known|used|discovered|founded|where)\b"
+
+
+@functools.lru_cache(maxsize=4096)
+def _assertion_patterns(question: str) -> tuple[re.Pattern, ...]:
+    alt = "|".join(sorted(map(re.escape, asked_for(question) | {"answer"})))
+    return (
+        # "The right drug here is the ...", "The answer is a ...", "The year was one ..."
+        re.compile(
+            r"(?i)^\s*(?:so,?\s+)?(?:the|its|your)\s+" + _MODIFIERS + r"(?:" + alt + r")s?"
+            r"(?:\s+(?:here|to\s+\w+|you\s+want|you\s+need))?\s+(?:is|was|would\s+be|must\s+be|has\s+to\s+be)\s+(?:the|a|an|one)\b"
+        ),
+        # "It's the organelle with ...", "This is the drug that ..."
+        re.compile(r"(?i)^\s*(?:it|this|that)(?:\s+is|\s+was|['’]s)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
+        # A description standing alone: "The river that flows into the Atlantic near Belem."
+        re.compile(r"(?i)^\s*(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
+        # Sent to it: "Think of the year before the barons' war began."
+        re.compile(
+            r"(?i)^\s*(?:think\s+of|reach\s+for|go\s+for|you\s+want|you\s+need)\s+the\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")\s+"
+            r"(?:" + _DESCRIBES + r"|before\b|after\b|when\b)"
+        ),
+    )
+
+
+# "He ruled ...", "She also wrote ...": a past deed of the person asked for.
+_HE_DID = re.compile(
+    r"(?i)^\s*(?:he|she)\s+(?:(?:also|later|then|once|first|famously)\s+)?"
+    r"(?:was|were|wrote|led|became|won|fought|built|took|gave|began|founded|ruled|died|invented|discovered|[a-z]+ed)\b"
+)
+
+# The person described standing alone: "The author of Emma and ...", "The English novelist from
+# Hampshire who died in 1817".
+_THE_PERSON = re.compile(
+    r"(?i)^\s*(?:the|a|an)\s+(?:[\w'’]+[\s-]+){0,3}?(?:" + "|".join(sorted(PERSON_NOUNS)) + r")\s+(?:of|from|who|whose|that)\b"
+)
+
+
+def answerable(questions: list[Question]) -> bool:
+    """Whether some question of the batch has options or an identifying answer: a pick or a
+    verdict on a candidate has something to point at."""
+    return any(q.options or identifying(q.answer) for q in questions)
+
+
+def _pointer(reading: Reading) -> list[LeakFinding]:
+    return [finding(asked_in(reading.sentence, reading.questions), "pointer", reading.sentence)]
+
+
+def _mine(reading: Reading) -> list[LeakFinding]:
+    m = _PICK.search(reading.sentence)
+    if m is None or _METHOD_AFTER.match(reading.sentence[m.end() :]) or not answerable(reading.questions):
+        return []
+    return _pointer(reading)
+
+
+def _best_bet(reading: Reading) -> list[LeakFinding]:
+    bet = _BEST_BET.search(reading.sentence)
+    if bet and not KIND_CONTRAST.search(reading.sentence) and not _METHOD_AFTER.match(reading.sentence[bet.end() :]):
+        return _pointer(reading)
+    return []
+
+
+def _vote_or_lean(reading: Reading) -> list[LeakFinding]:
+    if (_VOTE.search(reading.sentence) or _LEAN.search(reading.sentence)) and answerable(reading.questions):
+        return _pointer(reading)
+    return []
+
+
+def _described(reading: Reading) -> list[LeakFinding]:
+    sentence, questions = reading.sentence, reading.questions
+    hit = [q for q in questions if any(p.search(sentence) for p in _assertion_patterns(q.question))]
+    if not hit and (_HE_DID.search(sentence) or _THE_PERSON.search(sentence)):
+        hit = [q for q in questions if asks_for_a_person(q.question)]
+    if not hit:
+        return []
+    return [finding(hit[0].id if len(hit) == 1 else None, "pointer", sentence)]
+
+
+def _kept(reading: Reading) -> list[LeakFinding]:
+    # "that's the right approach here too" praises a way of working, and keeps no candidate
+    if answerable(reading.questions) and _KEPT.search(RIGHT_FOR_FORM.sub(" ", reading.sentence)):
+        return _pointer(reading)
+    return []
+
+
+ANSWER_DESCRIBED = Rule(
+    "pointer.answer_described",
+    ("pointer",),
+    "the answer asserted by a description: a sentence whose subject is what the question asks for, or \"the answer\", said to be something",
+    _described,
+    (FORM, PRAISE_OF_FORM, KIND_OF_ANSWER, CRITERION_ONLY),
+    leaks=(
+        Example("It's the organelle with its own DNA.", "guard 3"),
+        Example("The right treaty here is the one signed in two towns.", "guard 3"),
+        Example("The gas that plants fix with the help of bacteria.", "guard 3"),
+        Example("The English novelist from Hampshire who died in 1817.", "guard 3", "phrase"),
+        Example("She also wrote Persuasion.", "guard 3", "phrase"),
+    ),
+    clean=(
+        Example("The answer is the quantity that differs.", "guard 6"),
+        Example("The answer is a single word.", "guard 5"),
+        Example("Recall which organelle divides on its own.", "guard 3"),
+    ),
+)
+PICK_MINE = Rule(
+    "pointer.writers_pick",
+    ("pointer",),
+    "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"If I had to choose, ...\"",
+    _mine,
+    (FORM, PRAISE_OF_FORM),
+    leaks=(
+        Example("I'd go with the battle fought on the south coast.", "guard 5"),
+        Example("If I had to choose, I'd pick the treaty signed in two towns.", "guard 5"),
+        Example("My pick would be the layer below the crust.", "guard 5", "phrase"),
+        Example("I'm leaning towards the organelle with a double membrane.", "guard 5"),
+    ),
+    clean=(
+        Example("I'd go with a careful unit check first.", "guard 5"),
+        Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
+    ),
+)
+PICK_BEST_BET = Rule(
+    "pointer.best_bet",
+    ("pointer",),
+    "the same pick without \"I\": \"The safer bet is ...\", \"Your best choice here is ...\"",
+    _best_bet,
+    (FORM, PRAISE_OF_FORM),
+    leaks=(
+        Example("The safer bet is the layer above ours.", "guard 5"),
+        Example("Your best choice here is the gas with seven protons.", "guard 5"),
+    ),
+    clean=(
+        Example("The best bet is a careful reading of the dates.", "guard 5"),
+        Example("The best answer is a single word, not a phrase.", "guard 5"),
+    ),
+)
+PICK_LEAN = Rule(
+    "pointer.lean",
+    ("pointer",),
+    "the writer's lean between candidates (\"the later one feels more consistent\") or vote (\"gets my vote\")",
+    _vote_or_lean,
+    (FORM, PRAISE_OF_FORM),
+    leaks=(
+        Example("The later one feels more consistent.", "guard 7: fresh6, fresh7"),
+        Example("The treaty signed in two towns gets my vote.", "guard 7"),
+    ),
+    clean=(
+        Example("The later treaty came after a longer war.", "written for the rule"),
+        Example("Vote on nothing until you have dated each treaty.", "written for the rule"),
+    ),
+)
+CANDIDATE_KEPT = Rule(
+    "pointer.candidate_kept",
+    ("pointer",),
+    "a candidate said to be the one to keep or the right one (\"that one is correct\", \"is the right term\")",
+    _kept,
+    (ANY_CANDIDATE,),
+    leaks=(
+        Example("That one is correct.", "guard 7: fresh6, fresh7"),
+        Example("Nitrogen is the one to keep.", "guard 5"),
+        Example("So the gas option is correct.", "fresh14"),
+    ),
+    clean=(
+        Example("That's the right approach here too.", "fresh24"),
+        Example("If a value is the right unit, keep it.", "guard 5"),
+    ),
+)

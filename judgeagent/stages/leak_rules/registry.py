@@ -1,0 +1,52 @@
+"""Every rule of the guard's rule layer, in the order they read a sentence.
+
+:data:`STEPS` is what :func:`find_rule_leaks` runs on each sentence; :data:`RULES` every such
+rule entry, with its examples. :data:`TEXT_RULES` read the whole text first, question by question
+(the answer stated outright: :mod:`~judgeagent.stages.leak_rules.answer`, run by
+:func:`judgeagent.stages.leakage.find_leaks`). ``tests/test_leak_rules.py`` runs every example. To see what a rule is
+for, read its entry: what it catches, its exemptions, and the texts it must and must not catch.
+"""
+
+from __future__ import annotations
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_finding import LeakFinding
+from judgeagent.stages.leak_rules.answer import ANSWER_RULES
+from judgeagent.stages.leak_rules.disclosure import DISCLOSURE
+from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT
+from judgeagent.stages.leak_rules.options import OPTION_RULES
+from judgeagent.stages.leak_rules.pointer import ANSWER_DESCRIBED, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
+from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
+from judgeagent.stages.leak_rules.text import sentences
+
+# The finding kinds of the rule layer (the answer stated outright is leakage.ANSWER_RULES').
+KINDS = ("elimination", "disclosure", "pointer")
+
+STEPS = (
+    DISCLOSURE,  # one disclosure per sentence, the first that finds one
+    OPTION_RULES,  # options named, question by question
+    CANDIDATE_NEGATED,
+    ANSWER_DESCRIBED,
+    PICK_LEAN,
+    PICK_BEST_BET,
+    PICK_MINE,
+    FirstOf("candidate verdict", (CANDIDATE_RULED_OUT, CANDIDATE_KEPT)),  # ruled out, else kept
+)
+RULES: tuple[Rule, ...] = tuple(rule for step in STEPS for rule in step.rules)
+TEXT_RULES: tuple[Rule, ...] = ANSWER_RULES
+
+
+def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
+    """The ``elimination``, ``disclosure`` and ``pointer`` findings in ``suggestions``, sentence
+    by sentence, rule by rule (:data:`STEPS`)."""
+    leaks: list[LeakFinding] = []
+    for sentence in sentences(suggestions):
+        reading = Reading(sentence, questions)
+        for step in STEPS:
+            leaks += step.findings(reading)
+    return leaks
+
+
+def rule(code: str) -> Rule:
+    """The rule entry named ``code`` ("disclosure.quantified")."""
+    return next(r for r in TEXT_RULES + RULES if r.code == code)
