@@ -16,7 +16,6 @@ folder, or Inspect's log). What happens inside is the protocol's, reached throug
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -34,8 +33,7 @@ if TYPE_CHECKING:
     from judgeagent.llm.registry import ModelSpec
     from judgeagent.stages.models import Models
 
-R = TypeVar("R", bound=RunServices[Any, Any])
-Services = Callable[..., R]  # RunServices or a driver's subclass of it (records kept elsewhere)
+R = TypeVar("R", bound=RunServices[Any, Any])  # RunServices, or a driver's subclass (Inspect keeps the records in its log)
 
 
 @dataclass
@@ -49,7 +47,7 @@ class Session(Generic[R]):
 
     @classmethod
     def open(cls, cfg: EvalConfig, protocol: Protocol[Any, Any], options: ProtocolOptions, *, target: ModelSpec, judge: ModelSpec,
-             roles: dict[str, ModelSpec], progress: bool = False, services: Services[R] = RunServices) -> Session[R]:  # fmt: skip
+             roles: dict[str, ModelSpec], progress: bool = False, services: type[RunServices[Any, Any]] = RunServices) -> Session[Any]:  # fmt: skip
         """The run's services with the benchmark loaded (when the protocol reads one) and the
         units made; nothing asked. The run folder is the driver's to set."""
         bench = batches = None
@@ -62,7 +60,7 @@ class Session(Generic[R]):
         run.units = protocol.units(run)
         if not run.units:
             raise ConfigError(f"{cfg.data}: nothing to ask")
-        return cls(protocol, run, state)
+        return Session(protocol, run, state)
 
     def connect(self, models: Models | None) -> None:
         """The models the steps ask, over the driver's client (None once it is closed)."""
