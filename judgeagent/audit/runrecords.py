@@ -93,5 +93,5 @@ def answered(run_dir: Path, config: RunConfig) -> tuple[list[Answered], str]:
     protocol, qtype = protocol_of(config), config.question_type
     what = protocol.audited_accuracy or protocol.audited_items or "generated questions"
     arm = config.settings.main_arm
-    recs = [r for r in records(run_dir, config) if record_setting(r) == arm]
+    recs = protocol.audited_records([r for r in records(run_dir, config) if record_setting(r) == arm], config.options)
     return [a for rec in recs for a in protocol.audited_answers(rec, qtype)], what

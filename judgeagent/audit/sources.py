@@ -94,7 +94,7 @@ def read_run(run_dir: Path, *, include_rejected: bool = False) -> Source:
     judge = config.models.get("judge")
     writer = judge.label if judge else None
     arm = config.settings.main_arm
-    recs = [r for r in records(run_dir, config) if record_setting(r) == arm]
+    recs = protocol.audited_records([r for r in records(run_dir, config) if record_setting(r) == arm], config.options)
     notes = [] if arm == "full" and not config.settings.ablation else [f"only the {arm!r} arm's follow-ups (the figures' own)"]
     all_slots = [s for rec in recs for s in slots(rec, protocol)]
     items = _unique([it for s in all_slots if (it := asked_item(s, qtype, writer=writer, source=str(run_dir))) is not None])

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, get_args, get_origin
+from typing import Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -101,7 +101,7 @@ class Protocol(Generic[OptionsT, RecordT]):
     # and compare say whether anyone audited them. Where the audit finds them: in the records
     # (``audit_slots``), or in the question bank the run's ``bank`` option names (a bank run).
     audited_items: ClassVar[str] = ""
-    audited_in: ClassVar[str] = "records"  # "records" | "bank"
+    audited_in: ClassVar[Literal["records", "bank"]] = "records"
     # What its accuracy on those items is called beside the audit's figures (default: audited_items).
     audited_accuracy: ClassVar[str] = ""
     # A protocol whose output is a folder of its own (a seed set), read by the audit as such.
@@ -241,8 +241,9 @@ class Protocol(Generic[OptionsT, RecordT]):
         return []
 
     def audited_records(self, records: list[RecordT], options: Json) -> list[RecordT]:
-        """Which of a finished run's records (their main arm's) the audit reads, given the
-        run's options as config.json keeps them (a seed set: the seeds it kept). All by default."""
+        """Which of a finished run's records the audit reads (of its main arm, when it has
+        arms), given the run's options as config.json keeps them (a seed set: the seeds it
+        kept, not every try). All by default."""
         return records
 
     def audited_qtype(self, options: Json) -> str | None:
