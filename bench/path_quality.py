@@ -1,6 +1,7 @@
 """Do knowledge paths follow the seed questions? A quality measurement, not a timing one.
 
     .venv/bin/python bench/path_quality.py [--chains 60] [--seed 7] [--no-demos] [--entity-encoder wordllama] [--chunk-encoder wordllama]
+    .venv/bin/python bench/path_quality.py --embed both     # lazy graphs against full ones
 
 Writes a synthetic multi-hop corpus (our own templates and invented names, seeded; no
 real benchmark text), shaped the way HotpotQA-style data is: each question names a person
@@ -22,7 +23,14 @@ numbers, months and a hand-written list of everyday nouns (:data:`GENERIC_WORDS`
 entity is generic when every word of it is. The demo graphs under data/ get the same
 figures (first-window gold where the data says which passages are gold: the evidence
 articles of multihop-demo, the article of a quality-demo question; medqa-demo has none).
-Targets (issue 15 §1): first-window gold >= 85%, generic pivots <= 10%, generic starts 0.
+Targets: first-window gold >= 85%, generic pivots <= 10%, generic starts 0.
+
+``--embed both`` builds every corpus twice, lazily (the default: vectors on demand, global
+searches in two stages) and with ``--embed all`` (FAISS over every stored vector), prints the
+figures of each, and how many batches got another start entity or another path: only a
+global search (a dead end's jump, a question name matching no node by its text, a batch
+naming no node) can make them differ, and only where the lexical stage missed the chunk or
+name that the exact search finds.
 """
 
 from __future__ import annotations
@@ -204,13 +212,15 @@ def is_generic(entity: str) -> bool:
     return all(w in GENERIC_WORDS or w in MONTHS or w.isdigit() for w in words)
 
 
-def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool) -> dict:
-    """The three figures over ``batches`` for one sampler."""
+def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool, plans_out: dict | None = None) -> dict:
+    """The three figures over ``batches`` for one sampler (``plans_out`` receives the plans)."""
     from judgeagent.stages.planning import Setting, plan_batches
 
     cfg = SimpleNamespace(hops=HOPS, rounds=ROUNDS, seed=0)
     setting = Setting("no graph", no_graph=True) if no_graph else Setting("full")
     plans = plan_batches(graph, extractor, batches, [(setting, b) for b in batches], cfg)
+    if plans_out is not None:
+        plans_out.update(plans)
     hits = judged = starts = generic_starts = pivots = generic_pivots = 0
     for batch in batches:
         plan = plans[(setting.name, batch.id)]
@@ -262,13 +272,16 @@ def _squash(text: str) -> str:
 ENCODERS: dict[str, str] = {}  # GraphConfig's entity_encoder / chunk_encoder, from the command line
 
 
-def build(data: Path, out: Path):
+def build(data: Path, out: Path, embed: str | None = None):
     from judgeagent.config import GraphConfig
     from judgeagent.data import load_benchmark
     from judgeagent.graph import build_graph
 
     bench = load_benchmark(data)
-    graph = build_graph(bench, GraphConfig(out=out, **ENCODERS), out, progress=False)
+    config = GraphConfig(out=out, **ENCODERS)
+    if embed is not None:
+        config = config.model_copy(update={"embed": embed})
+    graph = build_graph(bench, config, out, progress=False)
     return bench, graph
 
 
@@ -276,7 +289,7 @@ def fmt(x) -> str:
     return "   n/a" if x is None else f"{x:6.1%}"
 
 
-def report(name: str, graph, bench, extractor, gold) -> list[dict]:
+def report(name: str, graph, bench, extractor, gold, embed: str = "", plans: dict | None = None) -> list[dict]:
     try:
         from judgeagent.batches import make_batches
     except ImportError:  # before batching had its own module
@@ -284,11 +297,35 @@ def report(name: str, graph, bench, extractor, gold) -> list[dict]:
 
     batches = make_batches(bench, BATCH_SIZE)
     rows = []
-    for label, no_graph in (("graph", False), ("--no-graph", True)):
-        r = measure(graph, bench, batches, extractor, gold, no_graph=no_graph)
-        rows.append({"corpus": name, "sampler": label, **r})
-        print(f"{name:<16} {label:<11} {r['batches']:>7}  {fmt(r['first_window_gold'])}  "
+    samplers = (("graph", False), ("--no-graph", True)) if embed in ("", "all") else (("graph", False),)
+    for label, no_graph in samplers:
+        r = measure(graph, bench, batches, extractor, gold, no_graph=no_graph, plans_out=plans if not no_graph else None)
+        shown = f"{label} {embed}".strip() if not no_graph else label
+        rows.append({"corpus": name, "sampler": label, "embed": embed or None, **r})
+        print(f"{name:<16} {shown:<11} {r['batches']:>7}  {fmt(r['first_window_gold'])}  "
               f"{fmt(r['generic_pivots'])}  {fmt(r['generic_starts'])}", flush=True)
+    return rows
+
+
+def compare_plans(name: str, lazy: dict, full: dict) -> dict:
+    """How many batches' start entity and path differ between the lazy and the full graph."""
+    keys = sorted(full)
+    starts = sum(lazy[k].start_entity == full[k].start_entity for k in keys)
+    paths = sum((lazy[k].path.to_dict() if lazy[k].path else None) == (full[k].path.to_dict() if full[k].path else None)
+                for k in keys)
+    print(f"{name:<16} lazy vs all: same start entity {starts}/{len(keys)} ({starts / max(len(keys), 1):.1%}), "
+          f"same path {paths}/{len(keys)} ({paths / max(len(keys), 1):.1%})", flush=True)
+    return {"corpus": name, "batches": len(keys), "same_start": starts, "same_path": paths}
+
+
+def corpus_rows(name: str, data: Path, work: Path, extractor, gold_of, embeds: tuple[str | None, ...]) -> list[dict]:
+    rows, plans = [], {}
+    for embed in embeds:
+        plans[embed] = {}
+        bench, graph = build(data, work / "graphs" / (name if embed is None else f"{name}-{embed}"), embed)
+        rows += report(name, graph, bench, extractor, gold_of(bench), embed or "", plans[embed])
+    if "lazy" in plans and "all" in plans:
+        rows.append(compare_plans(name, plans["lazy"], plans["all"]))
     return rows
 
 
@@ -302,6 +339,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--entity-encoder", default="minilm", help="encoder of the graph's entity names")
     ap.add_argument("--chunk-encoder", default="minilm", help="encoder of the graph's chunk texts")
+    ap.add_argument("--embed", choices=("default", "lazy", "all", "both"), default="default",
+                    help="how the graphs are built: GraphConfig's default, lazy, all, or both (and compare them)")
     args = ap.parse_args()
     ENCODERS.update(entity_encoder=args.entity_encoder, chunk_encoder=args.chunk_encoder)
     print(f"encoders: entity names {args.entity_encoder}, chunks {args.chunk_encoder}")
@@ -312,12 +351,11 @@ def main() -> int:
     extractor = SpacyExtractor(workers=1)
     synth = write_synthetic(args.work / "synthetic-data", args.seed, args.chains)
     print(f"{'corpus':<16} {'sampler':<11} {'batches':>7}  {'gold@1':>6}  {'gen.piv':>6}  {'gen.st':>6}")
-    bench, graph = build(synth.folder, args.work / "graphs" / "synthetic")
-    rows = report("synthetic", graph, bench, extractor, synthetic_gold(bench, synth))
+    embeds = {"default": (None,), "lazy": ("lazy",), "all": ("all",), "both": ("all", "lazy")}[args.embed]
+    rows = corpus_rows("synthetic", synth.folder, args.work, extractor, lambda bench: synthetic_gold(bench, synth), embeds)
     if not args.no_demos:
         for demo in ("medqa-demo", "multihop-demo", "quality-demo"):
-            bench, graph = build(ROOT / "data" / demo, args.work / "graphs" / demo)
-            rows += report(demo, graph, bench, extractor, demo_gold(bench))
+            rows += corpus_rows(demo, ROOT / "data" / demo, args.work, extractor, demo_gold, embeds)
     print(f"targets: first-window gold >= {TARGETS['first_window_gold']:.0%}, generic pivots <= "
           f"{TARGETS['generic_pivots']:.0%}, generic starts {TARGETS['generic_starts']:.0%} "
           f"(graph sampler); {time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.2f}")

@@ -24,15 +24,18 @@ if TYPE_CHECKING:
 # build-graph's flags: every GraphConfig field. The flag --stop-share keeps its earlier spelling.
 BUILD_FLAGS = config_flags(
     GraphConfig,
-    {None: ("out", "force", "strict", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "entity_encoder", "chunk_encoder", "engine", "ray_address")},
+    {None: ("out", "force", "strict", "workers", "chunk_tokens", "section_chunks", "stop_entity_share", "extractor", "judge", "embed_batch_size", "embed_backend", "entity_encoder", "chunk_encoder", "embed", "engine", "ray_address")},
     {"stop_entity_share": ("--stop-share",)},
 )
 
 
-def reuse_line(build: BuildStats) -> str:
+def reuse_line(build: BuildStats, embed: str = "all") -> str:
     """What the per-chunk cache saved, and where the work ran."""
     r = build.reused
     where = f"; engine {build.engine} on {len(build.nodes)} node(s)" if build.engine != "local" else ""
+    if embed == "lazy":
+        return (f"reused {r.extraction_reused} of {r.chunks} chunk extractions; no vectors embedded: runs embed what "
+                f"they need, once, into the graph folder (--embed all embeds them now){where}")
     return (f"reused {r.extraction_reused} of {r.chunks} chunk extractions, "
             f"{r.chunks - r.chunk_vectors_embedded} of {r.chunks} chunk vectors, "
             f"{r.entity_vectors - r.entity_vectors_embedded} of {r.entity_vectors} entity vectors{where}")
@@ -74,7 +77,7 @@ def build_graph_cmd(
         _say(f"reused graph at {out_dir} (input unchanged; --force rebuilds it)")
     else:
         _say(f"built graph at {out_dir} in {m.timings_s.get('total', 0.0):.1f} s")
-        _say(reuse_line(m.build))
+        _say(reuse_line(m.build, m.embed))
     _say(
         f"{c.entities} entities ({c.stop_entities} stop), "
         f"{c.edges_strong + c.edges_weak} edges ({c.edges_strong} strong, {c.edges_weak} weak), "
@@ -130,6 +133,8 @@ def _print_info(info: GraphInfo) -> None:
     _say(f"dropped entities {sum(d.values())}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in d.items())
          + f"  (weak edges: chunks at most {info.weak_edge_window} apart)")
     _say("encoders: " + "; ".join(f"{role} {encoder_line(r)}" for role, r in info.encoders.items()))
+    how = "stored by the build" if info.embed == "all" else "embedded on demand so far, kept in the graph folder"
+    _say("vectors (" + how + "): " + ", ".join(f"{role} {v.embedded} of {v.total}" for role, v in info.vectors.items()))
     c = info.chunk_model_tokens
     _say(f"largest chunk {c.largest} model tokens ({c.largest_chunk}; limit {c.max_seq_length}, {c.over_limit} over)")
     _say("degree " + "  ".join(f"{k} {v:g}" for k, v in info.degree_quantiles.items()))
@@ -162,7 +167,9 @@ def sample_path_cmd(
         raise JudgeAgentError(f"{graph_dir}: the graph has no entities")
     if match.exact:
         how = ("its vector was read back from the FAISS entity index, the encoder was not loaded"
-               if graph.has_vector(match.entity) else "a stop entity has no stored vector: its name was embedded")
+               if graph.has_vector(match.entity) else
+               "its name vector is made when first needed and kept in the graph folder" if graph.lazy else
+               "a stop entity has no stored vector: its name was embedded")
         _say(f"{entity!r} is the graph entity {match.entity!r} (exact name match, similarity "
              f"{match.similarity:.3f}; {how})")
         path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k)
@@ -170,7 +177,8 @@ def sample_path_cmd(
         _say(
             f"{entity!r} → nearest graph entity {match.entity!r} (cosine {match.similarity:.3f}; "
             f"the text was embedded with {ENCODER_LABELS.get(graph.roles['entities'].encoder, 'its encoder')}, "
-            "the entity names' encoder, and searched in the FAISS entity index)"
+            "the entity names' encoder, and " + ("ranked against the names most like it in characters)" if graph.lazy
+                                                 else "searched in the FAISS entity index)")
         )
         # The encoder is loaded anyway, so chunks are ranked against the user's own words.
         path = graph.sample_path(match.entity, hops, seed=seed, top_k=top_k, query_text=entity)

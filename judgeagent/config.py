@@ -81,6 +81,12 @@ class GraphConfig(_Config):
     embed_backend: EmbedBackend = Field(default="torch", description="How MiniLM runs: torch (bf16 where the CPU has it), an ONNX Runtime export in fp32 or int8 (needs the onnx extra of judgeagent), or OpenVINO (the openvino extra).")
     entity_encoder: EncoderName = Field(default="minilm", description="Encoder of entity names (and of the question names matched to them): minilm, or wordllama's static token vectors.")
     chunk_encoder: EncoderName = Field(default="minilm", description="Encoder of chunk texts (and of the batch texts they are ranked against): minilm, or wordllama's static token vectors.")
+    embed: Literal["lazy", "all"] = Field(
+        default="lazy",
+        description="lazy: embed nothing now; a run embeds the chunk texts and names it needs, once, and keeps them in the graph "
+        "folder (a lexical index proposes the candidates of a search over the whole graph). all: embed every chunk text and entity "
+        "name now, as for many runs on many machines or a Ray cluster.",
+    )
     force: bool = Field(default=False, description="Rebuild even when the input is unchanged.")
     strict: bool = Field(default=False, description="A folder of documents: refuse to build when a file cannot be read (by default it is left out, with a line saying why).")
     out: Path | None = Field(default=None, description="Output folder (default: graphs/<data folder name>).")

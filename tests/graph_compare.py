@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgeagent.graph import load_graph
-from judgeagent.graph.store import read_arrays
+from judgeagent.graph.store import LEXICAL, read_arrays
 
 MIN_COSINE = 0.9999  # between two embeddings of one string: bf16 autocast varies with the batch it ran in
 
@@ -19,7 +19,8 @@ def assert_same_vectors(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def assert_same_graph(a_dir, b_dir) -> None:
-    """Same entities, labels, edges, chunk ids and documents; embeddings within float tolerance."""
+    """Same entities, labels, edges, chunk ids and documents; embeddings within float tolerance
+    (lazily built graphs: the same lexical index)."""
     a, b = load_graph(a_dir), load_graph(b_dir)
     assert a.entity_names == b.entity_names
     assert (a.tables.labels, a.tables.kinds) == (b.tables.labels, b.tables.kinds)
@@ -28,6 +29,14 @@ def assert_same_graph(a_dir, b_dir) -> None:
     assert sorted(arrays_a) == sorted(arrays_b)
     for name in arrays_a:
         assert np.array_equal(arrays_a[name], arrays_b[name]), name
+    assert a.lazy == b.lazy
+    if a.lazy:  # no vectors: the lexical index instead, file for file
+        files = sorted(p.name for p in (a_dir / LEXICAL).iterdir())
+        assert files == sorted(p.name for p in (b_dir / LEXICAL).iterdir())
+        for name in files:
+            assert (a_dir / LEXICAL / name).read_bytes() == (b_dir / LEXICAL / name).read_bytes(), name
+        assert a.manifest["counts"] == b.manifest["counts"]
+        return
     assert_same_vectors(a.chunk_vectors, b.chunk_vectors)
     rows = a.entity_index.ntotal
     assert rows == b.entity_index.ntotal

@@ -185,6 +185,7 @@ BAD_BUILD = [
     (("--extractor", "bert"), "--extractor must be one of spacy, llm (got bert)"),
     (("--embed-batch-size", "0"), "--embed-batch-size must be an integer ≥ 1 (got 0)"),
     (("--engine", "spark"), "--engine must be one of local, ray (got spark)"),
+    (("--embed", "some"), "--embed must be one of lazy, all (got some)"),
     (("--embed-backend", "tpu"), "--embed-backend must be one of torch, onnx, onnx-int8, openvino (got tpu)"),
     (("--entity-encoder", "glove"), "--entity-encoder must be one of minilm, wordllama (got glove)"),
     (("--chunk-encoder", "bert"), "--chunk-encoder must be one of minilm, wordllama (got bert)"),

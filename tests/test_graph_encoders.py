@@ -28,6 +28,7 @@ def bench(make_benchmark):
 
 
 def _build(bench, out, extractor, embedder, **config):
+    config.setdefault("embed", "all")  # the stored vectors are what these tests compare
     return build_graph(bench, GraphConfig(**config), out, progress=False, extractor=extractor(TABLE), embedder=embedder)
 
 
@@ -113,7 +114,7 @@ from judgeagent.data import load_benchmark
 from judgeagent.graph import build_graph
 out, data, encoder = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 bench = load_benchmark(data)
-cfg = GraphConfig(out=out, workers=1, entity_encoder=encoder, chunk_encoder=encoder)
+cfg = GraphConfig(out=out, workers=1, entity_encoder=encoder, chunk_encoder=encoder, embed="all")
 g = build_graph(bench, cfg, out, progress=False)
 files = ["nodes.json", "chunks.json", "chunk_text.bin", *sorted(str(p.relative_to(out)) for p in (out / "arrays").iterdir())]
 structure = {f: hashlib.sha256((out / f).read_bytes()).hexdigest() for f in files}

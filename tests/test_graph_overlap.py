@@ -70,7 +70,7 @@ def bench(make_benchmark):
 
 
 def _build(bench, out, engine, embedder):
-    return build_graph(bench, GraphConfig(), out, progress=False, engine=engine, embedder=embedder)
+    return build_graph(bench, GraphConfig(embed="all"), out, progress=False, engine=engine, embedder=embedder)
 
 
 def test_chunks_embedded_beside_the_extraction_give_the_same_graph(bench, embedder, tmp_path):

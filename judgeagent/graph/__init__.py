@@ -1,5 +1,6 @@
 """Context graph (docs/concepts/method.md §1): entities from the reference texts, their co-occurrence
-edges, FAISS indexes over entity names and chunks, and knowledge-path sampling (§3 step 2).
+edges, their vectors (made on demand and cached in the graph folder, or all at build time with
+FAISS indexes) and knowledge-path sampling (§3 step 2).
 
 Importing this package is cheap: spaCy, torch and FAISS load only when first used.
 """

@@ -1,7 +1,10 @@
 """Build a context graph from a loaded benchmark (docs/concepts/method.md §1), or reuse the one on disk.
 
 Stages, each with its own progress bar and timing: extract → graph → embed → index →
-write. Extraction streams chunk by chunk into the co-occurrence tables, so no parsed
+write. By default (``--embed lazy``) the build embeds nothing: its index stage builds the
+lexical first stage of the graph's global searches (:mod:`judgeagent.graph.lexical`), and
+vectors are made when a run first asks for them (:mod:`judgeagent.graph.vectors`); with
+``--embed all`` every chunk text and entity name is embedded here and indexed with FAISS. Extraction streams chunk by chunk into the co-occurrence tables, so no parsed
 document or per-chunk entity list is held; an engine (:mod:`judgeagent.graph.engines`:
 this process, or Ray) runs the models, and a per-chunk cache in the graph folder
 (:mod:`judgeagent.graph.chunk_cache`) means a rebuild extracts and embeds only the chunks
@@ -31,12 +34,13 @@ import numpy as np
 from judgeagent.config import GraphConfig
 from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import JudgeAgentError
-from judgeagent.graph import chunk_cache, store
+from judgeagent.graph import chunk_cache, lexical, store
 from judgeagent.graph.chunk_cache import ChunkCache, open_cache
 from judgeagent.graph.context_graph import ContextGraph, load_graph
 from judgeagent.graph.cooccur import GraphTables, TableBuilder
 from judgeagent.graph.embed import Embedder, model_version, set_torch_threads, shared_embedder
-from judgeagent.graph.encoders import ROLES, Encoder, encoder_for, encoder_version, role_identity
+from judgeagent.graph.embed_backends import check_backend
+from judgeagent.graph.encoders import ROLES, Encoder, embed_identity, encoder_for, role_identity
 from judgeagent.graph.engines import Engine, check_engine, make_engine
 from judgeagent.graph.extract import EntityExtractor, make_extractor
 from judgeagent.graph.index import FLAT_MAX, build_index, save_index
@@ -64,6 +68,7 @@ def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
         "chunk_tokens": config.chunk_tokens,
         "section_chunks": config.section_chunks,
         "stop_entity_share": config.stop_entity_share,
+        "embed": config.embed,
     }
     encoders = {"entities": config.entity_encoder, "chunks": config.chunk_encoder}
     if set(encoders.values()) != {"minilm"}:  # absent for MiniLM in both: older graphs keep their input hash
@@ -112,6 +117,8 @@ def build_graph(
     ``engine`` overrides the one ``config.engine`` names (tests pass a configured one).
     """
     out_dir = Path(out_dir)
+    # A lazy build never loads the encoder, but every run on the graph will: a missing package says so now.
+    check_backend(config.embed_backend)
     extractor = extractor or make_extractor(config)
     embedder = embedder or shared_embedder(config.embed_backend)
     encoders = role_encoders(config, embedder)
@@ -140,7 +147,8 @@ def build_graph(
             manifest["encoders"] = {role: role_identity(kind, encoders[role]) for role, kind in
                                     settings.get("encoders", dict.fromkeys(ROLES, "minilm")).items()}
             manifest["build"].update(engine=engine.name, reused=parts.reuse, nodes=dict(engine.node_items))
-            _write_artefact(out_dir, tmp, parts, manifest, bar, clock, cache)
+            live = _lazy_vector_keys(parts, ids) if config.embed == "lazy" else ()
+            _write_artefact(out_dir, tmp, parts, manifest, bar, clock, cache, live)
     except BaseException:
         _abandon(cache, tmp)
         raise
@@ -158,11 +166,6 @@ def role_encoders(config: GraphConfig, embedder: Embedder) -> dict[str, Encoder]
     return {role: encoder_for(kinds[role], embedder) for role in ROLES}
 
 
-def embed_identity(embedder: Encoder) -> str:
-    """What an embedding depends on besides its text: model, version, backend, precision."""
-    return f"{embedder.name}@{encoder_version(embedder)}/{embedder.backend}/{embedder.precision}"
-
-
 @dataclass(frozen=True)
 class _Identities:
     extractor: str
@@ -178,10 +181,10 @@ class _Parts:
     docs: list[dict]
     chunk_doc: np.ndarray
     texts: list[str]
-    chunk_vecs: np.ndarray
+    chunk_vecs: np.ndarray | None  # None: a lazy build
     entity_vec_node: np.ndarray  # node index of each entity-index row (stop entities have none)
     entity_index: Any
-    chunk_index: Any
+    chunk_index: Any  # a lazy build: the BM25 index
     index_choices: dict  # which FAISS index type each got, for the manifest
     reuse: dict  # what came from the per-chunk cache, for the manifest and the CLI
 
@@ -202,6 +205,8 @@ def _build_in_memory(benchmark, config, engine: Engine, encoders: dict[str, Enco
                      ids: _Identities, flat_max, bar, clock: _Clock) -> _Parts:
     """The stages before the write: extract+graph (streamed together) → embed → index, each
     timed, each with its own progress bar. Only the cache is written to."""
+    if config.embed == "lazy":
+        return _build_lazy(benchmark, config, engine, cache, ids, bar, clock)
     chunk_ids = _unique_chunk_ids(benchmark)
     docs, chunk_doc = _documents(benchmark)
     texts = [c.text for c in benchmark.chunks]
@@ -216,10 +221,8 @@ def _build_in_memory(benchmark, config, engine: Engine, encoders: dict[str, Enco
                                                       started=chunks.start)
             chunks.extraction_done()
         with clock.stage("graph"):
-            task = bar.add_task("co-occurrence graph", total=1)
-            tables = builder.finish(len(docs), config.stop_entity_share)
+            tables = _finish_tables(builder, len(docs), config, bar)
             del builder
-            bar.advance(task)
         with clock.stage("embed"):
             # Stop entities get no vector: the sampler never starts at or pivots to one by
             # similarity, and a query naming one exactly is matched by name (context_graph).
@@ -244,6 +247,45 @@ def _build_in_memory(benchmark, config, engine: Engine, encoders: dict[str, Enco
              "chunk_vectors_embedded": chunk_new, "entity_vectors": len(names), "entity_vectors_embedded": entity_new}
     return _Parts(tables, chunk_ids, docs, chunk_doc, texts, chunk_vecs, entity_vec_node, entity_index, chunk_index,
                   choices, reuse)
+
+
+def _build_lazy(benchmark, config, engine: Engine, cache: ChunkCache, ids: _Identities, bar, clock: _Clock) -> _Parts:
+    """The stages of a lazy build: extract+graph, no embedding, and the lexical index of the
+    chunk texts (BM25) as the index stage."""
+    chunk_ids = _unique_chunk_ids(benchmark)
+    docs, chunk_doc = _documents(benchmark)
+    texts = [c.text for c in benchmark.chunks]
+    with clock.stage("extract"):
+        builder, extracted = _extract_into_tables(texts, chunk_doc, engine, cache, ids.extractor, bar)
+    with clock.stage("graph"):
+        tables = _finish_tables(builder, len(docs), config, bar)
+        del builder
+    with clock.stage("embed"):
+        entity_vec_node = np.flatnonzero(~tables.stop).astype(np.int32)
+    with clock.stage("index"):
+        task = bar.add_task("lexical index", total=1)
+        chunk_index = lexical.make_chunk_index(texts)
+        bar.advance(task)
+    choices = {"chunk": {"type": "BM25 (bm25s)", "kind": "bm25", "vectors": 0},
+               "entity": {"type": "character similarity (rapidfuzz)", "kind": "names", "vectors": 0}}
+    reuse = {"chunks": len(texts), "extracted": extracted, "extraction_reused": len(texts) - extracted,
+             "entity_vectors": len(entity_vec_node)}
+    return _Parts(tables, chunk_ids, docs, chunk_doc, texts, None, entity_vec_node, None, chunk_index, choices, reuse)
+
+
+def _finish_tables(builder: TableBuilder, n_docs: int, config, bar) -> GraphTables:
+    task = bar.add_task("co-occurrence graph", total=1)
+    tables = builder.finish(n_docs, config.stop_entity_share)
+    bar.advance(task)
+    return tables
+
+
+def _lazy_vector_keys(parts: _Parts, ids: _Identities) -> list[bytes]:
+    """The cache keys of every vector a lazily built graph may ask for (its chunk texts and
+    entity names): pruning the cache must keep what runs embedded on demand."""
+    names = parts.tables.names
+    return ([chunk_cache.key(ids.embedder["chunks"], t) for t in parts.texts]
+            + [chunk_cache.key(ids.embedder["entities"], n) for n in names])
 
 
 def _embed_function(engine: Engine, encoder: Encoder) -> tuple[Callable[..., np.ndarray], bool]:
@@ -417,7 +459,7 @@ def _unique_chunk_ids(benchmark: Benchmark) -> list[str]:
 
 
 def _write_artefact(out_dir: Path, tmp: Path, parts: _Parts, manifest: dict, bar, clock: _Clock,
-                    cache: ChunkCache) -> None:
+                    cache: ChunkCache, live=()) -> None:
     """Write everything into the staging folder and rename it into place, manifest last, so
     an interrupted build leaves nothing a later command would load. The cache moves into
     the staging folder just before the rename, so it survives ``--force``. Timed by hand:
@@ -425,12 +467,12 @@ def _write_artefact(out_dir: Path, tmp: Path, parts: _Parts, manifest: dict, bar
     write_started = time.perf_counter()
     if clock.hook:
         clock.hook("write", "start")
-    task = bar.add_task("write artefact", total=len(store.DATA_FILES) + 1)
+    task = bar.add_task("write artefact", total=len(manifest["files"]) + 1)
     _write_data(tmp, parts, lambda: bar.advance(task))
     clock.timings["write"] = time.perf_counter() - write_started
     clock.timings["total"] = time.perf_counter() - clock.started
     manifest["timings_s"] = {k: round(v, 3) for k, v in clock.timings.items()}
-    manifest["build"]["cache_pruned"] = cache.prune()
+    manifest["build"]["cache_pruned"] = cache.prune(live)
     store.write_manifest(tmp, manifest)
     bar.advance(task)
     chunk_cache.carry_over(cache, tmp)
@@ -454,6 +496,7 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
     edges = tables.edge_counts()
     return {
         "format_version": store.FORMAT_VERSION,
+        "embed": config.embed,
         "name": out_dir.name,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_hash": digest,
@@ -479,7 +522,7 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "build": {"workers": config.workers, "embed_batch_size": config.embed_batch_size,
                   "entity_batch_size": ENTITY_BATCH_SIZE},
         "versions": package_versions(),
-        "files": list(store.DATA_FILES),
+        "files": list(store.data_files(config.embed)),
     }
 
 
@@ -533,6 +576,10 @@ def _write_data(tmp: Path, parts: _Parts, tick) -> None:
     tick()
     store.write_json(tmp / store.CHUNKS, {"ids": parts.chunk_ids, "docs": parts.docs})
     tick()
+    if parts.chunk_vecs is None:  # lazy: the lexical index instead of vectors
+        lexical.save_chunk_index(parts.chunk_index, tmp / store.LEXICAL)
+        tick()
+        return
     np.save(tmp / store.CHUNK_EMB, np.ascontiguousarray(parts.chunk_vecs, dtype=np.float32))
     tick()
     save_index(parts.entity_index, tmp / store.ENTITY_INDEX)

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -30,6 +31,9 @@ from judgeagent.graph.cooccur import ChunkExtraction
 
 CACHE_FILE = "cache.sqlite"
 _LOOKUP_BATCH = 500  # keys per SELECT ... IN (...): under SQLite's variable limit
+# How long a writer waits for another process's transaction (runs embedding into one graph at
+# once) before SQLite gives up with "database is locked".
+BUSY_TIMEOUT_MS = 60_000
 
 
 def key(identity: str, text: str) -> bytes:
@@ -38,11 +42,22 @@ def key(identity: str, text: str) -> bytes:
 
 
 class ChunkCache:
-    """Lookups and inserts in batches; ``used`` collects every key this build read or wrote."""
+    """Lookups and inserts in batches; ``used`` collects every key this build read or wrote.
+
+    Several processes may hold one cache at once (runs that embed vectors on demand into one
+    graph, :mod:`judgeagent.graph.vectors`): SQLite's write-ahead log lets readers go on
+    while one writer commits, a writer waits :data:`BUSY_TIMEOUT_MS` for another, and a
+    value is inserted only when its key is absent, so what one process has read never
+    changes under it. A process killed mid-write loses its open transaction, nothing
+    committed. One connection serves every thread of a process, behind a lock.
+    """
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=BUSY_TIMEOUT_MS / 1000)
+        self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS extract (k BLOB PRIMARY KEY, v BLOB NOT NULL)")
@@ -53,12 +68,20 @@ class ChunkCache:
 
     def has_extractions(self, keys: Sequence[bytes]) -> set[bytes]:
         """The keys with a cached extraction (keys only: values are read later, a window at a time)."""
+        return self._has("extract", keys)
+
+    def has_vectors(self, keys: Sequence[bytes]) -> set[bytes]:
+        """The keys with a cached vector (not counted as used: graph-info only counts them)."""
+        return self._has("vectors", keys)
+
+    def _has(self, table: str, keys: Sequence[bytes]) -> set[bytes]:
         keys = list(keys)
         found: set[bytes] = set()
-        for lo in range(0, len(keys), _LOOKUP_BATCH):
-            part = keys[lo : lo + _LOOKUP_BATCH]
-            marks = ",".join("?" * len(part))
-            found.update(k for (k,) in self._db.execute(f"SELECT k FROM extract WHERE k IN ({marks})", part))
+        with self._lock:
+            for lo in range(0, len(keys), _LOOKUP_BATCH):
+                part = keys[lo : lo + _LOOKUP_BATCH]
+                marks = ",".join("?" * len(part))
+                found.update(k for (k,) in self._db.execute(f"SELECT k FROM {table} WHERE k IN ({marks})", part))
         return found
 
     def get_extractions(self, keys: Sequence[bytes]) -> dict[bytes, ChunkExtraction]:
@@ -78,41 +101,65 @@ class ChunkCache:
 
     # --- housekeeping ---------------------------------------------------------------
 
-    def prune(self) -> int:
-        """Drop entries this build did not use, once they outnumber the used ones."""
-        total = sum(self._db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("extract", "vectors"))
-        if total <= 2 * len(self.used):
-            return 0
-        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS live (k BLOB PRIMARY KEY)")
-        self._db.execute("BEGIN")
-        self._db.executemany("INSERT OR IGNORE INTO live VALUES (?)", ((k,) for k in self.used))
-        removed = 0
-        for table in ("extract", "vectors"):
-            removed += self._db.execute(f"DELETE FROM {table} WHERE k NOT IN (SELECT k FROM live)").rowcount
-        self._db.execute("COMMIT")
-        self._db.execute("VACUUM")
+    def count_vectors(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0])
+
+    def prune(self, live: Iterable[bytes] = ()) -> int:
+        """Drop entries this build did not use, once they outnumber the used ones; keys in
+        ``live`` (vectors a lazily built graph will ask for) count as used."""
+        keep = self.used | set(live)
+        with self._lock:
+            total = sum(self._db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("extract", "vectors"))
+            if total <= 2 * len(keep):
+                return 0
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS live (k BLOB PRIMARY KEY)")
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR IGNORE INTO live VALUES (?)", ((k,) for k in keep))
+            removed = 0
+            for table in ("extract", "vectors"):
+                removed += self._db.execute(f"DELETE FROM {table} WHERE k NOT IN (SELECT k FROM live)").rowcount
+            self._db.execute("COMMIT")
+            self._db.execute("VACUUM")
         return removed
 
     def close(self) -> None:
-        """Checkpoint the WAL into the main file, so the cache is one file that can be moved."""
-        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._db.execute("PRAGMA journal_mode=DELETE")
-        self._db.close()
+        """Checkpoint the WAL into the main file, so the cache is one file that can be moved.
+        With another process still holding it (a run embedding on demand), the log stays:
+        SQLite folds it in when the last connection closes."""
+        with self._lock:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._db.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.OperationalError:  # another connection is open: it stays in WAL mode
+                pass
+            self._db.close()
 
     def _get(self, table: str, keys: Sequence[bytes]):
         keys = list(keys)
         self.used.update(keys)
-        for lo in range(0, len(keys), _LOOKUP_BATCH):
-            part = keys[lo : lo + _LOOKUP_BATCH]
-            marks = ",".join("?" * len(part))
-            yield from self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({marks})", part)
+        with self._lock:
+            rows = []
+            for lo in range(0, len(keys), _LOOKUP_BATCH):
+                part = keys[lo : lo + _LOOKUP_BATCH]
+                marks = ",".join("?" * len(part))
+                rows += self._db.execute(f"SELECT k, v FROM {table} WHERE k IN ({marks})", part).fetchall()
+        return rows
 
     def _put(self, table: str, rows: Iterable[tuple[bytes, bytes]]) -> None:
         rows = list(rows)
+        if not rows:
+            return
         self.used.update(k for k, _ in rows)
-        self._db.execute("BEGIN")
-        self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?)", rows)
-        self._db.execute("COMMIT")
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                # Absent keys only: a value another process wrote first (and may have read) stays.
+                self._db.executemany(f"INSERT OR IGNORE INTO {table} VALUES (?, ?)", rows)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
 
 def open_cache(previous_graph: Path, staging: Path) -> ChunkCache:

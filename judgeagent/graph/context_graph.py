@@ -2,8 +2,13 @@
 
 Loading is cheap on purpose (a JSON node table; CSR arrays, texts, vectors and FAISS
 indexes memory-mapped, the indexes only when first searched), and an encoder is loaded
-only when a query is free text that does not already name a node, or names a stop entity
-(which has no stored vector). Queries are embedded by the encoder that made the vectors
+only when a vector is needed that no one has made yet: a free-text query that does not
+already name a node, a stop entity's name (the build stores no vector for it), or, in a
+lazily built graph (``embed == "lazy"``), any chunk text or name a run asks for first.
+Every vector made here is kept in the graph folder's cache (:mod:`judgeagent.graph.vectors`),
+so the next run, in this process or another, reads it back. A lazy graph's global searches
+take two stages: a lexical one proposes candidates (:mod:`judgeagent.graph.lexical`), and
+their vectors rank them exactly. Queries are embedded by the encoder that made the vectors
 they are compared with: each role's, as the manifest records it
 (:mod:`judgeagent.graph.encoders`); a graph whose encoder this install cannot give back is
 refused when it is loaded.
@@ -19,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from judgeagent.graph import store
+from judgeagent.graph import lexical, store
+from judgeagent.graph.chunk_cache import ChunkCache
 from judgeagent.graph.cooccur import KIND_NAMES, GraphTables, row, to_networkx
 from judgeagent.graph.embed import Embedder, shared_embedder
 from judgeagent.graph.encoders import ROLES, Encoder, check_encoders, encoder_for
@@ -27,6 +33,7 @@ from judgeagent.graph.index import load_index, reconstruct, search
 from judgeagent.graph.manifest import GraphManifest
 from judgeagent.graph.normalize import normalize_query
 from judgeagent.graph.sampler import KnowledgePath, random_path, sample_path
+from judgeagent.graph.vectors import BATCH_SIZES, RowVectors, VectorStore, open_graph_cache
 
 
 @dataclass(frozen=True)
@@ -68,8 +75,14 @@ class ContextGraph:
         self._chunk_vectors: np.ndarray | None = None
         self._entity_index = None
         self._chunk_index = None
-        self._lock = threading.Lock()  # lazy loads may race when batches run concurrently
-        self._late_vectors: dict[int, np.ndarray] = {}  # vectors the build did not store, embedded once each
+        self._lock = threading.RLock()  # lazy loads may race when batches run concurrently
+        self.lazy = self.meta.embed == "lazy"  # no vector stored: each made on demand
+        self._cache: ChunkCache | None = None
+        self._cache_opened = False
+        self._stores: dict[tuple[str, int], VectorStore] = {}  # by (role, id of its encoder)
+        self._chunk_rows: RowVectors | None = None
+        self._name_rows: RowVectors | None = None  # by node; a full graph's stop entities only
+        self._lexicon: lexical.ChunkLexicon | None = None
         self.roles = self.meta.roles()
         self._encoders: dict[str, Encoder] = {role: self._role_encoder(role) for role in ROLES}
         check_encoders(self.path, self.roles, self._encoders)
@@ -128,12 +141,38 @@ class ContextGraph:
 
     @property
     def chunk_vectors(self) -> np.ndarray:
+        """Every chunk's vector: the stored ones, memory-mapped; a lazy graph embeds each
+        chunk it lacks (all of them on a cold graph: use :meth:`chunk_vectors_at`)."""
+        if self.lazy:
+            return self.chunk_vectors_at(np.arange(len(self.chunk_ids)))
         with self._lock:
             vectors = self._chunk_vectors
             if vectors is None:
                 path = self.path / store.CHUNK_EMB
                 vectors = self._chunk_vectors = np.load(path, mmap_mode="r" if self.chunk_ids else None)
         return vectors
+
+    def chunk_vectors_at(self, rows) -> np.ndarray:
+        """(len(rows), dim) vectors of the chunks at ``rows``: stored, cached, or embedded now (once)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if not self.lazy:
+            return np.asarray(self.chunk_vectors[rows])
+        return self._chunk_row_vectors().get(rows)
+
+    def chunk_vectors_available(self, rows) -> np.ndarray:
+        """Which of the chunks at ``rows`` have a vector that needs no embedding now."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if not self.lazy:
+            return np.ones(len(rows), dtype=bool)
+        return self._chunk_row_vectors().available(rows)
+
+    def _chunk_row_vectors(self) -> RowVectors:
+        with self._lock:
+            if self._chunk_rows is None:
+                text = self.chunk_text
+                ids = self.chunk_ids
+                self._chunk_rows = RowVectors(self.vector_store("chunks"), len(ids), lambda i: text(ids[i]))
+            return self._chunk_rows
 
     # --- embeddings and search ------------------------------------------------------
 
@@ -164,8 +203,37 @@ class ContextGraph:
 
     def embed(self, texts: list[str], role: str = "chunks") -> np.ndarray:
         """``texts`` embedded by the encoder of ``role``: chunks by default, which is what a
-        batch text is ranked against."""
-        return self._encoders[role].encode(texts)
+        batch text is ranked against. Each text once: kept in the graph folder's cache."""
+        return self.vector_store(role).encode(texts)
+
+    def vector_store(self, role: str, encoder: Encoder | None = None) -> VectorStore:
+        """The cached vectors of ``role``'s encoder, or of ``encoder`` (the fp32 MiniLM that
+        decisions are taken on, :mod:`judgeagent.graph.fixed_precision`), in this graph's cache."""
+        enc = self._encoders[role] if encoder is None else encoder
+        with self._lock:
+            if not self._cache_opened:
+                self._cache, self._cache_opened = open_graph_cache(self.path), True
+            got = self._stores.get((role, id(enc)))
+            if got is None:
+                got = self._stores[(role, id(enc))] = VectorStore(enc, self._cache, BATCH_SIZES[role])
+            return got
+
+    def embedding_work(self) -> tuple[int, float]:
+        """(texts embedded, CPU seconds) by this graph object's vector stores so far."""
+        with self._lock:
+            stores = list(self._stores.values())
+        return sum(s.embedded for s in stores), sum(s.cpu_seconds for s in stores)
+
+    def vector_counts(self) -> dict[str, tuple[int, int]]:
+        """Role → (vectors available, texts): every one for a full graph; for a lazy graph,
+        those embedded so far (by any run) and kept in the cache."""
+        names = [n for n, stop in zip(self.tables.names, self.tables.stop) if not stop]
+        n_chunks = len(self.chunk_ids)
+        if not self.lazy:
+            return {"chunks": (n_chunks, n_chunks), "entities": (len(names), len(names))}
+        texts = [self.chunk_text(c) for c in self.chunk_ids]
+        return {"chunks": (self.vector_store("chunks").count_cached(texts), n_chunks),
+                "entities": (self.vector_store("entities").count_cached(names), len(names))}
 
     @property
     def entity_index(self):
@@ -182,8 +250,9 @@ class ContextGraph:
         return self._chunk_index
 
     def has_vector(self, name: str) -> bool:
-        """Whether the node's name vector is stored (stop entities have none)."""
-        return self._vector_row(self._index(name)) is not None
+        """Whether the node's name vector is stored in the artefact (stop entities have none;
+        a lazily built graph stores none)."""
+        return not self.lazy and self._vector_row(self._index(name)) is not None
 
     def entity_vector(self, name: str) -> np.ndarray:
         """The node's name vector: read back from the entity index, or, for a stop entity,
@@ -191,19 +260,32 @@ class ContextGraph:
         return self.entity_vectors([name])[0]
 
     def entity_vectors(self, names: list[str]) -> np.ndarray:
-        """(len(names), dim) name vectors; those the build did not store (stop entities) are
-        embedded in one call and kept, so each is embedded once whichever batch asks first."""
-        nodes = [self._index(n) for n in names]
-        rows = [self._vector_row(i) for i in nodes]
-        missing = list(dict.fromkeys(i for i, r in zip(nodes, rows) if r is None and i not in self._late_vectors))
-        if missing:
-            # Batches of one: a vector must not depend on which names it was padded with.
-            vecs = self._encoders["entities"].encode([self.tables.names[i] for i in missing], batch_size=1)
-            self._late_vectors.update(zip(missing, vecs))
-        out = np.empty((len(names), self._encoders["entities"].dim), dtype=np.float32)
-        for k, (i, r) in enumerate(zip(nodes, rows)):
-            out[k] = self._late_vectors[i] if r is None else reconstruct(self.entity_index, r)
+        """(len(names), dim) name vectors; those the build did not store (a lazy graph's, a
+        full graph's stop entities) are embedded once, whichever batch or run asks first."""
+        nodes = np.asarray([self._index(n) for n in names], dtype=np.int64)
+        return self.node_vectors(nodes)
+
+    def node_vectors(self, nodes) -> np.ndarray:
+        """(len(nodes), dim) name vectors of the nodes at ``nodes`` (see :meth:`entity_vectors`)."""
+        nodes = np.asarray(nodes, dtype=np.int64).reshape(-1)
+        if self.lazy:
+            return self._node_row_vectors().get(nodes)
+        rows = [self._vector_row(int(i)) for i in nodes]
+        out = np.empty((len(nodes), self._encoders["entities"].dim), dtype=np.float32)
+        late = [k for k, r in enumerate(rows) if r is None]
+        if late:
+            out[late] = self._node_row_vectors().get(nodes[late])
+        for k, r in enumerate(rows):
+            if r is not None:
+                out[k] = reconstruct(self.entity_index, r)
         return out
+
+    def _node_row_vectors(self) -> RowVectors:
+        with self._lock:
+            if self._name_rows is None:
+                names = self.tables.names
+                self._name_rows = RowVectors(self.vector_store("entities"), len(names), names.__getitem__)
+            return self._name_rows
 
     def _vector_row(self, node: int) -> int | None:
         r = int(np.searchsorted(self._vec_node, node))
@@ -224,12 +306,34 @@ class ContextGraph:
                 out[i] = EntityMatch(text, key, 1.0, True)
             else:
                 free.append(i)
-        if free and self.entity_index.ntotal:
+        if free and self.lazy:
+            for i, match in zip(free, self._resolve_two_stage([texts[i] for i in free], k)):
+                out[i] = match
+        elif free and self.entity_index.ntotal:
             scores, ids = search(self.entity_index, self.embed([texts[i] for i in free], "entities"), k)
             for i, row_scores, row_ids in zip(free, scores, ids):
                 names = tuple(self.tables.names[int(self._vec_node[int(j)])] for j in row_ids if j >= 0)
                 if names:
                     out[i] = EntityMatch(texts[i], names[0], float(row_scores[0]), False, names)
+        return out
+
+    def _resolve_two_stage(self, texts: list[str], k: int,
+                           candidates: int = lexical.NAME_CANDIDATES) -> list[EntityMatch | None]:
+        """A lazy graph's name search: the nodes most like each text in characters (stop
+        entities left out, as a full graph's entity index leaves them out), ranked by the
+        cosine of their name vectors to the text's."""
+        live = ~np.asarray(self.tables.stop, dtype=bool)
+        queries = self.embed(texts, "entities")
+        out: list[EntityMatch | None] = []
+        names = self.tables.names
+        for text, query, cands in zip(texts, queries, lexical.name_candidates(texts, names, candidates, live)):
+            if not len(cands):
+                out.append(None)
+                continue
+            sims = self.node_vectors(cands) @ query
+            order = np.argsort(-sims, kind="stable")[:k]  # ties: the better lexical candidate
+            found = tuple(names[int(cands[j])] for j in order)
+            out.append(EntityMatch(text, found[0], float(sims[order[0]]), False, found))
         return out
 
     def match_entities(self, texts: list[str], min_sim: float = 0.5) -> list[tuple[str, str, float]]:
@@ -240,12 +344,59 @@ class ContextGraph:
             if m is not None and m.similarity >= min_sim
         ]
 
-    def nearest_chunk_indices(self, vector: np.ndarray, k: int) -> list[int]:
-        _, ids = search(self.chunk_index, vector, k)
-        return [int(j) for j in ids[0] if j >= 0]
+    def nearest_chunk_indices(self, vector: np.ndarray, k: int, text: str | None = None,
+                              exclude=(), near=()) -> list[int]:
+        """The rows of the ``k`` chunks nearest ``vector`` (the embedding of ``text``), none
+        of ``exclude``, best first.
+
+        A full graph searches its FAISS index (then, should an approximate index miss, every
+        stored vector). A lazy graph ranks the lexical stage's candidates for ``text``
+        exactly (:meth:`two_stage_chunks`); without a text it has nothing to propose from,
+        so ``text`` is required there.
+        """
+        exclude = [int(e) for e in exclude]
+        if self.lazy:
+            if text is None:
+                raise ValueError("a lazily built graph searches its chunks by text: give the query's text")
+            return self.two_stage_chunks(text, vector, k, exclude=exclude, near=near)[0]
+        n = len(self.chunk_ids)
+        want = min(k, n - len(set(exclude)))
+        if want <= 0:
+            return []
+        skip = set(exclude)
+        _, ids = search(self.chunk_index, vector, k + len(skip))
+        found = [int(j) for j in ids[0] if j >= 0 and int(j) not in skip][:want]
+        if len(found) < want:  # an approximate (HNSW) index may miss some; fall back to the stored vectors
+            sims = np.asarray(self.chunk_vectors @ np.asarray(vector, dtype=np.float32).reshape(-1))
+            sims[list(skip)] = -np.inf
+            found = [int(j) for j in np.argsort(-sims, kind="stable")[:want]]
+        return found
+
+    def two_stage_chunks(self, text: str, vector: np.ndarray | None, k: int, exclude=(), near=(),
+                         candidates: int = lexical.CHUNK_CANDIDATES) -> tuple[list[int], np.ndarray]:
+        """(rows of the ``k`` best of the lexical stage's ``candidates`` chunks for ``text`` by
+        cosine to ``vector``, their cosines); ``vector`` None: ``text`` embedded."""
+        if vector is None:
+            vector = self.embed([text])[0]
+        cands = self.lexicon.candidates(text, candidates, exclude=exclude, near=near)
+        if not len(cands):
+            return [], np.zeros(0, dtype=np.float32)
+        sims = self.chunk_vectors_at(cands) @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        order = np.argsort(-sims, kind="stable")[:k]  # ties: the better lexical candidate
+        return [int(cands[j]) for j in order], sims[order]
+
+    @property
+    def lexicon(self) -> lexical.ChunkLexicon:
+        with self._lock:
+            if self._lexicon is None:
+                self._lexicon = lexical.ChunkLexicon(self.path / store.LEXICAL, len(self.chunk_ids))
+            return self._lexicon
 
     def search_chunks(self, text: str, k: int = 5) -> list[tuple[str, float]]:
         """The ``k`` chunks most similar to ``text``: (chunk_id, cosine), best first."""
+        if self.lazy:
+            rows, sims = self.two_stage_chunks(text, None, k)
+            return [(self.chunk_ids[r], float(s)) for r, s in zip(rows, sims)]
         scores, ids = search(self.chunk_index, self.embed([text]), k)
         return [(self.chunk_ids[int(j)], float(s)) for s, j in zip(scores[0], ids[0]) if j >= 0]
 
@@ -266,7 +417,8 @@ class ContextGraph:
         Chunks are ranked against ``query_vector``, else the embedding of ``query_text``
         (the seed batch's text), else the start entity's own name: its stored vector, which
         needs no encoder, when one encoder serves both roles, else its name embedded by the
-        chunks' encoder.
+        chunks' encoder. A lazy graph proposes the chunk a dead end jumps to from
+        ``query_text`` (else the start entity's name): the text the query vector embeds.
         """
         start = self._index(start_entity)
         if query_vector is None:
@@ -277,7 +429,8 @@ class ContextGraph:
             else:
                 query_vector = self.embed([self.tables.names[start]])[0]
         query = np.asarray(query_vector, dtype=np.float32)
-        return sample_path(self, start, hops, np.random.default_rng(seed), query, top_k)
+        text = query_text if query_text is not None else self.tables.names[start]
+        return sample_path(self, start, hops, np.random.default_rng(seed), query, top_k, text=text)
 
     def random_path(self, hops: int, *, seed: int) -> KnowledgePath:
         """``hops`` chunks drawn at random from the corpus (the --no-graph ablation)."""

@@ -80,6 +80,12 @@ def encoder_version(encoder: Encoder) -> str:
     return str(version)
 
 
+def embed_identity(encoder: Encoder) -> str:
+    """What an embedding depends on besides its text: model, version, backend, precision
+    (the key its vector is cached under)."""
+    return f"{encoder.name}@{encoder_version(encoder)}/{encoder.backend}/{encoder.precision}"
+
+
 def role_identity(kind: str, encoder: Encoder) -> dict:
     """What the manifest records of one role's encoder (its vectors depend on all of it but
     the precision, which a graph built on another CPU may differ in: see docs/measurements/build.md)."""

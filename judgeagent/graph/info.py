@@ -43,6 +43,14 @@ class ChunkTokens(BaseModel):
     over_limit: int
 
 
+class Vectors(BaseModel):
+    """How many of a role's texts have a vector: all of them in a full graph; in a lazy one,
+    those some run has embedded so far (kept in the graph folder's cache)."""
+
+    embedded: int
+    total: int
+
+
 class GraphInfo(BaseModel):
     """What ``judgeagent graph-info`` shows; ``--json`` prints ``model_dump`` (fields in this order)."""
 
@@ -62,6 +70,8 @@ class GraphInfo(BaseModel):
     dropped_entities: dict[str, int]
     chunk_model_tokens: ChunkTokens
     indexes: dict[str, Any]
+    embed: str  # "all": every vector stored by the build; "lazy": made on demand
+    vectors: dict[str, Vectors]  # by role: chunks, entities (names of non-stop nodes)
     extractor: str | None
     encoders: dict[str, RoleEncoder]
     stop_entity_share: float | None
@@ -121,6 +131,8 @@ def graph_info(graph, top: int = 15) -> GraphInfo:
         "dropped_entities": t.dropped,
         "chunk_model_tokens": chunk_tokens,
         "indexes": {k: v.model_dump(exclude_unset=True) for k, v in meta.indexes.items()},  # as the manifest has them
+        "embed": meta.embed,
+        "vectors": {role: {"embedded": have, "total": total} for role, (have, total) in graph.vector_counts().items()},
         "extractor": meta.extractor,
         "encoders": {role: graph.roles[role] for role in ROLES},
         "stop_entity_share": meta.settings.get("stop_entity_share"),

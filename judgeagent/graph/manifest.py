@@ -65,7 +65,8 @@ class Counts(_Part):
 
 
 class Reuse(_Part):
-    """What the per-chunk cache saved in one build."""
+    """What the per-chunk cache saved in one build (a lazy build embeds nothing: its vector
+    counts stay 0)."""
 
     chunks: int = 0
     extracted: int = 0
@@ -100,6 +101,7 @@ class SkippedSource(_Part):
 
 class GraphManifest(_Part):
     format_version: int | None = None
+    embed: str = "all"  # "lazy": no vector stored, each made on demand (graphs before format 3 stored all)
     name: str = ""
     input_hash: str | None = None
     extractor: str | None = None

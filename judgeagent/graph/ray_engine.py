@@ -20,8 +20,9 @@ What runs where, and why:
 
 The driver feeds the engine only the chunks the cache lacks, consumes extractions in
 input order (``preserve_order``), and so streams them into the same co-occurrence tables
-the local engine fills: the graph is the same whichever engine built it (the embeddings
-agree within float tolerance, as batches pad differently).
+the local engine fills: the graph is the same whichever engine built it. A lazy build
+(the default) runs only the extraction here; with ``--embed all`` the embeddings agree
+with the local engine's within float tolerance, as batches pad differently.
 
 Expected scaling to N machines of c cores each. Extraction and embedding scale with the
 number of actors, so their time falls about as 1 / (N·c) until the driver becomes the

@@ -88,12 +88,14 @@ class KnowledgePath:
         return cls(start=d["start"], steps=[PathStep(**s) for s in d.get("steps", [])])
 
 
-def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: np.ndarray, top_k: int = 3) -> KnowledgePath:
+def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: np.ndarray, top_k: int = 3,
+                text: str | None = None) -> KnowledgePath:
     """Walk ``hops`` steps from node index ``start`` of a loaded ContextGraph.
 
-    ``query`` is the normalised query vector chunks are ranked against. When a walk
-    dead-ends (no unused chunk, no unvisited entity) it continues from the corpus chunk
-    most similar to the query that is not on the path yet.
+    ``query`` is the normalised query vector chunks are ranked against (``text``: what it
+    embeds). When a walk dead-ends (no unused chunk, no unvisited entity) it continues from
+    the corpus chunk most similar to the query that is not on the path yet: a global search
+    (:meth:`ContextGraph.nearest_chunk_indices`, in two stages on a lazy graph).
     """
     t = graph.tables
     visited = {start}
@@ -111,7 +113,7 @@ def sample_path(graph, start: int, hops: int, rng: np.random.Generator, query: n
                 chunk = _pick_chunk(graph, cands, query, top_k, rng)
         jumped = chunk is None
         if chunk is None:
-            chunk = _nearest_unused_chunk(graph, query, used)
+            chunk = _nearest_unused_chunk(graph, query, used, text)
             if chunk is None:
                 break  # every chunk of the corpus is on the path already
             found = _next_entity(graph, chunk, visited, used, query, rng)
@@ -170,24 +172,17 @@ def edge_between(t, a: int, b: int) -> tuple[str | None, int | None]:
 
 def _pick_chunk(graph, cands: np.ndarray, query: np.ndarray, top_k: int, rng) -> int:
     # cands is ascending (CSR rows are), which the stable sort below relies on.
-    sims = np.asarray(graph.chunk_vectors[cands] @ query)
+    sims = np.asarray(graph.chunk_vectors_at(cands) @ query)
     # Stable sort: equal similarities keep chunk order, so only rng decides.
     top = cands[np.argsort(-sims, kind="stable")[: max(1, top_k)]]
     return int(top[rng.integers(len(top))])
 
 
-def _nearest_unused_chunk(graph, query: np.ndarray, used: list[int]) -> int | None:
-    n = len(graph.chunk_ids)
-    if len(used) >= n:
+def _nearest_unused_chunk(graph, query: np.ndarray, used: list[int], text: str | None) -> int | None:
+    if len(set(used)) >= len(graph.chunk_ids):
         return None
-    used_set = set(used)
-    for c in graph.nearest_chunk_indices(query, len(used) + 1):
-        if c not in used_set:
-            return int(c)
-    # An approximate (HNSW) index may miss some; fall back to the stored vectors.
-    sims = np.asarray(graph.chunk_vectors @ query)
-    sims[list(used_set)] = -np.inf
-    return int(np.argmax(sims))
+    found = graph.nearest_chunk_indices(query, 1, text=text, exclude=used, near=used)
+    return int(found[0]) if found else None
 
 
 def _next_entity(graph, chunk: int, visited: set[int], used: list[int], query: np.ndarray, rng) -> int | None:
@@ -204,11 +199,56 @@ def _next_entity(graph, chunk: int, visited: set[int], used: list[int], query: n
         if mask.any():
             break
     pool = ents[mask]
-    leads_to = np.array([_best_similarity(graph, a, query) for a, m in zip(ahead, mask) if m])
     commonness = np.array([zipf(t.names[int(e)]) for e in pool])
-    score = pivot_scores(leads_to, np.diff(t.node_chunk_ptr)[pool], len(graph.chunk_ids), commonness)
+    counts = np.diff(t.node_chunk_ptr)[pool]
+    leads_to = _leads_to(graph, [a for a, m in zip(ahead, mask) if m], counts, commonness, query)
+    score = pivot_scores(leads_to, counts, len(graph.chunk_ids), commonness)
     best = pool[score == score.max()]
     return int(best[rng.integers(len(best))])
+
+
+# A cosine of unit vectors is at most 1; this margin covers float rounding in the product.
+COSINE_BOUND = 1.0 + 1e-4
+SCORE_MARGIN = 2e-6  # scores are rounded to 1e-6: a pivot is ruled out only clearly below one reached
+
+
+def _leads_to(graph, ahead: list[np.ndarray], counts: np.ndarray, zipfs: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Each candidate pivot's best cosine to the query over ``ahead`` (its unused chunks),
+    computed only where it can matter: -inf for a candidate that cannot reach the best score.
+
+    A pivot's score is that cosine plus its specificity (:func:`pivot_scores`), and the
+    cosine is at most 1, so a candidate whose specificity plus 1 stays under a score already
+    reached cannot win; its chunks' vectors are then not needed. Candidates are taken
+    fewest chunks first (cheapest, and usually the best scores), so a broad one, with
+    hundreds of chunks and a low specificity, is mostly ruled out before its chunks are
+    read. The winners, and so the draw among them, are those of computing every cosine.
+    A graph with every vector stored computes every cosine: they cost nothing to read.
+    """
+    if not getattr(graph, "lazy", False):
+        return np.array([_best_similarity(graph, a, query) for a in ahead], dtype=np.float64)
+    n_chunks = len(graph.chunk_ids)
+
+    def score(i: int, cosine: float) -> float:
+        return float(pivot_scores(np.array([cosine]), counts[i : i + 1], n_chunks, zipfs[i : i + 1])[0])
+
+    bound = pivot_scores(np.full(len(ahead), COSINE_BOUND), counts, n_chunks, zipfs)
+    out = np.full(len(ahead), -np.inf)
+    # A score reached already, from the vectors at hand (a lower bound of that pivot's score).
+    best = -np.inf
+    for i, chunks in enumerate(ahead):
+        if not len(chunks):
+            best = max(best, score(i, 0.0))
+            continue
+        chunks = np.sort(chunks)
+        known = chunks[graph.chunk_vectors_available(chunks)]
+        if len(known):
+            best = max(best, score(i, float(np.max(graph.chunk_vectors_at(known) @ query))))
+    for i in sorted(range(len(ahead)), key=lambda i: (len(ahead[i]), i)):
+        if bound[i] < best - SCORE_MARGIN:
+            continue
+        out[i] = _best_similarity(graph, ahead[i], query)
+        best = max(best, score(i, out[i]))
+    return out
 
 
 def pivot_scores(leads_to: np.ndarray, chunk_counts: np.ndarray, n_chunks: int,
@@ -240,4 +280,4 @@ def _best_similarity(graph, chunks: np.ndarray, query: np.ndarray) -> float:
     """Best cosine of ``chunks`` to the query; 0 for an entity that leads nowhere new."""
     if not len(chunks):
         return 0.0
-    return float(np.max(np.asarray(graph.chunk_vectors[np.sort(chunks)]) @ query))
+    return float(np.max(graph.chunk_vectors_at(np.sort(chunks)) @ query))

@@ -128,7 +128,7 @@ def decide_matches(graph, names: Sequence[str], min_sim: float) -> dict[str, tup
     free = [m for m in found if not m.exact]
     if free:
         texts = list(dict.fromkeys([m.query for m in free] + [e for m in free for e in m.nearest]))
-        vecs = np.asarray(decision_embedder(graph.embedder).encode(texts))
+        vecs = np.asarray(_decision_vectors(graph, texts))
         row = {t: i for i, t in enumerate(texts)}
         for m in free:
             sims = [(float(vecs[row[m.query]] @ vecs[row[e]]), e) for e in m.nearest]
@@ -136,6 +136,14 @@ def decide_matches(graph, names: Sequence[str], min_sim: float) -> dict[str, tup
             if sim >= min_sim:
                 best[m.query] = (entity, sim)
     return best
+
+
+def _decision_vectors(graph, texts: list[str]) -> np.ndarray:
+    """fp32 vectors of ``texts``, kept in the graph folder's cache when the graph has one
+    (a second run then embeds none of them again)."""
+    fp32 = decision_embedder(graph.embedder)
+    store = getattr(graph, "vector_store", None)
+    return store("entities", fp32).encode(texts) if store is not None else fp32.encode(texts)
 
 
 def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query: np.ndarray) -> list[StartCandidate]:
@@ -155,7 +163,7 @@ def candidates_for(graph, entities: Sequence[str], counts: dict[str, int], query
 def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[Sequence[str]],
                  query: np.ndarray, min_sim: float,
                  best: Mapping[str, tuple[str, float]] | None = None,
-                 chunk_query: np.ndarray | None = None) -> tuple[list[SeedMatch], str | None]:
+                 chunk_query: np.ndarray | None = None, text: str | None = None) -> tuple[list[SeedMatch], str | None]:
     """The batch's matches and its start entity.
 
     ``question_names`` are the names extracted from each of ``question_texts``; ``query``
@@ -164,13 +172,15 @@ def choose_start(graph, question_texts: Sequence[str], question_names: Sequence[
     are left out (``best``: the names resolved already, see :func:`match_questions`).
 
     When no question names a usable node, the entities of the chunk nearest the batch text
-    are ranked instead (they all count zero questions).
+    (``text``; by default the questions' texts joined) are ranked instead (they all count
+    zero questions).
     """
     matches = match_questions(graph, question_names, min_sim, best)
     counts = question_counts(matches, question_texts)
     ranked = rank_start_entities(candidates_for(graph, [m.entity for m in matches], counts, query))
     if not ranked:
-        nearest = graph.nearest_chunk_indices(query if chunk_query is None else chunk_query, 1)
+        text = " ".join(question_texts) if text is None else text
+        nearest = graph.nearest_chunk_indices(query if chunk_query is None else chunk_query, 1, text=text)
         ents = graph.chunk_entities(graph.chunk_ids[nearest[0]]) if nearest else []
         ranked = rank_start_entities(candidates_for(graph, ents, {}, query))
     return matches, (ranked[0].entity if ranked else None)

@@ -1,24 +1,28 @@
 """The on-disk graph artefact: file layout, atomic publishing, and reading it back.
 
-Layout of ``graphs/<name>/``::
+Layout of ``graphs/<name>/`` (docs/reference/graph-folder.md)::
 
-    manifest.json     written last: a folder without it is not a graph
+    manifest.json     written last: a folder without it is not a graph; ``embed`` says
+                      whether the vectors are stored ("all") or made on demand ("lazy")
     nodes.json        node names, display labels, kinds
     arrays/*.npy      CSR arrays, one uncompressed .npy each, memory-mapped on load:
                       node→chunks, node→documents, chunk→entities, adjacency (neighbour,
                       weight, kind), stop flags, chunk→document, text offsets, and the
                       node of each entity-index row (stop entities have no vector)
     chunks.json       chunk IDs and the documents (ID, title)
-    chunk_text.bin    all chunk texts, UTF-8, back to back (offsets in graph.npz)
-    chunk_emb.npy     chunk embeddings, float32 (n, 384), memory-mapped on load
-    entity.faiss      FAISS index over entity-name embeddings, memory-mapped on load
-    chunk.faiss       FAISS index over chunk embeddings, memory-mapped on load
-    cache.sqlite      per-chunk extraction and embedding cache (not read by a loader;
-                      see judgeagent.graph.chunk_cache)
+    chunk_text.bin    all chunk texts, UTF-8, back to back (offsets in arrays/)
+    lexical/          "lazy" only: BM25 index over the chunk texts (bm25s's files)
+    chunk_emb.npy     "all" only: chunk embeddings, float32 (n, 384), memory-mapped on load
+    entity.faiss      "all" only: FAISS index over entity-name embeddings, memory-mapped
+    chunk.faiss       "all" only: FAISS index over chunk embeddings, memory-mapped
+    cache.sqlite      per-chunk extraction cache and every vector embedded so far, by the
+                      build or on demand (see judgeagent.graph.chunk_cache and
+                      judgeagent.graph.vectors); not listed in the manifest
 
 Opening a graph therefore reads the JSON tables and maps the rest: the pages a query
 touches are read, nothing else. Format 2 replaced format 1's ``graph.npz`` (which numpy
-can only read whole) with ``arrays/``.
+can only read whole) with ``arrays/``; format 3 added lazy graphs (``embed``, ``lexical/``)
+and lists each graph's data files in its manifest. A format 2 graph is read as a full one.
 
 A build writes into a hidden sibling folder and renames it into place at the end, so an
 interrupted build never leaves something at ``graphs/<name>/`` that loads.
@@ -36,7 +40,8 @@ import numpy as np
 
 from judgeagent.errors import JudgeAgentError
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READABLE_FORMATS = (2, 3)  # format 2 is a format 3 graph with every vector stored
 MANIFEST = "manifest.json"
 NODES = "nodes.json"
 ARRAYS = "arrays"  # a folder of .npy files
@@ -45,7 +50,15 @@ TEXT = "chunk_text.bin"
 CHUNK_EMB = "chunk_emb.npy"
 ENTITY_INDEX = "entity.faiss"
 CHUNK_INDEX = "chunk.faiss"
-DATA_FILES = (NODES, ARRAYS, CHUNKS, TEXT, CHUNK_EMB, ENTITY_INDEX, CHUNK_INDEX)
+LEXICAL = "lexical"  # a folder: the BM25 index of a lazily built graph
+BASE_FILES = (NODES, ARRAYS, CHUNKS, TEXT)
+DATA_FILES = (*BASE_FILES, CHUNK_EMB, ENTITY_INDEX, CHUNK_INDEX)  # a graph built with --embed all
+LAZY_FILES = (*BASE_FILES, LEXICAL)  # a graph built lazily (the default)
+
+
+def data_files(embed: str) -> tuple[str, ...]:
+    """The files and folders a graph built with ``--embed embed`` holds besides its manifest."""
+    return LAZY_FILES if embed == "lazy" else DATA_FILES
 
 
 def write_json(path: Path, obj) -> None:
@@ -162,12 +175,12 @@ def read_manifest(folder: Path) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise JudgeAgentError(f"{path}: unreadable manifest ({e}); rebuild the graph with --force") from None
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in READABLE_FORMATS:
         raise JudgeAgentError(
             f"{path}: graph format {manifest.get('format_version')!r}, this version reads "
-            f"{FORMAT_VERSION}; rebuild it with --force"
+            f"{' and '.join(map(str, READABLE_FORMATS))}; rebuild it with --force"
         )
-    missing = [f for f in DATA_FILES if not (folder / f).exists()]
+    missing = [f for f in data_files(manifest.get("embed", "all")) if not (folder / f).exists()]
     if missing:
         raise JudgeAgentError(f"{folder}: incomplete graph, missing {', '.join(missing)}; rebuild it with --force")
     return manifest

@@ -95,6 +95,7 @@ class SeedPlan:
     matches: list[SeedMatch]
     start: str | None  # the entity the path starts from (None: a random path)
     query: np.ndarray  # the batch text's vector (the chunks' encoder): paths stay close to it
+    text: str | None = None  # the batch text: a lazy graph's lexical stage searches with it
 
 
 def seed_text(q: Question) -> str:
@@ -105,18 +106,19 @@ def seed_block(graph, extractor, block: Sequence[Batch]) -> dict[str, SeedPlan]:
     """Each batch's :class:`SeedPlan`, by batch id, with one pass of each model for the block."""
     texts = [[seed_text(q) for q in b.questions] for b in block]
     flat_names = extractor.extract([t for ts in texts for t in ts])
-    queries = graph.embed([batch_text(b) for b in block])
+    batch_texts = [batch_text(b) for b in block]
+    queries = graph.embed(batch_texts)
     # Start entities are ranked by their name vectors' cosine to the batch text: in the names' encoder.
-    name_queries = queries if graph.shared_encoder else graph.embed([batch_text(b) for b in block], "entities")
+    name_queries = queries if graph.shared_encoder else graph.embed(batch_texts, "entities")
     # Every name of the block resolved at once; each batch then keeps those of its own seeds.
     names = sorted({n for ns in flat_names for n in ns})
     best = decide_matches(graph, names, MIN_ENTITY_SIMILARITY) if names else {}
     out, at = {}, 0
-    for b, ts, query, name_query in zip(block, texts, queries, name_queries):
+    for b, ts, query, name_query, text in zip(block, texts, queries, name_queries, batch_texts):
         question_names, at = flat_names[at : at + len(ts)], at + len(ts)
         matches, start = choose_start(graph, ts, question_names, name_query, MIN_ENTITY_SIMILARITY, best=best,
-                                      chunk_query=query)
-        out[b.id] = SeedPlan(matches, start, query)
+                                      chunk_query=query, text=text)
+        out[b.id] = SeedPlan(matches, start, query, text)
     return out
 
 
@@ -131,7 +133,8 @@ def plan_batch(graph, batch: Batch, length: PathLength, setting: Setting, seeds:
         return Plan(path=graph.random_path(steps, seed=seed))
     assert seeds is not None, "a graph setting needs the batch's seed plan"
     start = seeds.start
-    path = graph.sample_path(start, steps, seed=seed, query_vector=seeds.query) if start else graph.random_path(steps, seed=seed)
+    path = (graph.sample_path(start, steps, seed=seed, query_vector=seeds.query, query_text=seeds.text) if start
+            else graph.random_path(steps, seed=seed))
     named = sorted({(m.query, m.entity, m.similarity) for m in seeds.matches})
     return Plan(tuple(MatchedEntity(query=q, entity=e, similarity=round(float(s), 4)) for q, e, s in named), start, path)
 
