@@ -173,7 +173,7 @@ def free_names(graph, names) -> list[str]:
 
 def demo_set(name: str, data: Path, work: Path, extractor, gold_of) -> DataSet:
     from judgeagent.batches import batch_text, make_batches
-    from judgeagent.planning import seed_text
+    from judgeagent.stages.planning import seed_text
 
     bench, graph = build(data, work / "graphs" / name)
     qnames = extractor.extract([seed_text(q) for q in bench.questions])
@@ -266,7 +266,7 @@ def start_entities(ds: DataSet, work: Path, extractor, entity_encoder: str) -> l
     """Each batch's start entity, planned by the interview's code over a graph whose names
     ``entity_encoder`` embedded (chunks: MiniLM, as in the reference graph)."""
     from judgeagent.batches import make_batches
-    from judgeagent.planning import seed_block
+    from judgeagent.stages.planning import seed_block
 
     if entity_encoder == "minilm":
         graph = ds.graph

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CHUNK_KS = (25, 50, 100, 150, 200, 300, 400, 800)
 NAME_KS = (10, 25, 50, 100, 150, 200, 400)
-BATCHES = 16  # one planning block (judgeagent.planning.PLAN_BLOCK)
+BATCHES = 16  # one planning block (judgeagent.stages.planning.PLAN_BLOCK)
 TEXT_QUERIES = 300
 NAME_QUERIES = 500
 MIN_QUERY_WORDS = 40
@@ -75,7 +75,7 @@ def plan_costs(folder: Path, batches, extractor) -> dict:
     """Embedding work of planning ``batches`` on a cold graph, then a warm one."""
     from judgeagent.graph import load_graph
     from judgeagent.graph.fixed_precision import decision_embedder
-    from judgeagent.planning import PathLength, Setting, plan_batches
+    from judgeagent.stages.planning import PathLength, Setting, plan_batches
 
     todo = [(Setting("full"), b) for b in batches]
     length = PathLength(hops=2, rounds=3, seed=0)

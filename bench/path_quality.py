@@ -214,7 +214,7 @@ def is_generic(entity: str) -> bool:
 
 def measure(graph, bench, batches, extractor, gold_chunks, *, no_graph: bool, plans_out: dict | None = None) -> dict:
     """The three figures over ``batches`` for one sampler (``plans_out`` receives the plans)."""
-    from judgeagent.planning import Setting, plan_batches
+    from judgeagent.stages.planning import Setting, plan_batches
 
     cfg = SimpleNamespace(hops=HOPS, rounds=ROUNDS, seed=0)
     setting = Setting("no graph", no_graph=True) if no_graph else Setting("full")

@@ -115,7 +115,7 @@ def _name_pairs(demo: dict, graphs: Path) -> list[list[str]]:
     names exactly: the pairs whose cosine the matching floor decides on."""
     from judgeagent.config import GraphConfig
     from judgeagent.graph import build_graph, load_graph, make_extractor
-    from judgeagent.planning import seed_text
+    from judgeagent.stages.planning import seed_text
 
     extractor = make_extractor(GraphConfig())
     pairs = []
@@ -231,9 +231,9 @@ def nearest(site: dict[str, float], threshold: float) -> float:
 
 def report(runs: dict[str, dict], margin: float) -> None:
     from judgeagent.graph.seeds import MENTION_SIMILARITY
-    from judgeagent.planning import MIN_ENTITY_SIMILARITY
     from judgeagent.stages.gate import GateConfig
     from judgeagent.stages.leak_semantic import THRESHOLD_OPTIONS, THRESHOLD_PHRASE
+    from judgeagent.stages.planning import MIN_ENTITY_SIMILARITY
 
     gate_threshold = GateConfig().seed_similarity
     fp32 = runs["fp32"]

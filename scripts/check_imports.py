@@ -14,7 +14,7 @@ The layers, in pipeline order; a module may import its own layer and the ones be
     data      judgeagent.data
     llm       judgeagent.llm, judgeagent.prompts (the LLM entity extractor of the graph uses both)
     graph     judgeagent.graph
-    stages    batches, stages, metrics, followup, interview, planning, bank
+    stages    batches, stages (with the follow-up writer and path planning the protocols share), metrics, bank
     engine    judgeagent.engine (with the protocol registry)
     protocols judgeagent.protocols
     report    judgeagent.report, and the exports of finished runs (bank.export, bank.inspect_log)
@@ -45,8 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data", ("judgeagent.data",)),
     ("llm", ("judgeagent.llm", "judgeagent.prompts")),
     ("graph", ("judgeagent.graph",)),
-    ("stages", ("judgeagent.batches", "judgeagent.stages", "judgeagent.metrics", "judgeagent.followup", "judgeagent.interview",
-                "judgeagent.planning", "judgeagent.bank")),
+    ("stages", ("judgeagent.batches", "judgeagent.stages", "judgeagent.metrics", "judgeagent.bank")),
     ("engine", ("judgeagent.engine",)),
     ("protocols", ("judgeagent.protocols",)),
     ("report", ("judgeagent.report", "judgeagent.bank.export", "judgeagent.bank.inspect_log")),

@@ -271,7 +271,7 @@ def test_the_lazy_demo_graph_plans_what_the_full_one_plans(demo_graph, embedder,
     and the batches get the same start entities and paths."""
     from judgeagent.batches import make_batches
     from judgeagent.data import load_benchmark
-    from judgeagent.planning import PathLength, Setting, plan_batches
+    from judgeagent.stages.planning import PathLength, Setting, plan_batches
 
     bench = load_benchmark(MEDQA_DEMO)
     full = build_graph(bench, GraphConfig(embed="all"), tmp_path / "full", progress=False, extractor=spacy_extractor,

@@ -1,4 +1,4 @@
-"""Plans made up front in blocks of batches (judgeagent.planning)."""
+"""Plans made up front in blocks of batches (judgeagent.stages.planning)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from types import SimpleNamespace
 import pytest
 from conftest import MEDQA_DEMO
 
-from judgeagent import planning
 from judgeagent.batches import make_batches
 from judgeagent.data import load_benchmark
 from judgeagent.graph import load_graph
-from judgeagent.planning import Setting, plan_batches
+from judgeagent.stages import planning
+from judgeagent.stages.planning import Setting, plan_batches
 
 CFG = SimpleNamespace(hops=2, rounds=2, seed=0)
 FULL, NO_GRAPH, NO_EXTENSION = Setting("full"), Setting("no graph", no_graph=True), Setting("no extension", no_extension=True)

@@ -99,7 +99,7 @@ def test_seed_matching_decides_the_same_under_bf16_and_fp32(demo_graph, spacy_ex
     from judgeagent.data import load_benchmark
     from judgeagent.graph import load_graph
     from judgeagent.graph.seeds import decide_matches
-    from judgeagent.planning import MIN_ENTITY_SIMILARITY, seed_text
+    from judgeagent.stages.planning import MIN_ENTITY_SIMILARITY, seed_text
 
     questions = load_benchmark(ROOT / "data" / "medqa-demo").questions
     names = sorted({n for ns in spacy_extractor.extract([seed_text(q) for q in questions]) for n in ns})

@@ -84,8 +84,8 @@ def carry(folder: AuditFolder, results: dict, *, replace: bool = True) -> Carrie
         return _carry_run(path, block, replace)
     if kind == "sweep":
         return _carry_sweep(path, block, replace)
-    if kind == "seeds":
-        return _carry_seeds(path, block, replace)
+    if (marker := _own_marker(kind)) is not None:
+        return _carry_own(path / marker, block, replace)
     return Carried(notes=["a question bank has no figures file of its own: the audit's figures stay in the audit folder"])
 
 
@@ -119,12 +119,16 @@ def _carry_run(run_dir: Path, block: AuditBlock, replace: bool) -> Carried:
     return Carried([path, *_rewrite_reports(run_dir)])
 
 
-def _carry_seeds(folder: Path, block: AuditBlock, replace: bool) -> Carried:
-    """Into the seed set's manifest (seeds.json), which every run made on the set copies into its
-    metrics.json as ``seed_audit``."""
-    from judgeagent.protocols.seeds.folder import MANIFEST
+def _own_marker(kind: str | None) -> str | None:
+    """The file marking a protocol's own kind of folder (a seed set's seeds.json), by the kind."""
+    from judgeagent.engine.registry import registered
 
-    path = folder / MANIFEST
+    return next((cls.own_folder.marker for cls in registered().values() if cls.own_folder is not None and cls.own_folder.kind == kind), None)
+
+
+def _carry_own(path: Path, block: AuditBlock, replace: bool) -> Carried:
+    """Into the file marking a protocol's own folder: a seed set's manifest (seeds.json), which
+    every run made on the set copies into its metrics.json as ``seed_audit``."""
     manifest = _read(path)
     if manifest is None:
         return Carried(notes=[f"{path}: not there: the audit's figures stay in the audit folder"])

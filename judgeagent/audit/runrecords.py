@@ -1,23 +1,21 @@
 """A run's records, read for the audit: where questions were written and what each asked.
 
-The records come typed through their protocol's record model (judgeagent/records.py); the
-audit needs from them only where questions were written (:class:`Slot`: an interview's
-rounds, an escalation's steps, a contamination probe's questions) and what each asked
-question carries (:func:`asked_item`).
+The records come typed through their protocol's record model; the audit needs from them only
+where questions were written (:class:`Slot`, which the protocol that wrote the records says:
+``Protocol.audit_slots``) and what each asked question carries (:func:`asked_item`). The
+protocols are asked through the registry: nothing here knows one by its name or its records.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from judgeagent.audit.items import PASSED, UNGATED, AuditItem, PathStep, SourceChunk
 from judgeagent.bank.fill import item_id
+from judgeagent.engine.protocol import AuditSlot as Slot
+from judgeagent.engine.registry import AnyProtocol, protocol_class
 from judgeagent.metrics.audited import Answered
-from judgeagent.protocols.contamination import ProbeRecord
-from judgeagent.protocols.escalate import EscalationRecord
-from judgeagent.protocols.seeds import SeedRecord
-from judgeagent.records import BankItemRecord, FollowUpRecord, InterviewRecord, PathRecord, QuestionRecord, UnitRecord
+from judgeagent.records import PathRecord, QuestionRecord, UnitRecord
 from judgeagent.report.load import RunConfig, record_setting
 
 NO_LINKS = ("links: the run recorded the path's entities and chunks, not the edge walked between two entities (or whether the walk jumped); "
@@ -38,31 +36,14 @@ def records(run_dir: Path, config: RunConfig) -> list[UnitRecord]:
     return sorted(typed_records(run_dir, config.protocol or "judgeagent"), key=lambda r: r.batch_index)
 
 
-@dataclass
-class Slot:
-    """One place of a run record where a question was written: an interview round, an
-    escalation step, a contamination probe's question."""
-
-    batch: str
-    ref: str
-    index: int  # the path window the writer was given (what places the key letter)
-    qid: str  # the id the run gave the question written there
-    entry: FollowUpRecord  # level, path, question, gate, generation_attempts, counted_as
+def protocol_of(config: RunConfig) -> AnyProtocol:
+    """The protocol that wrote the run, from the registry."""
+    return protocol_class(config.protocol or "judgeagent")()
 
 
-def slots(record: UnitRecord) -> list[Slot]:
-    batch = record.batch_id
-    if isinstance(record, SeedRecord):
-        return [Slot(batch, f"{batch} ({record.kind.replace('_', '-')})", record.batch_index, batch, record.written)]
-    if isinstance(record, ProbeRecord):
-        return [Slot(batch, f"{batch} question {i + 1} (for seed {g.seed_id})", i, f"{batch}-c{i + 1}", g) for i, g in enumerate(record.generated)]
-    if isinstance(record, EscalationRecord):
-        word, tag, rounds = "step", "e", record.rounds
-    elif isinstance(record, InterviewRecord):
-        word, tag, rounds = "round", "r", record.rounds
-    else:
-        return []
-    return [Slot(batch, f"{batch} {word} {rd.round}", rd.round - 1, f"{batch}-{tag}{rd.round}", rd) for rd in rounds]
+def slots(record: UnitRecord, protocol: AnyProtocol) -> list[Slot]:
+    """Where ``record`` holds a question its protocol wrote (none for a protocol that writes none)."""
+    return protocol.audit_slots(record)
 
 
 def provenance(path: PathRecord | None) -> tuple[list[PathStep], list[SourceChunk], list[str]]:
@@ -94,36 +75,23 @@ def asked_item(slot: Slot, qtype: str, *, writer: str | None, source: str) -> Au
     if q is None:
         return None
     steps, chunks, missing = provenance(slot.entry.path)
+    for chunk in chunks:
+        chunk.cited = [text for chunk_id, text in slot.cited if chunk_id == chunk.chunk_id]
     if gate is None and not any(a.gate is not None for a in slot.entry.generation_attempts or []):
         missing.append("the quality gate's verdict (the gate was off, or the run predates it)")
     return AuditItem(
         item_id=item_id(qtype, q.question, q.options, q.answer), ref=slot.ref, qtype=qtype, question=q.question, options=q.options,
-        key=q.answer, level=slot.entry.level, counted_as=slot.entry.counted_as, status=PASSED if gate else UNGATED, batch=slot.batch,
+        key=q.answer, level=slot.level if slot.own_level else slot.entry.level, counted_as=slot.entry.counted_as, status=PASSED if gate else UNGATED, batch=slot.batch,
         path=steps, chunks=chunks, gate=gate.to_json() if gate else None, written_by=writer, source=source, rationale=rationale(q),
         missing=missing,
     )  # fmt: skip
 
 
-# What a run's accuracy on its generated items is called in its figures.
-WHAT = {"judgeagent": "follow-up questions (the extension accuracy)", "escalate": "escalation questions", "contamination": "generated questions",
-        "bank": "bank items"}
-
-
 def answered(run_dir: Path, config: RunConfig) -> tuple[list[Answered], str]:
-    """Every answer the run's figures count to a generated item (its main arm's), with the
+    """Every answer the run's figures count to an audited item (its main arm's), with the
     item's id, the level it counts as and whether it was right; and what the items are called."""
-    protocol, qtype = config.protocol or "judgeagent", config.question_type
-    recs = records(run_dir, config)
-    what = WHAT.get(protocol, "generated questions")
-    if protocol == "bank":
-        return [Answered(r.item_id, r.level or "unlabeled", r.correct) for r in recs if isinstance(r, BankItemRecord) and r.item_id], what
+    protocol, qtype = protocol_of(config), config.question_type
+    what = protocol.audited_accuracy or protocol.audited_items or "generated questions"
     arm = config.settings.main_arm
-    out = []
-    for rec in recs:
-        if record_setting(rec) != arm:
-            continue
-        for s in slots(rec):
-            q, a = s.entry.question, s.entry.answer
-            if q is not None and a is not None:
-                out.append(Answered(item_id(qtype, q.question, q.options, q.answer), s.entry.reported_level or "unknown", a.correct))
-    return out, what
+    recs = protocol.audited_records([r for r in records(run_dir, config) if record_setting(r) == arm], config.options)
+    return [a for rec in recs for a in protocol.audited_answers(rec, qtype)], what

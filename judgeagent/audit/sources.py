@@ -28,19 +28,15 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from judgeagent.audit.items import PASSED, AuditItem
-from judgeagent.audit.runrecords import asked_item, provenance, read_config, records, slots
+from judgeagent.audit.runrecords import asked_item, protocol_of, provenance, read_config, records, slots
+from judgeagent.engine.registry import AnyProtocol, registered
 from judgeagent.errors import JudgeAgentError
-from judgeagent.protocols.seeds import SeedRecord, SeedSettings, kept_seeds
-from judgeagent.protocols.seeds.folder import GENERATION
-from judgeagent.protocols.seeds.folder import MANIFEST as SEEDS_MANIFEST
-from judgeagent.records import BankItemRecord, JsonModel, PathRecord
+from judgeagent.records import JsonModel, PathRecord
 from judgeagent.report.load import RunConfig, record_setting
 from judgeagent.sweeps.board import Leaderboard
 from judgeagent.sweeps.state import SharedItem, SharedItems, SweepFile
 
 M = TypeVar("M", bound=JsonModel)
-
-WRITING_PROTOCOLS = ("judgeagent", "escalate", "contamination")
 
 
 @dataclass
@@ -67,8 +63,8 @@ def read_source(path: Path, *, include_rejected: bool = False) -> Source:
         raise JudgeAgentError(f"{path}: no such folder (give a run folder, a sweep folder or a graph folder with a question bank)")
     if (path / "sweep.json").exists():
         return read_sweep(path, include_rejected=include_rejected)
-    if (path / SEEDS_MANIFEST).exists():
-        return read_seed_set(path, include_rejected=include_rejected)
+    if (own := own_folder(path)) is not None:
+        return read_own_folder(path, own, include_rejected=include_rejected)
     if (path / "config.json").exists() or (path / "records.jsonl").exists():
         return read_run(path, include_rejected=include_rejected)
     if (path / "manifest.json").exists() or path.with_name(path.name + ".bank.sqlite").exists():
@@ -87,18 +83,20 @@ def _object(path: Path, model: type[M]) -> M:
 # ----------------------------------------------------------------------------- runs
 def read_run(run_dir: Path, *, include_rejected: bool = False) -> Source:
     config = read_config(run_dir)
-    protocol, qtype = config.protocol or "judgeagent", config.question_type
-    if protocol == "bank":
+    protocol, qtype = protocol_of(config), config.question_type
+    if protocol.audited_items and protocol.audited_in == "bank":
         return _bank_run(run_dir, config)
-    if protocol not in WRITING_PROTOCOLS:
-        raise JudgeAgentError(f"{run_dir}: a {protocol} run writes no questions to audit (judgeagent, escalate and contamination runs do, "
+    if not protocol.audited_items or not protocol.interviews:
+        writers = " and ".join(", ".join(n for n, cls in registered().items() if cls.audited_items and cls.interviews
+                                         and cls.audited_in == "records").rsplit(", ", 1))
+        raise JudgeAgentError(f"{run_dir}: a {protocol.name} run writes no questions to audit ({writers} runs do, "
                               "and so do sweeps and question banks)")  # fmt: skip
     judge = config.models.get("judge")
     writer = judge.label if judge else None
     arm = config.settings.main_arm
-    recs = [r for r in records(run_dir, config) if record_setting(r) == arm]
+    recs = protocol.audited_records([r for r in records(run_dir, config) if record_setting(r) == arm], config.options)
     notes = [] if arm == "full" and not config.settings.ablation else [f"only the {arm!r} arm's follow-ups (the figures' own)"]
-    all_slots = [s for rec in recs for s in slots(rec)]
+    all_slots = [s for rec in recs for s in slots(rec, protocol)]
     items = _unique([it for s in all_slots if (it := asked_item(s, qtype, writer=writer, source=str(run_dir))) is not None])
     if include_rejected:
         from judgeagent.audit.rejected import rejected_items
@@ -118,27 +116,29 @@ def _unique(items: list[AuditItem]) -> list[AuditItem]:
     return list(seen.values())
 
 
-# ----------------------------------------------------------------------------- seed sets
-def read_seed_set(folder: Path, *, include_rejected: bool = False) -> Source:
-    """The seeds of a seed set (`judgeagent seeds`): those in its questions.jsonl, each with the
-    sentences it cites marked in its passages."""
-    run_dir = folder / GENERATION
+# ----------------------------------------------------------------------------- a protocol's own folders
+def own_folder(path: Path) -> AnyProtocol | None:
+    """The protocol whose own kind of folder ``path`` is (a seed set), by the file that marks it."""
+    for cls in registered().values():
+        if cls.own_folder is not None and (path / cls.own_folder.marker).exists():
+            return cls()
+    return None
+
+
+def read_own_folder(folder: Path, protocol: AnyProtocol, *, include_rejected: bool = False) -> Source:
+    """The questions a protocol's own folder holds (a seed set's seeds, each with the sentences
+    it cites marked in its passages), read from the run inside it as the protocol says."""
+    own = protocol.own_folder
+    assert own is not None, "a protocol that writes a folder of its own"
+    run_dir = folder / own.run
     config = read_config(run_dir)
-    settings = SeedSettings.model_validate({k: v for k, v in config.options.items() if k in SeedSettings.model_fields})
+    qtype = protocol.audited_qtype(config.options) or config.question_type
     judge = config.models.get("judge")
     writer = judge.label if judge else None
-    kept = kept_seeds([r for r in records(run_dir, config) if isinstance(r, SeedRecord)], settings.n)
-    items = []
-    for rec in kept:
-        item = asked_item(slots(rec)[0], settings.question_type, writer=writer, source=str(folder))
-        if item is None:
-            continue
-        item.level = rec.written.difficulty
-        for chunk in item.chunks:
-            chunk.cited = [c.text for c in rec.written.citations if c.chunk_id == chunk.chunk_id]
-        items.append(item)
-    notes = ["a seed set keeps the tries the filters dropped in generation/records.jsonl, not as items: only its seeds are audited"] if include_rejected else []
-    return Source("seeds", folder, _unique(items), judge.to_json() if judge else None, {}, notes)
+    kept = protocol.audited_records(records(run_dir, config), config.options)
+    found = (asked_item(s, qtype, writer=writer, source=str(folder)) for rec in kept for s in slots(rec, protocol))
+    notes = [own.rejected_note] if include_rejected and own.rejected_note else []
+    return Source(own.kind, folder, _unique([it for it in found if it is not None]), judge.to_json() if judge else None, {}, notes)
 
 
 # ----------------------------------------------------------------------------- sweeps
@@ -272,7 +272,8 @@ def bank_suspects(graph_dir: Path, bank) -> dict[str, list[str]]:
 def _bank_run(run_dir: Path, config: RunConfig) -> Source:
     """A bank run's items are the bank's: their provenance is read from the bank itself."""
     graph = config.options.get("bank")
-    asked = {r.item_id for r in records(run_dir, config) if isinstance(r, BankItemRecord)}
+    protocol = protocol_of(config)
+    asked = {a.item_id for r in records(run_dir, config) for a in protocol.audited_answers(r, config.question_type or "")}
     if not graph:
         raise JudgeAgentError(f"{run_dir}/config.json: a bank run that does not name its bank")
     source = read_bank(Path(str(graph)))

@@ -7,10 +7,10 @@ handles Ctrl-C, failed calls and stops, and writes the outputs.
 """
 
 from judgeagent.engine.options import resolve
-from judgeagent.engine.protocol import LeakGuard, Protocol, split_seeds
+from judgeagent.engine.protocol import AuditSlot, OwnFolder, Protocol, split_seeds
 from judgeagent.engine.registry import register
 from judgeagent.engine.run import arun, open_run, run, run_loop
-from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
+from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices, Service
 
-__all__ = ["FinishedRun", "LeakGuard", "Protocol", "RunOutcome", "RunServices", "arun", "open_run", "register", "resolve", "run", "run_loop",
-           "split_seeds"]
+__all__ = ["AuditSlot", "FinishedRun", "OwnFolder", "Protocol", "RunOutcome", "RunServices", "Service", "arun", "open_run", "register", "resolve", "run",
+           "run_loop", "split_seeds"]

@@ -18,6 +18,11 @@ through the second, so every step receives typed options and typed records. Each
 the run's :class:`~judgeagent.engine.services.RunServices` (models, benchmark, graph,
 folder, ``append``, ``timed``), not the engine's state.
 
+What a protocol needs beyond that it declares, and the engine knows none of it by name: the
+run-wide helpers its units share (:meth:`Protocol.services`: a quality gate, a leakage guard;
+the stages build them) and what ``judgeagent audit`` may read of its records
+(:meth:`Protocol.audit_slots`, :attr:`Protocol.audited_items`).
+
 A new protocol is one module (this repository's ``judgeagent/protocols/``, or anywhere: it
 registers itself when imported) with a subclass of :class:`Protocol` decorated with
 ``judgeagent.engine.registry.register``, its options model (a subclass of
@@ -31,38 +36,49 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, get_args, get_origin
+from typing import Any, ClassVar, Generic, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
+from judgeagent.bank.fill import item_id
 from judgeagent.batches import Batch
 from judgeagent.blocks import Section
 from judgeagent.budgets import answering
 from judgeagent.config import EvalConfig, ProtocolOptions
-from judgeagent.data.benchmark import Question
 from judgeagent.engine.callplan import ONE, SEED_ACCURACY, Call, Rate, RateValues, Seen, answer_call
-from judgeagent.engine.services import FinishedRun, OptionsT, RecordT, RunOutcome, RunServices
-from judgeagent.records import AnswerRecord, Json, UnitRecord
-from judgeagent.stages.leakage import LeakCheck, guard_suggestions
-from judgeagent.stages.models import Models
+from judgeagent.engine.services import FinishedRun, OptionsT, RecordT, RunOutcome, RunServices, Service
+from judgeagent.metrics.audited import Answered
+from judgeagent.records import AnswerRecord, FollowUpRecord, Json, UnitRecord
 
 ANSWER = answering("answer", 30)  # the default plan: the target answers a unit's questions once
 Renderable = object  # what a headline holds: strings or rich renderables, printed in order
 Figures = dict[str, object]  # metrics.json, or a block of it
 
 
-@dataclass
-class LeakGuard:
-    """The leakage guard with the run's settings: checks (and if need be rewrites) an advice
-    text against the questions it will be shown with."""
+@dataclass(frozen=True)
+class AuditSlot:
+    """One place of a record where the run wrote a question its figures rest on (an interview
+    round, an escalation step, a probe's question, a seed): what ``judgeagent audit`` reads."""
 
-    models: Models
-    embedder: object
-    threshold: float
-    mode: str
+    batch: str  # the unit
+    ref: str  # how the audit page names the place ("b0003 round 2")
+    index: int  # the path window the writer was given (what places the key letter)
+    qid: str  # the id the run gave the question written there (its gate verdicts' in the journal)
+    entry: FollowUpRecord  # level, path, question, gate, generation_attempts, counted_as, answer
+    level: str | None = None  # the level it is audited at, when not the entry's (a seed's difficulty)
+    own_level: bool = False  # whether ``level`` stands (a seed without a difficulty is audited at none)
+    cited: tuple[tuple[str, str], ...] = ()  # (chunk id, sentence) the writer cited: the page highlights them
 
-    async def check(self, text: str, questions: list[Question]) -> LeakCheck:
-        return await guard_suggestions(self.models, text, questions, embedder=self.embedder, threshold=self.threshold, mode=self.mode)
+
+@dataclass(frozen=True)
+class OwnFolder:
+    """What a protocol that writes a folder of its own, not a run folder (``judgeagent seeds``:
+    a seed set), tells ``judgeagent audit`` about it."""
+
+    kind: str  # what the audit calls such a source ("seeds")
+    marker: str  # the file that marks the folder; the audit's block is carried into it
+    run: str  # the sub-folder holding the run that wrote it (config.json, records.jsonl)
+    rejected_note: str = ""  # why --include-rejected adds nothing, when it does not
 
 
 class Protocol(Generic[OptionsT, RecordT]):
@@ -82,8 +98,14 @@ class Protocol(Generic[OptionsT, RecordT]):
     interviews: ClassVar[bool] = True
     # What `judgeagent audit` checks of its runs, as the report names it: the questions a model
     # wrote (or a bank's items) that its figures rest on; empty when it writes none. The report
-    # and compare say whether anyone audited them.
+    # and compare say whether anyone audited them. Where the audit finds them: in the records
+    # (``audit_slots``), or in the question bank the run's ``bank`` option names (a bank run).
     audited_items: ClassVar[str] = ""
+    audited_in: ClassVar[Literal["records", "bank"]] = "records"
+    # What its accuracy on those items is called beside the audit's figures (default: audited_items).
+    audited_accuracy: ClassVar[str] = ""
+    # A protocol whose output is a folder of its own (a seed set), read by the audit as such.
+    own_folder: ClassVar[OwnFolder | None] = None
     # (label, key) pairs `compare` shows for this protocol; keys are those of compare_values().
     compare_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
     # The probabilities its call plan uses (their priors are the estimate's when no earlier
@@ -141,8 +163,15 @@ class Protocol(Generic[OptionsT, RecordT]):
     async def plan(self, run: RunServices[OptionsT, RecordT], todo: list[Batch]) -> None:
         """Graph work for the units to do, before any of them is asked (none by default)."""
 
+    def services(self, options: OptionsT) -> tuple[Service[Any], ...]:
+        """The run-wide helpers its units share (quality gates, the leakage guard), built in
+        this order once the models are up and the plans made, before :meth:`prime`; each step
+        reads one with ``run.service(declared)``. None by default."""
+        return ()
+
     def prime(self, run: RunServices[OptionsT, RecordT], todo: list[Batch]) -> None:
-        """Anything to set up once the plans are made (quality gates, leakage guard)."""
+        """Anything else to set up once the plans are made and the services built (texts to
+        embed before the units ask for them, state taken from the records finished before)."""
 
     async def ask_unit(self, run: RunServices[OptionsT, RecordT], unit: Batch) -> None:
         """Interview one unit and hand each finished record to ``run.append``."""
@@ -204,6 +233,33 @@ class Protocol(Generic[OptionsT, RecordT]):
         """Each graded answer of one record, where it sits in the record, and the difficulty
         level of the follow-up it answers. By default every :class:`AnswerRecord` in it."""
         return answer_grades(record)
+
+    # ------------------------------------------------------------------ auditing
+    def audit_slots(self, record: RecordT) -> list[AuditSlot]:
+        """Where ``record`` holds a question the run wrote and its figures rest on, for
+        ``judgeagent audit`` (with :attr:`audited_items`). None by default."""
+        return []
+
+    def audited_records(self, records: list[RecordT], options: Json) -> list[RecordT]:
+        """Which of a finished run's records the audit reads (of its main arm, when it has
+        arms), given the run's options as config.json keeps them (a seed set: the seeds it
+        kept, not every try). All by default."""
+        return records
+
+    def audited_qtype(self, options: Json) -> str | None:
+        """The question type of the questions it wrote, when not the benchmark's (a seed set's own)."""
+        return None
+
+    def audited_answers(self, record: RecordT, qtype: str) -> list[Answered]:
+        """The answers ``record`` counts to audited items: each with the item's id, the level
+        it counts as and whether it was right (what the audit's accuracy on valid items is
+        computed from). By default those of :meth:`audit_slots` that were asked."""
+        out = []
+        for s in self.audit_slots(record):
+            q, a = s.entry.question, s.entry.answer
+            if q is not None and a is not None:
+                out.append(Answered(item_id(qtype, q.question, q.options, q.answer), s.entry.reported_level or "unknown", a.correct))
+        return out
 
     def report_sections(self, run: FinishedRun[RecordT]) -> list[Section]:
         """Report sections (judgeagent.blocks.Section) for a finished run of this protocol."""

@@ -41,8 +41,9 @@ from judgeagent.engine import setup
 from judgeagent.engine.folder import RunFolder
 from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import Protocol
-from judgeagent.engine.services import RunOutcome, RunServices, RunState, read_records
-from judgeagent.errors import BudgetExceeded, CallFailed, ConfigError, RunInterrupted
+from judgeagent.engine.services import RunOutcome, RunServices, read_records
+from judgeagent.engine.session import Session
+from judgeagent.errors import BudgetExceeded, CallFailed, RunInterrupted
 from judgeagent.llm.breaker import CircuitOpen
 from judgeagent.records import IncompleteEntry, Json, JsonModel, UnitRecord
 from judgeagent.stages.models import Models
@@ -114,12 +115,14 @@ def incomplete_entry(unit: Batch, err: CallFailed) -> IncompleteEntry:
 
 
 class RunContext:
-    """One run as the engine runs it: the protocol, the services it offers the protocol's
-    steps (:class:`~judgeagent.engine.services.RunServices`), and what only the engine
-    touches: the client, the asking loop, the progress bar."""
+    """One run as the engine runs it: the protocol's :class:`~judgeagent.engine.session.Session`
+    (the protocol and the services it offers its steps, as an Inspect task drives them too),
+    and what only the engine touches: the run folder, the client, the asking loop, the
+    progress bar."""
 
-    def __init__(self, protocol: Protocol[Any, Any], run: AnyRun, state: RunState, *, console: Console | None = None):
-        self.protocol, self.run, self.state, self.console = protocol, run, state, console
+    def __init__(self, session: Session[AnyRun], *, console: Console | None = None):
+        self.session, self.console = session, console
+        self.protocol, self.run, self.state = session.protocol, session.run, session.state
         self.client: LLMClient | None = None
 
     # ------------------------------------------------------------------ opening
@@ -131,36 +134,28 @@ class RunContext:
         protocol, options = resolve(cfg)
         cfg = cfg.model_copy(update={"options": options.model_dump(mode="json")})
         target, judge, roles = setup.resolve_models(cfg, protocol.roles(options))
-        bench = batches = None
-        if protocol.needs_benchmark(options):
-            bench = setup.load(cfg)
-            batches = setup.seed_batches(cfg, bench, options)
-        state = RunState()
-        run: AnyRun = RunServices(cfg, options, protocol.records, target=target, judge=judge, roles=roles, bench=bench,
-                                  batches=batches or [], folder=RunFolder(Path(".")), state=state, progress=progress)
-        run.units = protocol.units(run)
-        if not run.units:
-            raise ConfigError(f"{cfg.data}: nothing to ask")
+        session: Session[AnyRun] = Session.open(cfg, protocol, options, target=target, judge=judge, roles=roles, progress=progress)
+        run = session.run
         if cfg.resume:
             run.folder = RunFolder(cfg.resume)
         else:
             name, data, kind = protocol.folder_name(run)
             run.folder = RunFolder.for_settings(protocol.identity(run), target=name, data=data, out=cfg.out, kind=kind)
         run.done = read_records(run.folder, protocol.records)
-        return cls(protocol, run, state, console=console)
+        return cls(session, console=console)
 
     # ------------------------------------------------------------------ the sequence
     async def go(self, reporter: Reporter | None) -> RunOutcome:
         """Steps 3 to 7 of the module docstring."""
-        protocol, run = self.protocol, self.run
+        protocol, run, session = self.protocol, self.run, self.session
         before = run.folder.read_config() if run.folder.config_path.exists() else None
         async with self.connected() as client:
-            todo = protocol.todo(run)
+            todo = session.todo()
             with run.timed("plan_s"):
-                await protocol.plan(run, todo)
+                await session.plan(todo)
             self.write_config(before=before)
             with run.timed("prime_s"):
-                protocol.prime(run, todo)
+                session.prime(todo)
             with run.timed("interview_s"):
                 await self.ask(todo)
             if self.state.stopped is None:
@@ -172,7 +167,7 @@ class RunContext:
             usage = self.llm_usage(client)
             # Now known: whether each model reasons, and whether its answers are samples.
             self.write_config(before=before, learned=client.usage.summary()["models"])
-        self.state.models = None
+        session.connect(None)
         return self.outputs(usage, reporter)
 
     def outputs(self, usage: dict[str, object], reporter: Reporter | None) -> RunOutcome:
@@ -180,7 +175,7 @@ class RunContext:
         protocol, run = self.protocol, self.run
         records = sorted(run.records(), key=lambda r: r.batch_index)
         self.state.usage = usage
-        metrics = protocol.metrics(run, records)
+        metrics = self.session.metrics(records)
         for name, content in protocol.outputs(run, records, metrics).items():
             run.write_json(name, content)
         if (audit := run.folder.kept_audit()) is not None:  # judgeagent audit's block, still true of these records
@@ -210,7 +205,7 @@ class RunContext:
                         seen.add(spec.identity)
                         await client.preflight(spec, start=False)  # a replay sends nothing
             self.client = client
-            self.state.models = Models(client, run.target, run.judge, seed=run.cfg.seed)
+            self.session.connect(Models(client, run.target, run.judge, seed=run.cfg.seed))
             yield client
 
     def llm_usage(self, client: LLMClient) -> dict[str, object]:
@@ -232,7 +227,7 @@ class RunContext:
         go on. A budget stop or an open circuit ends them all early but cleanly: what finished
         is kept, ``stopped`` says why. incomplete.json is written either way.
         """
-        run, client = self.run, self.client
+        client = self.client
         assert client is not None, "asked inside connected()"
         state = self.state
         state.incomplete = {}
@@ -240,7 +235,7 @@ class RunContext:
         async def one(unit: Batch) -> None:
             try:
                 with client.unit(unit.id):  # the Batch API's waves wait for every unit running
-                    await self.protocol.ask_unit(run, unit)
+                    await self.session.ask(unit)
             except CallFailed as e:
                 state.incomplete[unit.id] = incomplete_entry(unit, e)
                 self.write_incomplete()  # kept at once: a later Ctrl-C loses nothing

@@ -10,10 +10,12 @@ its asking loop, its stops). Each of its steps is handed the run's services:
 - the run folder: ``append`` a finished record (the protocol's record model, written at once),
   read them back typed, write a further JSON file;
 - ``timed`` to book a step's wall time in metrics.json, and the bookkeeping every
-  metrics.json reports.
+  metrics.json reports;
+- the run-wide helpers the protocol declared (:class:`Service`: its quality gates, its
+  leakage guard), built once the models are up, read with ``run.service(...)``.
 
-A protocol keeps its own per-run state (its plans, its quality gates) as typed attributes of
-its own objects; nothing is handed between steps through the engine.
+A protocol keeps its own per-run state (its plans) as typed attributes of its own objects;
+nothing is handed between steps through the engine.
 
 Also here: :class:`RunOutcome`, what a finished run returns, and :class:`FinishedRun`, a
 run folder as a protocol's report sections read it.
@@ -23,11 +25,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from judgeagent.batches import Batch
 from judgeagent.config import EvalConfig, ProtocolOptions
@@ -47,6 +49,19 @@ if TYPE_CHECKING:  # the graph layer's types, imported when used
 
 OptionsT = TypeVar("OptionsT", bound=ProtocolOptions)
 RecordT = TypeVar("RecordT", bound=UnitRecord)
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Service(Generic[S]):
+    """A helper every unit of a run shares (a quality gate per arm, the leakage guard), which a
+    protocol declares (:meth:`~judgeagent.engine.protocol.Protocol.services`) and whoever
+    drives the run builds once the models are up, just before ``prime``. The engine knows a
+    service by its name only: what it is and how it is built (``build``, from the run's
+    services) are the protocol's, or a stage's."""
+
+    name: str
+    build: Callable[[RunServices[Any, Any]], S]
 
 
 @dataclass
@@ -61,6 +76,7 @@ class RunState:
     models: Models | None = None  # inside the asking only
     graph: ContextGraph | None = None
     embedder: EmbeddingQueue | None = None
+    services: dict[str, object] = field(default_factory=dict)  # the protocol's declared services, by name, once built
 
 
 class RunServices(Generic[OptionsT, RecordT]):
@@ -134,6 +150,18 @@ class RunServices(Generic[OptionsT, RecordT]):
             graph = self._state.graph
             self._state.embedder = EmbeddingQueue(graph.embedder if graph is not None else shared_embedder())
         return self._state.embedder
+
+    def start_services(self, declared: tuple[Service[Any], ...]) -> None:
+        """Build the services a protocol declared, in order (one may use another's), inside
+        the asking: the driver's step, before the protocol's ``prime``."""
+        for s in declared:
+            self._state.services[s.name] = s.build(self)
+
+    def service(self, declared: Service[S]) -> S:
+        """A service the protocol declared, as built for this run."""
+        if declared.name not in self._state.services:
+            raise RuntimeError(f"no service {declared.name!r}: a protocol declares it in services(), and it is built before prime()")
+        return self._state.services[declared.name]  # type: ignore[return-value]  # stored by start_services from the same declaration
 
     # ------------------------------------------------------------------ the run folder
     def append(self, record: RecordT) -> None:

@@ -1,4 +1,4 @@
-"""What a run sets up before its first request: models, benchmark, batches, graph, gates.
+"""What a run sets up before its first request: models, benchmark, batches, graph.
 
 Everything here that can fail on bad setup (a model name, a key, the data, a graph built from
 other data) fails with a one-line error before any model is asked anything.
@@ -7,24 +7,22 @@ other data) fails with a one-line error before any model is asked anything.
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from judgeagent.batches import Batch, make_batches
-from judgeagent.config import EvalConfig, GenerationOptions, ProtocolOptions, SeedOptions
+from judgeagent.config import EvalConfig, ProtocolOptions, SeedOptions
 from judgeagent.data import load_benchmark
-from judgeagent.data.benchmark import Benchmark, Question
+from judgeagent.data.benchmark import Benchmark
 from judgeagent.errors import ConfigError
-from judgeagent.records import FollowUpRecord, JsonModel
+from judgeagent.records import JsonModel
 
 if TYPE_CHECKING:
     from judgeagent.graph import ContextGraph
     from judgeagent.llm.registry import ModelSpec
-    from judgeagent.stages.gate import QualityGate
-    from judgeagent.stages.models import Models
 
 VERSIONED = ("judgeagent", "spacy", "sentence-transformers", "faiss-cpu", "openai", "llama-cpp-python", "networkx", "numpy", "torch")
 
@@ -80,30 +78,6 @@ def graph_matches(manifest: dict[str, Any], bench: Benchmark) -> bool:
 
     settings = manifest.get("settings")
     return isinstance(settings, dict) and input_hash(bench, settings) == manifest.get("input_hash")
-
-
-def make_gates(options: GenerationOptions, scopes: list[str], bench: Benchmark, models: Models, embedder: object,
-               done: Iterable[tuple[str, Sequence[FollowUpRecord]]]) -> dict[str, QualityGate]:
-    """One quality gate per scope (an arm of the run), primed with the questions a resumed
-    run already accepted: ``done`` holds each finished unit's (scope, follow-ups), in unit order."""
-    if not options.gate:
-        return {}
-    from judgeagent.stages.gate import GateConfig, QualityGate
-
-    seeds = [q.question for q in bench.questions]
-    # Overlap only pays when the judge can answer the early call beside other units' calls.
-    overlap = options.gate_overlap and models.judge.concurrency > 1
-    gate_cfg = GateConfig(check_hops=options.check_hops, seed_similarity=options.seed_similarity, overlap=overlap)
-    gates = {name: QualityGate(models, embedder, seeds, gate_cfg, scope=name) for name in scopes}
-    for gate in gates.values():
-        gate.prime()
-    for scope, followups in done:
-        if (scoped := gates.get(scope)) is None:
-            continue
-        for f in followups:
-            if f.question is not None:
-                scoped.accept(Question(**f.question.fields()))
-    return gates
 
 
 def package_versions() -> dict[str, str]:

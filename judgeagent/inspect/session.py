@@ -1,13 +1,14 @@
 """One Inspect eval of a protocol: the run engine's services over Inspect's models.
 
-A ``judgeagent evaluate`` run and an Inspect task call the same protocol steps
-(:mod:`judgeagent.engine.protocol`): ``units`` makes the samples (one per seed batch for the
-JudgeAgent interview, one per seed for the per-seed protocols), ``plan`` and ``prime`` run
-once, at the first sample (the graph is loaded, or built as ``build-graph`` would, and the
-knowledge paths planned for every unit, exactly as the CLI plans them), then each sample is
-one ``ask_unit``. What differs is only what the engine does around them: here Inspect owns
-the asking loop, the concurrency (``--max-samples``), retries, Ctrl-C and the log, and the
-client's one attempt is a call of Inspect's model (:mod:`judgeagent.llm.inspect_model`).
+A ``judgeagent evaluate`` run and an Inspect task drive a protocol through the same
+:class:`~judgeagent.engine.session.Session`: ``units`` makes the samples (one per seed batch
+for the JudgeAgent interview, one per seed for the per-seed protocols), ``plan`` and
+``prime`` run once, at the first sample (the graph is loaded, or built as ``build-graph``
+would, the knowledge paths planned for every unit exactly as the CLI plans them, and the
+services the protocol declared built), then each sample is one ``ask``. What differs is
+only what the driver does around them: here Inspect owns the asking loop, the concurrency
+(``--max-samples``), retries, Ctrl-C and the log, and the client's one attempt is a call of
+Inspect's model (:mod:`judgeagent.llm.inspect_model`).
 
 A call that brings no answer after Inspect's retries is the sample's error, never a wrong
 answer: ``inspect eval-retry`` asks that unit again. The closing steps a CLI run adds after
@@ -24,11 +25,11 @@ from typing import Any
 
 from judgeagent.batches import Batch
 from judgeagent.config import EvalConfig, LLMConfig, ProtocolOptions
-from judgeagent.engine import setup
 from judgeagent.engine.folder import RunFolder
 from judgeagent.engine.options import resolve
 from judgeagent.engine.protocol import Grade, Protocol
 from judgeagent.engine.services import RunServices, RunState
+from judgeagent.engine.session import Session
 from judgeagent.errors import ConfigError
 from judgeagent.llm.client import LLMClient, Transport
 from judgeagent.llm.inspect_model import TARGET, Exchange, InspectTransport, inspect_spec, recording
@@ -66,14 +67,9 @@ class InspectSession:
         if off := [k for k in AFTER_THE_LAST_UNIT if getattr(options, k, False)]:
             raise ConfigError(f"-T {off[0]}: runs after every unit is done, which an Inspect task cannot; use judgeagent evaluate")
         self.cfg, self.protocol = cfg, protocol
-        bench = setup.load(cfg)
-        target, judge = inspect_spec(TARGET), inspect_spec(JUDGE)
-        self.state = RunState()
-        self.run = HeldRun(cfg, options, protocol.records, target=target, judge=judge, roles={}, bench=bench,
-                           batches=setup.seed_batches(cfg, bench, options), folder=RunFolder(Path(".")), state=self.state)
-        self.run.units = protocol.units(self.run)
-        if not self.run.units:
-            raise ConfigError(f"{cfg.data}: nothing to ask")
+        self.session: Session[HeldRun] = Session.open(cfg, protocol, options, target=inspect_spec(TARGET), judge=inspect_spec(JUDGE), roles={},
+                                                      services=HeldRun)
+        self.run = self.session.run
         self.units = {u.id: u for u in self.run.units}
         self._lock = asyncio.Lock()
         self._ready = False
@@ -87,7 +83,7 @@ class InspectSession:
 
     async def ready(self) -> None:
         """Once, inside the first sample: the roles bound to models, the client over Inspect's
-        models, the protocol's plans for every unit and its gates and guard."""
+        models, the protocol's plans for every unit and the services it declared."""
         async with self._lock:
             if self._ready:
                 return
@@ -100,10 +96,11 @@ class InspectSession:
             transports: dict[str, Transport] = {spec.identity: InspectTransport(role) for role, spec in specs}
             # Inspect retries and caches; one attempt here, and no journal of our own.
             client = LLMClient(None, LLMConfig(no_cache=True, max_attempts=1), transports=transports)
-            self.state.models = Models(client, run.target, run.judge, seed=run.seed)
-            todo = protocol.todo(run)
-            await protocol.plan(run, todo)
-            protocol.prime(run, todo)
+            session = self.session
+            session.connect(Models(client, run.target, run.judge, seed=run.seed))
+            todo = session.todo()
+            await session.plan(todo)
+            session.prime(todo)
             self._ready = True
 
     async def ask(self, unit_id: str) -> tuple[Batch, list[UnitRecord], list[Exchange]]:
@@ -111,7 +108,7 @@ class InspectSession:
         await self.ready()
         unit = self.units[unit_id]
         with recording() as calls:
-            await self.protocol.ask_unit(self.run, unit)
+            await self.session.ask(unit)
         return unit, self.run.finished.pop(unit.id, []), calls
 
 

@@ -28,6 +28,7 @@ from judgeagent.engine.protocol import Figures, Protocol, Renderable
 from judgeagent.engine.registry import register
 from judgeagent.engine.services import RunOutcome, RunServices
 from judgeagent.errors import ConfigError
+from judgeagent.metrics.audited import Answered
 from judgeagent.records import AbilityRecord, BankItemRecord, Json, JsonModel
 from judgeagent.stages.extension import path_text
 from judgeagent.stages.grading import answer_messages
@@ -72,6 +73,7 @@ class BankRun(Protocol[BankOptions, BankItemRecord]):
     label = "bank items"
     writes_report = False
     audited_items = "bank items"
+    audited_in = "bank"  # the items a bank run asked are the bank's: their provenance is read from it
     rates = ()  # one request per item asked: nothing random to learn
 
     def __init__(self) -> None:
@@ -178,6 +180,10 @@ class BankRun(Protocol[BankOptions, BankItemRecord]):
         bank, mode, target = self.stored()[0], self.mode(run.options), run.target
         bank.write([], [BankAnswer(r.item_id, target.identity, target.name, str(run.folder.path.resolve()), mode, r.target_answer.reply,
                                    r.target_answer.chosen, r.correct) for r in records])
+
+    def audited_answers(self, record: BankItemRecord, qtype: str) -> list[Answered]:
+        """The stored item the record asked, by its bank id."""
+        return [Answered(record.item_id, record.level or "unlabeled", record.correct)] if record.item_id else []
 
     def headline(self, outcome: RunOutcome, cfg: EvalConfig) -> list[Renderable]:
         return bank_lines(BankFigures.from_json(outcome.metrics), cfg.target)

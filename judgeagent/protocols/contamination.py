@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 from rich.table import Table
@@ -36,36 +37,18 @@ from judgeagent.batches import Batch, together
 from judgeagent.budgets import GRADING, answering
 from judgeagent.config import EvalConfig, GenerationOptions
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.engine.callplan import (
-    ONE,
-    PATH_FOUND,
-    SHARED_RATES,
-    Call,
-    Count,
-    RateValues,
-    Seen,
-    answer_call,
-    bernoulli,
-    binomial,
-    followup_answer_calls,
-    followup_calls,
-    phrase_judge_calls,
-    seen_answers,
-    seen_followups,
-    written_ok,
-)
-from judgeagent.engine.protocol import Figures, Protocol, Renderable
+from judgeagent.engine.callplan import ONE, Call, Count, RateValues, Seen, answer_call, bernoulli, binomial, phrase_judge_calls, seen_answers
+from judgeagent.engine.protocol import AuditSlot, Figures, Protocol, Renderable
 from judgeagent.engine.registry import register
-from judgeagent.engine.services import RunOutcome, RunServices
-from judgeagent.engine.setup import make_gates
-from judgeagent.followup import FollowUpWriter
-from judgeagent.interview import grade_seeds, record_head
+from judgeagent.engine.services import RunOutcome, RunServices, Service
 from judgeagent.metrics.stats import unpaired_gap_ci
-from judgeagent.planning import PathLength, Plan, Setting, plan_batches
+from judgeagent.protocols.stage_plans import PATH_FOUND, SHARED_RATES, followup_answer_calls, followup_calls, seen_followups, written_ok
 from judgeagent.records import AnswerRecord, FollowUpRecord, GradedSeedsRecord, Json, JsonModel, flags
-from judgeagent.stages.gate import QualityGate, gate_summary
-from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.followup import FollowUpWriter
+from judgeagent.stages.gate import QualityGate, gate_summary, make_gates
+from judgeagent.stages.grading import Answer, ask_batch, grade_seeds
 from judgeagent.stages.models import Models
+from judgeagent.stages.planning import PathLength, Plan, Setting, plan_batches, record_head
 
 CONTAMINATION = answering("contamination", 30)  # the target answers the generated questions
 PROBE = Setting("full")  # the path is planned as in a full interview: from the seeds' entities
@@ -192,6 +175,16 @@ class ContaminationOptions(GenerationOptions):
 Run = RunServices[ContaminationOptions, ProbeRecord]
 
 
+def quality_gate(run: Run) -> QualityGate | None:
+    """The same quality gate as an interview's (an unsound question would widen the gap by
+    itself), primed with the questions the batches finished before accepted."""
+    done = [(PROBE.name, r.generated) for r in run.done]  # a probe's records hold one arm and do not name it
+    return make_gates(run.options, [PROBE.name], run.bench, run.models, run.embedder(), done).get(PROBE.name)
+
+
+GATE = Service("quality gate", quality_gate)
+
+
 @register
 class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
     name = "contamination"
@@ -203,7 +196,6 @@ class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
 
     def __init__(self) -> None:
         self.plans: dict[tuple[str, str], Plan] = {}
-        self.gate: QualityGate | None = None
 
     def needs_graph(self, options: ContaminationOptions) -> bool:
         return True
@@ -227,14 +219,12 @@ class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
         length = PathLength(opts.hops, opts.batch_size, run.seed)
         self.plans = plan_batches(graph, SpacyExtractor(), run.batches, [(PROBE, b) for b in todo], length)
 
-    def prime(self, run: Run, todo: list[Batch]) -> None:
-        # The same quality gate as an interview: an unsound question would widen the gap by itself.
-        done = [(PROBE.name, r.generated) for r in run.done]  # a probe's records hold one arm and do not name it
-        self.gate = make_gates(run.options, [PROBE.name], run.bench, run.models, run.embedder(), done).get(PROBE.name)
+    def services(self, options: ContaminationOptions) -> tuple[Service[Any], ...]:
+        return (GATE,)
 
     async def ask_unit(self, run: Run, unit: Batch) -> None:
         plan = self.plans[(PROBE.name, unit.id)]
-        run.append(await probe_batch(run.models, run.bench, unit, plan, run.options, run.seed, self.gate))
+        run.append(await probe_batch(run.models, run.bench, unit, plan, run.options, run.seed, run.service(GATE)))
 
     def call_plan(self, run: Run, unit: Batch | None, rates: RateValues) -> list[Call]:
         """Per batch: the seed answers, one follow-up per seed written at its level through the
@@ -260,6 +250,11 @@ class Contamination(Protocol[ContaminationOptions, ProbeRecord]):
 
     def observe(self, records: Sequence[ProbeRecord]) -> Iterable[Seen]:
         return [*seen_answers([a for r in records for a in r.seed_answers]), *seen_followups([g for r in records for g in r.generated])]
+
+    def audit_slots(self, record: ProbeRecord) -> list[AuditSlot]:
+        """Each question written for a seed, from the batch path's window of that seed."""
+        b = record.batch_id
+        return [AuditSlot(b, f"{b} question {i + 1} (for seed {g.seed_id})", i, f"{b}-c{i + 1}", g) for i, g in enumerate(record.generated)]
 
     def metrics(self, run: Run, records: list[ProbeRecord]) -> Figures:
         """The figures over the finished batches alone, and which batches are missing and why:

@@ -20,26 +20,16 @@ from judgeagent.blocks import DASH, Heading, Section, Table, TableBlock, pct
 from judgeagent.budgets import answering
 from judgeagent.config import EvalConfig, GenerationOptions
 from judgeagent.data.benchmark import Question
-from judgeagent.engine.callplan import (
-    PATH_FOUND,
-    SEED_ACCURACY,
-    SHARED_RATES,
-    Call,
-    Count,
-    RateValues,
-    Seen,
-    followup_calls,
-    seen_followups,
-    written_ok,
-)
-from judgeagent.engine.protocol import Renderable
+from judgeagent.engine.callplan import SEED_ACCURACY, Call, Count, RateValues, Seen
+from judgeagent.engine.protocol import AuditSlot, Renderable
 from judgeagent.engine.registry import register
 from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 from judgeagent.metrics.escalation import LEVELS, EscalationFigures, escalation_metrics
-from judgeagent.planning import PathLength
 from judgeagent.protocols.seedwise import Parts, SeedProtocol
+from judgeagent.protocols.stage_plans import PATH_FOUND, SHARED_RATES, followup_calls, seen_followups, written_ok
 from judgeagent.records import AnswerRecord, FollowUpRecord, Json, RoundRecord, SeedUnitRecord, read_figures
 from judgeagent.stages.grading import Answer, ask_batch
+from judgeagent.stages.planning import PathLength
 
 FAILS_PER_LEVEL = 2
 ESCALATE = answering("escalate", 15)  # the target answers a rung's question
@@ -129,6 +119,11 @@ class Escalate(SeedProtocol[EscalateOptions, EscalationRecord]):
         p_question = rates[PATH_FOUND] * written_ok(rates, opts.generation_tries, opts.gate)
         windows, asked = ladder(p_question, rates[SEED_ACCURACY], len(LEVELS), FAILS_PER_LEVEL, WINDOWS)
         return followup_calls(run.bench, unit, "mixed", windows, opts, rates, answer_stage=ESCALATE, asked=asked)
+
+    def audit_slots(self, record: EscalationRecord) -> list[AuditSlot]:
+        """Each step of the ladder that wrote a question."""
+        b = record.batch_id
+        return [AuditSlot(b, f"{b} step {rd.round}", rd.round - 1, f"{b}-e{rd.round}", rd) for rd in record.rounds]
 
     def observe(self, records: Sequence[EscalationRecord]) -> Iterable[Seen]:
         """The follow-ups' rates; a rung's answer stands in for a seed's accuracy."""

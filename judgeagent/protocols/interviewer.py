@@ -25,18 +25,15 @@ from judgeagent.engine.callplan import (
     ONE,
     REPLY_OK,
     SEED_ACCURACY,
-    SHARED_RATES,
     STAND_IN_ADVICE,
     Call,
     RateValues,
     Seen,
     answer_call,
     bernoulli,
-    guard_calls,
     less_one,
     phrase_judge_calls,
     seen_answers,
-    seen_leaks,
     stand_in_reply,
     tries,
 )
@@ -47,6 +44,7 @@ from judgeagent.metrics import interviewer as im
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.protocols.dialogue import Reply, Text, question_text, reply_messages, reply_stage, target_reply, transcript
 from judgeagent.protocols.seedwise import Parts, SeedProtocol
+from judgeagent.protocols.stage_plans import SHARED_RATES, guard_calls, seen_leaks
 from judgeagent.records import AnswerRecord, Json, JsonModel, LeakRecord, QuestionRecord, SeedUnitRecord, omittable, read_figures
 from judgeagent.stages.grading import Answer, ask_batch
 from judgeagent.stages.leak_judge import resolve_leak_check

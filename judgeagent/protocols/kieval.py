@@ -26,12 +26,12 @@ from judgeagent.engine.registry import register
 from judgeagent.engine.services import FinishedRun, RunOutcome, RunServices
 from judgeagent.llm.registry import ModelSpec
 from judgeagent.metrics import kieval as score
-from judgeagent.planning import PathLength, Plan
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.protocols.dialogue import Reply, Text, question_text, reply_messages, reply_stage, target_reply, transcript
 from judgeagent.protocols.seedwise import Parts, SeedProtocol
 from judgeagent.records import Json, JsonModel, SeedUnitRecord, read_figures
 from judgeagent.stages.extension import path_text
+from judgeagent.stages.planning import PathLength, Plan
 
 ASPECTS = schemas.KIEVAL_ASPECTS
 KIEVAL_TARGET = reply_stage("kieval-target", 70)  # the target's reply to a turn

@@ -6,32 +6,32 @@ returns its record) and what its records add up to (``figures``); the engine run
 What a subclass needs beyond the seeds it says by overriding, typed, never by what its
 options happen to hold: ``path_length`` (a knowledge path per seed), ``generation`` (the
 options its follow-ups are written with, through the quality gate) and ``guarded`` (the
-options of the leakage guard its advice goes through).
+options of the leakage guard its advice goes through). The gate and the guard are the
+protocol's declared services, built when those say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from judgeagent.batches import Batch
 from judgeagent.config import GenerationOptions, GuardOptions, SeedOptions
 from judgeagent.data.benchmark import Benchmark
-from judgeagent.engine.protocol import Figures, LeakGuard, Protocol, split_seeds
-from judgeagent.engine.services import RunServices
-from judgeagent.engine.setup import make_gates
-from judgeagent.followup import FollowUpWriter
-from judgeagent.interview import Head, record_head
-from judgeagent.planning import NO_PLAN, PathLength, Plan, Setting, plan_batches
+from judgeagent.engine.protocol import Figures, Protocol, split_seeds
+from judgeagent.engine.services import RunServices, Service
 from judgeagent.records import FollowUpRecord, SeedUnitRecord
+from judgeagent.stages.followup import FollowUpWriter
 from judgeagent.stages.models import Models
+from judgeagent.stages.planning import NO_PLAN, Head, PathLength, Plan, Setting, plan_batches, record_head
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
     from judgeagent.llm.registry import ModelSpec
     from judgeagent.stages.gate import QualityGate
+    from judgeagent.stages.leakage import LeakGuard
 
 SETTING = Setting("full")  # the path is planned as in a full interview: from the seeds' entities
 
@@ -64,8 +64,8 @@ class SeedProtocol(Protocol[Opts, Rec]):
 
     def __init__(self) -> None:
         self.plans: dict[str, Plan] = {}  # unit id → its plan
-        self.gate: QualityGate | None = None
-        self.guard: LeakGuard | None = None
+        self.gate = Service("quality gate", self.quality_gate)
+        self.guard = Service("leakage guard", self.leakage_guard)
 
     # ------------------------------------------------------------------ what a subclass needs
     def path_length(self, options: Opts, seed: int) -> PathLength | None:
@@ -104,24 +104,38 @@ class SeedProtocol(Protocol[Opts, Rec]):
         plans = plan_batches(graph, SpacyExtractor(), run.units, [(SETTING, u) for u in todo], length)
         self.plans = {uid: plan for (_, uid), plan in plans.items()}
 
+    def services(self, options: Opts) -> tuple[Service[Any], ...]:
+        """The quality gate and the leakage guard (each None when the protocol has no use for it)."""
+        return (self.gate, self.guard)
+
+    def quality_gate(self, run: RunServices[Opts, Rec]) -> QualityGate | None:
+        """The run's quality gate, when the protocol writes questions over a graph, primed
+        with the follow-ups the seeds finished before accepted."""
+        from judgeagent.stages.gate import make_gates
+
+        gen = self.generation(run.options)
+        if run.graph is None or gen is None:
+            return None
+        done = [(r.setting, self.followups(r)) for r in run.done]
+        return make_gates(gen, [SETTING.name], run.bench, run.models, run.embedder(), done).get(SETTING.name)
+
+    def leakage_guard(self, run: RunServices[Opts, Rec]) -> LeakGuard | None:
+        """The leakage guard, when the protocol shows the target advice."""
+        from judgeagent.stages.leakage import LeakGuard
+
+        options = self.guarded(run.options)
+        return LeakGuard.of(run.models, run.embedder(), options) if options is not None else None
+
     def prime(self, run: RunServices[Opts, Rec], todo: list[Batch]) -> None:
-        """The quality gate (when the protocol writes questions over a graph) and the leakage
-        guard (when it shows advice), with the seeds' vectors embedded in one pass."""
-        from judgeagent.stages.leak_judge import resolve_leak_check
+        """The seeds' vectors the leakage guard compares with, embedded in one pass."""
         from judgeagent.stages.leakage import prime_guard
 
-        embedder = run.embedder()
-        gen = self.generation(run.options)
-        if run.graph is not None and gen is not None:
-            done = [(r.setting, self.followups(r)) for r in run.done]
-            self.gate = make_gates(gen, [SETTING.name], run.bench, run.models, embedder, done).get(SETTING.name)
-        prime_guard(embedder, [q for u in todo for q in u.questions])
-        if (guard := self.guarded(run.options)) is not None:
-            self.guard = LeakGuard(run.models, embedder, guard.leak_threshold, resolve_leak_check(guard.leak_check, run.models.judge))
+        prime_guard(run.embedder(), [q for u in todo for q in u.questions])
 
     async def ask_unit(self, run: RunServices[Opts, Rec], unit: Batch) -> None:
         plan = self.plans[unit.id]
-        parts = Parts(run.options, run.seed, run.models, run.bench, plan, record_head(unit, plan), self.gate, self.guard, run.roles.get("evaluator"))
+        parts = Parts(run.options, run.seed, run.models, run.bench, plan, record_head(unit, plan), run.service(self.gate), run.service(self.guard),
+                      run.roles.get("evaluator"))
         run.append(await self.interview(unit, parts))
 
     async def interview(self, unit: Batch, parts: Parts[Opts]) -> Rec:
@@ -136,3 +150,4 @@ class SeedProtocol(Protocol[Opts, Rec]):
     def metrics(self, run: RunServices[Opts, Rec], records: list[Rec]) -> Figures:
         m: Figures = {"protocol": self.name, "n_questions": sum(len(r.seed) for r in records), self.name: asdict(self.figures(records, run.options))}
         return m | dict(run.bookkeeping({r.batch_id for r in records}))
+

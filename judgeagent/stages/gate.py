@@ -32,14 +32,15 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from judgeagent.budgets import gate_stage
-from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.config import GenerationOptions
+from judgeagent.data.benchmark import Benchmark, Question, QuestionType
 from judgeagent.graph.embed_queue import embed
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
@@ -370,6 +371,29 @@ class QualityGate:
             self._accepted_vecs = grown
         self._accepted_vecs[n] = vec
         self._accepted.append(question.question)
+
+
+def make_gates(options: GenerationOptions, scopes: list[str], bench: Benchmark, models: Models, embedder: object,
+               done: Iterable[tuple[str, Sequence[FollowUpRecord]]]) -> dict[str, QualityGate]:
+    """One quality gate per scope (an arm of the run) with the run's settings, primed with the
+    questions a resumed run already accepted: ``done`` holds each finished unit's (scope,
+    follow-ups), in unit order. None when ``options`` turn the gate off."""
+    if not options.gate:
+        return {}
+    seeds = [q.question for q in bench.questions]
+    # Overlap only pays when the judge can answer the early call beside other units' calls.
+    overlap = options.gate_overlap and models.judge.concurrency > 1
+    gate_cfg = GateConfig(check_hops=options.check_hops, seed_similarity=options.seed_similarity, overlap=overlap)
+    gates = {name: QualityGate(models, embedder, seeds, gate_cfg, scope=name) for name in scopes}
+    for gate in gates.values():
+        gate.prime()
+    for scope, followups in done:
+        if (scoped := gates.get(scope)) is None:
+            continue
+        for f in followups:
+            if f.question is not None:
+                scoped.accept(Question(**f.question.fields()))
+    return gates
 
 
 def gate_summary(rounds: Iterable[FollowUpRecord]) -> dict:

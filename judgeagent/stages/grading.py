@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judgeagent.batches import together
-from judgeagent.budgets import PHRASE_JUDGE, answer_tokens
-from judgeagent.data.benchmark import Question, QuestionType
+from judgeagent.batches import Batch, together
+from judgeagent.budgets import GRADING, PHRASE_JUDGE, answer_tokens
+from judgeagent.data.benchmark import Benchmark, Question, QuestionType
 from judgeagent.errors import CallFailed
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages.answers import (  # noqa: F401  (NULL_ANSWERS, is_null_answer: still importable from here)
@@ -141,6 +141,11 @@ async def ask_batch(
     # The answers are graded at once: the judge's verdicts on several phrase answers are
     # independent, so under --batch-api they share one wave instead of one wave each.
     return list(await together(*(grade(models, qtype, q, reply, error=error if reply is None else None) for q, reply in zip(questions, replies))))
+
+
+async def grade_seeds(models: Models, bench: Benchmark, batch: Batch) -> list[Answer]:
+    """Stage 1: the target answers a batch's seed questions once, in one prompt."""
+    return await ask_batch(models, bench.qtype, batch.questions, stage=GRADING.name, context=batch.context)
 
 
 async def grade(models: Models, qtype: QuestionType, q: Question, reply: str | None, *, error: str | None = None) -> Answer:

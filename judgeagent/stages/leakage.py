@@ -50,13 +50,14 @@ from typing import Any
 import numpy as np
 
 from judgeagent.budgets import LEAK_REWRITE
+from judgeagent.config import GuardOptions
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue, embed
 from judgeagent.graph.fixed_precision import decision_embedder
 from judgeagent.prompts import messages, render, schemas
 from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check
+from judgeagent.stages.leak_judge import JudgeVerdict, judge_leak_check, resolve_leak_check
 from judgeagent.stages.leak_learned import weigh
 from judgeagent.stages.leak_lists import without_even_lists
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks
@@ -65,6 +66,7 @@ from judgeagent.stages.leak_rules import sentences as rule_sentences
 from judgeagent.stages.leak_rules.answer import letter_leaks, option_text_leaks, reference_leaks
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
 from judgeagent.stages.leak_vectors import check_embedder
+from judgeagent.stages.models import Models
 
 # The checks on the answer itself: the guard before eliminations, disclosure and pointers.
 ANSWER_RULES = ("option_text", "answer_letter", "reference_phrase")
@@ -345,6 +347,25 @@ async def guard_suggestions(
 
 
 NOTHING_TO_KEEP = "no rewrite asked: the suggestions are nothing but option letters, no advice to keep"
+
+
+@dataclass
+class LeakGuard:
+    """The leakage guard with the run's settings: checks (and if need be rewrites) an advice
+    text against the questions it will be shown with."""
+
+    models: Models
+    embedder: object
+    threshold: float
+    mode: str
+
+    @classmethod
+    def of(cls, models: Models, embedder: object, options: GuardOptions) -> LeakGuard:
+        """The guard a protocol's ``leak_threshold`` and ``leak_check`` ask for (``auto``: by the judge)."""
+        return cls(models, embedder, options.leak_threshold, resolve_leak_check(options.leak_check, models.judge))
+
+    async def check(self, text: str, questions: list[Question]) -> LeakCheck:
+        return await guard_suggestions(self.models, text, questions, embedder=self.embedder, threshold=self.threshold, mode=self.mode)
 
 
 def only_letters(suggestions: str, questions: list[Question]) -> bool:

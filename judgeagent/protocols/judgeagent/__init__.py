@@ -6,6 +6,21 @@ interview the batch under each arm still to do: one arm normally, the paper's fo
 judge's closing summary, and the paper's Appendix E.2 experiments when asked
 (:mod:`~judgeagent.protocols.judgeagent.appendix_e2`), which run on the interview's records
 and over the same journal, so they never change its figures.
+
+The interview in this package, in reading order:
+
+    __init__.py     this protocol: its arms, each batch's plan made up front, the services it
+                    declares (a quality gate per arm, the leakage guard), one batch's steps,
+                    the closing summary and the figures
+    options.py      its flags (one pydantic model) and its arms (the paper's ablation)
+    interview.py    one batch under one arm: extend round by round at the difficulty
+                    controller's level, then the judge's feedback and the seeds re-asked with
+                    its suggestions, behind the leakage guard, beside the two controls
+    plan.py         the requests a batch sends, for ``--dry-run``
+    appendix_e2.py  the Appendix E.2 experiments; terminal.py and report.py present the run
+
+What it shares with other protocols are the stages it calls (:mod:`judgeagent.stages`: the
+knowledge path planning, the follow-up writer, grading, feedback, the gate, the guard).
 """
 
 from __future__ import annotations
@@ -13,28 +28,52 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judgeagent.batches import Batch, batch_seed
 from judgeagent.blocks import Section
 from judgeagent.config import EvalConfig
 from judgeagent.engine.callplan import Call, RateValues, Seen
-from judgeagent.engine.protocol import Figures, Protocol, Renderable
+from judgeagent.engine.protocol import AuditSlot, Figures, Protocol, Renderable
 from judgeagent.engine.registry import register
-from judgeagent.engine.services import FinishedRun, RunOutcome
-from judgeagent.engine.setup import make_gates
-from judgeagent.interview import answers_from, grade_seeds, interview_batch
+from judgeagent.engine.services import FinishedRun, RunOutcome, Service
 from judgeagent.metrics.summary import compute_metrics
-from judgeagent.planning import PathLength, Plan, Setting, plan_batches
 from judgeagent.protocols.judgeagent import appendix_e2, plan, terminal
+from judgeagent.protocols.judgeagent.interview import answers_from, interview_batch
 from judgeagent.protocols.judgeagent.options import TABLE2, JudgeAgentOptions, Run, arms
 from judgeagent.records import InterviewRecord, Json, RewriteRecord
 from judgeagent.stages.decontaminate import Rewrite, decontaminate
+from judgeagent.stages.grading import grade_seeds
+from judgeagent.stages.planning import PathLength, Plan, Setting, plan_batches
 
 if TYPE_CHECKING:
     from judgeagent.stages.gate import QualityGate
+    from judgeagent.stages.leakage import LeakGuard
 
 __all__ = ["JudgeAgent", "JudgeAgentOptions"]
+
+
+def quality_gates(run: Run) -> dict[str, QualityGate]:
+    """One quality gate per arm, primed with the follow-ups the batches finished before
+    accepted; none when no arm extends (no graph) or ``--no-gate``."""
+    from judgeagent.stages.gate import make_gates
+
+    if run.graph is None:
+        return {}
+    done = [(r.setting, r.rounds) for r in run.done]
+    return make_gates(run.options, [s.name for s in arms(run.options)], run.bench, run.models, run.embedder(), done)
+
+
+def leakage_guard(run: Run) -> LeakGuard:
+    """The leakage guard every re-ask's suggestions go through, with the run's settings."""
+    from judgeagent.stages.leakage import LeakGuard
+
+    return LeakGuard.of(run.models, run.embedder(), run.options)
+
+
+GATES = Service("quality gates", quality_gates)
+GUARD = Service("leakage guard", leakage_guard)
+
 
 @register
 class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
@@ -43,13 +82,13 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
     order = 0
     label = "interview"
     audited_items = "follow-up questions"
+    audited_accuracy = "follow-up questions (the extension accuracy)"
     compare_columns = TABLE2
     rates = plan.RATES
 
     def __init__(self) -> None:
         # This run's state, made by plan() and prime() for ask_unit().
         self.plans: dict[tuple[str, str], Plan] = {}  # (arm, batch id) → its plan
-        self.gates: dict[str, QualityGate] = {}  # arm → its quality gate
         self.first: dict[str, InterviewRecord] = {}  # batch id → its first finished record (its seed answers are every arm's)
         self.done: set[tuple[str, str]] = set()  # (arm, batch id) finished
         self.by_arm: dict[str, Figures] = {}  # each arm's metrics, for ablation.json
@@ -91,16 +130,16 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
             extractor = SpacyExtractor()
         self.plans = plan_batches(graph, extractor, run.batches, pending, PathLength(opts.hops, opts.rounds, run.seed))
 
+    def services(self, options: JudgeAgentOptions) -> tuple[Service[Any], ...]:
+        """A quality gate per arm (every follow-up goes through its arm's), then the leakage guard."""
+        return (GATES, GUARD)
+
     def prime(self, run: Run, todo: list[Batch]) -> None:
-        """The quality gates, one per arm, and the seed-side texts both the gate and the
-        leakage guard compare with, embedded in one pass each, off the batches' critical paths."""
+        """The seed-side texts the leakage guard compares with, embedded in one pass, off the
+        batches' critical paths (the gates embedded theirs as they were built)."""
         from judgeagent.stages.leakage import prime_guard
 
-        embedder = run.embedder()
-        arms = self.arms(run.options)
-        if run.graph is not None:
-            self.gates = make_gates(run.options, [s.name for s in arms], run.bench, run.models, embedder, [(r.setting, r.rounds) for r in run.done])
-        prime_guard(embedder, [q for b in todo for q in b.questions])
+        prime_guard(run.embedder(), [q for b in todo for q in b.questions])
         for rec in run.done:
             self.first.setdefault(rec.batch_id, rec)
         self.done = {(r.setting, r.batch_id) for r in run.done}
@@ -117,9 +156,9 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
         # The arms share nothing but the seed answers, so they are interviewed at once: an
         # ablation under --batch-api waits through one arm's waves, not four arms' in a row.
         # Records are written in arm order, each as soon as it and those before it are done.
+        gates, guard = run.service(GATES), run.service(GUARD)
         arms = [asyncio.ensure_future(interview_batch(
-            run.models, run.bench, b, self.plans[(s.name, b.id)], opts, run.seed, s, seed_answers,
-            gate=self.gates.get(s.name), embedder=run.embedder(),
+            run.models, run.bench, b, self.plans[(s.name, b.id)], opts, run.seed, s, seed_answers, guard, gate=gates.get(s.name),
         )) for s in todo]  # fmt: skip
         try:
             for s, arm in zip(todo, arms):
@@ -214,6 +253,12 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
 
     def headline_figures(self, metrics: Json) -> dict[str, float | None]:
         return terminal.headline_figures(metrics)
+
+    # ------------------------------------------------------------------ auditing
+    def audit_slots(self, record: InterviewRecord) -> list[AuditSlot]:
+        """Each round that wrote a follow-up (its question, or why there was none)."""
+        b = record.batch_id
+        return [AuditSlot(b, f"{b} round {rd.round}", rd.round - 1, f"{b}-r{rd.round}", rd) for rd in record.rounds]
 
     def report_sections(self, run: FinishedRun[InterviewRecord]) -> list[Section]:
         from judgeagent.protocols.judgeagent.report import appendix_e2_sections

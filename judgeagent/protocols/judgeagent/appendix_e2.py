@@ -29,7 +29,7 @@ from pydantic import Field
 from judgeagent.batches import batch_seed, together
 from judgeagent.budgets import REASK_EXTENDED, TRANSFER, TRANSFER_PLACEBO
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.engine.protocol import Figures, LeakGuard
+from judgeagent.engine.protocol import Figures
 from judgeagent.errors import CallFailed
 from judgeagent.metrics.scores import difference, paper_metrics
 from judgeagent.metrics.stats import clustered_bootstrap_ci, thin, thin_note
@@ -38,8 +38,7 @@ from judgeagent.records import AnswerRecord, InterviewRecord, JsonModel, LeakRec
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.extension import path_text
 from judgeagent.stages.grading import ask_batch
-from judgeagent.stages.leak_judge import resolve_leak_check
-from judgeagent.stages.leakage import LeakCheck, RecordedLeakCheck
+from judgeagent.stages.leakage import LeakCheck, LeakGuard, RecordedLeakCheck
 from judgeagent.stages.models import Models
 
 if TYPE_CHECKING:
@@ -114,7 +113,7 @@ async def run_experiments(run: Run) -> None:
     # The encoder the experiments were measured with (not the graph's backend): the same
     # leak checks, so the same re-asks, as in runs made before they joined the engine.
     embedder = shared_embedder()
-    live = LeakGuard(models, embedder, opts.leak_threshold, resolve_leak_check(opts.leak_check, models.judge))
+    live = LeakGuard.of(models, embedder, opts)
     guard = KeptChecks(live, recorded_checks(AppendixE2.from_json(run.read_json(FILE) or {})))
     with run.timed("appendix_e2_s"):
         if opts.reask_extended:

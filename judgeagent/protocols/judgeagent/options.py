@@ -6,10 +6,18 @@ from pydantic import Field, model_validator
 
 from judgeagent.config import DecontaminationMode, DifficultyConfig, GenerationOptions, GuardOptions, Level
 from judgeagent.engine.services import RunServices
-from judgeagent.planning import ABLATIONS, Setting
 from judgeagent.records import InterviewRecord
+from judgeagent.stages.planning import Setting
 
 TABLE2 = (("ACC1", "acc1"), ("ACC2", "acc2"), ("CR", "cr"), ("CtE", "cte"))  # the paper's Table 2 columns
+
+# The paper's ablation: four arms interviewed from the same seed answers.
+ABLATIONS = (
+    Setting("full"),
+    Setting("no graph", no_graph=True),
+    Setting("no adaptive difficulty", fixed_difficulty="medium"),
+    Setting("no extension", no_extension=True),
+)
 
 
 class JudgeAgentOptions(GenerationOptions, GuardOptions):

@@ -31,13 +31,10 @@ from judgeagent.budgets import (
 from judgeagent.config import DecontaminationMode
 from judgeagent.data.benchmark import Benchmark
 from judgeagent.engine.callplan import (
-    DECON_OK,
     NONE,
     ONE,
-    PATH_FOUND,
     REPLY_OK,
     SEED_ACCURACY,
-    SHARED_RATES,
     STAND_IN_ADVICE,
     Call,
     Count,
@@ -46,16 +43,13 @@ from judgeagent.engine.callplan import (
     answer_call,
     bernoulli,
     binomial,
-    followup_calls,
-    guard_calls,
     phrase_judge_calls,
     seen_answers,
-    seen_followups,
-    seen_leaks,
     tries,
 )
 from judgeagent.prompts import messages, render
 from judgeagent.protocols.judgeagent.options import Run, arms
+from judgeagent.protocols.stage_plans import DECON_OK, PATH_FOUND, SHARED_RATES, followup_calls, guard_calls, seen_followups, seen_leaks
 from judgeagent.records import Evaluation, InterviewRecord, QuestionRecord, ValidationRecord
 from judgeagent.stages.feedback import RecordItem, format_record
 from judgeagent.stages.leak_judge import resolve_leak_check

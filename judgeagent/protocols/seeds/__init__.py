@@ -35,29 +35,16 @@ from judgeagent.batches import Batch
 from judgeagent.budgets import PHRASE_JUDGE, gate_stage
 from judgeagent.config import EvalConfig, ProtocolOptions
 from judgeagent.data.benchmark import Question, QuestionType
-from judgeagent.engine.callplan import (
-    NONE,
-    ONE,
-    PHRASE_JUDGED,
-    TRY_ACCEPTED,
-    TRY_REACHES_GATE,
-    Call,
-    Count,
-    RateValues,
-    Seen,
-    bernoulli,
-    seen_followups,
-    tries,
-    written_ok,
-)
-from judgeagent.engine.protocol import Figures, Protocol, Renderable
+from judgeagent.engine.callplan import NONE, ONE, PHRASE_JUDGED, Call, Count, RateValues, Seen, bernoulli, tries
+from judgeagent.engine.protocol import AuditSlot, Figures, OwnFolder, Protocol, Renderable
 from judgeagent.engine.registry import register
 from judgeagent.engine.services import RunOutcome, RunServices
 from judgeagent.errors import ConfigError
 from judgeagent.exits import COMPLETE, EMPTY
-from judgeagent.protocols.seeds.folder import write_seed_set
+from judgeagent.protocols.seeds.folder import GENERATION, MANIFEST, write_seed_set
 from judgeagent.protocols.seeds.plan import MULTI_HOP, Slot, plan_slots, share_cap
 from judgeagent.protocols.seeds.writer import SEED_WRITING, SeedWriter, Written, writing_level, writing_messages
+from judgeagent.protocols.stage_plans import TRY_ACCEPTED, TRY_REACHES_GATE, seen_followups, written_ok
 from judgeagent.records import FollowUpRecord, GateRecord, GenerationAttempt, Json, JsonModel, PathRecord, QuestionRecord, UnitRecord
 
 if TYPE_CHECKING:
@@ -229,6 +216,10 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
     writes_report = False
     interviews = False  # `judgeagent seeds` runs it; `evaluate --protocol` does not list it
     audited_items = "seed questions"
+    own_folder = OwnFolder(
+        "seeds", MANIFEST, GENERATION,
+        "a seed set keeps the tries the filters dropped in generation/records.jsonl, not as items: only its seeds are audited",
+    )
     rates = (TRY_REACHES_GATE, TRY_ACCEPTED, PHRASE_JUDGED)
 
     def __init__(self) -> None:
@@ -362,6 +353,21 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
 
     def observe(self, records: Sequence[SeedRecord]) -> Iterable[Seen]:
         return seen_followups([r.written for r in records if r.written.generation_attempts])
+
+    def audit_slots(self, record: SeedRecord) -> list[AuditSlot]:
+        """The one seed question a slot wrote, at the difficulty it was labelled, with the
+        sentences it cites."""
+        b, w = record.batch_id, record.written
+        return [AuditSlot(b, f"{b} ({record.kind.replace('_', '-')})", record.batch_index, b, w, level=w.difficulty, own_level=True,
+                          cited=tuple((c.chunk_id, c.text) for c in w.citations))]
+
+    def audited_records(self, records: list[SeedRecord], options: Json) -> list[SeedRecord]:
+        """The seeds the set kept (questions.jsonl), not every try."""
+        settings = SeedSettings.model_validate({k: v for k, v in options.items() if k in SeedSettings.model_fields})
+        return kept_seeds(records, settings.n)
+
+    def audited_qtype(self, options: Json) -> str | None:
+        return SeedSettings.model_validate({k: v for k, v in options.items() if k in SeedSettings.model_fields}).question_type
 
     # ------------------------------------------------------------------ after the writing
     def metrics(self, run: Run, records: list[SeedRecord]) -> Figures:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from judgeagent.batches import Batch, batch_seed, batch_text
 from judgeagent.data.benchmark import Question
 from judgeagent.graph import KnowledgePath
 from judgeagent.graph.seeds import SeedMatch, choose_start, decide_matches
-from judgeagent.records import MatchedEntity
+from judgeagent.records import MatchedEntity, QuestionRecord
 
 MIN_ENTITY_SIMILARITY = 0.5
 PLAN_BLOCK = 16  # batches whose model work is done together
@@ -34,20 +35,13 @@ PLAN_BLOCK = 16  # batches whose model work is done together
 
 @dataclass(frozen=True)
 class Setting:
-    """Which modules are on. ``evaluate`` runs one; ``ablate`` runs four on the same seed answers."""
+    """Which modules are on, and under what name a plan is kept: a protocol plans one setting
+    per arm (the JudgeAgent interview's ablation runs four on the same seed answers)."""
 
     name: str = "full"
     no_graph: bool = False
     fixed_difficulty: str | None = None
     no_extension: bool = False
-
-
-ABLATIONS = (
-    Setting("full"),
-    Setting("no graph", no_graph=True),
-    Setting("no adaptive difficulty", fixed_difficulty="medium"),
-    Setting("no extension", no_extension=True),
-)
 
 
 @dataclass(frozen=True)
@@ -61,6 +55,27 @@ class Plan:
 
 
 NO_PLAN = Plan()
+
+
+class Head(TypedDict):
+    """What every record of seed questions starts with: the seeds and their graph match."""
+
+    batch_id: str
+    batch_index: int
+    seed: list[QuestionRecord]
+    matched_entities: list[MatchedEntity]
+    start_entity: str | None
+
+
+def record_head(batch: Batch, plan: Plan) -> Head:
+    """The seeds of a unit and what they matched in the graph, as its record starts."""
+    return {
+        "batch_id": batch.id,
+        "batch_index": batch.index,
+        "seed": [QuestionRecord.of(q) for q in batch.questions],
+        "matched_entities": list(plan.matched),
+        "start_entity": plan.start_entity,
+    }
 
 
 @dataclass(frozen=True)

@@ -1,26 +1,24 @@
 """One batch's interview, from seed questions to validated feedback (docs/concepts/method.md §2–§4).
 
 ``interview_batch`` runs the stages for one batch, given its graded seeds and its plan
-(:mod:`judgeagent.planning`, made up front): extend round by round at the controller's
-difficulty, then feedback and the re-ask.
+(:mod:`judgeagent.stages.planning`, made up front by the protocol): extend round by round at
+the controller's difficulty, then feedback and the re-ask.
 
-Batches are cut and scheduled by :mod:`judgeagent.batches`; the ``judgeagent`` protocol
-(:mod:`judgeagent.protocols.judgeagent`) runs them through the engine.
+The protocol (:mod:`judgeagent.protocols.judgeagent`) grades each batch's seeds and runs this
+under each of its arms; the engine schedules the batches.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 from typing import Protocol as TypingProtocol
 
 from judgeagent.batches import Batch, batch_seed, together
-from judgeagent.budgets import CONTROL_PLACEBO, CONTROL_PLAIN, EXTENSION, FEEDBACK, GRADING, VALIDATION
+from judgeagent.budgets import CONTROL_PLACEBO, CONTROL_PLAIN, EXTENSION, FEEDBACK, VALIDATION
 from judgeagent.config import DifficultyConfig
 from judgeagent.data.benchmark import Benchmark, Question
-from judgeagent.followup import FollowUp, FollowUpWriter
 from judgeagent.metrics.difficulty import DifficultyController
-from judgeagent.planning import ABLATIONS, Plan, Setting  # noqa: F401  (ABLATIONS: importable from here)
 from judgeagent.records import (
     AnswerRecord,
     Controls,
@@ -28,20 +26,19 @@ from judgeagent.records import (
     GradedSeedsRecord,
     InterviewRecord,
     LeakRecord,
-    MatchedEntity,
-    QuestionRecord,
     RoundRecord,
     ValidationRecord,
 )
 from judgeagent.stages.controls import placebo_suggestion
 from judgeagent.stages.feedback import RecordItem, evaluate_batch
+from judgeagent.stages.followup import FollowUp, FollowUpWriter
 from judgeagent.stages.grading import Answer, ask_batch, passages_outside
-from judgeagent.stages.leak_judge import resolve_leak_check
-from judgeagent.stages.leakage import guard_suggestions
 from judgeagent.stages.models import Models
+from judgeagent.stages.planning import Plan, Setting, record_head
 
 if TYPE_CHECKING:
     from judgeagent.stages.gate import QualityGate
+    from judgeagent.stages.leakage import LeakGuard
 
 
 class InterviewSettings(TypingProtocol):
@@ -61,19 +58,11 @@ class InterviewSettings(TypingProtocol):
     @property
     def controls(self) -> bool: ...
     @property
-    def leak_threshold(self) -> float: ...
-    @property
-    def leak_check(self) -> str: ...
-    @property
     def difficulty(self) -> DifficultyConfig: ...
 
 
 def _item(kind: str, q: Question, a: Answer) -> RecordItem:
     return RecordItem(kind, q.question, q.options, q.answer if not q.options else f"{q.answer}. {q.answer_text}", a.reply, a.correct, q.difficulty)
-
-
-async def grade_seeds(models: Models, bench: Benchmark, batch: Batch) -> list[Answer]:
-    return await ask_batch(models, bench.qtype, batch.questions, stage=GRADING.name, context=batch.context)
 
 
 async def interview_batch(
@@ -85,18 +74,18 @@ async def interview_batch(
     seed: int,
     setting: Setting,
     seed_answers: list[Answer],
+    guard: LeakGuard,
     *,
     gate: QualityGate | None = None,
-    embedder: object = None,
 ) -> InterviewRecord:
     """Stages 2 and 3 for one batch, given its stage-1 answers. Returns the record.
 
     ``opts`` are the judgeagent protocol's options; ``seed`` the run's.
 
-    ``gate`` (a run-wide QualityGate) checks every generated question; ``embedder`` lets
-    the leakage guard compare suggestions with the answers by meaning, not only by text.
+    ``gate`` (the arm's QualityGate) checks every generated question; ``guard`` (the run's
+    leakage guard) checks the judge's suggestions before the seeds are asked again with them.
     """
-    interview = BatchInterview.start(models, bench, batch, plan, opts, seed, setting, seed_answers, gate=gate, embedder=embedder)
+    interview = BatchInterview.start(models, bench, batch, plan, opts, seed, setting, seed_answers, guard, gate=gate)
     n_rounds = 0 if setting.no_extension else opts.rounds
     if opts.eval_every_round:
         await interview.validate(after_round=0)
@@ -133,20 +122,20 @@ class BatchInterview:
     writer: FollowUpWriter
     controller: DifficultyController
     items: list[RecordItem]  # the seeds and every asked follow-up, as the judge's evaluation reads them
-    embedder: object = None
+    guard: LeakGuard
     rounds: list[RoundRecord] = field(default_factory=list)
     validations: list[ValidationRecord] = field(default_factory=list)
 
     @classmethod
     def start(cls, models: Models, bench: Benchmark, batch: Batch, plan: Plan, opts: InterviewSettings, seed: int, setting: Setting,
-              seed_answers: list[Answer], *, gate: QualityGate | None = None, embedder: object = None) -> BatchInterview:
+              seed_answers: list[Answer], guard: LeakGuard, *, gate: QualityGate | None = None) -> BatchInterview:
         """Begin from the graded seeds: they set the level the first follow-up is written at."""
         controller = DifficultyController(opts.difficulty)
         for q, a in zip(batch.questions, seed_answers):
             controller.update(q.difficulty, a.correct)
         items = [_item("seed", q, a) for q, a in zip(batch.questions, seed_answers)]
         writer = FollowUpWriter.for_batch(models, bench, batch, plan.path, hops=opts.hops, tries=opts.generation_tries, seed=seed, gate=gate)
-        return cls(models, bench, batch, plan, opts, seed, setting, seed_answers, writer, controller, items, embedder)
+        return cls(models, bench, batch, plan, opts, seed, setting, seed_answers, writer, controller, items, guard)
 
     async def extend(self, r: int) -> bool:
         """Round ``r`` of stage 2: a follow-up at the current level, asked and graded, and the
@@ -205,10 +194,7 @@ class BatchInterview:
         """The seeds again with the suggestions, once the leakage guard has checked (and if
         need be rewritten) them; with the controls beside them when they are on.
         Returns (leak check, re-answers, controls)."""
-        check = await guard_suggestions(
-            self.models, suggestions, self.batch.questions, embedder=self.embedder, threshold=self.opts.leak_threshold,
-            mode=resolve_leak_check(self.opts.leak_check, self.models.judge),
-        )
+        check = await self.guard.check(suggestions, self.batch.questions)
         reask = ask_batch(
             self.models, self.bench.qtype, self.batch.questions, stage=VALIDATION.name, context=self.batch.context, suggestions=check.suggestions
         )
@@ -230,27 +216,6 @@ class BatchInterview:
             final_level=self.controller.level,
             validations=self.validations,
         )
-
-
-class Head(TypedDict):
-    """What every record of seed questions starts with: the seeds and their graph match."""
-
-    batch_id: str
-    batch_index: int
-    seed: list[QuestionRecord]
-    matched_entities: list[MatchedEntity]
-    start_entity: str | None
-
-
-def record_head(batch: Batch, plan: Plan) -> Head:
-    """The seeds of a unit and what they matched in the graph, as its record starts."""
-    return {
-        "batch_id": batch.id,
-        "batch_index": batch.index,
-        "seed": [QuestionRecord.of(q) for q in batch.questions],
-        "matched_entities": list(plan.matched),
-        "start_entity": plan.start_entity,
-    }
 
 
 async def ask_controls(models: Models, bench: Benchmark, batch: Batch, suggestions: str, *, seed: int) -> Controls:
