@@ -123,10 +123,27 @@ def test_the_graph_argument_names_the_graph(demo_graph):
 
 # --------------------------------------------------------------------------- the tasks on mockllm
 @pytest.mark.slow
-def test_interview_on_mockllm(tmp_path, demo_graph, demo_seeds):
+def test_interview_on_mockllm(tmp_path, demo_graph, demo_seeds, monkeypatch):
+    import asyncio
+
+    from judgeagent.engine import setup
+
+    where: list[str] = []
+    load = setup.ensure_graph
+
+    def loading(*args, **kwargs):
+        try:
+            asyncio.get_running_loop()
+            where.append("on the event loop")
+        except RuntimeError:
+            where.append("in a worker thread")
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(setup, "ensure_graph", loading)
     script = scripted(demo_seeds)
     log = run_task("interview", tmp_path, mock(script), {"judge": mock(script)}, data=str(DATA), graph=str(demo_graph), limit=6, **FAST)
     assert log.status == "success"
+    assert where == ["in a worker thread"]  # once, and never blocking Inspect's event loop
     assert [s.id for s in log.samples] == ["b0000", "b0001"]
     # PLAN: batch 0 right before (1, 1, 0) and after (1, 0, 1); batch 1 (0, 0, 1) and (0, 1, 1).
     first = log.samples[0].scores["interview"]

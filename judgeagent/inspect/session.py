@@ -99,6 +99,10 @@ class InspectSession:
             session = self.session
             session.connect(Models(client, run.target, run.judge, seed=run.seed))
             todo = session.todo()
+            if protocol.needs_graph(run.options):
+                # Loading the graph, or building it as build-graph would, takes seconds to minutes:
+                # in a worker thread, so Inspect's event loop (its display, its other samples) runs on.
+                await asyncio.to_thread(run.ensure_graph)
             await session.plan(todo)
             session.prime(todo)
             self._ready = True
