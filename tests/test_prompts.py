@@ -226,6 +226,8 @@ def sample(s: dict) -> object:
         return {k: sample(s["properties"][k]) for k in s.get("required", [])}
     if s["type"] == "array":
         return [sample(s["items"]) for _ in range(s.get("minItems", 0))]
+    if s["type"] == "integer":
+        return 1
     return s["enum"][0] if "enum" in s else "x"
 
 
