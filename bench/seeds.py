@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import describe  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
-from seeds_double import SeedScript  # noqa: E402
+from seeds_double import SeedScript, is_first  # noqa: E402
 
 MISTAKES = ("bad_citation", "unsupported", "paraphrase", "two_right", "off_document")
 MEANT = {"bad_citation": "citation", "unsupported": "support", "paraphrase": "not_duplicate", "two_right": "answerable", "off_document": "answerable"}
@@ -67,7 +67,7 @@ def main() -> int:
     write = script.write
 
     def logged(msgs, *, multiple_choice):
-        first = len(msgs) == 2
+        first = is_first(msgs)
         mistake = mistakes.get(script.first_tries) if first else None
         log.append(None if mistake == "paraphrase" and not script.good else mistake)
         return write(msgs, multiple_choice=multiple_choice)

@@ -47,6 +47,11 @@ def excerpts(prompt: str) -> list[tuple[str, list[tuple[int, str]]]]:
     return out
 
 
+def is_first(msgs: list[dict]) -> bool:
+    """A slot's first try: its prompt says nothing of an earlier one."""
+    return "before was unusable" not in msgs[-1]["content"]
+
+
 def blank(sentence: str, key: str) -> str:
     return re.sub(re.escape(key), "___", sentence, count=1, flags=re.I)
 
@@ -91,7 +96,7 @@ class SeedScript:
         return json.dumps({"error": f"unexpected reply schema {name!r}"})
 
     def write(self, msgs: list[dict], *, multiple_choice: bool) -> str:
-        first = len(msgs) == 2
+        first = is_first(msgs)
         mistake = self.mistakes.get(self.first_tries) if first else None
         self.first_tries += first
         shown = excerpts(msgs[1]["content"])

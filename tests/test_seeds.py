@@ -57,6 +57,7 @@ def test_a_cited_number_becomes_its_sentence_and_the_key_must_be_stated_in_it():
     ([1], "thrombin", "cited sentences do not state the answer 'thrombin' (missing: thrombin)"),
     ([1], "prothrombin kinase reductase", "cited sentences do not state the answer 'prothrombin kinase reductase' (missing: kinase, prothrombin)"),
     ([1], "yes", "cited sentences cannot state the answer 'yes': it names nothing"),
+    ([1], "Vargan reductase", "cited sentences do not state the answer 'Vargan reductase' (missing: vargan)"),  # one of two is not enough
     ([1, 3], "epoxide reductase", "cited sentence [3] shares no word with the question or its answer: it is not evidence for them"),
 ])  # fmt: skip
 def test_a_citation_that_does_not_hold_drops_the_question(cited, key, why):

@@ -72,13 +72,15 @@ GENERATED_PHRASE = _named("generated_phrase", _GENERATED_PHRASE)
 DECON_MODIFY_MC = _named("decon_modify_mc", _GENERATED_MC)
 DECON_MODIFY_PHRASE = _named("decon_modify_phrase", _GENERATED_PHRASE)
 
-# A seed question written from a graph path (protocols/seeds): the numbers of the sentences it
-# rests on first (a small writer then asks about what it chose), then a follow-up's shape.
+# A seed question written from a graph path (protocols/seeds): a follow-up's shape, then the
+# numbers of the sentences that state its key. Last, not first: the bundled model, asked for
+# the numbers first, listed 1, 2, 3, ... and then wrote about something else (on a folder of
+# five short documents, 0 of 18 tries passed the citation check; 5 of 24 with the numbers last).
 _CITATIONS = {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 6}
-SEED_MC = _named("seed_mc", {"type": "object", "properties": {"citations": _CITATIONS, **_GENERATED_MC["properties"]},  # type: ignore[dict-item]
-                             "required": ["citations", *_GENERATED_MC["required"]]})  # fmt: skip
-SEED_PHRASE = _named("seed_phrase", {"type": "object", "properties": {"citations": _CITATIONS, **_GENERATED_PHRASE["properties"]},  # type: ignore[dict-item]
-                                     "required": ["citations", *_GENERATED_PHRASE["required"]]})  # fmt: skip
+SEED_MC = _named("seed_mc", {"type": "object", "properties": {**_GENERATED_MC["properties"], "citations": _CITATIONS},  # type: ignore[dict-item]
+                             "required": [*_GENERATED_MC["required"], "citations"]})  # fmt: skip
+SEED_PHRASE = _named("seed_phrase", {"type": "object", "properties": {**_GENERATED_PHRASE["properties"], "citations": _CITATIONS},  # type: ignore[dict-item]
+                                     "required": [*_GENERATED_PHRASE["required"], "citations"]})  # fmt: skip
 
 DECON_PARAPHRASE = _named(
     "decon_paraphrase",

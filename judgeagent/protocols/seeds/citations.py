@@ -6,7 +6,8 @@ then the exact text of the sentence it names, so the copy can never be wrong; wh
 checked is what a copy used to stand for:
 
 - every number cited is one shown (a number the passages do not have drops the question);
-- the cited sentences support the key: most of the key's content words are stated in them
+- the cited sentences support the key: at least two thirds of the key's content words are
+  stated in them (both of two, two of three)
   (a question whose key the cited sentences do not hold rests on something else, commonly
   on what the writer made up);
 - each cited sentence is about the question: it shares a content word with the question or
@@ -27,7 +28,6 @@ from importlib import resources
 from judgeagent.data.chunking import split_paragraphs, split_sentences
 
 MIN_WORDS = 4  # a line of one to three words ("Chronic kidney disease") states no fact: shown, not numbered
-SUPPORT_SHARE = 0.5  # of the key's content words, at least this share must be in the cited sentences
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
@@ -137,7 +137,7 @@ def verify(cited: Sequence[object], passages: Sequence[str], chunk_ids: Sequence
     """(the cited sentences, why the question must be dropped or None).
 
     At least one citation; every number one of the sentences shown; each sentence about the
-    question or its key; together they state most of the key's content words."""
+    question or its key; together they state two thirds of the key's content words."""
     if not cited:
         return [], "no citation"
     shown = {s.number: s for s in numbered(passages)}
@@ -158,7 +158,7 @@ def verify(cited: Sequence[object], passages: Sequence[str], chunk_ids: Sequence
 
 
 def unsupported(key: str, sentences: Sequence[str]) -> str | None:
-    """Why the sentences do not support the key, or None: most of the key's content words must
+    """Why the sentences do not support the key, or None: two thirds of the key's content words must
     be stated in them. A key of function words alone ("yes", "none of them") names nothing a
     sentence could state."""
     wanted = _content(key)
@@ -166,6 +166,6 @@ def unsupported(key: str, sentences: Sequence[str]) -> str | None:
         return f"cited sentences cannot state the answer {key!r}: it names nothing"
     held = set().union(*(content_words(s) for s in sentences)) if sentences else set()
     missing = sorted(w for stem, w in wanted.items() if stem not in held)
-    if len(wanted) - len(missing) < max(1, SUPPORT_SHARE * len(wanted)):
+    if 3 * (len(wanted) - len(missing)) < 2 * len(wanted):
         return f"cited sentences do not state the answer {key!r} (missing: {', '.join(missing)})"
     return None

@@ -1,7 +1,7 @@
 """One seed question from one slot: write → check citations → options → gate → label.
 
 The writer model is shown the slot's passages sentence by sentence, numbered, and asked for
-the numbers of the sentences that state the answer, then a question and its key. A try is
+a question, its key and the numbers of the sentences that state the key. A try is
 rejected, and the writer asked again with the reason (as a follow-up's writer is), when the
 reply is unusable, when its citations fail (:mod:`.citations`: a number not shown, a
 sentence not about the question, a key the cited sentences do not state), or when the
@@ -50,7 +50,7 @@ class SeedDraft(Draft):
 
 def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict[str, str]]:
     """The writer's prompt (judgeagent/prompts/seed_question.txt): the follow-up writer's rules,
-    with the sentences to cite chosen first. ``source`` is :func:`.citations.excerpts_text`.
+    with the numbers of the sentences that state the key. ``source`` is :func:`.citations.excerpts_text`.
     No filled-in example: the bundled model copied the follow-up prompt's example in 27 tries
     of 27 on the demo graph; the shape is described in words and the reply schema holds it."""
     mc = qtype.is_multiple_choice
@@ -64,6 +64,14 @@ def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: st
         json_shape=render("seed_shape_mc" if mc else "seed_shape_phrase"),
     )
     return messages(render("generate_system"), user)
+
+
+def retry_messages(first: list[dict[str, str]], reason: str) -> list[dict[str, str]]:
+    """The next try: the first prompt with why the last try was refused, and not the refused
+    reply itself (a follow-up's writer is shown it). Shown its own reply, the bundled model
+    gave the same answer again in 11 of 18 retries, whatever the reason said."""
+    system, user = first
+    return messages(system["content"], user["content"] + "\n\n" + render("seed_retry", reason=reason))
 
 
 def writing_level(slot: Slot, seed: int) -> str:
@@ -133,7 +141,7 @@ class SeedWriter:
     async def write(self, slot: Slot) -> Written:
         qtype, path = self.qtype, slot.path
         level = writing_level(slot, self.seed)
-        msgs = writing_messages(qtype, level, cites.excerpts_text(path.texts, path.entities), domain=self.domain)
+        msgs = first = writing_messages(qtype, level, cites.excerpts_text(path.texts, path.entities), domain=self.domain)
         schema = schemas.SEED_MC if qtype.is_multiple_choice else schemas.SEED_PHRASE
         out = Written()
         for attempt in range(self.tries):
@@ -164,6 +172,6 @@ class SeedWriter:
                         return out
                     reason = "; ".join(verdict.reasons)
                     out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
-            msgs = msgs + [{"role": "assistant", "content": res.text or ""}, {"role": "user", "content": render("generate_retry", reason=reason)}]
+            msgs = retry_messages(first, reason)
         out.skipped = "; ".join(dict.fromkeys(str(a["error"]) for a in out.attempts))
         return out
