@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
 from judgeagent.data import load_benchmark
-from judgeagent.protocols.seeds.citations import content_words, excerpts_text, numbered, parse_number, verify
+from judgeagent.protocols.seeds.citations import Citation, content_words, excerpts_text, numbered, parse_number, verify
 from judgeagent.protocols.seeds.plan import MULTI_HOP, SINGLE, kinds, plan_slots, share_cap
 
 PASSAGES = ["Warfarin\n\nWarfarin blocks vitamin K  epoxide reductase.\nIts effect is followed with the INR.", "Heparin acts through antithrombin."]
@@ -46,8 +46,14 @@ def test_a_cited_number_becomes_its_sentence_and_the_key_must_be_stated_in_it():
     assert [(c.passage, c.chunk_id, c.text) for c in found] == [(0, "c1", "Warfarin blocks vitamin K  epoxide reductase."),
                                                                 (1, "c2", "Heparin acts through antithrombin.")]
     assert verify([1, 1], PASSAGES, CHUNKS, question=ASKED, key="epoxide reductase")[0] == found[:1]  # cited twice, kept once
+    # a sentence cited beside the evidence, about nothing asked, is left out; the key is checked on the rest
+    assert verify([1, 2, 3], PASSAGES, CHUNKS, question=ASKED, key="epoxide reductase") == (found[:1], None)
+    assert verify([2, 3], PASSAGES, CHUNKS, question="How is warfarin's effect followed?", key="with the INR") == (
+        [Citation(0, "c1", "Its effect is followed with the INR.")], None)
+    assert verify([2, 3], PASSAGES, CHUNKS, question="What is followed with the INR?", key="aspirin effect")[1] == (
+        "cited sentences do not state the answer 'aspirin effect' (missing: aspirin)")
     assert [parse_number(x) for x in (3, "3", "[3]", "sentence 3", "S3.", "three", True)] == [3, 3, 3, 3, 3, None, None]
-    assert content_words("The kidneys are blocked by it") == {"kidney", "block"}
+    assert content_words("The kidneys are blocked by it, the kidney's") == {"kidney", "block"}
 
 
 @pytest.mark.parametrize(("cited", "key", "why"), [
@@ -58,7 +64,7 @@ def test_a_cited_number_becomes_its_sentence_and_the_key_must_be_stated_in_it():
     ([1], "prothrombin kinase reductase", "cited sentences do not state the answer 'prothrombin kinase reductase' (missing: kinase, prothrombin)"),
     ([1], "yes", "cited sentences cannot state the answer 'yes': it names nothing"),
     ([1], "Vargan reductase", "cited sentences do not state the answer 'Vargan reductase' (missing: vargan)"),  # one of two is not enough
-    ([1, 3], "epoxide reductase", "cited sentence [3] shares no word with the question or its answer: it is not evidence for them"),
+    ([3, 2], "epoxide reductase", "cited sentences [3], [2] share no word with the question or its answer: none is evidence for them"),
 ])  # fmt: skip
 def test_a_citation_that_does_not_hold_drops_the_question(cited, key, why):
     assert verify(cited, PASSAGES, CHUNKS, question=ASKED, key=key) == ([], why)

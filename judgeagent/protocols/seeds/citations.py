@@ -10,8 +10,11 @@ checked is what a copy used to stand for:
   stated in them (both of two, two of three)
   (a question whose key the cited sentences do not hold rests on something else, commonly
   on what the writer made up);
-- each cited sentence is about the question: it shares a content word with the question or
-  its key (citing every sentence shown is no evidence).
+- a cited sentence is kept only if it is about the question: it shares a content word with
+  the question or its key. A sentence cited beside the evidence (small writers list 1, 2, 3)
+  is left out of the citations rather than sinking the question; with none left, the question
+  is dropped. The key must then be stated in the sentences kept, so citing every sentence
+  shown proves no more than the key being somewhere in the passages.
 
 A question that fails any of them is dropped, never kept with a low score. A line too short
 to state a fact (a heading, a caption) is shown without a number: it cannot be cited.
@@ -114,7 +117,7 @@ def _stem(word: str) -> str:
 def _content(text: str) -> dict[str, str]:
     """Stem → word, for the words of ``text`` that name something (numbers included)."""
     stop = function_words()
-    words = (m.group(0).casefold() for m in _WORD.finditer(text))
+    words = (re.sub(r"['’]s$", "", m.group(0).casefold()) for m in _WORD.finditer(text))  # "warfarin's" is warfarin
     return {_stem(w): w for w in words if w not in stop}
 
 
@@ -136,8 +139,9 @@ def parse_number(cited: object) -> int | None:
 def verify(cited: Sequence[object], passages: Sequence[str], chunk_ids: Sequence[str], *, question: str, key: str) -> tuple[list[Citation], str | None]:
     """(the cited sentences, why the question must be dropped or None).
 
-    At least one citation; every number one of the sentences shown; each sentence about the
-    question or its key; together they state two thirds of the key's content words."""
+    At least one citation; every number one of the sentences shown; of the cited sentences,
+    those about the question or its key are kept, and together they state two thirds of the
+    key's content words."""
     if not cited:
         return [], "no citation"
     shown = {s.number: s for s in numbered(passages)}
@@ -149,10 +153,11 @@ def verify(cited: Sequence[object], passages: Sequence[str], chunk_ids: Sequence
             return [], f"citation {c!r} is not a sentence number of the excerpts (they are numbered 1 to {max(shown, default=0)})"
         picked.setdefault(sentence.number, sentence)
     asked = content_words(question) | content_words(key)
-    for s in picked.values():
-        if not content_words(s.text) & asked:
-            return [], f"cited sentence [{s.number}] shares no word with the question or its answer: it is not evidence for them"
-    found = [Citation(s.passage, chunk_ids[s.passage], s.text) for s in picked.values()]
+    about = [s for s in picked.values() if content_words(s.text) & asked]
+    if not about:
+        numbers = ", ".join(f"[{n}]" for n in picked)
+        return [], f"cited sentences {numbers} share no word with the question or its answer: none is evidence for them"
+    found = [Citation(s.passage, chunk_ids[s.passage], s.text) for s in about]
     why = unsupported(key, [f.text for f in found])
     return ([], why) if why else (found, None)
 
