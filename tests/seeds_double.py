@@ -49,7 +49,7 @@ def excerpts(prompt: str) -> list[tuple[str, list[tuple[int, str]]]]:
 
 def is_first(msgs: list[dict]) -> bool:
     """A slot's first try: its prompt says nothing of an earlier one."""
-    return "before was unusable" not in msgs[-1]["content"]
+    return "before were unusable" not in msgs[-1]["content"]
 
 
 def blank(sentence: str, key: str) -> str:

@@ -107,7 +107,7 @@ def protocol_prompts() -> list[list[dict]]:
         seeds.writing_messages(KMC, "easy", "[1] (kidney) Potassium rises.", domain="medical"),
         seeds.writing_messages(KQA, "hard", "[1] (kidney) Potassium rises.\n[2] (heart) The rhythm changes.", domain="medical"),
         seeds.retry_messages(seeds.writing_messages(KMC, "easy", "Excerpt 1 (about kidney):\n[1] Potassium rises when the kidneys fail.",
-                                                    domain="medical"), "no citation"),
+                                                    domain="medical"), ["no citation", "no citation"]),
     ]
 
 

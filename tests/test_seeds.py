@@ -357,10 +357,13 @@ def test_with_the_batch_api_every_request_goes_in_waves_and_the_seeds_are_the_sa
 def test_a_writing_that_keeps_nothing_writes_no_set_and_exits_4(tmp_path, demo_graph):
     out = tmp_path / "set"
     with ScriptedServer(SeedScript(mistakes={0: "off_document", 1: "off_document"}, off_document_retries=True)) as srv:
-        res = invoke(srv, demo_graph, out, "--n", "1", "--reserve", "0", "--generation-tries", "2")
+        script = srv.responder
+        res = invoke(srv, demo_graph, out, "--n", "1", "--reserve", "0", "--generation-tries", "3")
     assert res.exit_code == 4, res.output
     said = " ".join(res.output.split())
-    assert "0 of 1 seed questions kept, from 1 slots tried (2 tries; dropped by filter: answerable 2)" in said
+    assert "0 of 1 seed questions kept, from 1 slots tried (3 tries; dropped by filter: answerable 3)" in said
+    # refused three times for the same reason, yet three requests written: none replayed from the journal
+    assert script.requests["seed_mc"] == 3
     assert "no seed kept, so no seed set written" in said
     assert not (out / "questions.jsonl").exists()
     assert json.loads((out / "generation" / "metrics.json").read_text())["status"] == "nothing_answered"

@@ -66,12 +66,15 @@ def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: st
     return messages(render("generate_system"), user)
 
 
-def retry_messages(first: list[dict[str, str]], reason: str) -> list[dict[str, str]]:
-    """The next try: the first prompt with why the last try was refused, and not the refused
-    reply itself (a follow-up's writer is shown it). Shown its own reply, the bundled model
-    gave the same answer again in 11 of 18 retries, whatever the reason said."""
+def retry_messages(first: list[dict[str, str]], reasons: Sequence[str]) -> list[dict[str, str]]:
+    """The next try: the first prompt with why each earlier try was refused, and not the
+    refused replies (a follow-up's writer is shown its own). Shown its refused reply, the
+    bundled model gave the same answer again in 11 of 18 retries, whatever the reason said.
+    Every reason so far, not only the last: two tries refused for the same reason would
+    otherwise send the same request, which the journal answers with the same reply."""
     system, user = first
-    return messages(system["content"], user["content"] + "\n\n" + render("seed_retry", reason=reason))
+    said = "; ".join(f"({k}) {r}" for k, r in enumerate(reasons, 1)) if len(reasons) > 1 else reasons[0]
+    return messages(system["content"], user["content"] + "\n\n" + render("seed_retry", reason=said))
 
 
 def writing_level(slot: Slot, seed: int) -> str:
@@ -141,6 +144,7 @@ class SeedWriter:
     async def write(self, slot: Slot) -> Written:
         qtype, path = self.qtype, slot.path
         level = writing_level(slot, self.seed)
+        refused: list[str] = []
         msgs = first = writing_messages(qtype, level, cites.excerpts_text(path.texts, path.entities), domain=self.domain)
         schema = schemas.SEED_MC if qtype.is_multiple_choice else schemas.SEED_PHRASE
         out = Written()
@@ -172,6 +176,7 @@ class SeedWriter:
                         return out
                     reason = "; ".join(verdict.reasons)
                     out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
-            msgs = retry_messages(first, reason)
+            refused.append(reason)
+            msgs = retry_messages(first, refused)
         out.skipped = "; ".join(dict.fromkeys(str(a["error"]) for a in out.attempts))
         return out
