@@ -1,10 +1,11 @@
 """How well the seed writer's filters catch known mistakes (`judgeagent seeds`).
 
 A scripted writer (tests/seeds_double.py) writes cloze questions from each slot's passages,
-with citations, and at known rates makes one of four mistakes on a slot's first try: a
-citation its excerpt does not hold, the last kept question in other words (a near-duplicate,
-not a copy), a question whose wrong option the reader also takes for right, and a question
-the excerpts do not answer (its citation real). A retry is right. The reader answers only what
+citing its sentences by number, and at known rates makes one of five mistakes on a slot's
+first try: a sentence number the excerpts do not have, a key the cited sentence does not state
+(made up), the last kept question in other words (a near-duplicate, not a copy), a question
+whose wrong option the reader also takes for right, and a question the excerpts do not answer
+(its key and citation real). A retry is right. The reader answers only what
 the passages it is shown hold. Everything else is the real pipeline: the graph, the plan, the
 citation check, the graph's distractors, MiniLM for the duplicate check, the gate.
 
@@ -33,10 +34,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from machine import describe  # noqa: E402
 from scripted_server import ScriptedServer  # noqa: E402
-from seeds_double import SeedScript  # noqa: E402
+from seeds_double import SeedScript, is_first  # noqa: E402
 
-MISTAKES = ("bad_citation", "paraphrase", "two_right", "off_document")
-MEANT = {"bad_citation": "citation", "paraphrase": "not_duplicate", "two_right": "answerable", "off_document": "answerable"}
+MISTAKES = ("bad_citation", "unsupported", "paraphrase", "two_right", "off_document")
+MEANT = {"bad_citation": "citation", "unsupported": "support", "paraphrase": "not_duplicate", "two_right": "answerable", "off_document": "answerable"}
 
 
 def main() -> int:
@@ -66,7 +67,7 @@ def main() -> int:
     write = script.write
 
     def logged(msgs, *, multiple_choice):
-        first = len(msgs) == 2
+        first = is_first(msgs)
         mistake = mistakes.get(script.first_tries) if first else None
         log.append(None if mistake == "paraphrase" and not script.good else mistake)
         return write(msgs, multiple_choice=multiple_choice)

@@ -28,7 +28,7 @@ FLAGS = config_flags(SeedsConfig, {
 HELP = (
     "Write seed questions from a context graph into a benchmark folder (generic format) that evaluate, sweep, contamination, "
     "validate and audit read: single-passage and multi-hop questions (knowledge paths across chunks and documents), each with "
-    "the sentences that support its key, found in its passages; each through the quality gate, no near-duplicates, spread over "
+    "the sentences of its passages that state its key (cited by number); each through the quality gate, no near-duplicates, spread over "
     "the documents and entities. Rerunning the same command resumes the writing."
 )
 

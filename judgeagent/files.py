@@ -1,5 +1,5 @@
 """Files written whole or not at all: a reader (a resumed run, `judgeagent report`, a second
-process) never sees half of one, whenever the writer is stopped."""
+process) never sees half of one, whenever the writer is stopped. And where the user's cache is."""
 
 from __future__ import annotations
 
@@ -24,3 +24,12 @@ def write_text_atomic(path: Path, text: str) -> Path:
 def write_json_atomic(path: Path, data: Any) -> Path:
     """``data`` as indented JSON (non-ASCII kept, anything else by ``str``), one trailing newline."""
     return write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def cache_root() -> Path:
+    """``$JUDGEAGENT_CACHE_DIR``, else ``$XDG_CACHE_HOME/judgeagent``, else ``~/.cache/judgeagent``."""
+    env = os.environ.get("JUDGEAGENT_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "judgeagent"

@@ -1,17 +1,18 @@
 """A scripted seed writer and gate reader behind the scripted server (tests/scripted_server.py).
 
-It reads the numbered excerpts of the writer's prompt the way a model would and writes a
-cloze question from them: a sentence of excerpt 1 that names the path's entity, with the
-entity blanked (and, across passages, a sentence of excerpt 2 beside it), the entity as the
-key and the sentences as citations. The reader answers only what the passages it is shown
+It reads the excerpts of the writer's prompt (numbered sentences) the way a model would and
+writes a cloze question from them: a sentence of excerpt 1 that names the path's entity, with
+the entity blanked (and, across passages, a sentence of excerpt 2 beside it), the entity as
+the key and the sentences' numbers as citations. The reader answers only what the passages it is shown
 hold: the key when every statement of the question is in them, else "cannot be determined".
 
 ``mistakes`` makes the n-th first try (0-based, in the order the slots are written) wrong in
 one known way; its retry is right:
-- ``bad_citation``: a cited sentence the excerpt does not hold;
+- ``bad_citation``: a sentence number the excerpts do not have;
+- ``unsupported``: a key the cited sentence does not state (one the writer made up);
 - ``paraphrase``: the last question written without a mistake, in other words (a near-duplicate, not a copy);
 - ``two_right``: a question whose first wrong option the reader also takes for right;
-- ``off_document``: a question about something the excerpts do not say (its citation is real).
+- ``off_document``: a question about something the excerpts do not say (its key and citation are real).
 """
 
 from __future__ import annotations
@@ -28,37 +29,43 @@ WRITER_WRONG = ["alpha option", "beta option", "gamma option"]
 OFF_DOCUMENT = "Which planet is the largest in the solar system?"
 
 
-def excerpts(prompt: str) -> list[tuple[str, str]]:
-    """(entity, text) of each numbered excerpt, in order."""
+def excerpts(prompt: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """(entity, [(number, sentence)]) of each excerpt, in order: the numbered lines under each
+    "Excerpt k (about entity):" heading (a text's own "[1] ..." line is not the next number)."""
     body = prompt.split("Excerpts:\n", 1)[1]
-    out: list[tuple[str, str]] = []
-    # An excerpt starts "[k] (entity) " with k the next number: a text's own "[1] https://..." line does not.
-    starts = []
-    for m in re.finditer(r"^\[(\d+)\] \((.*?)\) ", body, re.M):
-        if int(m.group(1)) == len(starts) + 1:
-            starts.append(m)
-    for i, m in enumerate(starts):
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
-        out.append((m.group(2), body[m.end():end].strip()))
+    out: list[tuple[str, list[tuple[int, str]]]] = []
+    expected = 1
+    for line in body.splitlines():
+        head = re.match(r"^Excerpt (\d+) \(about (.*)\):$", line)
+        if head and int(head.group(1)) == len(out) + 1:
+            out.append((head.group(2), []))
+            continue
+        m = re.match(r"^\[(\d+)\] (.*)$", line)
+        if m and out and int(m.group(1)) == expected:
+            out[-1][1].append((expected, m.group(2)))
+            expected += 1
     return out
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if len(s.split()) >= 6]
+def is_first(msgs: list[dict]) -> bool:
+    """A slot's first try: its prompt says nothing of an earlier one."""
+    return "before were unusable" not in msgs[-1]["content"]
 
 
 def blank(sentence: str, key: str) -> str:
     return re.sub(re.escape(key), "___", sentence, count=1, flags=re.I)
 
 
-def cloze(entity: str, text: str) -> tuple[str, str]:
-    """(sentence, key): a sentence naming the entity, else the first long one and its last word."""
-    found = sentences(text)
-    for s in found:
+def cloze(entity: str, numbered: list[tuple[int, str]]) -> tuple[int, str, str]:
+    """(number, sentence, key): a sentence naming the entity, else the first long one and its
+    last word of five letters or more (a word that names something, not "both" or "it")."""
+    long = [(k, s) for k, s in numbered if len(s.split()) >= 6] or numbered
+    for k, s in long:
         if re.search(rf"\b{re.escape(entity)}\b", s, re.I):
-            return s, entity
-    s = found[0] if found else " ".join(text.split())
-    return s, s.rstrip(".!?").split()[-1]
+            return k, s, entity
+    k, s = long[0]
+    words = re.findall(r"[A-Za-z]{5,}", s) or s.rstrip(".!?").split()
+    return k, s, words[-1]
 
 
 def normal(text: str) -> str:
@@ -89,26 +96,28 @@ class SeedScript:
         return json.dumps({"error": f"unexpected reply schema {name!r}"})
 
     def write(self, msgs: list[dict], *, multiple_choice: bool) -> str:
-        first = len(msgs) == 2
+        first = is_first(msgs)
         mistake = self.mistakes.get(self.first_tries) if first else None
         self.first_tries += first
         shown = excerpts(msgs[1]["content"])
-        (entity, text), rest = shown[0], shown[1:]
-        sentence, key = cloze(entity, text)
-        statements, cited = [blank(sentence, key)], [{"excerpt": "1", "sentence": sentence}]
-        if rest:  # across passages: a statement of excerpt 2 joins the question
-            other = sentences(rest[0][1]) or [" ".join(rest[0][1].split())]
-            statements.append(other[0])
-            cited.append({"excerpt": "2", "sentence": other[0]})
+        (entity, numbered), rest = shown[0], shown[1:]
+        number, sentence, key = cloze(entity, numbered)
+        statements, cited = [blank(sentence, key)], [number]
+        if rest and rest[0][1]:  # across passages: a statement of excerpt 2 joins the question
+            other = [(k, t) for k, t in rest[0][1] if len(t.split()) >= 6] or rest[0][1]
+            statements.append(other[0][1])
+            cited.append(other[0][0])
         # A retry is worded anew, as a sampled retry would be (the same request would replay the same reading).
         opening = "Which term completes this account:" if first else "Which term is missing from this account:"
         question = f"{opening} {' / '.join(statements)}?"
         if mistake == "bad_citation":
-            cited[0] = {"excerpt": "1", "sentence": sentence.rstrip(".") + " and was first described in 1850."}
+            cited[0] = max(k for _, ns in shown for k, _ in ns) + 5
+        elif mistake == "unsupported":
+            key = "Zorblax compound"
         elif mistake == "paraphrase" and self.good:
             question = "What word fills the gap in this account:" + self.good[-1].split("account:", 1)[1]
         elif mistake == "off_document" or (self.off_document_retries and not first):
-            question, key = OFF_DOCUMENT, "Jupiter"
+            question = OFF_DOCUMENT  # the key and its citation stay real: only a reader of the passages finds it out
         elif mistake == "two_right":
             self.two_right.add(question)
         self.keys.setdefault(question, key)

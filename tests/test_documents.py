@@ -18,6 +18,16 @@ from judgeagent.data.documents import Block, Unreadable, convert_file
 from judgeagent.data.documents.readers.pages import PageBox, remove_furniture
 from judgeagent.errors import DataError
 
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """Each test its own conversion cache: a conversion cached by another test (or another run)
+    would hide what the reader does."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("JUDGEAGENT_CACHE_DIR", str(folder))
+    return folder
+
+
 # --- files made by the tests ---------------------------------------------------------------
 
 PUMP_INTRO = ("The Halvard pump is bolted to its frame with four M8 bolts. Tighten them in a cross "
@@ -342,6 +352,44 @@ def test_a_folder_with_no_readable_document_is_one_line(tmp_path):
                               f"{folder / 'scan.pdf'}: no text layer (a scanned PDF? run OCR on it first)")
 
 
+def test_a_costly_conversion_is_cached_by_the_file_bytes(mixed, own_cache, monkeypatch):
+    from judgeagent.data.documents.readers import pdf
+
+    calls: list[str] = []
+    convert = pdf.convert
+
+    def counted(path):
+        calls.append(Path(path).name)
+        return convert(path)
+
+    monkeypatch.setattr(pdf, "convert", counted)
+    first = load_benchmark(mixed, questions=False)
+    assert sorted(calls) == ["broken.pdf", "pump.pdf"]
+    again = load_benchmark(mixed, questions=False)
+    assert sorted(calls) == ["broken.pdf", "pump.pdf"]  # neither converted again: the readable one nor the damaged one
+    assert (again.documents, again.chunks, again.skipped) == (first.documents, first.chunks, first.skipped)
+    assert len(list((own_cache / "documents").glob("*.json"))) == 4  # two PDFs, the Word file, the web page
+    # A changed file is converted anew; the unchanged one still comes from the cache.
+    (mixed / "manuals" / "pump.pdf").write_bytes((mixed / "manuals" / "pump.pdf").read_bytes() + b"\n% appended\n")
+    load_benchmark(mixed, questions=False)
+    assert sorted(calls) == ["broken.pdf", "pump.pdf", "pump.pdf"]
+
+
+def test_unreadable_files_are_part_of_the_input_hash(mixed):
+    from judgeagent.graph.build import input_hash
+
+    def digest() -> str:
+        return input_hash(load_benchmark(mixed, questions=False), {"settings": "same"})
+
+    before = digest()
+    assert digest() == before
+    (mixed / "sketch.odt").write_bytes(b"PK\x03\x04")  # a new file that cannot be read: the manifest must list it
+    with_new = digest()
+    assert with_new != before
+    make_pdf(mixed / "broken.pdf")  # the damaged file becomes readable
+    assert digest() not in (before, with_new)
+
+
 # --- build-graph: one real build, then an incremental one -----------------------------------
 
 
@@ -359,7 +407,7 @@ def test_build_graph_on_a_mixed_folder_then_one_changed_file(mixed, tmp_path, sp
     assert sorted(before) == SOURCES
     assert {s: d["sha256"] for s, d in before.items()} == {s: hashlib.sha256((mixed / s).read_bytes()).hexdigest() for s in SOURCES}
     assert manifest["skipped"] == [{"source": s, "reason": r} for s, r in SKIPPED]
-    assert manifest["benchmark"]["format"] == "documents"
+    assert manifest["benchmark"] == {"name": "plant", "format": "documents", "qtype": None}  # no questions, so no question type
     assert re.search(rf"{manifest['counts']['chunks']} chunks, 5 documents", first.output)
 
     towers = mixed / "towers.md"

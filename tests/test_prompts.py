@@ -106,6 +106,8 @@ def protocol_prompts() -> list[list[dict]]:
         iv.report_messages("- score 3: Which ion rises? | answers: right"),
         seeds.writing_messages(KMC, "easy", "[1] (kidney) Potassium rises.", domain="medical"),
         seeds.writing_messages(KQA, "hard", "[1] (kidney) Potassium rises.\n[2] (heart) The rhythm changes.", domain="medical"),
+        seeds.retry_messages(seeds.writing_messages(KMC, "easy", "Excerpt 1 (about kidney):\n[1] Potassium rises when the kidneys fail.",
+                                                    domain="medical"), ["no citation", "no citation"]),
     ]
 
 
@@ -164,10 +166,10 @@ def test_every_prompt_a_stage_sends_is_filled_and_every_template_is_sent(monkeyp
     monkeypatch.setattr(prompts, "_template", recording)
     judge = Capture()
     sent = every_stage_prompt(judge)
-    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary + 2 audit + 10 protocol roles; sent:
+    # built: 3 answer + 2 gate + 9 generation + 12 rewrite + 1 summary + 2 audit + 11 protocol roles; sent:
     # 2 verify + 2×2 rewrite tries + 1 phrase judge + 1 feedback + 1 leak rewrite + 2 leak checks
     # (the capture's verdict is unreadable, so it is asked once more) + 1 extraction + 2 generation tries
-    assert len(sent) == 39 + 14
+    assert len(sent) == 40 + 14
     assert [(m["role"], problems(m["content"])) for msgs in sent for m in msgs if problems(m["content"])] == []
     # The rules were rendered when extension.py was imported.
     rules = set(extension.LEVEL_RULES.values()) | set(extension.TYPE_RULES.values())
@@ -226,6 +228,8 @@ def sample(s: dict) -> object:
         return {k: sample(s["properties"][k]) for k in s.get("required", [])}
     if s["type"] == "array":
         return [sample(s["items"]) for _ in range(s.get("minItems", 0))]
+    if s["type"] == "integer":
+        return 1
     return s["enum"][0] if "enum" in s else "x"
 
 

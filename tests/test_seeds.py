@@ -8,6 +8,7 @@ for, and only that."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -19,35 +20,54 @@ from typer.testing import CliRunner
 
 from judgeagent.cli.app import app
 from judgeagent.data import load_benchmark
-from judgeagent.protocols.seeds.citations import Cited, verify
+from judgeagent.protocols.seeds.citations import Citation, content_words, excerpts_text, numbered, parse_number, verify
 from judgeagent.protocols.seeds.plan import MULTI_HOP, SINGLE, kinds, plan_slots, share_cap
 
-PASSAGES = ["Warfarin blocks vitamin K  epoxide reductase.\nIts effect is followed with the INR.", "Heparin acts through antithrombin."]
+PASSAGES = ["Warfarin\n\nWarfarin blocks vitamin K  epoxide reductase.\nIts effect is followed with the INR.", "Heparin acts through antithrombin."]
 CHUNKS = ["c1", "c2"]
+ASKED = "Which enzyme does warfarin block?"
 
 
 # ----------------------------------------------------------------------------- citations
-def test_a_citation_is_found_after_whitespace_and_case_are_normalised():
-    found, why = verify([Cited("1", "warfarin blocks Vitamin K epoxide reductase."), Cited("2", "Heparin acts through antithrombin")], PASSAGES, CHUNKS)
+def test_the_writer_sees_each_sentence_numbered_and_a_heading_unnumbered():
+    assert excerpts_text(PASSAGES, ["warfarin", "heparin"]) == (
+        "Excerpt 1 (about warfarin):\nWarfarin\n[1] Warfarin blocks vitamin K epoxide reductase.\n[2] Its effect is followed with the INR.\n\n"
+        "Excerpt 2 (about heparin):\n[3] Heparin acts through antithrombin.")
+    # the citation kept is the sentence exactly as the chunk holds it (two spaces and all)
+    assert [(s.number, s.passage, s.text) for s in numbered(PASSAGES)] == [
+        (1, 0, "Warfarin blocks vitamin K  epoxide reductase."), (2, 0, "Its effect is followed with the INR."),
+        (3, 1, "Heparin acts through antithrombin.")]
+
+
+def test_a_cited_number_becomes_its_sentence_and_the_key_must_be_stated_in_it():
+    found, why = verify([1, "[3]"], PASSAGES, CHUNKS, question="Which enzyme does warfarin block, and what does heparin act through?",
+                        key="Vitamin K epoxide reductases")
     assert why is None
-    assert [(c.passage, c.chunk_id) for c in found] == [(0, "c1"), (1, "c2")]
+    assert [(c.passage, c.chunk_id, c.text) for c in found] == [(0, "c1", "Warfarin blocks vitamin K  epoxide reductase."),
+                                                                (1, "c2", "Heparin acts through antithrombin.")]
+    assert verify([1, 1], PASSAGES, CHUNKS, question=ASKED, key="epoxide reductase")[0] == found[:1]  # cited twice, kept once
+    # a sentence cited beside the evidence, about nothing asked, is left out; the key is checked on the rest
+    assert verify([1, 2, 3], PASSAGES, CHUNKS, question=ASKED, key="epoxide reductase") == (found[:1], None)
+    assert verify([2, 3], PASSAGES, CHUNKS, question="How is warfarin's effect followed?", key="with the INR") == (
+        [Citation(0, "c1", "Its effect is followed with the INR.")], None)
+    assert verify([2, 3], PASSAGES, CHUNKS, question="What is followed with the INR?", key="aspirin effect")[1] == (
+        "cited sentences do not state the answer 'aspirin effect' (missing: aspirin)")
+    assert [parse_number(x) for x in (3, "3", "[3]", "sentence 3", "S3.", "three", True)] == [3, 3, 3, 3, 3, None, None]
+    assert content_words("The kidneys are blocked by it, the kidney's") == {"kidney", "block"}
 
 
-def test_a_citation_under_the_wrong_number_is_found_in_its_own_passage():
-    found, why = verify([Cited("1", "Heparin acts through antithrombin.")], PASSAGES, CHUNKS)
-    assert why is None and [(c.passage, c.chunk_id) for c in found] == [(1, "c2")]
-
-
-@pytest.mark.parametrize(("cited", "why"), [
-    ([Cited("1", "Warfarin blocks vitamin K epoxide reductase in the liver.")],
-     "citation not found in excerpt 1: 'Warfarin blocks vitamin K epoxide reductase in the liver.'"),
-    ([Cited("1", "Its effect is followed with the INR."), Cited("7", "Heparin is given by mouth every day.")],
-     "citation not found in any excerpt: 'Heparin is given by mouth every day.'"),
-    ([Cited("1", "the INR")], "citation 'the INR' is shorter than 4 words"),
-    ([], "no citation"),
+@pytest.mark.parametrize(("cited", "key", "why"), [
+    ([7], "epoxide reductase", "citation 7 is not a sentence number of the excerpts (they are numbered 1 to 3)"),
+    (["the first"], "epoxide reductase", "citation 'the first' is not a sentence number of the excerpts (they are numbered 1 to 3)"),
+    ([], "epoxide reductase", "no citation"),
+    ([1], "thrombin", "cited sentences do not state the answer 'thrombin' (missing: thrombin)"),
+    ([1], "prothrombin kinase reductase", "cited sentences do not state the answer 'prothrombin kinase reductase' (missing: kinase, prothrombin)"),
+    ([1], "yes", "cited sentences cannot state the answer 'yes': it names nothing"),
+    ([1], "Vargan reductase", "cited sentences do not state the answer 'Vargan reductase' (missing: vargan)"),  # one of two is not enough
+    ([3, 2], "epoxide reductase", "cited sentences [3], [2] share no word with the question or its answer: none is evidence for them"),
 ])  # fmt: skip
-def test_a_citation_not_in_the_passages_drops_the_question(cited, why):
-    assert verify(cited, PASSAGES, CHUNKS) == ([], why)
+def test_a_citation_that_does_not_hold_drops_the_question(cited, key, why):
+    assert verify(cited, PASSAGES, CHUNKS, question=ASKED, key=key) == ([], why)
 
 
 # ----------------------------------------------------------------------------- the plan
@@ -137,24 +157,26 @@ def test_seeds_write_a_generic_folder_that_loads_with_citations_in_their_chunks(
 
 def test_every_filter_drops_what_it_is_for_and_the_retry_is_kept(tmp_path, demo_graph):
     out = tmp_path / "set"
-    script = SeedScript(mistakes={1: "bad_citation", 2: "paraphrase", 3: "two_right", 4: "off_document"})
+    script = SeedScript(mistakes={1: "bad_citation", 2: "paraphrase", 3: "two_right", 4: "off_document", 5: "unsupported"})
     with ScriptedServer(script) as srv:
-        res = invoke(srv, demo_graph, out, "--n", "6", "--multi-hop-share", "0", "--max-share", "0.34")
+        res = invoke(srv, demo_graph, out, "--n", "7", "--multi-hop-share", "0", "--max-share", "0.34")
     assert res.exit_code == 0, res.output
     metrics = json.loads((out / "generation" / "metrics.json").read_text())
-    assert metrics["drops"] == {"answerable": 2, "citation": 1, "not_duplicate": 1}
-    assert (metrics["n_written"], metrics["slots_tried"], metrics["tries"], metrics["slots_given_up"]) == (6, 6, 10, 0)
+    assert metrics["drops"] == {"answerable": 2, "citation": 1, "not_duplicate": 1, "support": 1}
+    assert (metrics["n_written"], metrics["slots_tried"], metrics["tries"], metrics["slots_given_up"]) == (7, 7, 12, 0)
     records = [json.loads(x) for x in (out / "generation" / "records.jsonl").read_text().splitlines()]
-    assert [r["written"]["skipped"] for r in records[6:]] == ["not needed: enough seeds were kept before this slot"] * 3
-    reasons = {r["batch_id"]: r["written"]["generation_attempts"][0].get("error", "") for r in records[:6]}
-    assert reasons["s0001"].startswith("citation not found in excerpt 1: ")
+    assert [r["written"]["skipped"] for r in records[7:]] == ["not needed: enough seeds were kept before this slot"] * 4
+    reasons = {r["batch_id"]: r["written"]["generation_attempts"][0].get("error", "") for r in records[:7]}
+    assert re.fullmatch(r"citation \d+ is not a sentence number of the excerpts \(they are numbered 1 to \d+\)", reasons["s0001"])
     assert reasons["s0002"].startswith("repeats an earlier question (")
     assert "the passages do not support the answer" in reasons["s0003"]
     assert reasons["s0004"].endswith("a reader of them answered that it cannot be determined from them")
-    kept = [q["question"] for q in lines(out)]
-    assert len(kept) == 6 and OFF_DOCUMENT not in kept and not any(q.startswith("What word fills the gap") for q in kept)
-    # each of the four slots kept its second try, and only that
-    assert [len(r["written"]["generation_attempts"]) for r in records[:6]] == [1, 2, 2, 2, 2, 1]
+    assert reasons["s0005"].startswith("cited sentences do not state the answer 'Zorblax compound' (missing: compound, zorblax)")
+    kept = lines(out)
+    assert len(kept) == 7 and OFF_DOCUMENT not in [q["question"] for q in kept] and not any(q["question"].startswith("What word fills the gap") for q in kept)
+    assert not any("Zorblax" in str(q["options"]) for q in kept)
+    # each of the five slots kept its second try, and only that
+    assert [len(r["written"]["generation_attempts"]) for r in records[:7]] == [1, 2, 2, 2, 2, 2, 1]
 
 
 def test_multiple_choice_options_come_from_the_graph_near_the_key(tmp_path, demo_graph):
@@ -335,10 +357,41 @@ def test_with_the_batch_api_every_request_goes_in_waves_and_the_seeds_are_the_sa
 def test_a_writing_that_keeps_nothing_writes_no_set_and_exits_4(tmp_path, demo_graph):
     out = tmp_path / "set"
     with ScriptedServer(SeedScript(mistakes={0: "off_document", 1: "off_document"}, off_document_retries=True)) as srv:
-        res = invoke(srv, demo_graph, out, "--n", "1", "--reserve", "0", "--generation-tries", "2")
+        script = srv.responder
+        res = invoke(srv, demo_graph, out, "--n", "1", "--reserve", "0", "--generation-tries", "3")
     assert res.exit_code == 4, res.output
     said = " ".join(res.output.split())
-    assert "0 of 1 seed questions kept, from 1 slots tried (2 tries; dropped by filter: answerable 2)" in said
+    assert "0 of 1 seed questions kept, from 1 slots tried (3 tries; dropped by filter: answerable 3)" in said
+    # refused three times for the same reason, yet three requests written: none replayed from the journal
+    assert script.requests["seed_mc"] == 3
     assert "no seed kept, so no seed set written" in said
     assert not (out / "questions.jsonl").exists()
     assert json.loads((out / "generation" / "metrics.json").read_text())["status"] == "nothing_answered"
+
+
+@pytest.mark.slow  # a real headless Chromium
+def test_the_audit_page_highlights_every_citation_of_every_seed_in_chromium(tmp_path, demo_graph):
+    from audit_double import read_items
+    from browser import Browser, need_browser
+
+    need_browser()
+    out = tmp_path / "set"
+    with ScriptedServer(SeedScript()) as srv:
+        res = invoke(srv, demo_graph, out, "--n", "4", "--multi-hop-share", "0.5", "--max-share", "0.5")
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["audit", str(out), "--sample", "4", "--seed", "0"])
+    assert res.exit_code == 0, res.output
+    items = read_items(out / "audit")
+    seeds = {q["id"]: q for q in lines(out)}
+    b = Browser()
+    try:
+        b.open((out / "audit" / "audit.html").resolve().as_uri(), 1280, 900)
+        for k, item in enumerate(items):
+            if k:
+                b.press("ArrowRight")
+            marked = b.js("[...document.querySelectorAll('#chunks mark.cited')].map(m => m.textContent)")
+            cited = [c["sentence"] for c in seeds[item["ref"].split()[0]]["citations"]]
+            assert sorted(normal(m) for m in marked) == sorted(normal(c) for c in cited), (k, marked, cited)
+        assert b.errors() == []
+    finally:
+        b.close()

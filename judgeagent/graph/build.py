@@ -77,7 +77,9 @@ def build_settings(config: GraphConfig, extractor: EntityExtractor) -> dict:
 
 
 def input_hash(benchmark: Benchmark, settings: dict) -> str:
-    """sha256 of the benchmark files' bytes, the chunks made from them, and the settings."""
+    """sha256 of the benchmark files' bytes, the chunks made from them, the settings, and the
+    files of a folder of documents that could not be read (with why): a file that becomes
+    unreadable, or a new unreadable one, changes what the manifest must list."""
     h = hashlib.sha256()
     h.update(json.dumps(settings, sort_keys=True).encode())
     for path in sorted(benchmark.source_files):
@@ -89,6 +91,8 @@ def input_hash(benchmark: Benchmark, settings: dict) -> str:
                     h.update(block)
         except OSError:
             h.update(b"\0unreadable")
+    for skipped in sorted(benchmark.skipped, key=lambda s: s.source):
+        h.update(b"\0skipped\0" + skipped.source.encode() + b"\0" + skipped.reason.encode())
     # The chunks too: a loader change that re-chunks the same files must rebuild.
     for c in benchmark.chunks:
         h.update(b"\0chunk\0" + c.id.encode() + b"\0" + c.doc_id.encode() + b"\0" + c.text.encode())
@@ -500,8 +504,9 @@ def _manifest(benchmark, config, out_dir, digest, settings, extractor, embedder,
         "name": out_dir.name,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_hash": digest,
+        # A folder of documents has no questions, so no question type: its seed sets say theirs.
         "benchmark": {"name": benchmark.name, "format": benchmark.format,
-                      "qtype": benchmark.qtype.value},
+                      "qtype": benchmark.qtype.value if benchmark.questions else None},
         "source_files": [str(p) for p in benchmark.source_files],
         **_document_sources(benchmark),
         "settings": settings,

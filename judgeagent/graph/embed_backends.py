@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from typing import Protocol
 import numpy as np
 
 from judgeagent.errors import ConfigError
+from judgeagent.files import cache_root
 
 # Bump when an export or quantisation recipe changes: the cache key includes it.
 RECIPE_VERSION = 2  # 2: int8 through MatMulNBits blocks
@@ -254,15 +254,6 @@ def _load_openvino(model_dir: str, *, device: str, bf16: bool) -> OpenVinoRunner
 
 
 # ----------------------------------------------------------------------------- the export cache
-
-
-def cache_root() -> Path:
-    """``$JUDGEAGENT_CACHE_DIR``, else ``$XDG_CACHE_HOME/judgeagent``, else ``~/.cache/judgeagent``."""
-    env = os.environ.get("JUDGEAGENT_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "judgeagent"
 
 
 @cache

@@ -2,7 +2,8 @@
 
 Each format is one module of :mod:`.readers` that declares ``SUFFIXES``, ``WHAT`` (how an
 error names its files) and ``convert(path) -> Converted``; :data:`READERS` finds them, so a
-new format is one new module there and nothing else names it. The loader is :mod:`.folder`.
+new format is one new module there and nothing else names it (a costly one also says
+``CACHED = True`` and its ``LIBRARIES``, for :mod:`.cache`). The loader is :mod:`.folder`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from types import ModuleType
 
 from judgeagent.data.documents import readers
 from judgeagent.data.documents.base import Block, Converted, Unreadable
+from judgeagent.data.documents.cache import convert_cached
 
 
 def _readers() -> dict[str, ModuleType]:
@@ -33,14 +35,16 @@ def reader_for(path: Path) -> ModuleType | None:
     return READERS.get(path.suffix.lower())
 
 
-def convert_file(path: Path | str) -> Converted:
-    """One file as headings and paragraphs; :class:`Unreadable` says why it cannot be."""
+def convert_file(path: Path | str, digest: str | None = None) -> Converted:
+    """One file as headings and paragraphs; :class:`Unreadable` says why it cannot be. With
+    ``digest`` (the sha256 of its bytes) a costly reader's result is kept in the user's cache
+    and read from there next time (:mod:`.cache`)."""
     path = Path(path)
     reader = reader_for(path)
     if reader is None:
         raise Unreadable(f"unknown type ({path.suffix or 'no extension'}; reads {known_types()})")
     try:
-        return reader.convert(path)
+        return reader.convert(path) if digest is None else convert_cached(path, reader, digest)
     except OSError as err:
         raise Unreadable(f"cannot read the file ({err.strerror or err})") from None
 

@@ -1,6 +1,9 @@
 """The loader of a folder of documents: every file under it (subfolders too, hidden ones
 left out) is one Document, converted by its reader, chunked with its headings kept.
 
+A costly conversion (a PDF's) is kept in the user's cache by the file's sha256, so a rebuild
+does not convert an unchanged file again (:mod:`judgeagent.data.documents.cache`).
+
 A file that cannot be read is left out and listed in ``Benchmark.skipped`` with the
 reason; the caller says so (build-graph prints a line per file and refuses with
 ``--strict``). A folder of documents has no questions: ``build-graph`` builds its graph, and
@@ -41,12 +44,17 @@ def load(folder: Path, *, chunk_tokens: int, section_chunks: int = 0, progress: 
         for path in paths:
             source = path.relative_to(folder).as_posix()
             try:
-                converted = convert_file(path)
+                digest = _sha256(path)
+                converted = convert_file(path, digest)
+            except OSError as err:
+                skipped.append(SkippedFile(source, f"cannot read the file ({err.strerror or err})"))
+                advance()
+                continue
             except Unreadable as why:
                 skipped.append(SkippedFile(source, str(why)))
                 advance()
                 continue
-            doc, doc_chunks = _document(source, _sha256(path), converted, chunk_tokens)
+            doc, doc_chunks = _document(source, digest, converted, chunk_tokens)
             documents.append(doc)
             chunks += doc_chunks
             sources.append(str(path))

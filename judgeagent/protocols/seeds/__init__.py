@@ -5,8 +5,9 @@ A run of this protocol interviews no target. Its units are *slots*, planned up f
 the graph (:mod:`.plan`): single-passage ones and multi-hop ones whose knowledge path crosses
 chunks (and documents, where the graph links them), spread so that no document or entity
 holds more than ``--max-share`` of the seeds. The writer model writes each slot's question
-with its citations (:mod:`.writer`); a question is kept only when every citation is found in
-its passages (:mod:`.citations`) and the quality gate passes it (answerable from the passages
+with the numbers of the sentences it cites (:mod:`.writer`); a question is kept only when
+its citations hold (:mod:`.citations`: numbers shown, sentences about the question, the key
+stated in them) and the quality gate passes it (answerable from the passages
 alone, self-contained, not a near-copy of a seed kept before, and, across passages, whether
 it needs them all). Multiple-choice options come from the graph (:mod:`.distractors`).
 
@@ -120,7 +121,9 @@ Run = RunServices[SeedsOptions, SeedRecord]
 
 
 def drop_filter(attempt: GenerationAttempt) -> str | None:
-    """Which filter dropped a try: the gate's first failed check, or what the writer got wrong."""
+    """Which filter dropped a try: the gate's first failed check, or what the writer got wrong
+    (``citation``: a number not shown; ``support``: cited sentences not about the question, or
+    not stating its key)."""
     if attempt.ok:
         return None
     if attempt.gate is not None:
@@ -128,6 +131,8 @@ def drop_filter(attempt: GenerationAttempt) -> str | None:
     error = attempt.error or ""
     if error.startswith(("citation", "no citation")):
         return "citation"
+    if error.startswith("cited sentence"):
+        return "support"
     if error.startswith("fewer than 3 wrong options"):
         return "options"
     if error.startswith("copies an existing question"):
@@ -331,11 +336,11 @@ class Seeds(Protocol[SeedsOptions, SeedRecord]):
         used = 1.0 if run.cfg.llm.batch_api or unit.index < opts.n else min(1.0, extra / max(1, len(run.units) - opts.n))
         per_slot = tries(rates[TRY_ACCEPTED], opts.generation_tries)
         attempts = bernoulli(used).per(per_slot)
-        from judgeagent.stages.extension import path_text
+        from judgeagent.protocols.seeds.citations import excerpts_text
         from judgeagent.stages.gate import answer_messages as gate_messages
 
         texts = slot.path.texts
-        msgs = writing_messages(qtype, writing_level(slot, run.seed), path_text(texts, slot.path.entities), domain=opts.domain)
+        msgs = writing_messages(qtype, writing_level(slot, run.seed), excerpts_text(texts, slot.path.entities), domain=opts.domain)
         calls = [Call(SEED_WRITING, "judge", attempts, msgs, growth=150, repeats=1 - 1 / per_slot.mean)]
         k = len(texts)
         ablations = Count(1 + 0.3 * (k - 1), (k - 1) ** 2 / 12, 1.0, float(k)) if slot.kind == MULTI_HOP and opts.check_hops and k >= 2 else NONE

@@ -1,11 +1,13 @@
 """One seed question from one slot: write → check citations → options → gate → label.
 
-The writer model is shown the slot's passages (numbered) and asked for a question, its key
-and the sentences that support the key. A try is rejected, and the writer asked again with
-the reason (as a follow-up's writer is), when the reply is unusable, when a citation is not
-in the passages, or when the quality gate rejects the question. A multiple-choice seed's
-wrong options come from the graph (:mod:`.distractors`) before the gate sees it, so the gate
-judges the options the target will be shown.
+The writer model is shown the slot's passages sentence by sentence, numbered, and asked for
+a question, its key and the numbers of the sentences that state the key. A try is
+rejected, and the writer asked again with the reason (as a follow-up's writer is), when the
+reply is unusable, when its citations fail (:mod:`.citations`: a number not shown, a
+sentence not about the question, a key the cited sentences do not state), or when the
+quality gate rejects the question. A multiple-choice seed's wrong options come from the
+graph (:mod:`.distractors`) before the gate sees it, so the gate judges the options the
+target will be shown.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
 from judgeagent.budgets import Stage
 from judgeagent.data.benchmark import Question, QuestionType
@@ -23,7 +25,7 @@ from judgeagent.prompts import messages, render, schemas
 from judgeagent.protocols.seeds import citations as cites
 from judgeagent.protocols.seeds import distractors as wrong
 from judgeagent.protocols.seeds.plan import MULTI_HOP, Slot
-from judgeagent.stages.extension import LEVEL_RULES, TYPE_RULES, Draft, assemble, path_text, validate
+from judgeagent.stages.extension import LEVEL_RULES, TYPE_RULES, Draft, assemble, validate
 from judgeagent.stages.gate import GateVerdict, QualityGate
 
 if TYPE_CHECKING:
@@ -33,31 +35,24 @@ if TYPE_CHECKING:
 SEED_WRITING = Stage("seed-writing", 600, 170)  # a seed with its citations, written from a slot's passages
 
 
-def _cited(v: object) -> list[dict[str, object]]:
-    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
-
-
-class CitedModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    excerpt: Annotated[str, BeforeValidator(lambda v: "" if v is None else str(v))] = ""
-    sentence: Annotated[str, BeforeValidator(lambda v: "" if v is None else str(v))] = ""
+def _cited(v: object) -> list[object]:
+    return list(v) if isinstance(v, list) else []
 
 
 class SeedDraft(Draft):
-    """A seed as the writer wrote it: a follow-up's draft with its citations."""
+    """A seed as the writer wrote it: a follow-up's draft with the numbers of the sentences it cites."""
 
-    citations: Annotated[list[CitedModel], BeforeValidator(_cited)] = Field(default_factory=list)
+    citations: Annotated[list[object], BeforeValidator(_cited)] = Field(default_factory=list)
 
-    def cited(self) -> list[cites.Cited]:
-        return [cites.Cited(c.excerpt, c.sentence) for c in self.citations]
+    def key(self, qtype: QuestionType) -> str:
+        return (self.correct_option if qtype.is_multiple_choice else self.answer).strip()
 
 
 def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: str) -> list[dict[str, str]]:
     """The writer's prompt (judgeagent/prompts/seed_question.txt): the follow-up writer's rules,
-    with citations asked for. No filled-in example: the bundled model copied the follow-up
-    prompt's example in 27 tries of 27 on the demo graph; the shape is described in words and
-    the reply schema holds it."""
+    with the numbers of the sentences that state the key. ``source`` is :func:`.citations.excerpts_text`.
+    No filled-in example: the bundled model copied the follow-up prompt's example in 27 tries
+    of 27 on the demo graph; the shape is described in words and the reply schema holds it."""
     mc = qtype.is_multiple_choice
     user = render(
         "seed_question",
@@ -69,6 +64,17 @@ def writing_messages(qtype: QuestionType, level: str, source: str, *, domain: st
         json_shape=render("seed_shape_mc" if mc else "seed_shape_phrase"),
     )
     return messages(render("generate_system"), user)
+
+
+def retry_messages(first: list[dict[str, str]], reasons: Sequence[str]) -> list[dict[str, str]]:
+    """The next try: the first prompt with why each earlier try was refused, and not the
+    refused replies (a follow-up's writer is shown its own). Shown its refused reply, the
+    bundled model gave the same answer again in 11 of 18 retries, whatever the reason said.
+    Every reason so far, not only the last: two tries refused for the same reason would
+    otherwise send the same request, which the journal answers with the same reply."""
+    system, user = first
+    said = "; ".join(f"({k}) {r}" for k, r in enumerate(reasons, 1)) if len(reasons) > 1 else reasons[0]
+    return messages(system["content"], user["content"] + "\n\n" + render("seed_retry", reason=said))
 
 
 def writing_level(slot: Slot, seed: int) -> str:
@@ -138,7 +144,8 @@ class SeedWriter:
     async def write(self, slot: Slot) -> Written:
         qtype, path = self.qtype, slot.path
         level = writing_level(slot, self.seed)
-        msgs = writing_messages(qtype, level, path_text(path.texts, path.entities), domain=self.domain)
+        refused: list[str] = []
+        msgs = first = writing_messages(qtype, level, cites.excerpts_text(path.texts, path.entities), domain=self.domain)
         schema = schemas.SEED_MC if qtype.is_multiple_choice else schemas.SEED_PHRASE
         out = Written()
         for attempt in range(self.tries):
@@ -148,7 +155,7 @@ class SeedWriter:
             reason = res.error if not res.ok else validate(res.data, qtype, self.kept)
             if reason is None:
                 draft = SeedDraft.model_validate(res.data)
-                found, reason = cites.verify(draft.cited(), path.texts, path.chunk_ids)
+                found, reason = cites.verify(draft.citations, path.texts, path.chunk_ids, question=draft.question, key=draft.key(qtype))
             if reason is not None:
                 out.attempts.append({"error": reason})
             else:
@@ -169,6 +176,7 @@ class SeedWriter:
                         return out
                     reason = "; ".join(verdict.reasons)
                     out.attempts.append({"error": reason, "gate": verdict.to_dict(), "question": question.to_dict()})
-            msgs = msgs + [{"role": "assistant", "content": res.text or ""}, {"role": "user", "content": render("generate_retry", reason=reason)}]
+            refused.append(reason)
+            msgs = retry_messages(first, refused)
         out.skipped = "; ".join(dict.fromkeys(str(a["error"]) for a in out.attempts))
         return out

@@ -27,6 +27,8 @@ from judgeagent.data.documents.readers.pages import PageBox, remove_furniture
 
 SUFFIXES = (".pdf",)
 WHAT = "PDF files"
+CACHED = True  # pdfminer lays out every page: about as costly as building the graph from it
+LIBRARIES = ("pdfminer.six",)
 
 HEADING_RATIO = 1.15
 HEADING_MAX_WORDS = 20

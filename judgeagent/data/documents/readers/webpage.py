@@ -18,6 +18,8 @@ from judgeagent.data.documents.base import Block, Converted, Unreadable, missing
 
 SUFFIXES = (".html", ".htm", ".xhtml")
 WHAT = "HTML pages"
+CACHED = True  # trafilatura parses and scores the whole page
+LIBRARIES = ("trafilatura", "lxml")
 
 # Sphinx and MkDocs put a permalink sign after each heading.
 _PERMALINKS = " ¶§\u00b6"

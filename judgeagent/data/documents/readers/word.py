@@ -16,6 +16,8 @@ from judgeagent.data.documents.base import Block, Converted, Unreadable, missing
 
 SUFFIXES = (".docx",)
 WHAT = "Word documents (.docx)"
+CACHED = True  # python-docx unzips and parses the XML of the whole file
+LIBRARIES = ("python-docx",)
 
 _HEADING_STYLE = re.compile(r"heading\s*(\d)", re.IGNORECASE)
 
