@@ -280,7 +280,9 @@ def test_a_cancel_refused_because_the_job_is_finalizing_is_no_error_the_job_is_c
 
     async def main():
         with BatchServer(default=QUICK) as srv:
-            srv.script_jobs(JobScript(validating_s=0.0, in_progress_s=0.01, hold=running, finalizing_hold=finalizing))
+            # The hold alone keeps it in progress: with a scripted running time too, a cancel that came
+            # within that time of the job's creation (a fast client, a slow machine) found it running still.
+            srv.script_jobs(JobScript(validating_s=0.0, in_progress_s=0.0, hold=running, finalizing_hold=finalizing))
             srv.before_cancel = lambda job: running.set()  # it moves on as the cancel is on its way
             spec = ModelSpec("m", srv.base_url, "scripted-model")
             async with client(tmp_path / "j.sqlite", batch_api_deadline="0.05s") as c:
