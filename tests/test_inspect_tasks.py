@@ -252,6 +252,43 @@ def test_a_task_through_inspects_openai_compatible_provider(tmp_path, demo_graph
     assert {"answer_batch", "feedback"} <= named  # our reply schemas reached the server as JSON schemas
 
 
+def test_a_server_that_refuses_json_schema_gets_llama_cpps_form_through_inspect(tmp_path, demo_graph, demo_seeds):
+    """llama.cpp's server (llama-cpp-python 0.3) refuses ``response_format.type:
+    json_schema`` with a 500 naming it; the task then asks with its ``json_object`` form and
+    the schema, which must reach the server through Inspect's OpenAI-compatible provider, so
+    the replies are held to the schema rather than left to the prompt."""
+    from inspect_ai.model import get_model
+    from interview_double import schema_name
+    from scripted_server import Fault
+
+    script = scripted(demo_seeds)
+
+    def llama_like(body):
+        rf = body.get("response_format")
+        if rf and rf.get("type") not in ("text", "json_object"):
+            return Fault.status(500, message="1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'")
+        return script(body)
+
+    with ScriptedServer(llama_like) as srv:
+        def served():
+            return get_model("openai-api/llama/smollm2", base_url=srv.base_url, api_key="not-needed")
+
+        log = run_task("interview", tmp_path, served(), {"judge": served()}, data=str(DATA), graph=str(demo_graph), limit=3, rounds=1,
+                       controls=False, **FAST)
+        bodies = srv.requests
+    assert log.status == "success", log.error
+    forms = [(b["response_format"]["type"], "schema" in b["response_format"], schema_name(b)) for b in bodies if b.get("response_format")]
+    refused = [i for i, (kind, _, _) in enumerate(forms) if kind == "json_schema"]
+    # Only each model's first structured call was asked with a JSON schema (the target's
+    # answers, the judge's first question; the OpenAI SDK under Inspect's provider tries a 500
+    # again itself), then every structured request in llama.cpp's form, with its schema.
+    assert {forms[i][2] for i in refused} == {"answer_batch", "generated_mc"}
+    after = forms[refused[-1] + 1:]
+    assert len(after) >= 4 and all(kind == "json_object" and has_schema for kind, has_schema, _ in after)
+    m = figures(log)
+    assert (m["acc1"], m["acc2"]) == (pytest.approx(200 / 3, abs=1e-3), pytest.approx(200 / 3, abs=1e-3))
+
+
 @pytest.mark.slow
 def test_eval_retry_asks_the_failed_unit_again(tmp_path, demo_graph, demo_seeds, monkeypatch):
     """A call that fails after Inspect's retries is its sample's error, never a wrong answer;

@@ -41,10 +41,12 @@ TARGET = "target"  # the eval's --model; every other role is a model role
 def inspect_spec(role: str) -> ModelSpec:
     """The spec standing for the Inspect model of ``role`` (``target``: ``--model``).
 
-    Its concurrency is high because Inspect's ``--max-connections`` is the limit that holds;
-    its structured output is asked as a JSON schema, which Inspect passes on to providers
-    that take one."""
-    return ModelSpec(name=f"inspect:{role}", base_url=f"{SCHEME}{role}", model=role, concurrency=1024, response_format="json_schema")
+    Its concurrency is high because Inspect's ``--max-connections`` is the limit that holds.
+    Its structured output steps down the forms a remote server's does: a JSON schema, which
+    Inspect passes on to providers that take one, then llama.cpp's JSON object with the schema
+    (through ``extra_body``, which Inspect's OpenAI-compatible providers send as it is), then a
+    plain JSON object, then the schema in the prompt alone."""
+    return ModelSpec(name=f"inspect:{role}", base_url=f"{SCHEME}{role}", model=role, concurrency=1024, response_format="auto")
 
 
 def is_inspect(spec: ModelSpec) -> bool:
@@ -101,8 +103,9 @@ class InspectTransport:
         from inspect_ai.model import GenerateConfig
 
         model, messages, config = self.model(), chat_messages(body["messages"]), generate_config(body)
+        structured = config.response_schema is not None or "response_format" in (config.extra_body or {})
         output = None
-        if config.response_schema is not None and not self.takes_schema:
+        if structured and not self.takes_schema:
             try:
                 output = await model.generate(messages, config=config.merge(GenerateConfig(max_retries=0)))
             except Exception as e:
@@ -116,7 +119,7 @@ class InspectTransport:
                 if (refused := refusal(e)) is None:
                     raise
                 return refused
-        if config.response_schema is not None:
+        if structured:
             self.takes_schema = True
         calls = _RECORDING.get()
         if calls is not None:
