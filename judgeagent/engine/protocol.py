@@ -93,6 +93,11 @@ class Protocol(Generic[OptionsT, RecordT]):
     records: ClassVar[type[UnitRecord]] = UnitRecord  # the second type argument
     label: ClassVar[str] = ""  # the progress bar's label (default: the name)
     writes_report: ClassVar[bool] = True  # report.html / report.md (with --report, the default)
+    # Whether its runs' report is the interview report (report/render.py: difficulty,
+    # follow-ups, feedback, Table 2) with its sections added, rather than a document of its
+    # own: an overview, then its sections. Likewise in `compare`, whether its rows stand
+    # alone under its columns.
+    interview_report: ClassVar[bool] = False
     # Whether it interviews a target, so that `evaluate --protocol` lists and runs it. A
     # protocol that writes something else (seed questions) runs from its own command.
     interviews: ClassVar[bool] = True

@@ -78,7 +78,9 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
     if by not in ("target", "data"):
         raise JudgeAgentError(f"--by must be target or data (got {by!r})")
     protocols = list(dict.fromkeys(r.protocol for r in runs))
-    mixed = protocols != ["judgeagent"]
+    # One protocol of the interview report: its rows plain, under its columns. Otherwise each
+    # row names its protocol and every protocol's columns are shown.
+    mixed = len(protocols) != 1 or not _protocol(protocols[0]).interview_report
     cells: dict[tuple[str, str], dict[str, float | None]] = {}
     audits: dict[tuple[str, str], AuditBlock | None] = {}
     rows: list[str] = []
@@ -94,7 +96,7 @@ def table2(runs: list[Run], by: str = "target") -> Grid:
             audits[(row, group)] = block_of(run.metrics)
         rows += [row] if row not in rows else []
         groups += [group] if group not in groups else []
-    columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol("judgeagent").compare_columns
+    columns = tuple(c for p in protocols for c in _protocol(p).compare_columns) if mixed else _protocol(protocols[0]).compare_columns
     if any(writes_questions(r) for r in runs):
         columns += (AUDIT_COLUMN,)
     return Grid("target" if by == "target" else "data", rows, groups, columns, cells, audits)

@@ -1,9 +1,10 @@
 """What each protocol contributes to its run's report, asked of the registry (the report
 imports no protocol).
 
-A run of the ``judgeagent`` protocol keeps the interview report and gains the protocol's
-sections (Appendix E.2, when it ran them); a run of another protocol gets its own document:
-an overview, then its protocol's sections. Pure: the run folder in, blocks out.
+A run of a protocol whose report is the interview report (``interview_report``: JudgeAgent's)
+keeps it and gains the protocol's sections (Appendix E.2, when it ran them); a run of another
+protocol gets its own document: an overview, then its protocol's sections. Pure: the run folder
+in, blocks out.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ def protocol_sections(run: Run) -> list[Section]:
 
 
 def protocol_document(run: Run) -> Document | None:
-    """The document of a run made by a protocol other than JudgeAgent's; None for JudgeAgent's."""
+    """The document of a run whose protocol has one of its own; None when its report is the
+    interview report."""
     name = run.protocol
-    if name == "judgeagent":
-        return None
     known = protocols()
+    if name in known and known[name].interview_report:
+        return None
     title = known[name].title if name in known else name
     overview = [("Protocol", f"{name}: {title}"), *sec.overview(run)[:4]]
     head = Section("Summary", "summary", [Facts(overview), *[Para(w, "warn") for w in _warnings(run)]])

@@ -84,6 +84,7 @@ class JudgeAgent(Protocol[JudgeAgentOptions, InterviewRecord]):
     audited_items = "follow-up questions"
     audited_accuracy = "follow-up questions (the extension accuracy)"
     compare_columns = TABLE2
+    interview_report = True
     rates = plan.RATES
 
     def __init__(self) -> None:
