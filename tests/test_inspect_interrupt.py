@@ -20,7 +20,7 @@ from test_interrupt import HoldingServer, asks_about, script, wait_for  # noqa: 
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "medqa-demo"
-INSPECT = str(Path(sys.executable).parent / "inspect")
+INSPECT = [sys.executable, "-m", "inspect_ai"]  # the `inspect` command, run by this interpreter
 MODEL = "openai-api/scripted/scripted-model"
 
 
@@ -35,7 +35,7 @@ def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, demo_g
     logs = tmp_path / "logs"
     second_batch = demo_seeds[3].question.strip()
     with HoldingServer(script(demo_seeds), hold=lambda body: asks_about(body, second_batch)) as srv:
-        cmd = [INSPECT, "eval", "judgeagent/interview", "--model", MODEL, "--model-role", f"judge={MODEL}",
+        cmd = [*INSPECT, "eval", "judgeagent/interview", "--model", MODEL, "--model-role", f"judge={MODEL}",
                "-T", f"data={DATA}", "-T", f"graph={demo_graph}", "-T", "limit=6", "-T", "rounds=1", "-T", "controls=false",
                "-T", "leak_check=rules", "-T", "bootstrap=200", "--max-samples", "1", "--log-dir", str(logs), "--display", "plain"]
         proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=inspect_env(srv.base_url))
@@ -57,7 +57,7 @@ def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, demo_g
         finished = {s.id: (s.error is None, s.scores is not None and bool(s.scores)) for s in cancelled.samples or []}
         assert finished == {"b0000": (True, True), "b0001": (False, False)}, [(s.id, s.error) for s in cancelled.samples or []]
 
-        retry = subprocess.run([INSPECT, "eval-retry", str(path), "--log-dir", str(logs), "--display", "plain"], cwd=tmp_path,
+        retry = subprocess.run([*INSPECT, "eval-retry", str(path), "--log-dir", str(logs), "--display", "plain"], cwd=tmp_path,
                                capture_output=True, text=True, env=inspect_env(srv.base_url), timeout=300)
         rerun = srv.requests[asked_before:]
     assert retry.returncode == 0, retry.stderr
