@@ -433,6 +433,46 @@ def test_response_format_rejection_falls_back_and_is_remembered():
         assert srv.requests[1]["response_format"]["schema"] == SCHEMA
 
 
+class RefusingTogether(ScriptedServer):
+    """A llama.cpp-like server (a 500 on ``json_schema``) whose first ``n`` such requests are
+    all in flight before any is refused, as concurrent requests of one run are."""
+
+    def __init__(self, n: int):
+        def llama_like(body):
+            rf = body.get("response_format")
+            if rf and rf.get("type") not in ("text", "json_object"):
+                return Fault.status(500, message="response_format.type: Input should be 'text' or 'json_object'")
+            return GOOD
+
+        super().__init__(llama_like)
+        self.n, self.waiting, self.together = n, 0, None
+
+    async def _chat(self, request):
+        body = await request.json()
+        if (body.get("response_format") or {}).get("type") == "json_schema" and self.waiting < self.n:
+            self.together = self.together or asyncio.Event()
+            self.waiting += 1
+            if self.waiting == self.n:
+                self.together.set()
+            await self.together.wait()
+        return await super()._chat(request)
+
+
+def test_concurrent_refusals_of_a_form_step_down_once():
+    """Four requests refused together for their JSON schema step the model down one form, to
+    llama.cpp's json_object with the schema, not four forms down to the prompt alone."""
+    with RefusingTogether(4) as srv:
+
+        async def go():
+            async with client() as c:
+                return await asyncio.gather(*(c.chat(spec_for(srv, concurrency=4), ask(i), schema=SCHEMA) for i in range(4)))
+
+        results = run(go())
+        assert all(r.ok and r.data["answer"] == "B" for r in results)
+        forms = [(b["response_format"]["type"], "schema" in b["response_format"]) for b in srv.requests]
+    assert forms == [("json_schema", False)] * 4 + [("json_object", True)] * 4
+
+
 def test_response_format_unsupported_at_all_uses_the_prompt_only():
     def no_rf(body):
         if "response_format" in body:

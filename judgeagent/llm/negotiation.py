@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from judgeagent.llm.limits import model_slots
 from judgeagent.llm.outcome import Failure, FailureKind, Reply
 from judgeagent.llm.registry import ModelSpec
-from judgeagent.llm.request import ChatRequest, Wire, forms_for
+from judgeagent.llm.request import ChatRequest, Wire, form_of, forms_for
 
 # Never left out: without them there is no request.
 _ESSENTIAL = {"model", "messages"}
@@ -96,7 +96,7 @@ class ModelState:
         """Adapt to a refusal of ``body``; True when sending again at once may now work."""
         text = failure.message.lower()
         if "response_format" in body and _mentions_response_format(failure, text):
-            return self._step_down_form()
+            return self._step_down_from(body)
         if failure.kind not in (FailureKind.REFUSED_PARAMETER, FailureKind.BAD_REQUEST):
             return False
         if "enable_thinking" in text and "enable_thinking" not in self.added and "enable_thinking" not in body:
@@ -129,11 +129,20 @@ class ModelState:
             self.send_seed = False
             return True
         if name == "response_format":
-            return self._step_down_form()
+            return self._step_down_from(body)
         if name in body and name not in _ESSENTIAL and name not in (self.spec.extra_body or {}) and name not in self.dropped:
             self.dropped.add(name)
             return True
         return self._go_plain(body)
+
+    def _step_down_from(self, body: dict) -> bool:
+        """Step down from the form ``body`` was sent in. Requests in flight together are
+        refused together: only the first refusal of a form steps down, the others are sent
+        again in the form it stepped to (else a few concurrent refusals of a JSON schema
+        would skip the forms the server takes, down to none)."""
+        if form_of(body.get("response_format")) != self.forms[min(self.form_index, len(self.forms) - 1)]:
+            return True
+        return self._step_down_form()
 
     def _step_down_form(self) -> bool:
         if self.form_index < len(self.forms) - 1:

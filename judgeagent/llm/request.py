@@ -37,6 +37,15 @@ def forms_for(spec: ModelSpec) -> list[str]:
     return list(FORMS_LLAMA if spec.is_local else FORMS_REMOTE)
 
 
+def form_of(rf: dict | None) -> str:
+    """The structured-output form a request's ``response_format`` was sent in."""
+    if not rf:
+        return "none"
+    if rf.get("type") == "json_object":
+        return "json_object+schema" if "schema" in rf else "json_object"
+    return str(rf.get("type"))
+
+
 def response_format(form: str, schema: dict) -> dict | None:
     if form == "json_schema":
         name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title", "response")))[:64] or "response"
