@@ -65,7 +65,12 @@ embroidery), written the same way after guard 13 shipped, measured it once more,
 "fresh25" (o21-o27: sourdough baking, alpine skiing, stone carving, lawn bowls, upholstery,
 amateur radio, tattooing) and "fresh26" (o31-o37: badminton, leatherworking, violin making, ice
 sculpture, cricket umpiring, wallpaper hanging, trampolining), written the same way after
-fresh24 was read, measured guard 14. Every suggestion carries its domain: the subject of its
+fresh24 was read, measured guard 14; "fresh27" (o41-o47: figure skating, millinery, clinical
+pharmacology, maritime law, bell founding, water polo, shoemaking) and "fresh28" (o51-o57: harp
+playing, dentistry, wind energy, insurance, crossword construction, equestrian dressage, a
+two-article news story), written the same way after guard 14 shipped, each with whole feedback
+messages beside it (bench/leak_messages.jsonl), measure the guard that gives its verdict by one
+classifier, once. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -130,8 +135,12 @@ FRESH24 = "fresh24"
 # Written apart after fresh24 was read, each to measure guard 14 once.
 FRESH25 = "fresh25"
 FRESH26 = "fresh26"
+# Written apart after guard 14 shipped, with whole feedback messages, each to measure the guard
+# with one classifier once.
+FRESH27 = "fresh27"
+FRESH28 = "fresh28"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
