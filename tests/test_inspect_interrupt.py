@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "medqa-demo"
 INSPECT = [sys.executable, "-m", "inspect_ai"]  # the `inspect` command, run by this interpreter
 MODEL = "openai-api/scripted/scripted-model"
+# Inspect cancels the sample and writes its log before it exits: 3 s on an idle machine.
+STOP_S = 20.0
 
 
 def inspect_env(base_url: str) -> dict[str, str]:
@@ -38,15 +40,18 @@ def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, demo_g
         cmd = [*INSPECT, "eval", "judgeagent/interview", "--model", MODEL, "--model-role", f"judge={MODEL}",
                "-T", f"data={DATA}", "-T", f"graph={demo_graph}", "-T", "limit=6", "-T", "rounds=1", "-T", "controls=false",
                "-T", "leak_check=rules", "-T", "bootstrap=200", "--max-samples", "1", "--log-dir", str(logs), "--display", "plain"]
-        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=inspect_env(srv.base_url))
+        # As from a terminal: Ctrl-C's default action. A pytest-xdist worker ignores SIGINT, and a
+        # Python started with it ignored never turns it into KeyboardInterrupt.
+        proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=inspect_env(srv.base_url),
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         wait_for(srv.arrived, proc)
         proc.send_signal(signal.SIGINT)
         try:
-            _, err = proc.communicate(timeout=10.0)
+            _, err = proc.communicate(timeout=STOP_S)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            pytest.fail("inspect eval still running 10 s after Ctrl-C")
+            pytest.fail(f"inspect eval still running {STOP_S:.0f} s after Ctrl-C")
         srv.hold = lambda body: False  # the endpoint answers again
         asked_before = len(srv.requests)
 
