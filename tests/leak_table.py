@@ -70,7 +70,7 @@ pharmacology, maritime law, bell founding, water polo, shoemaking) and "fresh28"
 playing, dentistry, wind energy, insurance, crossword construction, equestrian dressage, a
 two-article news story), written the same way after guard 14 shipped, each with whole feedback
 messages beside it (bench/leak_messages.jsonl), measure the guard that gives its verdict by one
-classifier, once. Every suggestion carries its domain: the subject of its
+classifier, once (guard 14 and guard 15 each measured them once; both are unsealed). Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
