@@ -36,6 +36,11 @@ not one suggestion. Each in-scope leak is put at a seeded place among K clean su
 batch, and K+1 clean ones are joined for the false alarms; with and without the learned layer,
 which reads a suggestion as a whole (with K = 3 it added no catch: see docs/measurements/leak-guard.md).
 
+``--messages PATH`` (default bench/leak_messages.jsonl) measures the whole feedback messages
+written by hand for the groups asked (fresh27 on): each checked against its batch's questions,
+in-scope catch and false alarms per group, the leaks caught per kind. A line that cannot be
+read is one error naming the file and line (exit 2).
+
 ``--judge MODEL`` measures the judge's leak check on its own (the layer ``--leak-check
 judge`` adds), on ``--judge-sample`` suggestions of each half drawn with a fixed seed (half
 leaking, half clean; 0 = all). The bundled model writes ~30 tokens/s, so sample. MODEL is
@@ -106,8 +111,11 @@ from tests.leak_table import (  # noqa: E402
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
+    MESSAGES,
+    MessagesError,
     Suggestion,
     load_corpus,
+    load_messages,
 )
 
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
@@ -346,6 +354,28 @@ def measure_feedback(name: str, corpus, embedder, k: int, seed: int = 40) -> Non
         print(f"  as feedback, {label:<16} in scope {rate(caught, len(leaky))}  false alarms {rate(alarms, len(clean))}")
 
 
+def measure_messages(path: Path, groups: list[str], corpus, embedder) -> None:
+    """The whole feedback messages written by hand (``path``), each checked against its
+    batch's questions as a run checks a judge's feedback: per group, in-scope catch and false
+    alarms; per kind, the leaks caught."""
+    messages = [m for m in load_messages(path, corpus) if m.group in groups]
+    if not messages:
+        return
+    flagged = {id(m): bool(find_leaks(m.text, corpus.batches[m.batch], embedder=embedder)) for m in messages}
+    print(f"\nwhole messages written by hand ({path.name}): {len(messages)}, "
+          f"{sum(m.in_scope for m in messages)} with an in-scope leak, {sum(m.kind is None for m in messages)} clean")
+    for group in dict.fromkeys(m.group for m in messages):
+        mine = [m for m in messages if m.group == group]
+        caught = sum(flagged[id(m)] for m in mine if m.in_scope)
+        alarms = sum(flagged[id(m)] for m in mine if m.kind is None)
+        print(f"  {group:<12} in scope {rate(caught, sum(m.in_scope for m in mine))}  "
+              f"false alarms {rate(alarms, sum(m.kind is None for m in mine))}")
+    for kind in sorted({m.kind for m in messages if m.kind}):
+        mine = [m for m in messages if m.kind == kind]
+        note = "  (judge only: out of scope)" if kind in JUDGE_ONLY_KINDS else ""
+        print(f"    {kind:<16} caught {rate(sum(flagged[id(m)] for m in mine), len(mine))}{note}")
+
+
 def _feedback(texts: list[str], rng: random.Random, length: int = 700) -> str:
     """Suggestions of one batch joined until about ``length`` characters, as a judge's feedback."""
     out = ""
@@ -413,6 +443,8 @@ def main() -> int:
     parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never a sealed group's)")
     parser.add_argument("--feedback", type=int, metavar="K", default=0,
                         help="also measure each group as long feedback: every in-scope leak among K clean suggestions of its batch")
+    parser.add_argument("--messages", type=Path, metavar="PATH", default=MESSAGES,
+                        help=f"whole feedback messages written by hand, measured for the groups asked (default: {MESSAGES.name}; '' skips)")
     parser.add_argument("--cost", type=int, metavar="N", default=5,
                         help="batches to time the checks on (single suggestions and ~700-character feedback; 0: skip)")
     args = parser.parse_args()
@@ -422,6 +454,13 @@ def main() -> int:
         parser.error(f"unknown group(s) {', '.join(unknown)}; the groups are {', '.join(GROUPS)}")
 
     corpus = load_corpus()
+    use_messages = str(args.messages) not in ("", ".") and args.messages.exists()
+    if use_messages:
+        try:
+            load_messages(args.messages, corpus)
+        except MessagesError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     print(f"Leak corpus: {len(corpus.batches)} batches, {len(corpus.questions())} questions; split seed {corpus.split['seed']}")
     print(load_average() + " at start")
     from judgeagent.graph.embed import shared_embedder
@@ -443,6 +482,8 @@ def main() -> int:
             ok = measure_group(name, corpus, embedder, args.show_misses) and ok
             if args.feedback:
                 measure_feedback(name, corpus, embedder, args.feedback)
+    if use_messages:
+        measure_messages(args.messages, groups, corpus, embedder)
     if args.calibrate:
         print()
         calibrate(corpus, embedder)

@@ -88,6 +88,8 @@ from typing import Any
 from judgeagent.data.benchmark import Question
 
 CORPUS = Path(__file__).resolve().parents[1] / "bench" / "leak_corpus.jsonl"
+# Whole feedback messages written by hand, each about one batch of the corpus (fresh27 on).
+MESSAGES = CORPUS.with_name("leak_messages.jsonl")
 HALVES = ("development", "held_out")
 # Written after the held-out half's first measurement, to measure changes made after it.
 FRESH = "fresh"
@@ -189,6 +191,47 @@ class Corpus:
     def questions(self, half: str | None = None) -> list[Question]:
         names = self.split[half] if half else list(self.batches)
         return [q for b in names for q in self.batches[b]]
+
+
+@dataclass(frozen=True)
+class Message:
+    """A judge's whole feedback on one batch, written by hand: clean (``kind`` None) or with
+    one leaking sentence about ``question``, labelled as the corpus labels suggestions."""
+
+    text: str
+    batch: str
+    question: str | None
+    kind: str | None
+    group: str  # the batch's group in the corpus
+
+    @property
+    def in_scope(self) -> bool:
+        return self.kind is not None and self.kind not in JUDGE_ONLY_KINDS
+
+
+class MessagesError(ValueError):
+    """A line of the messages file that cannot be read, named by file and line."""
+
+
+def load_messages(path: Path = MESSAGES, corpus: Corpus | None = None) -> list[Message]:
+    """The hand-written messages of ``path``; each batch and question must be the corpus'."""
+    corpus = corpus or load_corpus()
+    group_of = {b: g for g in GROUPS for b in corpus.split.get(g, [])}
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            text, batch, kind, question = d["message"], d["batch"], d["leak"], d.get("question")
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise MessagesError(f"{path}:{n}: not a message line ({type(e).__name__}: {e})") from None
+        if batch not in group_of:
+            raise MessagesError(f"{path}:{n}: batch {batch!r} is not in the corpus")
+        if question is not None and question not in {q.id for q in corpus.batches[batch]}:
+            raise MessagesError(f"{path}:{n}: question {question!r} is not in batch {batch!r}")
+        out.append(Message(text, batch, question, kind, group_of[batch]))
+    return out
 
 
 @cache

@@ -1,0 +1,44 @@
+"""The whole feedback messages written by hand (bench/leak_messages.jsonl), as the bench reads
+them: each about a batch of the leak corpus, in its group; a bad line named by file and line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from leak_table import MessagesError, load_corpus, load_messages
+
+
+def test_the_shipped_messages_belong_to_the_groups_written_with_them():
+    messages = load_messages()
+    assert {m.group for m in messages} == {"fresh27", "fresh28"}
+    assert (len(messages), sum(m.in_scope for m in messages), sum(m.kind is None for m in messages)) == (32, 14, 16)
+    corpus = load_corpus()
+    assert all(m.question in {q.id for q in corpus.batches[m.batch]} for m in messages if m.kind)
+
+
+def line(**d) -> str:
+    return json.dumps({"message": "Compare the options on their mechanism before you pick one.", "batch": "o41", "leak": None,
+                       "question": None} | d)
+
+
+def test_a_message_takes_its_batchs_group_and_its_kind(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join([line(), "", line(batch="o51", leak="described", question="o51a"), line(leak="position", question="o41c")]) + "\n")
+    got = [(m.group, m.kind, m.in_scope) for m in load_messages(path)]
+    assert got == [("fresh27", None, False), ("fresh28", "described", False), ("fresh27", "position", True)]
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("{not json", "m.jsonl:2: not a message line (JSONDecodeError"),
+    (json.dumps({"batch": "o41", "leak": None}), "m.jsonl:2: not a message line (KeyError"),
+    (line(batch="zz9"), "m.jsonl:2: batch 'zz9' is not in the corpus"),
+    (line(question="o51a"), "m.jsonl:2: question 'o51a' is not in batch 'o41'"),
+])
+def test_a_bad_line_is_named_by_file_and_line(tmp_path, bad, says):
+    path = tmp_path / "m.jsonl"
+    path.write_text(line() + "\n" + bad + "\n")
+    with pytest.raises(MessagesError) as e:
+        load_messages(path)
+    assert str(e.value).startswith(f"{path.parent}/{says}")
+
