@@ -233,18 +233,23 @@ def test_the_cli_and_inspect_give_the_same_figures(tmp_path, demo_graph, demo_se
 
 
 # --------------------------------------------------------------------------- an OpenAI-compatible server
-@pytest.mark.slow
-def test_a_task_through_inspects_openai_compatible_provider(tmp_path, demo_graph, demo_seeds):
+def interview_served(responder, model: str, tmp_path: Path, graph: Path):
+    """The interview task with target and judge on our scripted server, through Inspect's
+    OpenAI-compatible provider: its log and the request bodies the server received."""
     from inspect_ai.model import get_model
 
-    script = scripted(demo_seeds)
-    with ScriptedServer(script) as srv:
+    with ScriptedServer(responder) as srv:
         def served():
-            return get_model("openai-api/scripted/scripted-model", base_url=srv.base_url, api_key="not-needed")
+            return get_model(model, base_url=srv.base_url, api_key="not-needed")
 
-        log = run_task("interview", tmp_path, served(), {"judge": served()}, data=str(DATA), graph=str(demo_graph), limit=3, rounds=1,
+        log = run_task("interview", tmp_path, served(), {"judge": served()}, data=str(DATA), graph=str(graph), limit=3, rounds=1,
                        controls=False, **FAST)
-        bodies = srv.requests
+        return log, srv.requests
+
+
+@pytest.mark.slow
+def test_a_task_through_inspects_openai_compatible_provider(tmp_path, demo_graph, demo_seeds):
+    log, bodies = interview_served(scripted(demo_seeds), "openai-api/scripted/scripted-model", tmp_path, demo_graph)
     assert log.status == "success", log.error
     m = figures(log)
     assert (m["acc1"], m["acc2"]) == (pytest.approx(200 / 3, abs=1e-3), pytest.approx(200 / 3, abs=1e-3))
@@ -252,12 +257,12 @@ def test_a_task_through_inspects_openai_compatible_provider(tmp_path, demo_graph
     assert {"answer_batch", "feedback"} <= named  # our reply schemas reached the server as JSON schemas
 
 
+@pytest.mark.slow
 def test_a_server_that_refuses_json_schema_gets_llama_cpps_form_through_inspect(tmp_path, demo_graph, demo_seeds):
     """llama.cpp's server (llama-cpp-python 0.3) refuses ``response_format.type:
     json_schema`` with a 500 naming it; the task then asks with its ``json_object`` form and
     the schema, which must reach the server through Inspect's OpenAI-compatible provider, so
     the replies are held to the schema rather than left to the prompt."""
-    from inspect_ai.model import get_model
     from interview_double import schema_name
     from scripted_server import Fault
 
@@ -269,13 +274,7 @@ def test_a_server_that_refuses_json_schema_gets_llama_cpps_form_through_inspect(
             return Fault.status(500, message="1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'")
         return script(body)
 
-    with ScriptedServer(llama_like) as srv:
-        def served():
-            return get_model("openai-api/llama/smollm2", base_url=srv.base_url, api_key="not-needed")
-
-        log = run_task("interview", tmp_path, served(), {"judge": served()}, data=str(DATA), graph=str(demo_graph), limit=3, rounds=1,
-                       controls=False, **FAST)
-        bodies = srv.requests
+    log, bodies = interview_served(llama_like, "openai-api/llama/smollm2", tmp_path, demo_graph)
     assert log.status == "success", log.error
     forms = [(b["response_format"]["type"], "schema" in b["response_format"], schema_name(b)) for b in bodies if b.get("response_format")]
     refused = [i for i, (kind, _, _) in enumerate(forms) if kind == "json_schema"]
