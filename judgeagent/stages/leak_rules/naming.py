@@ -3,7 +3,8 @@
 Naming is code, not data: a letter is read by what stands around it, a place is counted along
 the question's own list, a number is compared by value, a text by its stems
 (:mod:`judgeagent.stages.leak_rules.letters`, :mod:`~judgeagent.stages.leak_rules.positions`,
-:mod:`~judgeagent.stages.leak_rules.numbers`, :mod:`~judgeagent.stages.leak_rules.mentions`).
+:mod:`~judgeagent.stages.leak_rules.numbers`, :mod:`~judgeagent.stages.leak_rules.quantities`,
+:mod:`~judgeagent.stages.leak_rules.mentions`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from judgeagent.stages.leak_rules.letters import BETWEEN, EXPLICIT, LETTER_TOKEN
 from judgeagent.stages.leak_rules.mentions import text_refs
 from judgeagent.stages.leak_rules.numbers import number_refs
 from judgeagent.stages.leak_rules.positions import FIRST_TO_LAST, ORDINAL_OPTION, STRUCK_PLACES, list_places, list_positions, ordinal_refs
+from judgeagent.stages.leak_rules.quantities import quantity_refs
 from judgeagent.stages.leak_rules.refs import OptionRef
 
 
@@ -92,4 +94,9 @@ def _option_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         refs += list_places(sentence, questions)
     refs += text_refs(sentence, questions)
     refs += number_refs(sentence, questions)
-    return refs
+    # A quantity read whole ("three and a half parts copper to one part tin": 7:2) outranks
+    # what its words name alone ("three": the option 3:2).
+    quantities = quantity_refs(sentence, questions)
+    refs = [r for r in refs if not any(q.start <= r.start and r.end <= q.end and (q.end - q.start) > (r.end - r.start)
+                                       and q.question_id == r.question_id and q.letter != r.letter for q in quantities)]
+    return refs + quantities

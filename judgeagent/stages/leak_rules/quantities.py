@@ -1,0 +1,244 @@
+"""Options that are quantities, named in another form: a percentage as a fraction ("seven eighths"
+for 87.5%), a length in another unit ("about 22 kilometres" for 12 nautical miles), a ratio by its
+parts ("three and a half parts to one" for 7:2), a range in other units ("27 to 28 inches" for
+68–71 cm).
+
+Both the options and the sentence are read as values in a base unit (units in ``lists/units.txt``)
+and compared within :data:`TOLERANCE`. A value names an option only when it fits exactly one of
+its question's options, is not written as that option writes it (digits in the option's own unit
+are :mod:`~judgeagent.stages.leak_rules.numbers`' to find), and is not one of the data the
+batch's questions give.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_normalize import spoken_numbers
+from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.vocabulary import entries
+
+# Conversions round ("roughly 22 kilometres" for 12 nautical miles is 1% off); a wider margin
+# would take one option's neighbour for it where options are close.
+TOLERANCE = 0.02
+
+_FRACTION_WORDS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4,
+    "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8,
+    "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10, "hundredth": 100, "hundredths": 100,
+}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value in its measure's base unit, where the text wrote it, and how."""
+
+    measure: str  # "length", "fraction" (a share: 87.5% is 0.875), "ratio", "count" (no unit) ...
+    value: float
+    start: int
+    end: int
+    unit: str = ""  # as written ("%", "kilometres"; "" for none)
+    high: float | None = None  # a range's upper end
+    # Written in a form no option writes a plain number in ("65 thousand", "eleven and a half",
+    # "up by 73 percent" for a factor of 1.73): such a count may name an option that is a number.
+    derived: bool = False
+
+
+@functools.cache
+def _units() -> tuple[tuple[str, str, float], ...]:
+    rows = []
+    for line in entries("units"):
+        name, measure, size = line.split("\t")
+        rows.append((name, measure, float(size)))
+    return tuple(rows)
+
+
+@functools.cache
+def _unit_pattern() -> re.Pattern:
+    names = sorted({re.escape(name) for name, _, _ in _units()}, key=len, reverse=True)
+    return re.compile(r"\s*(?:-\s*)?(?P<u>" + "|".join(names) + r")(?![\w/])", re.IGNORECASE)
+
+
+def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
+    """(name, measure, size, end) of the unit written right after ``pos``, if any."""
+    m = _unit_pattern().match(text, pos)
+    if not m:
+        return None
+    name = m.group("u")
+    for unit, measure, size in _units():
+        if unit == name or (unit == name.lower() and len(unit) > 2):  # "KM" but never "M" for "m"
+            return name, measure, size, m.end()
+    return None
+
+
+_DIGITS = re.compile(r"(?<![\w.,/])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*/\s*(?P<d>\d+))?(?![\w]|[.,]\d|/\d)")
+_PERCENT = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+_FRACTION_AFTER = re.compile(r"(?i)[\s-]+(?P<d>" + "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True)) + r")\b")
+_A_FRACTION = re.compile(r"(?i)\b(?:a|an|one)\s+(?P<d>" + "|".join(sorted(set(_FRACTION_WORDS) - {"half", "halves"}, key=len, reverse=True)) + r")\b")
+_AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
+_RATIO_BETWEEN = re.compile(r"(?i)\s*(?:parts?\s+)?(?:[a-z]+\s+){0,2}?(?:to|:)\s*")
+_RANGE_BETWEEN = re.compile(r"(?i)\s*(?:to|–|-|and|or)\s*")
+
+_MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b")
+_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+# "goes up by about 73 percent": the factor 1.73
+_INCREASE = re.compile(r"(?i)\b(?:up|increases?|increased|rises?|rose|grows?|grew|higher|more)\s+by\s+(?:(?:about|roughly|around|nearly|almost|some)\s+)?$")
+_QUALIFIER = re.compile(r"(?i)^\s*(?:about|approximately|approx\.?|roughly|around|circa|c\.|~|≈)\s*")
+
+Number = tuple[float, int, int, bool, bool]  # (value, start, end, written as a fraction, derived)
+
+
+def _numbers(text: str) -> list[Number]:
+    """Every number written in digits, as a digit fraction ("7/8"), in words, or as a spoken
+    fraction ("seven eighths", "a fifth", "sixty-four hundredths", "three and a half")."""
+    out: list[Number] = []
+    for m in _DIGITS.finditer(text):
+        value = float(m.group("n").replace(",", ""))
+        if m.group("d"):
+            if float(m.group("d")) == 0:
+                continue
+            value /= float(m.group("d"))
+        out.append((value, m.start(), m.end(), bool(m.group("d")), False))
+    for m in _A_FRACTION.finditer(text):  # "a fifth", "one third"
+        out.append((1 / _FRACTION_WORDS[m.group("d").lower()], m.start(), m.end(), True, True))
+    for n in spoken_numbers(text):
+        f = _FRACTION_AFTER.match(text, n.end)
+        if f and n.value > 1 or f and f.group("d").lower() not in ("half", "halves"):
+            out.append((n.value / _FRACTION_WORDS[f.group("d").lower()], n.start, f.end(), True, True))
+        else:
+            out.append((float(n.value), n.start, n.end, False, n.words > 1))
+    out.sort(key=lambda x: (x[1], -x[2]))
+    merged: list[Number] = []
+    for value, start, end, fraction, derived in out:
+        if merged and start < merged[-1][2]:
+            continue  # "one" inside "one third", already read
+        half = _AND_A_HALF.match(text, end)
+        if half and not fraction:
+            value, end, derived = value + 0.5, half.end(), True
+        times = _MULTIPLIER.match(text, end)
+        if times and not fraction:
+            value, end, derived = value * _MULTIPLIERS[times.group("m").lower()], times.end(), True
+        merged.append((value, start, end, fraction, derived))
+    return merged
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every quantity ``text`` writes: a number with its unit or percent sign, a ratio of two, or a
+    range ("between 0.68 and 0.71 metres", "27 to 28 inches", "68–71 cm")."""
+    numbers = _numbers(text)
+    out: list[Quantity] = []
+    for i, (value, start, end, fraction, derived) in enumerate(numbers):
+        pct = _PERCENT.match(text, end)
+        unit = _unit_at(text, end)
+        if pct and _INCREASE.search(text[:start]):
+            out.append(Quantity("count", 1 + value / 100, start, pct.end(), "%", derived=True))
+        elif pct:
+            out.append(Quantity("fraction", value / 100, start, pct.end(), "%"))
+        elif unit:
+            name, measure, size, stop = unit
+            out.append(Quantity(measure, value * size, start, stop, name))
+        else:
+            out.append(Quantity("fraction" if fraction else "count", value, start, end, derived=derived))
+        if i + 1 < len(numbers):
+            nxt_value, nxt_start, nxt_end, _, _ = numbers[i + 1]
+            between = text[end:nxt_start]
+            if nxt_value and _RATIO_BETWEEN.fullmatch(between):
+                out.append(Quantity("ratio", value / nxt_value, start, nxt_end))
+            if _RANGE_BETWEEN.fullmatch(between):
+                high_unit, high_pct = _unit_at(text, nxt_end), _PERCENT.match(text, nxt_end)
+                if high_unit:
+                    name, measure, size, stop = high_unit
+                    out.append(Quantity(measure, value * size, start, stop, name, nxt_value * size))
+                elif high_pct:
+                    out.append(Quantity("fraction", value / 100, start, high_pct.end(), "%", nxt_value / 100))
+    # Two shares of one whole ("78 per cent copper and 22 per cent tin"): their ratio too.
+    shares = [q for q in out if q.measure == "fraction" and q.unit == "%" and q.high is None]
+    for a, b in zip(shares, shares[1:]):
+        if abs(a.value + b.value - 1) <= 0.011 and b.value:
+            out.append(Quantity("ratio", a.value / b.value, a.start, b.end))
+    return out
+
+
+def option_quantity(text: str) -> Quantity | None:
+    """What an option's whole text is as a quantity ("87.5%", "12 nautical miles", "7:2",
+    "68–71 cm", "0.64"), or None when it is anything else."""
+    qualified = _QUALIFIER.match(text)  # "about 7 : 2"
+    text = text[qualified.end() :] if qualified else text
+    ratio = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*", text)
+    if ratio:
+        if float(ratio.group(2)) == 0:
+            return None
+        return Quantity("ratio", float(ratio.group(1)) / float(ratio.group(2)), 0, len(text))
+    found = [q for q in quantities(text) if q.start <= len(text) - len(text.lstrip())]
+    if not found:
+        return None
+    q = max(found, key=lambda q: (q.end, q.high is not None))
+    if text[q.end :].strip():
+        return None
+    if q.measure == "count" and 0 < q.value < 1:  # "0.64" where the options are shares
+        return Quantity("fraction", q.value, q.start, q.end)
+    return q
+
+
+def _off(a: Quantity, b: Quantity) -> float | None:
+    """How far apart two quantities are, relatively (the worse end of a range), or None when
+    they measure different things."""
+    if a.measure != b.measure or (a.high is None) != (b.high is None):
+        return None
+    off = abs(a.value - b.value) / max(abs(a.value), abs(b.value), 1e-12)
+    if a.high is not None and b.high is not None:
+        off = max(off, abs(a.high - b.high) / max(abs(a.high), abs(b.high), 1e-12))
+    return off
+
+
+def _fits(a: Quantity, b: Quantity) -> bool:
+    off = _off(a, b)
+    return off is not None and off <= TOLERANCE
+
+
+def _the_one_it_fits(q: Quantity, options: dict[str, Quantity]) -> str | None:
+    """The option ``q`` fits, if one: the only one within :data:`TOLERANCE`, or among several
+    ("just under 68 percent" among 67.35% and 67.94%) the nearest by three times over."""
+    offs = sorted((off, letter) for letter, o in options.items() if (off := _off(q, o)) is not None and off <= TOLERANCE)
+    if not offs:
+        return None
+    if len(offs) == 1 or offs[0][0] * 3 <= offs[1][0]:
+        return offs[0][1]
+    return None
+
+
+def _same_form(q: Quantity, option: str, sentence: str) -> bool:
+    """Whether the sentence writes the quantity as the option does (left to numbers.py)."""
+    return sentence[q.start : q.end].strip().casefold() == option.strip().casefold()
+
+
+@functools.cache
+def _about_the_batch() -> re.Pattern:
+    nouns = sorted(entries("work_nouns") + entries("question_nouns"), key=len, reverse=True)
+    return re.compile(r"(?i)\s+of\s+(?:your|the|these|those|this|all|my)\s+(?:\w+\s+)?(?:" + "|".join(nouns) + r")\b")
+
+
+def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
+    """Options that are quantities, named by a value of another form that fits only that option;
+    never a share of the batch's own material ("a quarter of your answers")."""
+    found = [q for q in quantities(sentence)
+             if (q.measure != "count" or q.derived) and not _about_the_batch().match(sentence, q.end)]
+    if not found:
+        return []
+    stems = [q for question in questions for q in quantities(question.question) if q.measure != "count"]
+    refs = []
+    for question in questions:
+        options = {letter: option_quantity(text) for letter, text in (question.options or {}).items()}
+        valued = {letter: q for letter, q in options.items() if q is not None}
+        if len(valued) < 2:
+            continue
+        for q in found:
+            if any(_fits(q, s) for s in stems):
+                continue
+            letter = _the_one_it_fits(q, valued)
+            if letter is not None and not _same_form(q, question.options[letter], sentence):  # type: ignore[index]
+                refs.append(OptionRef(letter, question.id, q.start, q.end, "text"))
+    return refs

@@ -1,0 +1,88 @@
+"""Options that are quantities, named in another form: other units, fractions, ratios, ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_rules.naming import option_refs
+from judgeagent.stages.leak_rules.quantities import option_quantity, quantities
+from judgeagent.stages.leakage import find_leaks
+
+# Questions of our own, one per kind of quantity.
+SHARE = Question("s", "A drug with a half-life of 6 h runs at a constant rate. What share of steady state is reached after 18 h?",
+                 "B", {"A": "75%", "B": "87.5%", "C": "93.75%", "D": "50%"})
+DISTANCE = Question("d", "How far out does the territorial sea reach?", "C",
+                    {"A": "3 nautical miles", "B": "6 nautical miles", "C": "12 nautical miles", "D": "24 nautical miles"})
+RATIO = Question("r", "Which copper to tin ratio is usual for bell metal?", "B", {"A": "9:1", "B": "7:2", "C": "3:2", "D": "1:1"})
+RANGE = Question("g", "What circumference must a match ball have?", "A",
+                 {"A": "68–71 cm", "B": "65–67 cm", "C": "72–74 cm", "D": "60–63 cm"})
+DECIMAL = Question("p", "What proportion of the sample responded?", "C", {"A": "0.25", "B": "0.5", "C": "0.64", "D": "0.8"})
+BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL]
+
+
+@pytest.mark.parametrize("text, measure, value, high", [
+    ("You reach seven eighths of it.", "fraction", 0.875, None),
+    ("roughly 22 kilometres", "length", 22000.0, None),
+    ("sixty-four hundredths", "fraction", 0.64, None),
+    ("a fifth of the alloy", "fraction", 0.2, None),
+    ("three and a half parts copper to one part tin", "ratio", 3.5, None),
+    ("between 0.68 and 0.71 metres", "length", 0.68, 0.71),
+    ("about 78 per cent copper and 22 per cent tin", "ratio", 78 / 22, None),
+    ("1260 degrees", "angle", 3.5, None),
+])
+def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
+    found = [q for q in quantities(text) if q.measure == measure]
+    assert found, text
+    q = max(found, key=lambda q: q.end - q.start)
+    assert q.value == pytest.approx(value) and (q.high == pytest.approx(high) if high else q.high is None)
+
+
+@pytest.mark.parametrize("option, measure, value", [
+    ("87.5%", "fraction", 0.875), ("12 nautical miles", "length", 22224.0), ("7:2", "ratio", 3.5),
+    ("0.64", "fraction", 0.64), ("1.15 m", "length", 1.15), ("3", "count", 3.0), ("about 7 : 2", "ratio", 3.5),
+])
+def test_an_option_is_read_whole(option, measure, value):
+    q = option_quantity(option)
+    assert q is not None and (q.measure, q.value) == (measure, pytest.approx(value))
+
+
+@pytest.mark.parametrize("option", ["Warfarin", "3 to 5 days of rest", "12 of them", "Type 2"])
+def test_an_option_that_is_more_than_a_quantity_is_none(option):
+    assert option_quantity(option) is None
+
+
+@pytest.mark.parametrize("sentence, question, letter", [
+    ("You reach seven eighths of steady state.", "s", "B"),
+    ("Converted to land units, it's roughly 22 kilometres.", "d", "C"),
+    ("It's three and a half parts copper to one part tin.", "r", "B"),
+    ("Bell metal is about 78 per cent copper and 22 per cent tin.", "r", "B"),
+    ("Between 0.68 and 0.71 metres.", "g", "A"),
+    ("Roughly 27 to 28 inches round.", "g", "A"),
+    ("Think of it as sixty-four hundredths.", "p", "C"),
+    ("It comes to 64 percent.", "p", "C"),
+])
+def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, question, letter):
+    named = {(r.question_id, r.letter) for r in option_refs(sentence, BATCH)}
+    assert (question, letter) in named
+    assert not {(q, x) for q, x in named if q == question and x != letter}  # "three" is not the option 3:2
+
+
+@pytest.mark.parametrize("sentence", [
+    "Use 2.54 cm to the inch when you convert.",
+    "Half-lives add up: after 18 h three of them have passed.",  # the stem's own data
+    "A quarter of your answers lacked units.",  # no option is a quarter
+    "Compare 9:1 with 3:2 before you choose.",
+])
+def test_a_quantity_that_fits_no_single_option_names_none_by_value(sentence):
+    from judgeagent.stages.leak_rules.quantities import quantity_refs
+
+    assert quantity_refs(sentence, BATCH) == []
+
+
+def test_the_guard_catches_an_option_named_in_another_form():
+    for sentence, qid in [("You reach seven eighths of steady state.", "s"),
+                          ("Converted to land units, it's roughly 22 kilometres.", "d"),
+                          ("Bell metal is about 78 per cent copper and 22 per cent tin.", "r")]:
+        assert qid in {f.question_id for f in find_leaks(sentence, BATCH)}, sentence
+    assert find_leaks("Compare 9:1 with 3:2 before you choose.", BATCH) == []
