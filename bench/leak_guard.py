@@ -108,6 +108,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH26,
     FRESH27,
     FRESH28,
+    FRESH29,
+    FRESH30,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -121,9 +123,9 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH27, FRESH28)
+TARGET_GROUPS = ("held_out", FRESH29, FRESH30)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh27 and fresh28 each measured guard 14 and the one-classifier guard 15 once
+SEALED: frozenset[str] = frozenset()  # fresh29 and fresh30 each measured guard 16 (and guard 14) once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -153,6 +155,8 @@ NOTES = {
     FRESH26: "seven more subjects, written with fresh25; measured guard 14 once",
     FRESH27: "seven more subjects and whole messages, written after guard 14 shipped; measured guard 14 and guard 15 once",
     FRESH28: "seven more subjects and whole messages, written with fresh27; measured guard 14 and guard 15 once",
+    FRESH29: "seven more subjects and whole messages, written while guard 16 was made; measures it once",
+    FRESH30: "seven more subjects and whole messages, written with fresh29; measures guard 16 once",
 }
 
 

@@ -70,7 +70,11 @@ pharmacology, maritime law, bell founding, water polo, shoemaking) and "fresh28"
 playing, dentistry, wind energy, insurance, crossword construction, equestrian dressage, a
 two-article news story), written the same way after guard 14 shipped, each with whole feedback
 messages beside it (bench/leak_messages.jsonl), measure the guard that gives its verdict by one
-classifier, once (guard 14 and guard 15 each measured them once; both are unsealed). Every suggestion carries its domain: the subject of its
+classifier, once (guard 14 and guard 15 each measured them once; both are unsealed); "fresh29"
+(o61-o67: radiology, tax law, ballet, mining engineering, distilling, clinical chemistry, surfing)
+and "fresh30" (o71-o77: anaesthesiology, copyright law, opera, refrigeration engineering,
+chocolate making, epidemiology, golf), written the same way, with whole messages, while guard 16
+was made after fresh27 and fresh28 were read, measure guard 16 once. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -141,8 +145,12 @@ FRESH26 = "fresh26"
 # with one classifier once.
 FRESH27 = "fresh27"
 FRESH28 = "fresh28"
+# Written apart while guard 16 (quantities named in other forms) was being made, with whole
+# feedback messages, each to measure it once.
+FRESH29 = "fresh29"
+FRESH30 = "fresh30"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -1069,28 +1069,33 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # 1/113; fresh20 177/180, 159/161, 5/113; fresh21 176/180, 158/161, 1/113; fresh22 176/180,
 # 161/161, 0/113; fresh23 178/180, 161/161, 2/113; fresh24 175/180, 160/161, 1/113; fresh25
 # 169/180, 158/161, 2/113; fresh26 174/180, 159/161, 2/113; fresh27 153/171, 134/147, 17/119;
-# fresh28 156/171, 137/146, 14/107 (new writers: see docs/measurements/leak-guard.md). The learned
-# layer is trained on every group but fresh25 to fresh28 (their figures are each one's measurement of guard 14 before it
-# was read), so the other figures guard against regressions and say nothing of new writers: each
-# group's one measurement before it was read does (README).
+# fresh28 156/171, 137/146, 14/107 (new writers: see docs/measurements/leak-guard.md). GUARD_VERSION
+# 16 (quantities in other forms, read from fresh27 and fresh28) changed only these two: fresh27
+# 159/171, 140/147, 17/119; fresh28 160/171, 141/146, 14/107; and measured fresh29 166/179, 155/164,
+# 25/119 and fresh30 145/161, 130/142, 20/116 once, before they were read. The learned layer is
+# trained on every group but fresh25 to fresh30, so the other figures guard against regressions
+# and say nothing of new writers: each group's one measurement before it was read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.98, "fresh2": 0.96, "fresh3": 0.98,
                         "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                         "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
                         "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.96, "fresh17": 0.98, "fresh18": 0.98,
                         "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.97, "fresh22": 0.97, "fresh23": 0.98,
-                        "fresh24": 0.97, "fresh25": 0.93, "fresh26": 0.96, "fresh27": 0.88, "fresh28": 0.90}
+                        "fresh24": 0.97, "fresh25": 0.93, "fresh26": 0.96, "fresh27": 0.92, "fresh28": 0.92,
+                        "fresh29": 0.91, "fresh30": 0.89}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97,
                            "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.96, "fresh17": 0.98, "fresh18": 0.98,
                            "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.98, "fresh22": 0.98, "fresh23": 0.98,
-                           "fresh24": 0.98, "fresh25": 0.98, "fresh26": 0.98, "fresh27": 0.90, "fresh28": 0.93}
+                           "fresh24": 0.98, "fresh25": 0.98, "fresh26": 0.98, "fresh27": 0.94, "fresh28": 0.95,
+                           "fresh29": 0.93, "fresh30": 0.90}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.01, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
                                 "fresh14": 0.03, "fresh15": 0.01, "fresh16": 0.01, "fresh17": 0.01, "fresh18": 0.02,
                                 "fresh19": 0.01, "fresh20": 0.05, "fresh21": 0.01, "fresh22": 0.01, "fresh23": 0.02,
-                                "fresh24": 0.01, "fresh25": 0.02, "fresh26": 0.02, "fresh27": 0.15, "fresh28": 0.14}
+                                "fresh24": 0.01, "fresh25": 0.02, "fresh26": 0.02, "fresh27": 0.15, "fresh28": 0.14,
+                                "fresh29": 0.22, "fresh30": 0.18}
 
 
 def _rates(half: str) -> tuple[float, float, float]:
