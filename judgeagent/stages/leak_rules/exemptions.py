@@ -28,8 +28,8 @@ GENERAL = re.compile(
 # description"): the category of the answer, never which one it is.
 KIND_CONTRAST = re.compile(
     r"(?i)(?:,|;|:|—|–)?\s*\b(?:not|rather\s+than|instead\s+of)\s+(?:just\s+)?(?:a|an|any|one)\b|\bthe\s+name\s+of\s+(?:a|an)\b"
-    r"|^\s*(?:so,?\s+)?(?:the|your)\s+answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
-    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w'’-]+\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
+    r"|^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected)\s+)?answer\s+(?:is|should\s+be|must\s+be|will\s+be)\s+(?:just\s+)?(?:a|an|one)\s+"
+    r"(?:(?!(?:of|with|in|that|which|who)\b)[\w'’-]+,?\s+){0,2}?(?:word|term|name|number|figure|value|person|place|date|year|unit|"
     r"phrase|noun|process)s?(?:\s+(?:of|with|in)\s+(?:one|two|three|four|a\s+few|several|\d)\s+(?:words?|letters?|parts?|digits?))?\s*(?:[.,;:]|$)"
 )
 
@@ -191,6 +191,7 @@ KIND_OF_ANSWER = Exemption(
         Example("The answer is a landform, not a process.", "guard 5"),
         Example("The question asks for a person, not a place.", "guard 5"),
         Example("The question asks for a person's name.", "guard 5"),
+        Example("The correct answer is a short, informal term.", "guard 17: fresh29"),
     ),
 )
 CRITERION_ONLY = Exemption(

@@ -44,6 +44,20 @@ _EACH_OPTION = re.compile(
     r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
 )
 _PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
+# Two options named side by side and compared ("Options A and B are both extra-axial", "A and B
+# premiered within two years of each other"): neither is singled out, unless the sentence says
+# which is right or that the answer is among them ("A and D are both still possible").
+_PAIR = re.compile(r"\b(?P<a>[A-E])\)?\s+and\s+\(?(?P<b>[A-E])\b")
+_SIDE_BY_SIDE = re.compile(r"(?i)\b(?:both|each\s+other|either\s+of\s+them|neither|compare|comparing|apart|distinguish|differ|in\s+common|alike)\b")
+_NARROWED = re.compile(r"(?i)\b(?:possible|plausible|candidates?|contenders?|in\s+the\s+running|left|remain(?:s|ing)?|viable|likely|could\s+be|one\s+of|between\s+(?:them|those|these))\b")
+
+
+def _compared(n: Named, refs: list[OptionRef]) -> bool:
+    """Whether the sentence names two options joined by "and" to compare them, picking neither."""
+    pair = _PAIR.search(n.sentence)
+    if pair is None or pair.group("a") == pair.group("b") or not {r.letter for r in refs} <= {pair.group("a"), pair.group("b")}:
+        return False
+    return not n.picked and _SIDE_BY_SIDE.search(n.sentence) is not None and _NARROWED.search(n.sentence) is None
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,8 @@ def _letter_or_place(n: Named, g: Group) -> list[LeakFinding]:
     # unless "Options A, B, C, D and E each describe ...": every option named evenly
     if len(named_letters) >= 3 and len(named_letters) == len(g.positional) and not n.picked:
         return []
+    if named_letters and _compared(n, g.positional):
+        return []
     return [finding(g.where, _judged_kind(n), n.sentence)]
 
 
@@ -129,7 +145,7 @@ def _bare_letter(n: Named, g: Group) -> list[LeakFinding]:
         return []
     letters = {r.letter for r in g.bare}
     # unless it lists several as the options to go through ("each of the five vitamins, C, D, K, B12 and A")
-    if len(letters) >= 2 and (n.each or (len(letters) >= 3 and not n.picked)):
+    if (len(letters) >= 2 and (n.each or (len(letters) >= 3 and not n.picked))) or _compared(n, g.bare):
         return []
     return [finding(g.where, _judged_kind(n), n.sentence)]
 
@@ -226,6 +242,7 @@ LETTER_OR_PLACE = _option_rule(
         Example("Weigh the five options one at a time.", "fresh20"),
         Example("Keep the final answer itself crisp.", "fresh18"),
         Example("Work from the first option to the last.", "guard 5"),
+        Example("Options A and B are both collections outside the brain; say what separates them.", "guard 17: fresh29, fresh30"),
     ),
 )
 BARE_LETTER = _option_rule(
@@ -237,6 +254,7 @@ BARE_LETTER = _option_rule(
         Example("Step 3: that gives C.", "guard 5"),
         Example("It comes down to B.", "written for the rule"),
         Example("So that corresponds to C.", "guard 6"),
+        Example("A and D are both still possible; the timing decides.", "written for the rule"),
     ),
     clean=(
         Example("Water boils at 100 °C at sea level.", "guard 5"),
@@ -245,6 +263,7 @@ BARE_LETTER = _option_rule(
         Example("Start from the lowest C of the scale.", "fresh16"),
         Example("Read what E. M. Forster wrote about plot.", "guard 5"),
         Example("Go through the letters A to E in order.", "guard 6"),
+        Example("A and B premiered within two years of each other.", "guard 17: fresh29, fresh30"),
     ),
 )
 TEXT_JUDGED = _option_rule(
