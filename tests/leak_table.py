@@ -74,7 +74,11 @@ classifier, once (guard 14 and guard 15 each measured them once; both are unseal
 (o61-o67: radiology, tax law, ballet, mining engineering, distilling, clinical chemistry, surfing)
 and "fresh30" (o71-o77: anaesthesiology, copyright law, opera, refrigeration engineering,
 chocolate making, epidemiology, golf), written the same way, with whole messages, while guard 16
-was made after fresh27 and fresh28 were read, measure guard 16 once. Every suggestion carries its domain: the subject of its
+was made after fresh27 and fresh28 were read, measure guard 16 once; "fresh31" (o81-o87: nephrology,
+employment law, jazz improvisation, tunnel engineering, cheesemaking, toxicology, road cycling)
+and "fresh32" (o91-o97: dermatology, immigration law, choral singing, water treatment
+engineering, pastry making, pharmacovigilance, tennis), written the same way after fresh29 and
+fresh30 were read, measure guard 17 once. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -149,8 +153,12 @@ FRESH28 = "fresh28"
 # feedback messages, each to measure it once.
 FRESH29 = "fresh29"
 FRESH30 = "fresh30"
+# Written apart after fresh29 and fresh30 were read, with whole feedback messages, each to measure
+# guard 17 once.
+FRESH31 = "fresh31"
+FRESH32 = "fresh32"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
