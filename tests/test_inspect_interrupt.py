@@ -1,8 +1,8 @@
 """Ctrl-C and resume as Inspect users expect them: `inspect eval judgeagent/interview` in a
 subprocess, interrupted while the second batch's first request is held open (an event, not a
 sleep), stops at once and leaves a cancelled log holding the finished batch;
-a retry of that log (`eval_retry`, what `inspect eval-retry` runs) asks only the unfinished batch
-and ends with the run's figures over both."""
+`inspect eval-retry` of that log asks only the unfinished batch and ends with the run's figures
+over both."""
 
 from __future__ import annotations
 
@@ -31,8 +31,7 @@ def inspect_env(base_url: str) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, monkeypatch, demo_graph, demo_seeds):
-    from inspect_ai import eval_retry
+def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, demo_graph, demo_seeds):
     from inspect_ai.log import read_eval_log
 
     logs = tmp_path / "logs"
@@ -63,14 +62,12 @@ def test_ctrl_c_leaves_a_cancelled_log_that_eval_retry_finishes(tmp_path, monkey
         finished = {s.id: (s.error is None, s.scores is not None and bool(s.scores)) for s in cancelled.samples or []}
         assert finished == {"b0000": (True, True), "b0001": (False, False)}, [(s.id, s.error) for s in cancelled.samples or []]
 
-        # What `inspect eval-retry LOG` runs, in this process: the interrupted run's own
-        # interpreter startup and imports are what the subprocess above already showed.
-        for key, value in inspect_env(srv.base_url).items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.chdir(tmp_path)
-        (done,) = eval_retry(str(path), log_dir=str(logs), display="none")
+        retry = subprocess.run([*INSPECT, "eval-retry", str(path), "--log-dir", str(logs), "--display", "plain"], cwd=tmp_path,
+                               capture_output=True, text=True, env=inspect_env(srv.base_url), timeout=300)
         rerun = srv.requests[asked_before:]
-    assert done.status == "success" and sorted(s.id for s in done.samples or []) == ["b0000", "b0001"], done.error
+    assert retry.returncode == 0, retry.stderr
+    (done,) = [read_eval_log(str(p)) for p in logs.glob("*.eval") if p != path]
+    assert done.status == "success" and sorted(s.id for s in done.samples) == ["b0000", "b0001"]
     # The finished batch is not asked again: the retry starts with the second batch's grading.
     assert asks_about(rerun[0], second_batch)
     assert not any(asks_about(b, demo_seeds[0].question.strip()) for b in rerun)
