@@ -162,6 +162,8 @@ def quantities(text: str) -> list[Quantity]:
     return out
 
 
+# Every sentence of a check reads its batch's options and stems again: both are read once.
+@functools.lru_cache(maxsize=4096)
 def option_quantity(text: str) -> Quantity | None:
     """What an option's whole text is as a quantity ("87.5%", "12 nautical miles", "7:2",
     "68–71 cm", "0.64"), or None when it is anything else."""
@@ -221,6 +223,12 @@ def _about_the_batch() -> re.Pattern:
     return re.compile(r"(?i)\s+of\s+(?:your|the|these|those|this|all|my)\s+(?:\w+\s+)?(?:" + "|".join(nouns) + r")\b")
 
 
+@functools.lru_cache(maxsize=1024)
+def _stem_quantities(stem: str) -> tuple[Quantity, ...]:
+    """The quantities with a measure that a question's own text gives (its data)."""
+    return tuple(q for q in quantities(stem) if q.measure != "count")
+
+
 def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     """Options that are quantities, named by a value of another form that fits only that option;
     never a share of the batch's own material ("a quarter of your answers")."""
@@ -228,7 +236,7 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
              if (q.measure != "count" or q.derived) and not _about_the_batch().match(sentence, q.end)]
     if not found:
         return []
-    stems = [q for question in questions for q in quantities(question.question) if q.measure != "count"]
+    stems = [q for question in questions for q in _stem_quantities(question.question)]
     refs = []
     for question in questions:
         options = {letter: option_quantity(text) for letter, text in (question.options or {}).items()}
