@@ -23,7 +23,8 @@ RULES_VERSION = 2
 # What NER + noun chunks need, run over every text: noun_chunks reads the dependency parse,
 # the name rules read the POS that tagger + attribute_ruler give. Anything else a model
 # package ships (senter, textcat, ...) is excluded so it never runs. The attribute ruler is
-# replaced by an equal one that looks its entries up instead of matching them (tag_ruler).
+# replaced by an equal one that looks its entries up instead of matching them (tag_ruler), and
+# the recognizer's transition loop by one run on arrays (greedy_ner).
 SPACY_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "ner")
 # The lemmatizer is kept out of the pipeline and asked only for the words a name lemmatises
 # (a noun ending a span, normalize.name_span): the same lemma it would have given in the
@@ -222,9 +223,10 @@ def load_pipeline(model: str = SPACY_MODEL):
             _LEMMATIZERS[model] = nlp.get_pipe(LEMMATIZER)
         for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
             nlp.remove_pipe(extra)
-        from judgeagent.graph.tag_ruler import speed_up
+        from judgeagent.graph import greedy_ner, tag_ruler
 
-        speed_up(nlp)  # the same tokens as spaCy's attribute ruler, for a quarter of its time
+        tag_ruler.speed_up(nlp)  # the same tokens as spaCy's attribute ruler, for a quarter of its time
+        greedy_ner.speed_up(nlp)  # the same entities as spaCy's recognizer, for under half its time
         _PIPELINES[model] = nlp
     return _PIPELINES[model]
 
