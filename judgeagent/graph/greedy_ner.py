@@ -25,7 +25,6 @@ from spacy.attrs import ENT_IOB, IS_SPACE, SENT_START
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.util import minibatch
-from thinc.api import NumpyOps
 
 FACTORY = "judgeagent_greedy_ner"
 BEGIN, IN, LAST, UNIT, OUT = range(5)
@@ -40,7 +39,6 @@ class GreedyNer:
 
     def __init__(self) -> None:
         self.ner: Any = None
-        self.ops = NumpyOps()  # blis, as spaCy's loop scores with
         self.move_type = np.zeros(0, dtype=np.int8)
         self.move_label = np.zeros(0, dtype=np.uint64)
 
@@ -60,6 +58,8 @@ class GreedyNer:
         """Whether this model is one the array loop decodes as spaCy would."""
         ner, model = self.ner, self.ner.model
         if ner.cfg.get("beam_width", 1) != 1 or not model.attrs.get("has_upper") or (self.move_type < 0).any():
+            return False
+        if model.ops.xp is not np:  # on a GPU spaCy's loop scores on the CPU with other ops
             return False
         lower = model.get_ref("lower")
         return lower.get_dim("nF") == FEATURES and lower.get_dim("nP") >= 2 and model.get_ref("upper").get_dim("nO") == len(self.move_type)
@@ -123,7 +123,8 @@ class GreedyNer:
             hidden += feats[before, 2]
             hidden += bias
             hidden = hidden.reshape(len(live), -1, pieces).max(axis=2)
-            scores = self.ops.gemm(np.ascontiguousarray(hidden), weights, trans2=True)
+            # The model's ops (blis on the CPU), as spaCy's loop scores with.
+            scores = model.ops.gemm(np.ascontiguousarray(hidden), weights, trans2=True)
             scores += out_bias
             if unseen.size:
                 scores[:, unseen] = scores.min()
