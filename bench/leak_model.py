@@ -22,6 +22,8 @@ fresh18 and by replaying fresh17 and fresh18 as guard 11 measured them, measured
 fresh20; guard 13's LEAN of 0.8 by leaving out fresh3 to fresh20 and replaying fresh17 to
 fresh20, measured by fresh21 and fresh22 (and fresh23 and fresh24 again). Guard 14's model,
 the same choices trained on every group to fresh24, is measured by fresh25 and fresh26, on which
+it is not trained; fresh27 to fresh32 measured guards 15 to 17 with that model. Guard 18's model,
+the same choices trained on every group to fresh32, is measured by fresh33 and fresh34, on which
 it is not trained (NOT_TRAINED_ON). Training again reproduces its verdicts, not its bytes: the semantic scores it
 reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
@@ -44,13 +46,13 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from tests.leak_table import FRESH33, FRESH34, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32})
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh24
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH33, FRESH34})
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON)  # fresh3 to fresh32
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -81,6 +83,7 @@ def joined(p: float, sentence_p: list[float], sentence_fires: list[bool], findin
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="only the leave-one-group-out figures")
+    parser.add_argument("--no-logo", action="store_true", help="train and write the model without the leave-one-group-out figures")
     args = parser.parse_args()
 
     from judgeagent.graph.embed import shared_embedder
@@ -101,7 +104,7 @@ def main() -> int:
 
     print(f"\nLeave one group out (C = {C}, flagged alone at p >= {LEAN}, doubting the other layers below {DOUBT}):")
     print(f"  {'group':<8} {'':<22} {'in-scope catch':<32} false alarms")
-    for group in LEFT_OUT:
+    for group in () if args.no_logo else LEFT_OUT:
         train = [i for i, s in enumerate(rows) if s.half != group]
         test = [i for i, s in enumerate(rows) if s.half == group]
         _, _, predict = fit([texts[i] for i in train], numeric[train], labels[train])
