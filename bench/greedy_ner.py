@@ -12,7 +12,6 @@ seconds of each recognizer are printed with the load average.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -26,19 +25,16 @@ BATCH = 64  # what the builder's extractor sends spaCy at a time
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--words", type=int, default=1_000_000)
-    ap.add_argument("--limit", type=int, default=None, help="only the first N chunks")
-    args = ap.parse_args(argv)
+    from tag_ruler import corpus_from_args
+
+    texts = corpus_from_args(__doc__.split("\n\n")[0], argv)
 
     from precision import cpu_flags
     from spacy.tokens import Doc
-    from tag_ruler import chunks
 
     from judgeagent.graph.extract import SPACY_MODEL, doc_mentions, head_lemma, load_pipeline
     from judgeagent.graph.greedy_ner import GreedyNer
 
-    texts = chunks(args.words, args.limit)
     nlp = load_pipeline(SPACY_MODEL)
     ours = nlp.get_pipe("ner")
     assert isinstance(ours, GreedyNer)

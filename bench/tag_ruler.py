@@ -35,11 +35,17 @@ def chunks(words: int, limit: int | None) -> list[str]:
     return texts[:limit] if limit else texts
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def corpus_from_args(description: str, argv: list[str] | None) -> list[str]:
+    """The chunks a pipeline bench reads, from its --words and --limit."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--words", type=int, default=1_000_000)
     ap.add_argument("--limit", type=int, default=None, help="only the first N chunks")
     args = ap.parse_args(argv)
+    return chunks(args.words, args.limit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    texts = corpus_from_args(__doc__.split("\n\n")[0], argv)
 
     import spacy
     from spacy.tokens import Doc
@@ -47,7 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     from judgeagent.graph.extract import SPACY_COMPONENTS, SPACY_MODEL, doc_mentions, head_lemma
     from judgeagent.graph.tag_ruler import FACTORY, TagRuler
 
-    texts = chunks(args.words, args.limit)
     nlp = spacy.load(SPACY_MODEL)
     for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
         nlp.remove_pipe(extra)

@@ -45,6 +45,19 @@ def spacy_extractor():
 
 
 @pytest.fixture(scope="session")
+def spacys_pipeline():
+    """spaCy's own pipeline with the components the graph keeps, none of them replaced by ours."""
+    import spacy
+
+    from judgeagent.graph.extract import SPACY_COMPONENTS, SPACY_MODEL
+
+    nlp = spacy.load(SPACY_MODEL)
+    for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
+        nlp.remove_pipe(extra)
+    return nlp
+
+
+@pytest.fixture(scope="session")
 def embedder():
     """The process-wide MiniLM embedder (the one the graph and CLI code also use)."""
     from judgeagent.graph import shared_embedder

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
 import spacy
 from spacy.tokens import Doc, Span
 
-from judgeagent.graph.extract import SPACY_COMPONENTS, SPACY_MODEL, load_pipeline
+from judgeagent.graph.extract import SPACY_MODEL, load_pipeline
 from judgeagent.graph.greedy_ner import GreedyNer
 
 ATTRS = ["ENT_IOB", "ENT_TYPE"]
@@ -26,14 +25,6 @@ TEXTS = [
     "",
     "IBM, Siemens and the World Health Organization signed the Geneva Protocol in 1925.",
 ]
-
-
-@pytest.fixture(scope="module")
-def spacys_pipeline():
-    nlp = spacy.load(SPACY_MODEL)
-    for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
-        nlp.remove_pipe(extra)
-    return nlp
 
 
 def recognized(ner, docs: list[Doc]) -> list[list[tuple[int, int, str]]]:

@@ -6,7 +6,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from judgeagent.graph.extract import SPACY_COMPONENTS, SPACY_MODEL, load_pipeline
+from judgeagent.graph.extract import SPACY_MODEL, load_pipeline
 from judgeagent.graph.tag_ruler import TagRuler
 
 ATTRS = ["TAG", "POS", "MORPH", "LEMMA", "DEP", "HEAD", "ENT_IOB", "ENT_TYPE", "NORM"]
@@ -25,14 +25,6 @@ TEXTS = [
     "Gotta go: c'mon, the ferry leaves at noon and its crew won't wait.",
     "",
 ]
-
-
-@pytest.fixture(scope="module")
-def spacys_pipeline():
-    nlp = spacy.load(SPACY_MODEL)
-    for extra in [p for p in nlp.component_names if p not in SPACY_COMPONENTS]:
-        nlp.remove_pipe(extra)
-    return nlp
 
 
 def both(nlp, text: str, ruler) -> tuple[Doc, Doc]:
