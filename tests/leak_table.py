@@ -83,7 +83,11 @@ engineering, museum conservation, air traffic control, genetics, parliamentary p
 passage about a harbour town) and "fresh34" (o111-o117: ophthalmology, immunology, logistics,
 audiology, constitutional law, poultry farming, a passage about a regional museum), written the
 same way after fresh31 and fresh32 were read, measure guard 18 (the learned layer retrained on
-every group to fresh32) once. Every suggestion carries its domain: the subject of its
+every group to fresh32) once; "fresh35" (o121-o127: endocrinology, marine biology, library science,
+nuclear engineering, competition law, fisheries management, a passage about a mountain village)
+and "fresh36" (o131-o137: haematology, photogrammetry, family law, semiconductor manufacturing,
+horticulture, orthopaedics, a passage about a textile mill), written the same way after fresh33
+and fresh34 were read, measure guard 19 once. Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -166,8 +170,12 @@ FRESH32 = "fresh32"
 # guard 18 once.
 FRESH33 = "fresh33"
 FRESH34 = "fresh34"
+# Written apart after fresh33 and fresh34 were read, with whole feedback messages, each to measure
+# guard 19 once.
+FRESH35 = "fresh35"
+FRESH36 = "fresh36"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -1079,25 +1079,32 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # layer retrained on every group to fresh32) moved fresh10's false alarms to 2/113, fresh13's catch
 # to 172/180, fresh16's in-scope catch to 154/161 and fresh23's false alarms to 3/113, lifted
 # fresh25 to fresh32 (now trained on), and measured fresh33 171/182, 151/160, 15/110 and fresh34
-# 163/173, 143/150, 31/119 once, before they were read. The learned layer is trained on every group
-# but fresh33 and fresh34, so the other figures guard against regressions and say nothing of new
-# writers: each group's one measurement before it was read does (README).
+# 163/173, 143/150, 31/119 once, before they were read. GUARD_VERSION 19 (two options weighed
+# against each other, and the kind of answer with advice after it, read from fresh33 and fresh34;
+# the learned layer retrained on every group to fresh34) moved fresh10's catch to 176/180,
+# fresh13's to 171/180 and 156/161 in scope, and fresh16's catch to 172/180, and measured fresh35
+# 171/183, 151/159, 8/118 and fresh36 156/170, 135/146, 8/120 once, before they were read. The
+# learned layer is trained on every group but fresh35 and fresh36, so the other figures guard
+# against regressions and say nothing of new writers: each group's one measurement before it was
+# read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.98, "fresh2": 0.96, "fresh3": 0.98,
                         "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
-                        "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.95,
-                        "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.96, "fresh17": 0.98, "fresh18": 0.98,
+                        "fresh9": 0.98, "fresh10": 0.97, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.95,
+                        "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.95, "fresh17": 0.98, "fresh18": 0.98,
                         "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.97, "fresh22": 0.97, "fresh23": 0.98,
                         "fresh24": 0.97, "fresh25": 0.93, "fresh26": 0.96, "fresh27": 0.92, "fresh28": 0.92,
                         "fresh29": 0.91, "fresh30": 0.89,
-                        "fresh31": 0.89, "fresh32": 0.92, "fresh33": 0.93, "fresh34": 0.94}
+                        "fresh31": 0.89, "fresh32": 0.92, "fresh33": 0.93, "fresh34": 0.94,
+                        "fresh35": 0.93, "fresh36": 0.91}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
-                           "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.97,
+                           "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
                            "fresh14": 0.98, "fresh15": 0.98, "fresh16": 0.95, "fresh17": 0.98, "fresh18": 0.98,
                            "fresh19": 0.98, "fresh20": 0.98, "fresh21": 0.98, "fresh22": 0.98, "fresh23": 0.98,
                            "fresh24": 0.98, "fresh25": 0.98, "fresh26": 0.98, "fresh27": 0.94, "fresh28": 0.95,
                            "fresh29": 0.93, "fresh30": 0.90,
-                           "fresh31": 0.90, "fresh32": 0.92, "fresh33": 0.94, "fresh34": 0.95}
+                           "fresh31": 0.90, "fresh32": 0.92, "fresh33": 0.94, "fresh34": 0.95,
+                           "fresh35": 0.94, "fresh36": 0.92}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
@@ -1105,7 +1112,8 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh19": 0.01, "fresh20": 0.05, "fresh21": 0.01, "fresh22": 0.01, "fresh23": 0.03,
                                 "fresh24": 0.01, "fresh25": 0.02, "fresh26": 0.02, "fresh27": 0.15, "fresh28": 0.14,
                                 "fresh29": 0.18, "fresh30": 0.15,
-                                "fresh31": 0.13, "fresh32": 0.11, "fresh33": 0.14, "fresh34": 0.27}
+                                "fresh31": 0.13, "fresh32": 0.11, "fresh33": 0.14, "fresh34": 0.27,
+                                "fresh35": 0.07, "fresh36": 0.07}
 
 
 def _rates(half: str) -> tuple[float, float, float]:

@@ -50,11 +50,33 @@ def only_the_kind_asked(sentence: str) -> bool:
     return _KIND_ASKED.search(sentence) is not None
 
 
+# The kind of answer stated and the sentence ending there (a clause after a semicolon is a
+# sentence of its own), or going on only to say what to write: "The answer is a mode of
+# inheritance;", "The answer is a three-letter code from the Incoterms list;", "The answer is a
+# diagnosis, so name a condition ...". Nothing that describes which one: no relative clause, no
+# "known", "first" or "classic", no place in the list ("one further down", "one of those").
+_NOT_A_KIND = (
+    r"(?:that|which|who|whose|with|known|used|discovered|founded|where|named|invented|described|first|famous|famously|since|when|"
+    r"responsible|caused|causes|found|seen|made|behind|also|only|unique|best|most|least|classic|classically|typical|typically|"
+    r"those|these|them|it|down|up|below|above|listed|given|before|after|previous|earlier|later|next|last|other|former|latter|"
+    r"second|third|fourth|fifth|options?|choices?)\b"
+)
+_KIND_WORD = r"(?!" + _NOT_A_KIND + r")[\w'’-]+"
+_KIND_STATED = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected|final)\s+)?answer\s+(?:here\s+)?"
+    r"(?:is|should\s+be|must\s+be|will\s+be|has\s+to\s+be|needs\s+to\s+be)\s+(?:just\s+|simply\s+)?"
+    r"(?:a|an|one(?=\s+(?:single|word|term|name|number|value|figure|date|year)\b))\s+(?:single\s+)?"
+    r"(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD
+    + r"(?:\s+(?:of|from|in|for)\s+(?:the\s+|a\s+|an\s+)?(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD + r")?"
+    r"\s*(?:[.;:!]\s*$|$|,\s+(?:so|and|then)\s+(?:name|give|state|write|quote|cite|pick|choose|add|spell|use|keep|say|justify)\b)"
+)
+
+
 def names_kind_of_answer(sentence: str) -> bool:
     """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
     place", "The question asks for a person's name"): the category of the answer, never which
     one it is."""
-    return KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None
+    return KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None or _KIND_STATED.search(sentence) is not None
 
 
 # A criterion, not a description: "The answer is the quantity that differs", "It's the one that
@@ -192,6 +214,9 @@ KIND_OF_ANSWER = Exemption(
         Example("The question asks for a person, not a place.", "guard 5"),
         Example("The question asks for a person's name.", "guard 5"),
         Example("The correct answer is a short, informal term.", "guard 17: fresh29"),
+        Example("The answer is a mode of inheritance;", "guard 19: fresh33"),
+        Example("The answer is a three-letter code from the Incoterms 2020 list;", "guard 19: fresh34"),
+        Example("The answer is a diagnosis, so name a condition rather than a mechanism.", "guard 19: fresh34"),
     ),
 )
 CRITERION_ONLY = Exemption(

@@ -52,12 +52,30 @@ _SIDE_BY_SIDE = re.compile(r"(?i)\b(?:both|each\s+other|either\s+of\s+them|neith
 _NARROWED = re.compile(r"(?i)\b(?:possible|plausible|candidates?|contenders?|in\s+the\s+running|left|remain(?:s|ing)?|viable|likely|could\s+be|one\s+of|between\s+(?:them|those|these))\b")
 
 
+# Two options set against each other, on some criterion: "Weigh B against D on ...", "Compare
+# option A with option C", "Set B beside D", and a second pair after it, "and option B against
+# option E". "Against" or "versus" compares alone; "with", "beside" or "and" only after a verb of
+# comparing.
+_OPTION = r"(?:(?i:options?|answers?|choices?)\s+)?\(?"
+_WEIGHED = re.compile(
+    r"(?:(?i:\b(?:weigh|compare|contrast|set|put|hold|test|check|measure|pit|play)\s+(?:off\s+)?)" + _OPTION + r"(?P<a>[A-E])\)?\s+"
+    r"(?i:against|with|versus|vs\.?|beside|alongside|next\s+to|and)\s+"
+    r"|(?<![\w'’])" + _OPTION + r"(?P<c>[A-E])\)?\s+(?i:against|versus|vs\.?)\s+)" + _OPTION + r"(?P<b>[A-E])\)?(?![\w'’])"
+)
+
+
 def _compared(n: Named, refs: list[OptionRef]) -> bool:
-    """Whether the sentence names two options joined by "and" to compare them, picking neither."""
-    pair = _PAIR.search(n.sentence)
-    if pair is None or pair.group("a") == pair.group("b") or not {r.letter for r in refs} <= {pair.group("a"), pair.group("b")}:
+    """Whether the sentence names options only in pairs set side by side to be compared ("A and
+    B are both ...", "weigh B against D on ..."), picking none and narrowing to none."""
+    pairs = [(m.group("a") or m.group("c"), m.group("b")) for m in _WEIGHED.finditer(n.sentence)]
+    if not pairs:
+        pair = _PAIR.search(n.sentence)
+        if pair is None or _SIDE_BY_SIDE.search(n.sentence) is None:
+            return False
+        pairs = [(pair.group("a"), pair.group("b"))]
+    if any(a == b for a, b in pairs) or not {r.letter for r in refs} <= {x for pair in pairs for x in pair}:
         return False
-    return not n.picked and _SIDE_BY_SIDE.search(n.sentence) is not None and _NARROWED.search(n.sentence) is None
+    return not n.picked and _NARROWED.search(n.sentence) is None
 
 
 @dataclass(frozen=True)
@@ -243,6 +261,8 @@ LETTER_OR_PLACE = _option_rule(
         Example("Keep the final answer itself crisp.", "fresh18"),
         Example("Work from the first option to the last.", "guard 5"),
         Example("Options A and B are both collections outside the brain; say what separates them.", "guard 17: fresh29, fresh30"),
+        Example("Weigh option B against option D on their source: an amendment in one, an inference in the other.", "guard 19: fresh33, fresh34"),
+        Example("Weigh option A against option C on T-cell function, and option B against option E on the IgM level.", "guard 19: fresh34"),
     ),
 )
 BARE_LETTER = _option_rule(
