@@ -39,6 +39,7 @@ class GreedyNer:
 
     def __init__(self) -> None:
         self.ner: Any = None
+        self.arrays = False  # whether the array loop decodes this model as spaCy would (:meth:`take`)
         self.move_type = np.zeros(0, dtype=np.int8)
         self.move_label = np.zeros(0, dtype=np.uint64)
 
@@ -52,10 +53,10 @@ class GreedyNer:
             labels.append(ner.vocab.strings.add(label) if label else 0)
         self.move_type = np.array(types, dtype=np.int8)
         self.move_label = np.array(labels, dtype=np.uint64)
+        self.arrays = self._readable()
         return self
 
-    def readable(self) -> bool:
-        """Whether this model is one the array loop decodes as spaCy would."""
+    def _readable(self) -> bool:
         ner, model = self.ner, self.ner.model
         if ner.cfg.get("beam_width", 1) != 1 or not model.attrs.get("has_upper") or (self.move_type < 0).any():
             return False
@@ -79,7 +80,7 @@ class GreedyNer:
     def _annotate(self, docs: list[Doc]) -> None:
         if not any(len(doc) for doc in docs):
             return
-        if not self.readable() or any(doc.to_array(ENT_IOB).any() for doc in docs):
+        if not self.arrays or any(doc.to_array(ENT_IOB).any() for doc in docs):
             self.ner.set_annotations(docs, self.ner.predict(docs))
             return
         for doc, spans in zip(docs, self.decode(docs)):
@@ -101,7 +102,8 @@ class GreedyNer:
         lengths = np.array([len(doc) for doc in docs], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         # Per token of the batch, what the rules read; a sentinel past the end reads as
-        # spaCy's empty token (no sentence start).
+        # spaCy's empty token (no sentence start). A document's last token reads the next
+        # document's first as "the next token", harmlessly: no entity may begin or go on there.
         starts_sentence = np.concatenate([doc.to_array(SENT_START) == 1 for doc in docs] + [[False]])
         space = np.concatenate([doc.to_array(IS_SPACE).astype(bool) for doc in docs] + [[False]])
 
