@@ -87,7 +87,21 @@ every group to fresh32) once; "fresh35" (o121-o127: endocrinology, marine biolog
 nuclear engineering, competition law, fisheries management, a passage about a mountain village)
 and "fresh36" (o131-o137: haematology, photogrammetry, family law, semiconductor manufacturing,
 horticulture, orthopaedics, a passage about a textile mill), written the same way after fresh33
-and fresh34 were read, measure guard 19 once. Every suggestion carries its domain: the subject of its
+and fresh34 were read, measure guard 19 once; "fresh37" (o141-o147: gastroenterology, patent law,
+railway signalling, food microbiology, astrophotography, tropical cyclone forecasting, a passage
+from a lighthouse keeper's diary), "fresh38" (o151-o157: psychiatry, environmental law, power-grid
+operation, enzymology, joinery, radio astronomy, a passage about a harbour festival), "fresh39"
+(o161-o167: rheumatology, aviation law, HVAC engineering, virology, furniture restoration,
+planetary geology, a news report about a bridge closure) and "fresh40" (o171-o177: obstetrics,
+securities regulation, telecommunications networking, biochemistry, arboriculture,
+paleoclimatology, two news articles on one event), written the same way after fresh35 and fresh36
+were read: fresh37 and fresh38 measure guard 20 once, fresh39 and fresh40 guard 21; "fresh41"
+(o181-o187: cardiology, trademark law, offshore wind installation, microbial genetics, guitar
+luthiery, coastal geomorphology, a letter from a village schoolteacher) and "fresh42" (o191-o197:
+neurology, insolvency law, water-well drilling, pharmacognosy, bridge inspection, exoplanet
+detection, town council minutes), written the same way after fresh37 and fresh38 were read,
+measure guard 21 once.
+Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
 Used by tests/test_leakage.py and bench/leak_guard.py.
@@ -174,8 +188,18 @@ FRESH34 = "fresh34"
 # guard 19 once.
 FRESH35 = "fresh35"
 FRESH36 = "fresh36"
+# Written apart after fresh35 and fresh36 were read, with whole feedback messages: fresh37 and
+# fresh38 to measure guard 20 once, fresh39 and fresh40 the guard after it.
+FRESH37 = "fresh37"
+FRESH38 = "fresh38"
+FRESH39 = "fresh39"
+FRESH40 = "fresh40"
+# Written apart after fresh37 and fresh38 were read, with fresh37's brief, each to measure guard 21
+# once on text nobody working on the guard had seen.
+FRESH41 = "fresh41"
+FRESH42 = "fresh42"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -18,7 +18,9 @@ RATIO = Question("r", "Which copper to tin ratio is usual for bell metal?", "B",
 RANGE = Question("g", "What circumference must a match ball have?", "A",
                  {"A": "68–71 cm", "B": "65–67 cm", "C": "72–74 cm", "D": "60–63 cm"})
 DECIMAL = Question("p", "What proportion of the sample responded?", "C", {"A": "0.25", "B": "0.5", "C": "0.64", "D": "0.8"})
-BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL]
+PITCH = Question("w", "What half-pitch does the scanner print?", "B", {"A": "28 nm", "B": "40 nm", "C": "54 nm", "D": "65 nm"})
+CAP = Question("c", "Which market-share cap applies to each party?", "C", {"A": "15%", "B": "25%", "C": "30%", "D": "40%"})
+BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP]
 
 
 @pytest.mark.parametrize("text, measure, value, high", [
@@ -30,6 +32,10 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL]
     ("between 0.68 and 0.71 metres", "length", 0.68, 0.71),
     ("about 78 per cent copper and 22 per cent tin", "ratio", 78 / 22, None),
     ("1260 degrees", "angle", 3.5, None),
+    ("roughly 4 × 10⁻⁸ m", "length", 4e-8, None),
+    ("about 4e-8 m", "length", 4e-8, None),
+    ("a 0.30 market share", "fraction", 0.3, None),
+    ("0.03 to 0.05 by mass fraction", "fraction", 0.03, 0.05),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -61,6 +67,9 @@ def test_an_option_that_is_more_than_a_quantity_is_none(option):
     ("Roughly 27 to 28 inches round.", "g", "A"),
     ("Think of it as sixty-four hundredths.", "p", "C"),
     ("It comes to 64 percent.", "p", "C"),
+    ("Your half-pitch should come to roughly 4 × 10⁻⁸ m.", "w", "B"),
+    ("That is forty nanometres.", "w", "B"),
+    ("It's a 0.30 market share for each party.", "c", "C"),
 ])
 def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, question, letter):
     named = {(r.question_id, r.letter) for r in option_refs(sentence, BATCH)}
@@ -73,6 +82,8 @@ def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, quest
     "Half-lives add up: after 18 h three of them have passed.",  # the stem's own data
     "A quarter of your answers lacked units.",  # no option is a quarter
     "Compare 9:1 with 3:2 before you choose.",
+    "A p-value of 0.30 says nothing about the share cap.",  # a decimal, not said to be a share
+    "The wavelength is 1.93 × 10⁻⁷ m.",  # the stem's kind of datum, no option fits
 ])
 def test_a_quantity_that_fits_no_single_option_names_none_by_value(sentence):
     from judgeagent.stages.leak_rules.quantities import quantity_refs

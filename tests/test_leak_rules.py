@@ -6,6 +6,7 @@ a change to a pattern or a word list that breaks one fails here under the rule's
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,9 @@ def test_the_rules_page_lists_every_rule_and_exemption():
     page = (Path(__file__).resolve().parents[1] / "docs" / "concepts" / "leak-rules.md").read_text(encoding="utf-8")
     assert [r.code for r in ENTRIES if f"`{r.code}`" not in page] == []
     assert [x.name for x in EXEMPTIONS if f"| {x.name} |" not in page] == []
+    # each rule's row ends with how many leak and clean examples it has
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"(?m)^\| `([\w.]+)` \|.*\| (\d+ / \d+) \|$", page)}
+    assert {r.code: rows.get(r.code) for r in ENTRIES if rows.get(r.code) != f"{len(r.leaks)} / {len(r.clean)}"} == {}
 
 
 def test_every_word_list_is_read_by_the_guard():

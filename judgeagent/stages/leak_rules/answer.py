@@ -14,6 +14,7 @@ from judgeagent.stages.leak_normalize import spoken_numbers, tokens
 from judgeagent.stages.leak_rules.judgement import in_list
 from judgeagent.stages.leak_rules.mentions import mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
+from judgeagent.stages.leak_rules.quantities import names_quantity
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying, sentences
 
@@ -82,7 +83,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
         return [finding(q.id, "reference_phrase", q.answer)]
     wording = _batch_wording(q, questions or [q])
-    if any(mentions_phrase(sentence, q.answer, wording) for sentence in sentences(suggestions)):
+    if any(mentions_phrase(sentence, q.answer, wording) or names_quantity(sentence, q.answer, questions or [q]) for sentence in sentences(suggestions)):
         return [finding(q.id, "reference_phrase", q.answer)]
     return []
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_FORM
+from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_A_STEP, PRAISE_OF_FORM
 from judgeagent.stages.leak_rules.judgement import CORRECTNESS
 from judgeagent.stages.leak_rules.rule import Example, FirstOf, Reading, Rule, finding
 from judgeagent.stages.leak_rules.vocabulary import alternation
@@ -312,7 +312,7 @@ VERDICT_ON_ANSWERS = Rule(
     ("disclosure",),
     "a verdict of right or wrong on what the target answered or how it reasoned, in any tense",
     _verdict_on_answers,
-    (PRAISE_OF_FORM,),
+    (PRAISE_OF_FORM, PRAISE_OF_A_STEP),
     leaks=(
         Example("Your answer on the treaty question was wrong.", "written for the rule"),
         Example("You missed the organelle question.", "guard 2"),

@@ -65,18 +65,52 @@ _KIND_WORD = r"(?!" + _NOT_A_KIND + r")[\w'’-]+"
 _KIND_STATED = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected|final)\s+)?answer\s+(?:here\s+)?"
     r"(?:is|should\s+be|must\s+be|will\s+be|has\s+to\s+be|needs\s+to\s+be)\s+(?:just\s+|simply\s+)?"
-    r"(?:a|an|one(?=\s+(?:single|word|term|name|number|value|figure|date|year)\b))\s+(?:single\s+)?"
+    r"(?:a|an|one(?=\s+(?:single|word|term|name|number|value|figure|date|year|sentence|phrase|line|item|entry)\b))\s+(?:single\s+)?"
     r"(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD
-    + r"(?:\s+(?:of|from|in|for)\s+(?:the\s+|a\s+|an\s+)?(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD + r")?"
+    + r"(?:\s+(?:of|from|in|for|with(?=\s+(?:its|their)\b))\s+(?:the\s+|a\s+|an\s+|its\s+|their\s+)?(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD + r")?"
     r"\s*(?:[.;:!]\s*$|$|,\s+(?:so|and|then)\s+(?:name|give|state|write|quote|cite|pick|choose|add|spell|use|keep|say|justify)\b)"
 )
+
+
+# The kind of answer with what marks that kind out, and nothing after it but advice: "The answer
+# is a length of time with a unit", "The answer is the formal name of a NEPA decision document",
+# "The answer is one of the substantive patentability requirements of the EPC", "The answer is a
+# named joint type; ...". An indefinite noun phrase is a class. A relative clause, a gloss
+# ("specifically", "also means", "as in") or a colon goes on to which member it is, and "or"
+# lists candidates: those are descriptions, and stay the judge's to weigh.
+_KIND_CLASS = re.compile(
+    r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected|final)\s+)?answer\s+(?:here\s+)?"
+    r"(?:is|should\s+be|must\s+be|will\s+be|has\s+to\s+be|needs\s+to\s+be)\s+"
+    r"(?:(?-i:a|an)\s+|one\s+of\s+the\s+(?!(?:two|three|four|five|first|second|third|last|options?|choices?)\b)|"
+    r"(?:the\s+)?(?:formal\s+|full\s+|standard\s+|usual\s+|official\s+)?name\s+of\s+(?:a|an|the)\s+)"
+    r"(?P<rest>[^:]*)$"
+)
+_GOES_ON_TO_WHICH = re.compile(
+    r"(?i)\b(?:which|that|who|whom|whose|where|when|specifically|namely|means?|i\.\s*e|e\.\s*g|as\s+in|such\s+as|like|"
+    r"also|famous|famously|known|discovered|invented|founded|or)\b"
+)
+_CLASS_WORDS = 14
+
+
+def _states_class(sentence: str) -> bool:
+    m = _KIND_CLASS.match(sentence)
+    if m is None:
+        return False
+    # what to write, after the class, is advice: "..., so explain the noise source"
+    rest = re.split(r"(?i),\s+(?:so|and|then)\s+(?=(?:name|give|state|write|quote|cite|explain|say|spell|use|keep|add|justify)\b)", m.group("rest"))[0]
+    return len(rest.split()) <= _CLASS_WORDS and _GOES_ON_TO_WHICH.search(rest) is None
 
 
 def names_kind_of_answer(sentence: str) -> bool:
     """Whether ``sentence`` only says what kind of answer a question wants ("a person, not a
     place", "The question asks for a person's name"): the category of the answer, never which
     one it is."""
-    return KIND_CONTRAST.search(sentence) is not None or _KIND_ASKED.search(sentence) is not None or _KIND_STATED.search(sentence) is not None
+    return (
+        KIND_CONTRAST.search(sentence) is not None
+        or _KIND_ASKED.search(sentence) is not None
+        or _KIND_STATED.search(sentence) is not None
+        or _states_class(sentence)
+    )
 
 
 # A criterion, not a description: "The answer is the quantity that differs", "It's the one that
@@ -125,6 +159,34 @@ def praise_of_form(sentence: str) -> bool:
     if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
         return False
     return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
+
+
+# A step of the working praised, and nothing said of where it led: "Your method was sound;", "Your
+# reasoning about glue strength was fine, but the question is about mechanical interlock". A
+# step is not the answer: it can be right and the answer wrong. Never "your answer", a
+# calculation (its result is the answer), a negative word before "but", or after it anything
+# of the result ("but the conclusion was off").
+_STEP_PRAISED = re.compile(
+    r"(?i)^\s*your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
+    r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|"
+    r"account|approach|logic|first\s+step|framework|derivation|interpretation)\b[^;]*?"
+    r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
+)
+# (and no question of the batch named: "Your reasoning on the gas question was sound" is a verdict on it)
+_NOT_PRAISE = re.compile(
+    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last|earlier|previous)\b"
+)
+_OF_THE_RESULT = re.compile(r"(?i)\b(?:wrong\w*|incorrect\w*|off|mistak\w*|errors?|conclusions?|answers?|results?|final|options?|choices?|pick\w*|chose\w*)\b")
+
+
+@functools.lru_cache(maxsize=4096)
+def praise_of_a_step(sentence: str) -> bool:
+    """Whether ``sentence`` praises a step of the target's working and says nothing of its result."""
+    if _STEP_PRAISED.match(sentence) is None:
+        return False
+    turn = re.search(r"(?i)\b(?:but|though|although|however|yet)\b", sentence)
+    head, tail = (sentence[: turn.start()], sentence[turn.end() :]) if turn else (sentence, "")
+    return _NOT_PRAISE.search(head) is None and _OF_THE_RESULT.search(tail) is None
 
 
 # Words that say how to answer, never what: a sentence made of nothing else ("One letter is all
@@ -217,6 +279,11 @@ KIND_OF_ANSWER = Exemption(
         Example("The answer is a mode of inheritance;", "guard 19: fresh33"),
         Example("The answer is a three-letter code from the Incoterms 2020 list;", "guard 19: fresh34"),
         Example("The answer is a diagnosis, so name a condition rather than a mechanism.", "guard 19: fresh34"),
+        Example("The answer is one sentence from the list;", "guard 20: fresh35"),
+        Example("The answer is a fabric name with its colour;", "guard 20: fresh36"),
+        Example("The answer is a length of time counted back from the effective filing date.", "guard 21: fresh37"),
+        Example("The answer is the formal name of a NEPA decision document;", "guard 21: fresh38"),
+        Example("The answer is one of the substantive patentability requirements of the EPC.", "guard 21: fresh37"),
     ),
 )
 CRITERION_ONLY = Exemption(
@@ -238,4 +305,14 @@ ANY_CANDIDATE = Exemption(
         Example("Any figure that is not the right magnitude can go.", "written for the rule"),
     ),
 )
-EXEMPTIONS = (FORM, PRAISE_OF_FORM, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)
+PRAISE_OF_A_STEP = Exemption(
+    "praise of a step",
+    "a step of the working praised (the method, the set-up, the reasoning about a topic), saying nothing of where it led",
+    praise_of_a_step,
+    (
+        Example("Your method was sound;", "guard 21: fresh30"),
+        Example("Your reasoning about glue strength was fine, but the question is about mechanical interlock;", "guard 21: fresh38"),
+        Example("Your first step, confirming the diagnosis with two independent tests, was correct;", "guard 21: fresh35"),
+    ),
+)
+EXEMPTIONS = (FORM, PRAISE_OF_FORM, PRAISE_OF_A_STEP, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)

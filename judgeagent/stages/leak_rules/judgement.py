@@ -112,7 +112,7 @@ def named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], questions
     q = next((q for q in questions if q.id == ref.question_id), None)
     if q is None or not q.options or ref.how != "text":
         return False
-    own = _listed(sentence, [r for r in refs if r.question_id == q.id], q)
+    own = listed(sentence, [r for r in refs if r.question_id == q.id], q)
     if own is None or not any(r.letter == ref.letter and r.start <= ref.start and ref.end <= r.end for r in own):
         return False
     if {r.letter for r in own} == set(q.options) and len(own) == len(q.options):
@@ -129,7 +129,7 @@ def named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], questions
 _EACH = re.compile(r"(?i)\b(?:each|every\s+one|in\s+turn|one\s+at\s+a\s+time|one\s+by\s+one)\b")
 
 
-def _listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef] | None:
+def listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef] | None:
     """The mentions of ``q``'s options in ``sentence`` when they stand side by side in one list,
     in order (a number named by its text and by its value counts once), else None. Between two
     of them stand only list words, articles, and words of the two options themselves ("a rise,

@@ -52,7 +52,14 @@ def reads_as_letter(sentence: str, start: int, end: int) -> bool:
 # initial ("E. M. Forster", "C. S. Lewis") or an abbreviation ("E. coli"), or part of a proper
 # name ("Company B", "Appendix C"), names no option.
 _UNIT_BEFORE = re.compile(r"(?:\d\s*|°\s*)$")
-_FORMULA = re.compile(r"^\s*[=<>+*/^×·≈]|[=<>+*/^×·≈]\s*$")
+_FORMULA = re.compile(r"^\s*[=<>+*/^×·≈−]|[=<>+*/^×·≈−]\s*$")
+
+
+def _symbol_elsewhere(sentence: str, letter: str) -> bool:
+    """Whether the capital is a formula's symbol somewhere in the sentence ("rB(1 − B/K)"): then
+    "with respect to B" in the same sentence is that symbol too."""
+    op = r"[=<>+*/^×·≈−]"
+    return re.search(rf"{op}\s*{letter}(?![\w'’])|(?<![\w'’]){letter}\s*{op}|(?<=[a-z0-9]){letter}(?![a-z])", sentence) is not None
 _INITIAL_AFTER = re.compile(r"^\.\s*(?:[A-Z]\.|[a-z])")
 _INITIAL_BEFORE = re.compile(r"(?<![\w'’])[A-Z]\.\s*$")
 _NAME_BEFORE = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+\s+$")
@@ -70,6 +77,8 @@ def names_something_else(sentence: str, start: int, end: int) -> bool:
     part of a name."""
     before, after = sentence[:start], sentence[end:]
     if _UNIT_BEFORE.search(before) or _FORMULA.search(before) or _FORMULA.search(after):
+        return True
+    if _symbol_elsewhere(sentence, sentence[start:end].strip("()")):
         return True
     if _NOTE_BEFORE.search(before) or _NOTE_AFTER.match(after) or _LEGEND.match(after):
         return True

@@ -288,7 +288,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     whole = tokens(phrase)
     if not whole:
         return False
-    if contains(stems, whole) or _initials_named(sentence, phrase, question_text):
+    if contains(stems, whole) or _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
@@ -331,9 +331,28 @@ _SPELLED = re.compile(r"(?<![\w-])(?:[A-Za-z][-.]){2,}[A-Za-z](?![\w-])")
 def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     """Whether the sentence writes a phrase answer of three words or more by its initials, in
     capitals ("DNS" for "Domain Name System"), when the question does not itself use them."""
-    words = [w for w in re.findall(r"[A-Za-z]+", phrase) if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
-    if len(words) < 3:
-        return False
-    initials = "".join(w[0] for w in words).upper()
-    said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
-    return said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None
+    every = re.findall(r"[A-Za-z]+", phrase)
+    words = [w for w in every if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
+    # with its little words too, where they make three: "DOE" for "doctrine of equivalents"
+    spoken = [w for w in every if w.lower() not in ("a", "an", "the")]
+    for run in (words, spoken):
+        if len(run) < 3:
+            continue
+        initials = "".join(w[0] for w in run).upper()
+        said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
+        if said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None:
+            return True
+    return False
+
+
+# A code in a phrase answer, letters and digits joined ("N-1", "CYP27B1", "H2O2"): named when
+# the sentence writes it, in any case, and the batch's wording does not.
+_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d]+(?:-[A-Za-z\d]+)*(?![\w-])")
+
+
+def _code_named(sentence: str, phrase: str, wording: str) -> bool:
+    for code in _CODE.findall(phrase):
+        pattern = compiled(r"(?i)(?<![\w-])" + re.escape(code) + r"(?![\w-])")
+        if len(code) >= 3 and pattern.search(sentence) and not pattern.search(wording):
+            return True
+    return False

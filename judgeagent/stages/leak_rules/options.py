@@ -23,6 +23,7 @@ from judgeagent.stages.leak_rules.judgement import (
     OPEN_CLAUSE,
     in_list,
     judgement,
+    listed,
     named_evenly,
     only_weak,
     option_words,
@@ -30,7 +31,7 @@ from judgeagent.stages.leak_rules.judgement import (
     study,
     without_open_questions,
 )
-from judgeagent.stages.leak_rules.questions import QuestionRef
+from judgeagent.stages.leak_rules.questions import ORDINALS, QuestionRef
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 
@@ -63,11 +64,36 @@ _WEIGHED = re.compile(
     r"|(?<![\w'’])" + _OPTION + r"(?P<c>[A-E])\)?\s+(?i:against|versus|vs\.?)\s+)" + _OPTION + r"(?P<b>[A-E])\)?(?![\w'’])"
 )
 
+# The same pairs named by their places: "Weigh the second option against the third", "Contrast
+# the fourth and fifth options on ...", "the first and third options differ in ...".
+_PLACE = r"(?P<{}>first|second|third|fourth|fifth|sixth)"
+_OPTION_NOUN = r"(?:\s+(?:answer\s+)?(?:options?|choices?|answers?|alternatives?))?"
+_PLACES_WEIGHED = re.compile(
+    r"(?i)\b(?:weigh|compare|contrast|set|put|hold|test|check|measure|pit|play)\s+(?:off\s+)?the\s+" + _PLACE.format("a") + _OPTION_NOUN
+    + r"\s+(?:against|with|versus|vs\.?|beside|alongside|next\s+to|and)\s+(?:the\s+)?" + _PLACE.format("b") + r"\b"
+    r"|\bthe\s+" + _PLACE.format("c") + _OPTION_NOUN + r"\s+(?:against|versus|vs\.?)\s+(?:the\s+)?" + _PLACE.format("d") + r"\b"
+)
+_PLACE_PAIR = re.compile(r"(?i)\bthe\s+" + _PLACE.format("a") + r"\s+and\s+(?:the\s+)?" + _PLACE.format("b") + r"\s+(?:answer\s+)?(?:options|choices|answers|alternatives)\b")
+_COMPARING = re.compile(r"(?i)\b(?:weigh|contrast|compare|comparing|versus|against)\b")
+
+
+def _letter(place: str) -> str:
+    return "ABCDEF"[ORDINALS[place.lower()] - 1]
+
+
+def _place_pairs(sentence: str) -> list[tuple[str, str]]:
+    """The pairs of options a sentence sets against each other by their places, as letters."""
+    pairs = [(_letter(m.group("a") or m.group("c")), _letter(m.group("b") or m.group("d"))) for m in _PLACES_WEIGHED.finditer(sentence)]
+    if not pairs and (_SIDE_BY_SIDE.search(sentence) or _COMPARING.search(sentence)):
+        pairs = [(_letter(m.group("a")), _letter(m.group("b"))) for m in _PLACE_PAIR.finditer(sentence)]
+    return pairs
+
 
 def _compared(n: Named, refs: list[OptionRef]) -> bool:
     """Whether the sentence names options only in pairs set side by side to be compared ("A and
     B are both ...", "weigh B against D on ..."), picking none and narrowing to none."""
     pairs = [(m.group("a") or m.group("c"), m.group("b")) for m in _WEIGHED.finditer(n.sentence)]
+    pairs += _place_pairs(n.sentence)
     if not pairs:
         pair = _PAIR.search(n.sentence)
         if pair is None or _SIDE_BY_SIDE.search(n.sentence) is None:
@@ -92,6 +118,7 @@ class Named:
     open_spans: list[tuple[int, int]]
     each: bool  # asked of every option, or a warning against confusing two
     picked: bool  # says which is right or wrong
+    questions: list[Question]  # the batch
 
 
 @dataclass(frozen=True)
@@ -122,7 +149,7 @@ def _named(sentence: str, qrefs: list[QuestionRef], all_refs: list[OptionRef], q
     picked = _PICKED.search(plain) is not None
     each = (_EACH_OPTION.search(sentence) or CONFUSION_WARNING.search(sentence)) is not None and not picked
     open_spans = [m.span() for m in OPEN_CLAUSE.finditer(fold(sentence))]
-    return Named(sentence, qrefs, orefs, phrases, plain, judgement(plain, orefs), study(sentence), open_spans, each, picked)
+    return Named(sentence, qrefs, orefs, phrases, plain, judgement(plain, orefs), study(sentence), open_spans, each, picked, questions)
 
 
 def groups(n: Named) -> list[Group]:
@@ -153,7 +180,7 @@ def _letter_or_place(n: Named, g: Group) -> list[LeakFinding]:
     # unless "Options A, B, C, D and E each describe ...": every option named evenly
     if len(named_letters) >= 3 and len(named_letters) == len(g.positional) and not n.picked:
         return []
-    if named_letters and _compared(n, g.positional):
+    if _compared(n, g.positional):
         return []
     return [finding(g.where, _judged_kind(n), n.sentence)]
 
@@ -203,6 +230,32 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
     if (not n.study and any(r.whole for r in asserted)) or n.question_refs:
         return [finding(g.where, "pointer", n.sentence)]
     return []
+
+
+# The answer said to be one of a few options listed with "or": "It's 3, 19 or 41", "Your answer
+# should be either 1:10,000 or 1:15,200", "It has to be one of Smith's or Barton's". Fewer than
+# all the options, so the list narrows them.
+_AMONG = re.compile(
+    r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?$"
+)
+
+
+def _narrowed_list(n: Named, g: Group) -> list[LeakFinding]:
+    if g.positional or g.bare or len(g.texts) < 2 or n.each:
+        return []
+    question = next((q for q in n.questions if q.id == g.where), None)
+    # one mention per letter where two readings of it overlap (its digits, and its value)
+    texts = [r for i, r in enumerate(g.texts) if not any(o.letter == r.letter and o.start < r.end and r.start < o.end for o in g.texts[:i])]
+    own = listed(n.sentence, texts, question) if question is not None and question.options else None
+    if own is None or not 2 <= len({r.letter for r in own}) < len(question.options or {}):  # type: ignore[union-attr]
+        return []
+    # (mentions found in the folded text and in the sentence as written may be a letter apart)
+    text = fold(n.sentence)
+    before = re.sub(r"\S+$", "", text[: own[0].start])
+    if not re.search(r"\bor\b", text[own[0].start : own[-1].start]) or not _AMONG.search(before):
+        return []
+    return [finding(g.where, "pointer", n.sentence)]
 
 
 def _around(sentence: str, refs: list[OptionRef]) -> str:
@@ -263,6 +316,8 @@ LETTER_OR_PLACE = _option_rule(
         Example("Options A and B are both collections outside the brain; say what separates them.", "guard 17: fresh29, fresh30"),
         Example("Weigh option B against option D on their source: an amendment in one, an inference in the other.", "guard 19: fresh33, fresh34"),
         Example("Weigh option A against option C on T-cell function, and option B against option E on the IgM level.", "guard 19: fresh34"),
+        Example("Weigh the second option against the third on how long each took to build.", "guard 20: fresh35"),
+        Example("Contrast the first and fourth options on which came later.", "guard 20: fresh35, fresh36"),
     ),
 )
 BARE_LETTER = _option_rule(
@@ -284,6 +339,7 @@ BARE_LETTER = _option_rule(
         Example("Read what E. M. Forster wrote about plot.", "guard 5"),
         Example("Go through the letters A to E in order.", "guard 6"),
         Example("A and B premiered within two years of each other.", "guard 17: fresh29, fresh30"),
+        Example("Write the growth as rB(1 − B/K) and differentiate it with respect to B.", "guard 20: fresh35"),
     ),
 )
 TEXT_JUDGED = _option_rule(
@@ -318,4 +374,20 @@ TEXT_SINGLED_OUT = _option_rule(
         Example("Compare the Golgi apparatus, the ribosome and the lysosome.", "guard 2"),
     ),
 )
-OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT))
+NARROWED_LIST = _option_rule(
+    "options.narrowed_list",
+    ("pointer",),
+    "the answer said to be one of a few options named by their texts with \"or\", fewer than all of them (\"It's 64 or 128\")",
+    _narrowed_list,
+    leaks=(
+        Example("It's 64 or 128; count the groups to tell which.", "guard 20: fresh35, fresh36", "values"),
+        Example("Your answer should be either 48 or 128.", "guard 20: fresh36", "values"),
+        Example("It has to be one of 32, 64 or 128.", "written for the rule", "values"),
+    ),
+    clean=(
+        Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),
+        Example("Compare 64 and 128 on how many hexadecimal groups each would need.", "written for the rule", "values"),
+        Example("The answer is 1, 7, 11 or 14, and only the ion product of water tells you which.", "written for the rule", "values"),
+    ),
+)
+OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT, NARROWED_LIST))

@@ -82,6 +82,13 @@ _AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
 _RATIO_BETWEEN = re.compile(r"(?i)\s*(?:parts?\s+)?(?:[a-z]+\s+){0,2}?(?:to|:)\s*")
 _RANGE_BETWEEN = re.compile(r"(?i)\s*(?:to|–|-|and|or)\s*")
 
+# "4 × 10⁻⁸ m", "4 x 10^-8 m", "4e-8 m": a number in scientific notation.
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻−", "0123456789--")
+_SCIENTIFIC = re.compile(
+    r"(?<![\w.,])(?P<m>\d+(?:\.\d+)?)(?:\s*[×x*]\s*10\s*(?:\^|\*\*)?\s*(?P<e>[-−⁻]?\s*[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)|e(?P<e2>[-+]?\d+))(?![\w.])"
+)
+# A decimal below one said to be a share: "a 0.30 market share", "0.03 to 0.05 by mass fraction".
+_SHARE_AFTER = re.compile(r"(?i)\s+(?:[\w-]+\s+){0,3}?(?:share|fraction|proportion)s?\b")
 _MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # "goes up by about 73 percent": the factor 1.73
@@ -102,6 +109,9 @@ def _numbers(text: str) -> list[Number]:
                 continue
             value /= float(m.group("d"))
         out.append((value, m.start(), m.end(), bool(m.group("d")), False))
+    for m in _SCIENTIFIC.finditer(text):
+        exponent = (m.group("e") or m.group("e2")).translate(_SUPERSCRIPT).replace(" ", "")
+        out.append((float(m.group("m")) * 10 ** int(exponent), m.start(), m.end(), False, True))
     for m in _A_FRACTION.finditer(text):  # "a fifth", "one third"
         out.append((1 / _FRACTION_WORDS[m.group("d").lower()], m.start(), m.end(), True, True))
     for n in spoken_numbers(text):
@@ -140,6 +150,8 @@ def quantities(text: str) -> list[Quantity]:
         elif unit:
             name, measure, size, stop = unit
             out.append(Quantity(measure, value * size, start, stop, name))
+        elif not fraction and 0 < value < 1 and "." in text[start:end] and _SHARE_AFTER.match(text, end):
+            out.append(Quantity("fraction", value, start, end))
         else:
             out.append(Quantity("fraction" if fraction else "count", value, start, end, derived=derived))
         if i + 1 < len(numbers):
@@ -154,6 +166,8 @@ def quantities(text: str) -> list[Quantity]:
                     out.append(Quantity(measure, value * size, start, stop, name, nxt_value * size))
                 elif high_pct:
                     out.append(Quantity("fraction", value / 100, start, high_pct.end(), "%", nxt_value / 100))
+                elif 0 < value < nxt_value < 1 and "." in text[nxt_start:nxt_end] and _SHARE_AFTER.match(text, nxt_end):
+                    out.append(Quantity("fraction", value, start, nxt_end, high=nxt_value))
     # Two shares of one whole ("78 per cent copper and 22 per cent tin"): their ratio too.
     shares = [q for q in out if q.measure == "fraction" and q.unit == "%" and q.high is None]
     for a, b in zip(shares, shares[1:]):
@@ -250,3 +264,14 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if letter is not None and not _same_form(q, question.options[letter], sentence):  # type: ignore[index]
                 refs.append(OptionRef(letter, question.id, q.start, q.end, "text"))
     return refs
+
+
+def names_quantity(sentence: str, answer: str, questions: list[Question]) -> bool:
+    """Whether ``sentence`` gives a phrase answer that is a measured quantity ("30 kt") in
+    another form ("about 55 km/h"): a value that fits it and is none of the questions' data."""
+    target = option_quantity(answer)
+    if target is None or target.measure in ("count", "fraction"):
+        return False
+    stems = [q for question in questions for q in _stem_quantities(question.question)]
+    return any(_fits(q, target) and not any(_fits(q, s) for s in stems) for q in quantities(sentence))
+
