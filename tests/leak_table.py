@@ -100,7 +100,11 @@ were read: fresh37 and fresh38 measure guard 20 once, fresh39 and fresh40 guard 
 luthiery, coastal geomorphology, a letter from a village schoolteacher) and "fresh42" (o191-o197:
 neurology, insolvency law, water-well drilling, pharmacognosy, bridge inspection, exoplanet
 detection, town council minutes), written the same way after fresh37 and fresh38 were read,
-measure guard 21 once.
+measure guard 21 once; "fresh43" (o201-o207: pulmonology, landlord and tenant law, container
+shipping, plant pathology, watch repair, solar physics, a museum curator's blog post) and
+"fresh44" (o211-o217: gastro-intestinal surgery, maritime insurance, elevator engineering, soil
+microbiology, stage lighting, glaciated landscapes, a memoir of a night-shift bakery), written
+the same way while those four measured guard 21, measure guard 22 once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -198,8 +202,12 @@ FRESH40 = "fresh40"
 # once on text nobody working on the guard had seen.
 FRESH41 = "fresh41"
 FRESH42 = "fresh42"
+# Written apart while fresh39 to fresh42 measured guard 21, with fresh37's brief, each to measure
+# guard 22 once.
+FRESH43 = "fresh43"
+FRESH44 = "fresh44"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

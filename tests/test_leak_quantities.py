@@ -20,7 +20,10 @@ RANGE = Question("g", "What circumference must a match ball have?", "A",
 DECIMAL = Question("p", "What proportion of the sample responded?", "C", {"A": "0.25", "B": "0.5", "C": "0.64", "D": "0.8"})
 PITCH = Question("w", "What half-pitch does the scanner print?", "B", {"A": "28 nm", "B": "40 nm", "C": "54 nm", "D": "65 nm"})
 CAP = Question("c", "Which market-share cap applies to each party?", "C", {"A": "15%", "B": "25%", "C": "30%", "D": "40%"})
-BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP]
+GLUE = Question("h", "In what range is hot hide glue held in the pot?", "C",
+                {"A": "35–45 °C", "B": "45–52 °C", "C": "57–63 °C", "D": "75–85 °C"})
+DOSE = Question("v", "How much fetal blood does one vial cover?", "B", {"A": "15 mL", "B": "30 mL", "C": "60 mL", "D": "150 mL"})
+BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE]
 
 
 @pytest.mark.parametrize("text, measure, value, high", [
@@ -70,6 +73,10 @@ def test_an_option_that_is_more_than_a_quantity_is_none(option):
     ("Your half-pitch should come to roughly 4 × 10⁻⁸ m.", "w", "B"),
     ("That is forty nanometres.", "w", "B"),
     ("It's a 0.30 market share for each party.", "c", "C"),
+    ("Keep it at about 140 °F.", "h", "C"),  # a temperature on another scale, inside one range
+    ("Aim for about 333 kelvin.", "h", "C"),
+    ("It covers thirty millilitres.", "v", "B"),
+    ("That is 0.03 litres.", "v", "B"),
 ])
 def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, question, letter):
     named = {(r.question_id, r.letter) for r in option_refs(sentence, BATCH)}
@@ -84,6 +91,7 @@ def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, quest
     "Compare 9:1 with 3:2 before you choose.",
     "A p-value of 0.30 says nothing about the share cap.",  # a decimal, not said to be a share
     "The wavelength is 1.93 × 10⁻⁷ m.",  # the stem's kind of datum, no option fits
+    "Glue kept at 53 °C is between the ranges and fits none.",
 ])
 def test_a_quantity_that_fits_no_single_option_names_none_by_value(sentence):
     from judgeagent.stages.leak_rules.quantities import quantity_refs

@@ -1102,9 +1102,11 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # and fresh38; trained to fresh38) moved fresh's catch to 89/91 (a described answer the learned
 # layer now scores 0.79), and measured fresh39 148/167, 133/143, 10/118, fresh40 163/178,
 # 146/160, 6/110, fresh41 165/175, 148/154, 8/119 and fresh42 172/177, 146/151, 10/119 once,
-# before they were read. The learned layer is trained on every group but fresh39 to fresh42, so
-# the other figures guard against regressions and say nothing of new writers: each group's one
-# measurement before it was read does (README).
+# before they were read. GUARD_VERSION 22 (read from fresh39 to fresh42; trained to fresh42)
+# measured fresh43 161/179, 142/152, 7/119 and fresh44 189/202, 167/178, 4/112 once, before they
+# were read. The learned layer is trained on every group but fresh43 and fresh44, so the other
+# figures guard against regressions and say nothing of new writers: each group's one measurement
+# before it was read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
                         "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                         "fresh9": 0.98, "fresh10": 0.97, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.95,
@@ -1114,7 +1116,8 @@ SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "f
                         "fresh29": 0.91, "fresh30": 0.89,
                         "fresh31": 0.89, "fresh32": 0.92, "fresh33": 0.93, "fresh34": 0.94,
                         "fresh35": 0.93, "fresh36": 0.91, "fresh37": 0.96, "fresh38": 0.96,
-                        "fresh39": 0.88, "fresh40": 0.91, "fresh41": 0.93, "fresh42": 0.96}
+                        "fresh39": 0.88, "fresh40": 0.91, "fresh41": 0.93, "fresh42": 0.96,
+                        "fresh43": 0.89, "fresh44": 0.93}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.98, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
@@ -1124,7 +1127,8 @@ SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98,
                            "fresh29": 0.93, "fresh30": 0.90,
                            "fresh31": 0.90, "fresh32": 0.92, "fresh33": 0.94, "fresh34": 0.95,
                            "fresh35": 0.94, "fresh36": 0.92, "fresh37": 0.96, "fresh38": 0.97,
-                           "fresh39": 0.92, "fresh40": 0.90, "fresh41": 0.95, "fresh42": 0.96}
+                           "fresh39": 0.92, "fresh40": 0.90, "fresh41": 0.95, "fresh42": 0.96,
+                           "fresh43": 0.92, "fresh44": 0.93}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
@@ -1134,7 +1138,8 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh29": 0.18, "fresh30": 0.15,
                                 "fresh31": 0.13, "fresh32": 0.11, "fresh33": 0.14, "fresh34": 0.27,
                                 "fresh35": 0.07, "fresh36": 0.07, "fresh37": 0.03, "fresh38": 0.02,
-                                "fresh39": 0.09, "fresh40": 0.06, "fresh41": 0.07, "fresh42": 0.09}
+                                "fresh39": 0.09, "fresh40": 0.06, "fresh41": 0.07, "fresh42": 0.09,
+                                "fresh43": 0.07, "fresh44": 0.04}
 
 
 def _rates(half: str) -> tuple[float, float, float]:

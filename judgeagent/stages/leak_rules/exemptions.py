@@ -82,7 +82,9 @@ _KIND_CLASS = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected|final)\s+)?answer\s+(?:here\s+)?"
     r"(?:is|should\s+be|must\s+be|will\s+be|has\s+to\s+be|needs\s+to\s+be)\s+"
     r"(?:(?-i:a|an)\s+|one\s+of\s+the\s+(?!(?:two|three|four|five|first|second|third|last|options?|choices?)\b)|"
-    r"(?:the\s+)?(?:formal\s+|full\s+|standard\s+|usual\s+|official\s+)?name\s+of\s+(?:a|an|the)\s+)"
+    r"one\s+(?=(?:kind|type|category|class|sort|word|term|name|number|value|figure|date|year|sentence|phrase|line|item|entry)\b)|"
+    r"(?:the\s+)?(?:formal\s+|full\s+|standard\s+|usual\s+|official\s+)?"
+    r"(?:name|abbreviation|acronym|location|position|type|kind|category|class|unit|symbol|term|date|year|number|value)\s+of\s+(?:a|an|the)\s+)"
     r"(?P<rest>[^:]*)$"
 )
 _GOES_ON_TO_WHICH = re.compile(
@@ -97,7 +99,8 @@ def _states_class(sentence: str) -> bool:
     if m is None:
         return False
     # what to write, after the class, is advice: "..., so explain the noise source"
-    rest = re.split(r"(?i),\s+(?:so|and|then)\s+(?=(?:name|give|state|write|quote|cite|explain|say|spell|use|keep|add|justify)\b)", m.group("rest"))[0]
+    rest = re.split(r"(?i),\s+so\b|,\s+(?:and|then)\s+(?=(?:name|give|state|write|quote|cite|explain|say|spell|use|keep|add|justify|phrase|express)\b)",
+                    m.group("rest"))[0]
     return len(rest.split()) <= _CLASS_WORDS and _GOES_ON_TO_WHICH.search(rest) is None
 
 
@@ -169,8 +172,11 @@ def praise_of_form(sentence: str) -> bool:
 _STEP_PRAISED = re.compile(
     r"(?i)^\s*your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
     r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|"
-    r"account|approach|logic|first\s+step|framework|derivation|interpretation)\b[^;]*?"
+    r"account|approach|logic|first\s+step|framework|derivation|interpretation|paragraph|sketch|diagram)\b[^;]*?"
     r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
+    # "You described Na+/K+-ATPase inhibition correctly": the working, said of "you"
+    r"|^\s*you\s+(?:described|explained|defined|summari[sz]ed|laid\s+out|set\s+out|set\s+up|reasoned\s+through)\b[^;]*?"
+    r"\b(?:correctly|accurately|well|clearly|soundly)\b"
 )
 # (and no question of the batch named: "Your reasoning on the gas question was sound" is a verdict on it)
 _NOT_PRAISE = re.compile(
@@ -284,6 +290,8 @@ KIND_OF_ANSWER = Exemption(
         Example("The answer is a length of time counted back from the effective filing date.", "guard 21: fresh37"),
         Example("The answer is the formal name of a NEPA decision document;", "guard 21: fresh38"),
         Example("The answer is one of the substantive patentability requirements of the EPC.", "guard 21: fresh37"),
+        Example("The answer is the abbreviation of a protocol name.", "guard 22: fresh40"),
+        Example("The answer is a stated reason, so it should be supported by a sentence of the report.", "guard 22: fresh39"),
     ),
 )
 CRITERION_ONLY = Exemption(
@@ -313,6 +321,8 @@ PRAISE_OF_A_STEP = Exemption(
         Example("Your method was sound;", "guard 21: fresh30"),
         Example("Your reasoning about glue strength was fine, but the question is about mechanical interlock;", "guard 21: fresh38"),
         Example("Your first step, confirming the diagnosis with two independent tests, was correct;", "guard 21: fresh35"),
+        Example("Your localisation paragraph was solid.", "guard 22: fresh42"),
+        Example("You described the pump's inhibition correctly;", "guard 22: fresh42"),
     ),
 )
 EXEMPTIONS = (FORM, PRAISE_OF_FORM, PRAISE_OF_A_STEP, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)

@@ -31,6 +31,7 @@ from judgeagent.stages.leak_rules.judgement import (
     study,
     without_open_questions,
 )
+from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.questions import ORDINALS, QuestionRef
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
@@ -241,21 +242,55 @@ _AMONG = re.compile(
 )
 
 
+# The same list read item by item, for mentions whose places in the sentence do not line up
+# ("It's 1.1, 5.0 or 12": numbers are found in the sentence as written, texts in its folded form):
+# after the same words, up to the end of the clause; each item names one option, or nothing at
+# the end ("..., the two wheels in the list").
+_AMONG_LIST = re.compile(
+    r"(?i)(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?"
+    r"(?P<list>(?:[^;.!?—–:]|(?<=\d)[.:](?=\d))+?)(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|,\s+(?:so|and|then|but|depending|check|think|decide|weigh)\b|$))"
+)
+_ITEM_SEPARATOR = re.compile(r"(?i),\s+(?:or\s+)?|\s+or\s+")
+
+
+def _items_named(sentence: str, question: Question) -> list[str] | None:
+    """The options a list after "it's", "either" or "one of" names item by item, or None."""
+    for m in _AMONG_LIST.finditer(sentence):
+        if not re.search(r"(?i)\bor\b", m.group("list")):
+            continue
+        letters: list[str] = []
+        for item in _ITEM_SEPARATOR.split(m.group("list")):
+            refs = option_refs(item, [question])
+            named = {r.letter for r in refs if r.whole} or {r.letter for r in refs}
+            if len(named) > 1 or (not named and len(letters) < 2):
+                break
+            letters += named
+        else:
+            if len(letters) >= 2 and len(set(letters)) == len(letters):
+                return letters
+    return None
+
+
 def _narrowed_list(n: Named, g: Group) -> list[LeakFinding]:
     if g.positional or g.bare or len(g.texts) < 2 or n.each:
         return []
     question = next((q for q in n.questions if q.id == g.where), None)
+    if question is None or not question.options:
+        return []
     # one mention per letter where two readings of it overlap (its digits, and its value)
     texts = [r for i, r in enumerate(g.texts) if not any(o.letter == r.letter and o.start < r.end and r.start < o.end for o in g.texts[:i])]
-    own = listed(n.sentence, texts, question) if question is not None and question.options else None
-    if own is None or not 2 <= len({r.letter for r in own}) < len(question.options or {}):  # type: ignore[union-attr]
-        return []
-    # (mentions found in the folded text and in the sentence as written may be a letter apart)
-    text = fold(n.sentence)
-    before = re.sub(r"\S+$", "", text[: own[0].start])
-    if not re.search(r"\bor\b", text[own[0].start : own[-1].start]) or not _AMONG.search(before):
-        return []
-    return [finding(g.where, "pointer", n.sentence)]
+    own = listed(n.sentence, texts, question)
+    if own is not None and 2 <= len({r.letter for r in own}) < len(question.options):
+        # (mentions found in the folded text and in the sentence as written may be a letter apart)
+        text = fold(n.sentence)
+        before = re.sub(r"\S+$", "", text[: own[0].start])
+        if re.search(r"\bor\b", text[own[0].start : own[-1].start]) and _AMONG.search(before):
+            return [finding(g.where, "pointer", n.sentence)]
+    items = _items_named(n.sentence, question)
+    if items is not None and len(items) < len(question.options):
+        return [finding(g.where, "pointer", n.sentence)]
+    return []
 
 
 def _around(sentence: str, refs: list[OptionRef]) -> str:
@@ -307,6 +342,7 @@ LETTER_OR_PLACE = _option_rule(
         Example("Looking at the options, go with the fourth.", "guard 6"),
         Example("Having eliminated the first three, you are left with one.", "guard 2"),
         Example("The answer sits in second place.", "guard 6"),
+        Example("Both sources agree there, so the first, second and fourth options are all consistent.", "guard 22: fresh40"),
     ),
     clean=(
         Example("Options A, B, C and D each describe a different settlement; compare them.", "guard 7: fresh6, fresh7"),
@@ -383,6 +419,7 @@ NARROWED_LIST = _option_rule(
         Example("It's 64 or 128; count the groups to tell which.", "guard 20: fresh35, fresh36", "values"),
         Example("Your answer should be either 48 or 128.", "guard 20: fresh36", "values"),
         Example("It has to be one of 32, 64 or 128.", "written for the rule", "values"),
+        Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

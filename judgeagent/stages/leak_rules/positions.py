@@ -17,7 +17,9 @@ from judgeagent.stages.leak_rules.vocabulary import words
 _LAST = {"last", "final", "bottom"}
 _POSITION = r"(?:first|second|third|fourth|fifth|sixth|last|final|top|bottom)"
 ORDINAL_OPTION = re.compile(
-    r"(?i)(?:\bthe\s+(?:very\s+)?|^\s*)(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|(?:\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
+    r"(?i)(?:\bthe\s+(?:very\s+)?|^\s*)(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|"
+    # a list of places: "the first, second and fourth options"
+    r"(?:\s*,\s*(?:the\s+)?(?P<o3>" + _POSITION + r"))?(?:\s*,?\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
 )
 # "Having eliminated the first three": places struck out, no option word needed.
@@ -225,7 +227,7 @@ def _positions(ordinal: str, count: str | None, start: int, end: int, questions:
 
 def ordinal_refs(m: re.Match, questions: list[Question]) -> list[OptionRef]:
     refs = []
-    positions = [m.group("o").lower()] + ([m.group("o2").lower()] if m.group("o2") else [])
+    positions = [m.group(g).lower() for g in ("o", "o3", "o2") if g in m.re.groupindex and m.group(g)]
     count = NUMBER_WORDS.get((m.group("n") or "").lower(), 1)
     for q in questions:
         letters = list(q.options or {})

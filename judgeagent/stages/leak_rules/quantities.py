@@ -24,6 +24,7 @@ from judgeagent.stages.leak_rules.vocabulary import entries
 # Conversions round ("roughly 22 kilometres" for 12 nautical miles is 1% off); a wider margin
 # would take one option's neighbour for it where options are close.
 TOLERANCE = 0.02
+_CELSIUS_ZERO = 273.15  # kelvin: temperatures are read in kelvin, compared in degrees Celsius
 
 _FRACTION_WORDS = {
     "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4,
@@ -48,29 +49,29 @@ class Quantity:
 
 
 @functools.cache
-def _units() -> tuple[tuple[str, str, float], ...]:
+def _units() -> tuple[tuple[str, str, float, float], ...]:
     rows = []
     for line in entries("units"):
-        name, measure, size = line.split("\t")
-        rows.append((name, measure, float(size)))
+        name, measure, size, *offset = line.split("\t")
+        rows.append((name, measure, float(size), float(offset[0]) if offset else 0.0))
     return tuple(rows)
 
 
 @functools.cache
 def _unit_pattern() -> re.Pattern:
-    names = sorted({re.escape(name) for name, _, _ in _units()}, key=len, reverse=True)
+    names = sorted({re.escape(name) for name, _, _, _ in _units()}, key=len, reverse=True)
     return re.compile(r"\s*(?:-\s*)?(?P<u>" + "|".join(names) + r")(?![\w/])", re.IGNORECASE)
 
 
-def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
-    """(name, measure, size, end) of the unit written right after ``pos``, if any."""
+def _unit_at(text: str, pos: int) -> tuple[str, str, float, float, int] | None:
+    """(name, measure, size, offset, end) of the unit written right after ``pos``, if any."""
     m = _unit_pattern().match(text, pos)
     if not m:
         return None
     name = m.group("u")
-    for unit, measure, size in _units():
+    for unit, measure, size, offset in _units():
         if unit == name or (unit == name.lower() and len(unit) > 2):  # "KM" but never "M" for "m"
-            return name, measure, size, m.end()
+            return name, measure, size, offset, m.end()
     return None
 
 
@@ -148,8 +149,8 @@ def quantities(text: str) -> list[Quantity]:
         elif pct:
             out.append(Quantity("fraction", value / 100, start, pct.end(), "%"))
         elif unit:
-            name, measure, size, stop = unit
-            out.append(Quantity(measure, value * size, start, stop, name))
+            name, measure, size, offset, stop = unit
+            out.append(Quantity(measure, value * size + offset, start, stop, name))
         elif not fraction and 0 < value < 1 and "." in text[start:end] and _SHARE_AFTER.match(text, end):
             out.append(Quantity("fraction", value, start, end))
         else:
@@ -162,8 +163,8 @@ def quantities(text: str) -> list[Quantity]:
             if _RANGE_BETWEEN.fullmatch(between):
                 high_unit, high_pct = _unit_at(text, nxt_end), _PERCENT.match(text, nxt_end)
                 if high_unit:
-                    name, measure, size, stop = high_unit
-                    out.append(Quantity(measure, value * size, start, stop, name, nxt_value * size))
+                    name, measure, size, offset, stop = high_unit
+                    out.append(Quantity(measure, value * size + offset, start, stop, name, nxt_value * size + offset))
                 elif high_pct:
                     out.append(Quantity("fraction", value / 100, start, high_pct.end(), "%", nxt_value / 100))
                 elif 0 < value < nxt_value < 1 and "." in text[nxt_start:nxt_end] and _SHARE_AFTER.match(text, nxt_end):
@@ -204,9 +205,11 @@ def _off(a: Quantity, b: Quantity) -> float | None:
     they measure different things."""
     if a.measure != b.measure or (a.high is None) != (b.high is None):
         return None
-    off = abs(a.value - b.value) / max(abs(a.value), abs(b.value), 1e-12)
+    # a temperature is compared on the Celsius scale: 2% of 333 K would take 55 °C for 60 °C
+    zero = _CELSIUS_ZERO if a.measure == "temperature" else 0.0
+    off = abs(a.value - b.value) / max(abs(a.value - zero), abs(b.value - zero), 1e-12)
     if a.high is not None and b.high is not None:
-        off = max(off, abs(a.high - b.high) / max(abs(a.high), abs(b.high), 1e-12))
+        off = max(off, abs(a.high - b.high) / max(abs(a.high - zero), abs(b.high - zero), 1e-12))
     return off
 
 
@@ -219,6 +222,11 @@ def _the_one_it_fits(q: Quantity, options: dict[str, Quantity]) -> str | None:
     """The option ``q`` fits, if one: the only one within :data:`TOLERANCE`, or among several
     ("just under 68 percent" among 67.35% and 67.94%) the nearest by three times over."""
     offs = sorted((off, letter) for letter, o in options.items() if (off := _off(q, o)) is not None and off <= TOLERANCE)
+    # one value inside one option's range ("about 140 °F" for 57–63 °C)
+    inside = [letter for letter, o in options.items()
+              if q.high is None and o.high is not None and o.measure == q.measure and o.value <= q.value <= o.high]
+    if not offs and len(inside) == 1:
+        return inside[0]
     if not offs:
         return None
     if len(offs) == 1 or offs[0][0] * 3 <= offs[1][0]:
