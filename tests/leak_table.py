@@ -104,7 +104,12 @@ measure guard 21 once; "fresh43" (o201-o207: pulmonology, landlord and tenant la
 shipping, plant pathology, watch repair, solar physics, a museum curator's blog post) and
 "fresh44" (o211-o217: gastro-intestinal surgery, maritime insurance, elevator engineering, soil
 microbiology, stage lighting, glaciated landscapes, a memoir of a night-shift bakery), written
-the same way while those four measured guard 21, measure guard 22 once.
+the same way while those four measured guard 21, measure guard 22 once; "fresh45" (o221-o227:
+infectious diseases, consumer protection law, railway track maintenance, food chemistry, bicycle
+frame building, stellar astrophysics, a ferry timetable notice) and "fresh46" (o231-o237:
+paediatric emergencies, data protection law, district heating, plant physiology, organ pipe
+voicing, volcanic hazards, a bird-ringing station's report), written the same way while those two
+measured guard 22, measure guard 23 once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -206,8 +211,11 @@ FRESH42 = "fresh42"
 # guard 22 once.
 FRESH43 = "fresh43"
 FRESH44 = "fresh44"
+# Written apart while fresh43 and fresh44 measured guard 22, each to measure guard 23 once.
+FRESH45 = "fresh45"
+FRESH46 = "fresh46"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -23,7 +23,9 @@ CAP = Question("c", "Which market-share cap applies to each party?", "C", {"A": 
 GLUE = Question("h", "In what range is hot hide glue held in the pot?", "C",
                 {"A": "35–45 °C", "B": "45–52 °C", "C": "57–63 °C", "D": "75–85 °C"})
 DOSE = Question("v", "How much fetal blood does one vial cover?", "B", {"A": "15 mL", "B": "30 mL", "C": "60 mL", "D": "150 mL"})
-BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE]
+GRADIENT = Question("a", "Which A-a gradient is closest?", "D", {"A": "12 mmHg", "B": "24 mmHg", "C": "36 mmHg", "D": "48 mmHg"})
+ROPE = Question("o", "How fast do the ropes run?", "B", {"A": "1.6 m/s", "B": "3.2 m/s", "C": "6.4 m/s", "D": "0.8 m/s"})
+BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIENT, ROPE]
 
 
 @pytest.mark.parametrize("text, measure, value, high", [
@@ -77,6 +79,9 @@ def test_an_option_that_is_more_than_a_quantity_is_none(option):
     ("Aim for about 333 kelvin.", "h", "C"),
     ("It covers thirty millilitres.", "v", "B"),
     ("That is 0.03 litres.", "v", "B"),
+    ("In SI units it is about 6.4 kPa.", "a", "D"),
+    ("Roughly 192 m/min.", "o", "B"),
+    ("That is 320 cm/s.", "o", "B"),
 ])
 def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, question, letter):
     named = {(r.question_id, r.letter) for r in option_refs(sentence, BATCH)}

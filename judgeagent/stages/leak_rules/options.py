@@ -67,7 +67,7 @@ _WEIGHED = re.compile(
 
 # The same pairs named by their places: "Weigh the second option against the third", "Contrast
 # the fourth and fifth options on ...", "the first and third options differ in ...".
-_PLACE = r"(?P<{}>first|second|third|fourth|fifth|sixth)"
+_PLACE = r"(?P<{}>first|second|third|fourth|fifth|sixth|last|final)"
 _OPTION_NOUN = r"(?:\s+(?:answer\s+)?(?:options?|choices?|answers?|alternatives?))?"
 _PLACES_WEIGHED = re.compile(
     r"(?i)\b(?:weigh|compare|contrast|set|put|hold|test|check|measure|pit|play)\s+(?:off\s+)?the\s+" + _PLACE.format("a") + _OPTION_NOUN
@@ -78,23 +78,25 @@ _PLACE_PAIR = re.compile(r"(?i)\bthe\s+" + _PLACE.format("a") + r"\s+and\s+(?:th
 _COMPARING = re.compile(r"(?i)\b(?:weigh|contrast|compare|comparing|versus|against)\b")
 
 
-def _letter(place: str) -> str:
-    return "ABCDEF"[ORDINALS[place.lower()] - 1]
+def _letters(place: str, lasts: list[str]) -> list[str]:
+    return lasts if place.lower() in ("last", "final") else ["ABCDEF"[ORDINALS[place.lower()] - 1]]
 
 
-def _place_pairs(sentence: str) -> list[tuple[str, str]]:
-    """The pairs of options a sentence sets against each other by their places, as letters."""
-    pairs = [(_letter(m.group("a") or m.group("c")), _letter(m.group("b") or m.group("d"))) for m in _PLACES_WEIGHED.finditer(sentence)]
-    if not pairs and (_SIDE_BY_SIDE.search(sentence) or _COMPARING.search(sentence)):
-        pairs = [(_letter(m.group("a")), _letter(m.group("b"))) for m in _PLACE_PAIR.finditer(sentence)]
-    return pairs
+def _place_pairs(sentence: str, questions: list[Question]) -> list[tuple[str, str]]:
+    """The pairs of options a sentence sets against each other by their places, as letters ("the
+    last" is the last letter of each question with options)."""
+    lasts = sorted({list(q.options)[-1] for q in questions if q.options})
+    found = [(m.group("a") or m.group("c"), m.group("b") or m.group("d")) for m in _PLACES_WEIGHED.finditer(sentence)]
+    if not found and (_SIDE_BY_SIDE.search(sentence) or _COMPARING.search(sentence)):
+        found = [(m.group("a"), m.group("b")) for m in _PLACE_PAIR.finditer(sentence)]
+    return [(x, y) for a, b in found for x in _letters(a, lasts) for y in _letters(b, lasts)]
 
 
 def _compared(n: Named, refs: list[OptionRef]) -> bool:
     """Whether the sentence names options only in pairs set side by side to be compared ("A and
     B are both ...", "weigh B against D on ..."), picking none and narrowing to none."""
     pairs = [(m.group("a") or m.group("c"), m.group("b")) for m in _WEIGHED.finditer(n.sentence)]
-    pairs += _place_pairs(n.sentence)
+    pairs += _place_pairs(n.sentence, n.questions)
     if not pairs:
         pair = _PAIR.search(n.sentence)
         if pair is None or _SIDE_BY_SIDE.search(n.sentence) is None:
@@ -186,12 +188,21 @@ def _letter_or_place(n: Named, g: Group) -> list[LeakFinding]:
     return [finding(g.where, _judged_kind(n), n.sentence)]
 
 
+_EACH_LETTER = re.compile(
+    r"(?i:\b(?:assess|weigh|check|test|evaluate|consider|examine|judge|review|go\s+through|compare|read)\s+(?:options?\s+)?)"
+    r"\(?[A-E]\)?(?:\s*(?:,|and|or)\s*\(?[A-E]\)?)+\s+(?i:each)\b"
+)
+
+
 def _bare_letter(n: Named, g: Group) -> list[LeakFinding]:
     if g.positional or not g.bare:
         return []
     letters = {r.letter for r in g.bare}
-    # unless it lists several as the options to go through ("each of the five vitamins, C, D, K, B12 and A")
-    if (len(letters) >= 2 and (n.each or (len(letters) >= 3 and not n.picked))) or _compared(n, g.bare):
+    # unless it lists several as the options to go through ("each of the five vitamins, C, D, K, B12 and A"),
+    # and does not rule them out together ("B, C and D either misstate the rule or ...")
+    # ("weigh A, B, C and D each on their own merits": a check asked of each letter listed)
+    each = n.each or _EACH_LETTER.search(n.sentence) is not None
+    if (len(letters) >= 2 and (each or (len(letters) >= 3 and not n.picked and n.judged != "negative"))) or _compared(n, g.bare):
         return []
     return [finding(g.where, _judged_kind(n), n.sentence)]
 
@@ -354,6 +365,7 @@ LETTER_OR_PLACE = _option_rule(
         Example("Weigh option A against option C on T-cell function, and option B against option E on the IgM level.", "guard 19: fresh34"),
         Example("Weigh the second option against the third on how long each took to build.", "guard 20: fresh35"),
         Example("Contrast the first and fourth options on which came later.", "guard 20: fresh35, fresh36"),
+        Example("Compare the first and last options on what each is used for.", "guard 23: fresh35, fresh43"),
     ),
 )
 BARE_LETTER = _option_rule(
@@ -366,6 +378,7 @@ BARE_LETTER = _option_rule(
         Example("It comes down to B.", "written for the rule"),
         Example("So that corresponds to C.", "guard 6"),
         Example("A and D are both still possible; the timing decides.", "written for the rule"),
+        Example("B, C and D either misstate the date or name the wrong city.", "guard 23: fresh43"),
     ),
     clean=(
         Example("Water boils at 100 °C at sea level.", "guard 5"),
@@ -376,6 +389,7 @@ BARE_LETTER = _option_rule(
         Example("Go through the letters A to E in order.", "guard 6"),
         Example("A and B premiered within two years of each other.", "guard 17: fresh29, fresh30"),
         Example("Write the growth as rB(1 − B/K) and differentiate it with respect to B.", "guard 20: fresh35"),
+        Example("Weigh A, B, C and D each on their own merits, and don't eliminate one for its length.", "guard 23: fresh7"),
     ),
 )
 TEXT_JUDGED = _option_rule(
