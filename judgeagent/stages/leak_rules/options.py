@@ -247,10 +247,11 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # The answer said to be one of a few options listed with "or": "It's 3, 19 or 41", "Your answer
 # should be either 1:10,000 or 1:15,200", "It has to be one of Smith's or Barton's". Fewer than
 # all the options, so the list narrows them.
-_AMONG = re.compile(
+_AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
-    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?$"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?"
 )
+_AMONG = re.compile(_AMONG_WORDS + "$")
 
 
 # The same list read item by item, for mentions whose places in the sentence do not line up
@@ -258,9 +259,8 @@ _AMONG = re.compile(
 # after the same words, up to the end of the clause; each item names one option, or nothing at
 # the end ("..., the two wheels in the list").
 _AMONG_LIST = re.compile(
-    r"(?i)(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
-    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?"
-    r"(?P<list>(?:[^;.!?—–:]|(?<=\d)[.:](?=\d))+?)(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|,\s+(?:so|and|then|but|depending|check|think|decide|weigh)\b|$))"
+    r"(?i)" + _AMONG_WORDS
+    + r"(?P<list>(?:[^;.!?—–:]|(?<=\d)[.:](?=\d))+?)(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|,\s+(?:so|and|then|but|depending|check|think|decide|weigh)\b|$))"
 )
 _ITEM_SEPARATOR = re.compile(r"(?i),\s+(?:or\s+)?|\s+or\s+")
 
