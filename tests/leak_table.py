@@ -109,7 +109,12 @@ infectious diseases, consumer protection law, railway track maintenance, food ch
 frame building, stellar astrophysics, a ferry timetable notice) and "fresh46" (o231-o237:
 paediatric emergencies, data protection law, district heating, plant physiology, organ pipe
 voicing, volcanic hazards, a bird-ringing station's report), written the same way while those two
-measured guard 22, measure guard 23 once.
+measured guard 22, measure guard 23 once; "fresh47" (o241-o247: urology, tort law, harbour
+cranes, analytical chemistry, harpsichord tuning, karst hydrogeology, a community orchard's
+newsletter) and "fresh48" (o251-o257: geriatric medicine, planning law, aircraft maintenance,
+medicinal chemistry, brass instrument repair, meteoritics, an allotment society's minutes), with
+five whole messages per batch, written the same way after fresh45 and fresh46 were read, measure
+guard 24 once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -214,8 +219,12 @@ FRESH44 = "fresh44"
 # Written apart while fresh43 and fresh44 measured guard 22, each to measure guard 23 once.
 FRESH45 = "fresh45"
 FRESH46 = "fresh46"
+# Written apart after fresh45 and fresh46 were read, with five whole messages per batch, each to
+# measure guard 24 once.
+FRESH47 = "fresh47"
+FRESH48 = "fresh48"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -150,3 +150,51 @@ def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypa
     assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: ((DOUBT + LEAN) / 2, ""))
     assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+
+
+# A judge's whole feedback: plain advice on each question, and a closing line.
+_ADVICE = (
+    "On the archaeology question, think about what an artefact loses when it is moved from where it lay. "
+    "For the air question, recall how dry air is measured by volume, and compare the gases by their share. "
+    "For the novel, recall the pen names of Victorian writers and why some of them chose one. "
+    "Overall, keep your final lines short and state one answer each time, after your reasoning."
+)
+_LEAK = "On the archaeology question, B captures the central idea better than any of the other options, so keep to it."
+
+
+def _alone(sentence: str, batch: list[Question], minilm) -> float:
+    return load_model().probability(masked_text(sentence, batch), leak_learned.numeric_features(sentence, batch, minilm))
+
+
+def test_one_long_sentence_that_leans_flags_a_whole_feedback(minilm):
+    batch = [CONTEXT, GAS, NOVEL]
+    text = f"Some feedback on the batch. {_LEAK} {_ADVICE.split('. ', 1)[1]}"
+    assert len(text) >= leak_learned.LONG_TEXT
+    # The whole reads clean, and no other layer finds anything: the sentence read alone leans.
+    assert leak_learned.leak_probability(text, batch, minilm)[0] < DOUBT
+    assert find_leaks(text, batch, embedder=minilm, learned=False) == []
+    p = _alone(_LEAK, batch, minilm)
+    assert p >= LEAN
+    (found,) = find_leaks(text, batch, embedder=minilm)
+    assert found.kind == "learned" and found.evidence.startswith(_LEAK) and f"p = {p:.2f}" in found.evidence
+
+
+def test_a_single_suggestion_is_read_whole(minilm):
+    # Shorter than a feedback, it is read whole, as the model learned from single suggestions:
+    # this advice's second sentence would lean read alone.
+    batch = [CONTEXT, GAS, NOVEL]
+    second = "The right choice is the one that fits every part of the question, not the one with the most technical words."
+    text = f"Don't be drawn to options that only sound learned. {second}"
+    assert len(text) < leak_learned.LONG_TEXT
+    assert leak_learned.leak_probability(text, batch, minilm)[0] < LEAN <= _alone(second, batch, minilm)
+    assert find_leaks(text, batch, embedder=minilm) == []
+
+
+def test_a_short_opening_line_never_flags_a_feedback_alone(minilm):
+    batch = [CONTEXT, GAS, NOVEL]
+    # Read alone the model leans on any short text ("Go with C." is the typical short leak) ...
+    opening = "Three points."
+    assert _alone(opening, batch, minilm) >= LEAN
+    # ... so a sentence shorter than LONG_SENTENCE words is never read alone.
+    assert len(opening.split()) < leak_learned.LONG_SENTENCE
+    assert find_leaks(f"{opening} {_ADVICE}", batch, embedder=minilm) == []

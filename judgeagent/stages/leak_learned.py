@@ -52,7 +52,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_lists import hide_even_list
-from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences
+from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences, whole_sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
@@ -62,6 +62,16 @@ LEAN = 0.8
 # Below: what the other layers found is dropped (unless the answer itself is stated), when the
 # whole and every sentence where they found it look clean. Chosen the same way.
 DOUBT = 0.4
+# A text of at least LONG_TEXT characters (a judge's whole feedback, four or five suggestions) is
+# also read sentence by sentence: one give-away among plain advice weighs little in the whole, and
+# a sentence of LONG_SENTENCE words or more that leans (LEAN) read alone is a leak. The model
+# learned from single suggestions and reads those whole: 99.7% of the corpus's are shorter than
+# LONG_TEXT, and read sentence by sentence their long explanations gained false alarms. Short
+# sentences ("Three points.", "Feedback on the batch.") are never read alone: the model reads any
+# short text as it reads "Go with C.". Both chosen on the whole messages of fresh27 to fresh46
+# (439 characters and longer; docs/measurements/leak-guard.md, "In the shape a run checks").
+LONG_TEXT = 400
+LONG_SENTENCE = 10
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
@@ -220,16 +230,45 @@ def weigh(
     give-away makes the whole look clean). When no sentence fires alone (a finding across
     sentences), or ``fires`` is not given, every sentence must look clean."""
     p, text = leak_probability(suggestions, questions, embedder)
+    leaning = _leaning_sentence(suggestions, questions, embedder) if p < LEAN else None
     # With the answer stated outright the suggestion leaks whatever the model reads, and every
     # finding stays as evidence (the paraphrase check's beside the option's text, say).
     stated = any(d.kind in UNDOUBTED for d in leaks)
-    if p < DOUBT and leaks and not stated and _doubted(suggestions, questions, embedder, fires):
+    if p < DOUBT and leaks and not stated and not leaning and _doubted(suggestions, questions, embedder, fires):
         return []
+    if leaks:
+        return leaks
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
-    if p >= LEAN and not leaks and terms(text):
-        cues = ", ".join(f"“{c}”" for c in load_model().cues(text)) or "its wording as a whole"
-        return [LeakFinding(None, "learned", f"{suggestions.strip()[:160]} (reads as a give-away, p = {p:.2f}: {cues})")]
-    return leaks
+    if p >= LEAN and terms(text):
+        return [_finding(suggestions, text, p, "reads as a give-away")]
+    if leaning:
+        sentence, p = leaning
+        return [_finding(sentence, masked_text(sentence, questions), p, "reads as a give-away on its own")]
+    return []
+
+
+def _finding(evidence: str, masked: str, p: float, reading: str) -> LeakFinding:
+    cues = ", ".join(f"“{c}”" for c in load_model().cues(masked)) or "its wording as a whole"
+    return LeakFinding(None, "learned", f"{evidence.strip()[:160]} ({reading}, p = {p:.2f}: {cues})")
+
+
+def _leaning_sentence(suggestions: str, questions: list[Question], embedder: Any) -> tuple[str, float] | None:
+    """In a text of :data:`LONG_TEXT` characters or more, the first sentence of
+    :data:`LONG_SENTENCE` words or more that the model, reading it alone, finds likely a leak
+    (p >= :data:`LEAN`), with that p; None when none does."""
+    whole = whole_sentences(suggestions)
+    if len(suggestions) < LONG_TEXT or len(whole) < 2:
+        return None  # a single suggestion, read whole as the model learned to
+    model = load_model()
+    for x in whole:
+        masked = masked_text(x, questions)
+        if len(_TOKEN.findall(x)) < LONG_SENTENCE or not terms(masked):
+            continue
+        p = model.probability(masked, numeric_features(x, questions, embedder))
+        leak_margins.note(p, LEAN)
+        if p >= LEAN:
+            return x, p
+    return None
 
 
 def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None) -> bool:

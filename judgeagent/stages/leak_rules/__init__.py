@@ -34,7 +34,7 @@ from judgeagent.stages.leak_rules.mentions import mentions_phrase, names_option,
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.registry import KINDS as RULES
 from judgeagent.stages.leak_rules.registry import find_rule_leaks
-from judgeagent.stages.leak_rules.text import compiled, identifying, sentences
+from judgeagent.stages.leak_rules.text import compiled, identifying, sentences, whole_sentences
 
 __all__ = [
     "RULES",
@@ -51,5 +51,6 @@ __all__ = [
     "option_refs",
     "praise_of_form",
     "sentences",
+    "whole_sentences",
     "states_option",
 ]

@@ -150,18 +150,21 @@ OPTION_TEXT = Rule(
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
-    "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out",
+    "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out; a quantity in any unit, "
+    "one of a list that writes its unit once (\"6, 8 or 10 minutes\")",
     _references,
     leaks=(
         Example("It was Jane Austen.", "guard 1", "phrase"),
         Example("Think of nineteen eighty-nine.", "guard 6", "phrase"),
         Example("The layer is the M-A-N-T-L-E.", "guard 5", "phrase"),
         Example("Think of the Challenger Deep.", "guard 1", "phrase"),
+        Example("It's 6, 8 or 10 minutes; work it out from the distance.", "guard 24: fresh37, fresh45, fresh46", "phrase"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
         Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),
+        Example("Sections 6, 8 and 10 of your notes cover it; give the time in minutes.", "written for the rule", "phrase"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

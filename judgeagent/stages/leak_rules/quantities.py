@@ -82,6 +82,8 @@ _A_FRACTION = re.compile(r"(?i)\b(?:a|an|one)\s+(?P<d>" + "|".join(sorted(set(_F
 _AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
 _RATIO_BETWEEN = re.compile(r"(?i)\s*(?:parts?\s+)?(?:[a-z]+\s+){0,2}?(?:to|:)\s*")
 _RANGE_BETWEEN = re.compile(r"(?i)\s*(?:to|–|-|and|or)\s*")
+# Between the numbers of a list that writes its unit once, after the last ("23, 24 or 25 months").
+_LIST_BETWEEN = re.compile(r"(?i)\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+")
 
 # "4 × 10⁻⁸ m", "4 x 10^-8 m", "4e-8 m": a number in scientific notation.
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻−", "0123456789--")
@@ -155,6 +157,7 @@ def quantities(text: str) -> list[Quantity]:
             out.append(Quantity("fraction", value, start, end))
         else:
             out.append(Quantity("fraction" if fraction else "count", value, start, end, derived=derived))
+            out += _unit_of_the_list(text, numbers, i)
         if i + 1 < len(numbers):
             nxt_value, nxt_start, nxt_end, _, _ = numbers[i + 1]
             between = text[end:nxt_start]
@@ -175,6 +178,23 @@ def quantities(text: str) -> list[Quantity]:
         if abs(a.value + b.value - 1) <= 0.011 and b.value:
             out.append(Quantity("ratio", a.value / b.value, a.start, b.end))
     return out
+
+
+def _unit_of_the_list(text: str, numbers: list[Number], i: int) -> list[Quantity]:
+    """The bare number ``numbers[i]`` with the unit or percent sign written once after the last
+    number of its list ("23" of "23, 24 or 25 months" is 23 months), or nothing."""
+    value, start, end, fraction, _ = numbers[i]
+    j = i
+    while j + 1 < len(numbers) and _LIST_BETWEEN.fullmatch(text[numbers[j][2] : numbers[j + 1][1]]):
+        j += 1
+    if j == i or fraction:
+        return []
+    last = numbers[j][2]
+    unit, pct = _unit_at(text, last), _PERCENT.match(text, last)
+    if unit:
+        name, measure, size, offset, _ = unit
+        return [Quantity(measure, value * size + offset, start, end, name)]
+    return [Quantity("fraction", value / 100, start, end, "%")] if pct else []
 
 
 # Every sentence of a check reads its batch's options and stems again: both are read once.

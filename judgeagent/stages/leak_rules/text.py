@@ -29,6 +29,7 @@ STOP = frozenset(tokens(" ".join(entries("stop_words"))))
 FUNCTION = frozenset(tokens(" ".join(entries("function_words"))))
 
 _SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;]+|$)")
+_WHOLE_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 
 # The full stop of an initial or an abbreviation ("E. M. Forster", "C. S. Lewis", "E. coli"),
 # which ends no sentence: held as a one-dot leader while the text is split. A capital with a
@@ -45,10 +46,22 @@ def sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-@functools.lru_cache(maxsize=4096)  # every layer and rule of a check splits the same text
+def whole_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` with their clauses after a semicolon kept (split at . ! ? and
+    line ends, never after an initial): what the learned layer reads one by one in a long
+    feedback. A clause read alone is short, and the model reads any short text much as it reads
+    "Go with C.", the typical short give-away."""
+    return list(_split(text, _WHOLE_SENTENCE))
+
+
 def _sentences(text: str) -> tuple[str, ...]:
+    return _split(text, _SENTENCE)
+
+
+@functools.lru_cache(maxsize=4096)  # every layer and rule of a check splits the same text
+def _split(text: str, sentence: re.Pattern) -> tuple[str, ...]:
     held = _INITIAL_STOP.sub(lambda m: (m.group(1) or m.group(2) or "") + _HELD_STOP, text)
-    return tuple(m.group(0).strip().replace(_HELD_STOP, ".") for m in _SENTENCE.finditer(held) if m.group(0).strip())
+    return tuple(m.group(0).strip().replace(_HELD_STOP, ".") for m in sentence.finditer(held) if m.group(0).strip())
 
 
 def word_spans(sentence: str) -> list[tuple[str, str, int, int]]:
