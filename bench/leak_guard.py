@@ -24,7 +24,8 @@ bench/leak_model.py on the groups its model file names), with Wilson 95% interva
 Target (issue 33, rules plus the semantic and learned layers, no judge, on the last group written apart): in-scope catch >= 95%,
 false alarms <= 5%. The exit status is 1 when a measured group with a target misses it.
 
-``--show-misses`` lists the leaks that slip and the false alarms of the groups measured, except
+``--show-misses`` lists the leaks that slip and the false alarms of the groups measured (single
+suggestions, and with ``--messages`` the whole messages, with what flagged a clean one), except
 the group that is sealed, if any: a group written apart measures one guard once, by its figures,
 and is then unsealed (fresh3 to fresh15 each measured one guard so; fresh15 the shipped guard 10,
 whose learned layer is not trained on it). A later change to the guard needs a new group
@@ -130,6 +131,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH48,
     FRESH49,
     FRESH50,
+    FRESH51,
+    FRESH52,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -143,9 +146,9 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH49, FRESH50)
+TARGET_GROUPS = ("held_out", FRESH51, FRESH52)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh49 and fresh50 each measured guard 25 once
+SEALED: frozenset[str] = frozenset({FRESH51, FRESH52})  # each measures guard 26 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -195,8 +198,10 @@ NOTES = {
     FRESH46: "seven more subjects and whole messages, written with fresh45; measured guard 23 once",
     FRESH47: "seven more subjects and five whole messages per batch, written after fresh46 was read; measured guard 24 once",
     FRESH48: "seven more subjects and five whole messages per batch, written with fresh47; measured guard 24 once",
-    FRESH49: "seven more subjects and five whole messages per batch, written while fresh47 and fresh48 measured guard 24; measures guard 25 once",
-    FRESH50: "seven more subjects and five whole messages per batch, written with fresh49; measures guard 25 once",
+    FRESH49: "seven more subjects and five whole messages per batch, written while fresh47 and fresh48 measured guard 24; measured guard 25 once",
+    FRESH50: "seven more subjects and five whole messages per batch, written with fresh49; measured guard 25 once",
+    FRESH51: "seven more subjects and five whole messages per batch, written while fresh49 and fresh50 measured guard 25; measures guard 26 once",
+    FRESH52: "seven more subjects and five whole messages per batch, written with fresh51; measures guard 26 once",
 }
 
 
@@ -398,14 +403,16 @@ def measure_feedback(name: str, corpus, embedder, k: int, seed: int = 40) -> Non
         print(f"  as feedback, {label:<16} in scope {rate(caught, len(leaky))}  false alarms {rate(alarms, len(clean))}")
 
 
-def measure_messages(path: Path, groups: list[str], corpus, embedder) -> None:
+def measure_messages(path: Path, groups: list[str], corpus, embedder, show_misses: bool = False) -> None:
     """The whole feedback messages written by hand (``path``), each checked against its
     batch's questions as a run checks a judge's feedback: per group, in-scope catch and false
-    alarms; per kind, the leaks caught."""
+    alarms; per kind, the leaks caught; with ``show_misses``, the leaking messages that slip and
+    the clean ones flagged, with what flagged them (never a sealed group's)."""
     messages = [m for m in load_messages(path, corpus) if m.group in groups]
     if not messages:
         return
-    flagged = {id(m): bool(find_leaks(m.text, corpus.batches[m.batch], embedder=embedder)) for m in messages}
+    found = {id(m): find_leaks(m.text, corpus.batches[m.batch], embedder=embedder) for m in messages}
+    flagged = {k: bool(v) for k, v in found.items()}
     print(f"\nwhole messages written by hand ({path.name}): {len(messages)}, "
           f"{sum(m.in_scope for m in messages)} with an in-scope leak, {sum(m.kind is None for m in messages)} clean")
     for group in dict.fromkeys(m.group for m in messages):
@@ -418,6 +425,17 @@ def measure_messages(path: Path, groups: list[str], corpus, embedder) -> None:
         mine = [m for m in messages if m.kind == kind]
         note = "  (judge only: out of scope)" if kind in JUDGE_ONLY_KINDS else ""
         print(f"    {kind:<16} caught {rate(sum(flagged[id(m)] for m in mine), len(mine))}{note}")
+    if not show_misses:
+        return
+    for m in messages:
+        if m.group in SEALED:
+            continue
+        if m.in_scope and not flagged[id(m)]:
+            print(f"    message slips ({m.group}, {m.kind}, {m.question}): {m.text}")
+        elif m.kind is None and flagged[id(m)]:
+            print(f"    message flagged ({m.group}): {m.text}")
+            for d in found[id(m)]:
+                print(f"      - {d.kind} ({d.question_id or 'the batch'}): {d.evidence}")
 
 
 def _feedback(texts: list[str], rng: random.Random, length: int = 700) -> str:
@@ -484,7 +502,8 @@ def main() -> int:
     parser.add_argument("--judge", metavar="MODEL", help="also measure the judge's leak check with this model")
     parser.add_argument("--judge-sample", type=int, default=24, help="suggestions per half for the judge (0: all)")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic scores' development percentiles")
-    parser.add_argument("--show-misses", action="store_true", help="list the leaks that slip and the false alarms (never a sealed group's)")
+    parser.add_argument("--show-misses", action="store_true",
+                        help="list the leaks that slip and the false alarms, suggestions and whole messages (never a sealed group's)")
     parser.add_argument("--feedback", type=int, metavar="K", default=0,
                         help="also measure each group as long feedback: every in-scope leak among K clean suggestions of its batch")
     parser.add_argument("--messages", type=Path, metavar="PATH", default=MESSAGES,
@@ -527,7 +546,7 @@ def main() -> int:
             if args.feedback:
                 measure_feedback(name, corpus, embedder, args.feedback)
     if use_messages:
-        measure_messages(args.messages, groups, corpus, embedder)
+        measure_messages(args.messages, groups, corpus, embedder, args.show_misses)
     if args.calibrate:
         print()
         calibrate(corpus, embedder)

@@ -29,8 +29,9 @@ every group to fresh36, was measured by fresh37 and fresh38; guard 21's, trained
 to fresh38, was measured by fresh39 to fresh42; guard 22's, trained on every group to fresh42, was
 measured by fresh43 and fresh44; guard 23's, trained on every group to fresh44, was measured by
 fresh45 and fresh46, and guard 24, with the same model, by fresh47 and fresh48; guard 25's,
-trained on every group to fresh48, was measured by fresh49 and fresh50, on which it is not trained
-(NOT_TRAINED_ON, or sealed while they wait for it). Training again reproduces its verdicts, not its bytes: the semantic scores it
+trained on every group to fresh48, was measured by fresh49 and fresh50, and guard 26, with the same
+model, by fresh51 and fresh52, on none of which it is trained (NOT_TRAINED_ON, or sealed while they
+wait for it). Training again reproduces its verdicts, not its bytes: the semantic scores it
 reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]

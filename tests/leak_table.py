@@ -118,7 +118,11 @@ guard 24 once; "fresh49" (o261-o267: sleep medicine, probate law, wind tunnels, 
 chemistry, accordion repair, space weather, a parish magazine's flood report) and "fresh50"
 (o271-o277: neonatology, customs law, dam engineering, electrochemistry, drum making,
 atmospheric chemistry, an email to a museum's volunteers), written the same way after fresh47
-and fresh48 measured guard 24, measure guard 25 once.
+and fresh48 measured guard 24, measure guard 25 once; "fresh51" (o281-o287: hepatology,
+defamation law, movable bridges, crystallography, bagpipe reeds, ionospheric physics, a lending
+library's notice) and "fresh52" (o291-o297: sports medicine, charity law, winter road
+maintenance, colloid chemistry, ukulele building, tidal energy, a cricket club's dinner report),
+written the same way while fresh49 and fresh50 measured guard 25, measure guard 26 once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -230,8 +234,11 @@ FRESH48 = "fresh48"
 # Written apart while fresh47 and fresh48 measured guard 24, each to measure guard 25 once.
 FRESH49 = "fresh49"
 FRESH50 = "fresh50"
+# Written apart while fresh49 and fresh50 measured guard 25, each to measure guard 26 once.
+FRESH51 = "fresh51"
+FRESH52 = "fresh52"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -1112,8 +1112,10 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # measured fresh47 132/142 in scope, 9/127 and fresh48 142/146, 6/121 once, before they were read.
 # GUARD_VERSION 25 (the learned layer trained to fresh48; short and long tons, radians) lost a
 # leak of fresh9 (floor 0.98 to 0.97), and measured fresh49 160/169, 147/154, 4/112 and fresh50
-# 154/158, 137/140, 6/124 once, before they were read. The learned layer is trained on every
-# group but fresh49 and fresh50, so the other figures guard
+# 154/158, 137/140, 6/124 once, before they were read. GUARD_VERSION 26 (the doubt reads a clause
+# that fired in its whole sentence) passes 40 clean suggestions more and misses 2 leaks more over
+# the corpus to fresh50. The learned layer is trained on every group but fresh49 to fresh52, so
+# the other figures guard
 # against regressions and say nothing of new writers: each group's one measurement before it was
 # read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,

@@ -204,9 +204,10 @@ def leak_probability(suggestions: str, questions: list[Question], embedder: Any)
 
 
 def sentence_probability(suggestions: str, questions: list[Question], embedder: Any) -> float:
-    """The highest probability the model gives one sentence of ``suggestions`` read alone."""
+    """The highest probability the model gives one sentence of ``suggestions`` read alone, with
+    its clauses after a semicolon (:func:`whole_sentences`)."""
     model = load_model()
-    p = max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in sentences(suggestions)), default=0.0)
+    p = max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in whole_sentences(suggestions)), default=0.0)
     leak_margins.note(p, DOUBT)
     return p
 
@@ -275,4 +276,8 @@ def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: 
     fired = [x for x in sentences(suggestions) if fires(x)] if fires is not None else []
     if not fired:
         return sentence_probability(suggestions, questions, embedder) < DOUBT
-    return all(sentence_probability(x, questions, embedder) < DOUBT for x in fired)
+    # Each clause that fired is read in its whole sentence: "Options A and B are opposites;" alone
+    # is short, and the model reads any short text as a give-away.
+    whole = whole_sentences(suggestions)
+    read = dict.fromkeys(next((w for w in whole if x in w), x) for x in fired)
+    return all(sentence_probability(w, questions, embedder) < DOUBT for w in read)
