@@ -231,17 +231,16 @@ def weigh(
     give-away makes the whole look clean). When no sentence fires alone (a finding across
     sentences), or ``fires`` is not given, every sentence must look clean."""
     p, text = leak_probability(suggestions, questions, embedder)
-    leaning = _leaning_sentence(suggestions, questions, embedder) if p < LEAN else None
-    # With the answer stated outright the suggestion leaks whatever the model reads, and every
-    # finding stays as evidence (the paraphrase check's beside the option's text, say).
-    stated = any(d.kind in UNDOUBTED for d in leaks)
-    if p < DOUBT and leaks and not stated and not leaning and _doubted(suggestions, questions, embedder, fires):
-        return []
     if leaks:
-        return leaks
+        # With the answer stated outright the suggestion leaks whatever the model reads, and every
+        # finding stays as evidence (the paraphrase check's beside the option's text, say).
+        stated = any(d.kind in UNDOUBTED for d in leaks)
+        doubted = p < DOUBT and not stated and not _leaning_sentence(suggestions, questions, embedder)
+        return [] if doubted and _doubted(suggestions, questions, embedder, fires) else leaks
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
-    if p >= LEAN and terms(text):
-        return [_finding(suggestions, text, p, "reads as a give-away")]
+    if p >= LEAN:
+        return [_finding(suggestions, text, p, "reads as a give-away")] if terms(text) else []
+    leaning = _leaning_sentence(suggestions, questions, embedder)
     if leaning:
         sentence, p = leaning
         return [_finding(sentence, masked_text(sentence, questions), p, "reads as a give-away on its own")]

@@ -43,7 +43,7 @@ _HELD_STOP = "\u2024"
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` (split at . ! ? ; and line ends, never after an initial)."""
-    return list(_sentences(text))
+    return list(_split(text, _SENTENCE))
 
 
 def whole_sentences(text: str) -> list[str]:
@@ -52,10 +52,6 @@ def whole_sentences(text: str) -> list[str]:
     feedback. A clause read alone is short, and the model reads any short text much as it reads
     "Go with C.", the typical short give-away."""
     return list(_split(text, _WHOLE_SENTENCE))
-
-
-def _sentences(text: str) -> tuple[str, ...]:
-    return _split(text, _SENTENCE)
 
 
 @functools.lru_cache(maxsize=4096)  # every layer and rule of a check splits the same text
