@@ -122,7 +122,12 @@ and fresh48 measured guard 24, measure guard 25 once; "fresh51" (o281-o287: hepa
 defamation law, movable bridges, crystallography, bagpipe reeds, ionospheric physics, a lending
 library's notice) and "fresh52" (o291-o297: sports medicine, charity law, winter road
 maintenance, colloid chemistry, ukulele building, tidal energy, a cricket club's dinner report),
-written the same way while fresh49 and fresh50 measured guard 25, measure guard 26 once.
+written the same way while fresh49 and fresh50 measured guard 25, measure guard 26 once; "fresh53"
+(o301-o307: hand surgery, sign-language linguistics, rope access, pipeline corrosion, wine
+appellation law, cosmetic chemistry, a railway station's lost-property notice) and "fresh54"
+(o311-o317: contact lens fitting, irrigation engineering, neuroanatomy, actuarial science, airport
+ground handling, whitewater kayaking safety, an allotment society's meeting minutes), written the
+same way after fresh51 and fresh52 measured guard 26, measure guard 27 once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -237,8 +242,11 @@ FRESH50 = "fresh50"
 # Written apart while fresh49 and fresh50 measured guard 25, each to measure guard 26 once.
 FRESH51 = "fresh51"
 FRESH52 = "fresh52"
+# Written apart after fresh51 and fresh52 measured guard 26, each to measure guard 27 once.
+FRESH53 = "fresh53"
+FRESH54 = "fresh54"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
