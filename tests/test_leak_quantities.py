@@ -25,7 +25,10 @@ GLUE = Question("h", "In what range is hot hide glue held in the pot?", "C",
 DOSE = Question("v", "How much fetal blood does one vial cover?", "B", {"A": "15 mL", "B": "30 mL", "C": "60 mL", "D": "150 mL"})
 GRADIENT = Question("a", "Which A-a gradient is closest?", "D", {"A": "12 mmHg", "B": "24 mmHg", "C": "36 mmHg", "D": "48 mmHg"})
 ROPE = Question("o", "How fast do the ropes run?", "B", {"A": "1.6 m/s", "B": "3.2 m/s", "C": "6.4 m/s", "D": "0.8 m/s"})
-BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIENT, ROPE]
+FEE = Question("f", "What does the late fee come to?", "E", {"A": "$330", "B": "$420", "C": "$480", "D": "$525", "E": "$570"})
+CLAIM = Question("k", "How much does the insurer pay?", "C", {"A": "£1,000,000", "B": "£1,333,333", "C": "£1,500,000", "D": "£2,000,000"})
+SALT = Question("t", "How much salt does one run spread?", "B", {"A": "1.4 t", "B": "2.8 t", "C": "5.6 t", "D": "28 t"})
+BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIENT, ROPE, FEE, CLAIM, SALT]
 
 
 @pytest.mark.parametrize("text, measure, value, high", [
@@ -41,6 +44,11 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("about 4e-8 m", "length", 4e-8, None),
     ("a 0.30 market share", "fraction", 0.3, None),
     ("0.03 to 0.05 by mass fraction", "fraction", 0.03, 0.05),
+    ("five hundred and seventy dollars", "money $", 570.0, None),
+    ("one and a half million pounds", "money £", 1.5e6, None),  # and a mass, which fits no fee
+    ("one and a half million pounds", "mass", 1.5e6 * 0.45359237, None),
+    ("it costs $1.5 million", "money $", 1.5e6, None),
+    ("2,800 kilograms", "mass", 2800.0, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -52,6 +60,7 @@ def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, hi
 @pytest.mark.parametrize("option, measure, value", [
     ("87.5%", "fraction", 0.875), ("12 nautical miles", "length", 22224.0), ("7:2", "ratio", 3.5),
     ("0.64", "fraction", 0.64), ("1.15 m", "length", 1.15), ("3", "count", 3.0), ("about 7 : 2", "ratio", 3.5),
+    ("$570", "money $", 570.0), ("£1,500,000", "money £", 1.5e6), ("2.8 t", "mass", 2800.0),
 ])
 def test_an_option_is_read_whole(option, measure, value):
     q = option_quantity(option)
@@ -82,6 +91,9 @@ def test_an_option_that_is_more_than_a_quantity_is_none(option):
     ("In SI units it is about 6.4 kPa.", "a", "D"),
     ("Roughly 192 m/min.", "o", "B"),
     ("That is 320 cm/s.", "o", "B"),
+    ("It comes to five hundred and seventy dollars.", "f", "E"),
+    ("They recover one and a half million pounds.", "k", "C"),
+    ("The run takes 2,800 kg of salt.", "t", "B"),
 ])
 def test_a_quantity_in_another_form_names_the_one_option_it_fits(sentence, question, letter):
     named = {(r.question_id, r.letter) for r in option_refs(sentence, BATCH)}
@@ -110,3 +122,14 @@ def test_the_guard_catches_an_option_named_in_another_form():
                           ("Bell metal is about 78 per cent copper and 22 per cent tin.", "r")]:
         assert qid in {f.question_id for f in find_leaks(sentence, BATCH)}, sentence
     assert find_leaks("Compare 9:1 with 3:2 before you choose.", BATCH) == []
+
+
+def test_a_measured_option_stated_in_another_form_is_the_answer_stated():
+    # A value converted by the writer and stated, with no other value beside it: the option's text.
+    for sentence, qid in [("The fee should come to five hundred and seventy dollars, so recount the days and check each tier.", "f"),
+                          ("At that rate the run works out at 2,800 kilograms, and the lorry carries it easily.", "t")]:
+        assert ("option_text", qid) in {(f.kind, f.question_id) for f in find_leaks(sentence, BATCH)}, sentence
+    # Beside other values it names none of them alone; its unit's word alone names no value.
+    for sentence in ["Recount: is it 480 dollars or five hundred and seventy dollars?",
+                     "Count the tonnes spread per kilometre and the lanes, then multiply."]:
+        assert "option_text" not in {f.kind for f in find_leaks(sentence, BATCH)}, sentence

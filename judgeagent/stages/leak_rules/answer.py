@@ -12,9 +12,10 @@ from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_normalize import spoken_numbers, tokens
 from judgeagent.stages.leak_rules.judgement import in_list
-from judgeagent.stages.leak_rules.mentions import mentions_phrase, states_option
+from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
-from judgeagent.stages.leak_rules.quantities import names_quantity
+from judgeagent.stages.leak_rules.quantities import names_quantity, option_quantity, quantities
+from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying, sentences
 
@@ -48,9 +49,17 @@ _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:
 def option_text_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
     """The correct option named, by its text or a distinctive word of it (normalised), in a
     sentence that names no other option of the question beside it (words the batch is about
-    name no option: mentions._mention_spans)."""
+    name no option: mentions._mention_spans); an option that is a quantity, by its value in
+    another form ("27 feet" for 8.23 m) that stands beside no other value."""
     correct = (q.options or {}).get(q.answer)
-    if not correct or not identifying(correct):
+    if not correct:
+        return []
+    # Digits in the option's own form are numbers.py's (a bare value beside a verdict); a value in
+    # another unit or in words was converted by the writer, which advice has no reason to do.
+    # (A bare count is no measure: "these three questions" names no option "Three".)
+    value = option_quantity(correct)
+    quantity = value is not None and value.measure != "count"
+    if not (quantity or identifying(correct)):
         return []
     # A one-word option that another question of the batch uses in its own text is that
     # question's word too ("Stroke" beside a question on the rowing stroke): met alone it
@@ -60,17 +69,31 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
         return []
     for sentence in sentences(suggestions):
         refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
-        if any(r.letter == q.answer and r.whole for r in refs) and not in_list(sentence, refs) and states_option(sentence, q, q.answer):
+        named = [r for r in refs if r.letter == q.answer and r.whole]
+        if quantity:  # its value, not its unit's word ("count the months" names no "Six months")
+            values = quantities(sentence)
+            named = [r for r in named if any(v.start < r.end and r.start < v.end for v in values)]
+        if not named:
+            continue
+        listed = len({r.letter for r in refs}) >= 2 or _among_values(sentence, named) if quantity else in_list(sentence, refs)
+        if not listed and states_option(sentence, q, q.answer):
             return [finding(q.id, "option_text", correct)]
     return []
 
 
-def _batch_wording(q: Question, questions: list[Question]) -> str:
-    """The question's own text and the other questions' texts and options: a word of a phrase
-    answer that the batch uses elsewhere ("bee" of "bee space" in a batch on beeswax and worker
-    bees) names the batch's subject, not the answer."""
-    others = [o for o in questions if o is not q]
-    return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
+# What stands between the values of one list: "120 °C or 190 °C", "27, 28 and 29 feet".
+_VALUE_GAP = re.compile(r"(?i)\s*(?:,|/|&|\band\b|\bor\b|\bto\b|\bversus\b|\bvs\.?|–|-)?\s*(?:(?:and|or)\s+)?")
+
+
+def _among_values(sentence: str, named: list[OptionRef]) -> bool:
+    """Whether a value named stands in a list of values, which singles none out."""
+    for ref in named:
+        for other in quantities(sentence):
+            if other.end <= ref.start and _VALUE_GAP.fullmatch(sentence[other.end : ref.start]):
+                return True
+            if other.start >= ref.end and _VALUE_GAP.fullmatch(sentence[ref.end : other.start]):
+                return True
+    return False
 
 
 def reference_leaks(suggestions: str, q: Question, questions: list[Question] | None = None) -> list[LeakFinding]:
@@ -82,7 +105,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
         return []
     if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
         return [finding(q.id, "reference_phrase", q.answer)]
-    wording = _batch_wording(q, questions or [q])
+    wording = batch_wording(q, questions or [q])
     if any(mentions_phrase(sentence, q.answer, wording) or names_quantity(sentence, q.answer, questions or [q]) for sentence in sentences(suggestions)):
         return [finding(q.id, "reference_phrase", q.answer)]
     return []
@@ -151,7 +174,7 @@ REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out; a quantity in any unit, "
-    "one of a list that writes its unit once (\"6, 8 or 10 minutes\")",
+    "one of a list that writes its unit once (\"6, 8 or 10 minutes\"); a longer answer's last word only beside another of its words",
     _references,
     leaks=(
         Example("It was Jane Austen.", "guard 1", "phrase"),
@@ -165,6 +188,7 @@ REFERENCE_PHRASE = Rule(
         Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),
         Example("Sections 6, 8 and 10 of your notes cover it; give the time in minutes.", "written for the rule", "phrase"),
+        Example("Ask which warming the question describes, and how it is measured.", "guard 27: fresh39, fresh50", "phrase"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

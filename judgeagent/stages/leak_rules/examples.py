@@ -34,6 +34,7 @@ BATCHES: dict[str, list[Question]] = {
         Question("p3", "In which year did the Berlin Wall fall?", "1989"),
         Question("p4", "What is the deepest known point of the Earth's oceans called?", "Challenger Deep"),
         Question("p5", "How long does sunlight take to reach the Earth, to the nearest minute?", "8 minutes"),
+        Question("p6", "What is the worldwide rise in average temperature driven by greenhouse gases called?", "global warming"),
     ],
     # options that are numbers, and options that are statements
     "values": [

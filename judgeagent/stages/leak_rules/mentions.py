@@ -268,7 +268,15 @@ def names_option(sentence: str, question: Question, letter: str) -> bool:
     return any(r.letter == letter for r in text_refs(sentence, [question]))
 
 
-def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool:
+def batch_wording(q: Question, questions: list[Question]) -> str:
+    """The question's own text and the other questions' texts and options: a word of a phrase
+    answer that the batch uses elsewhere ("bee" of "bee space" in a batch on beeswax and worker
+    bees) names the batch's subject, not the answer."""
+    others = [o for o in questions if o is not q]
+    return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
+
+
+def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head_alone: bool = False) -> bool:
     """Whether ``sentence`` names the phrase answer ``phrase``: its normalised text, the text
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
     that the question itself does not use), another form of such a word ("subliming" for
@@ -281,7 +289,13 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
     when it keeps the answer's capital in mid-sentence ("the Deep"); otherwise it needs
     another of the answer's words in the sentence, since advice uses such words in their
     ordinary sense ("the ocean is deep there", "the cost of a choice"). A slip or another form
-    must not be a common word in its own right: "similar" is a word, not a slip of "simile"."""
+    must not be a common word in its own right: "similar" is a word, not a slip of "simile".
+
+    The last word of a longer answer is often its class ("antibody" of "anti-centromere
+    antibody", "smog" of "photochemical smog"), which advice names to ask for the kind of
+    answer: alone it names the answer only with ``head_alone`` (the pointer rule
+    :data:`~judgeagent.stages.leak_rules.pointer.ANSWER_HEAD`, whose finding the learned layer
+    weighs)."""
     sentence = _SPELLED.sub(lambda m: re.sub(r"[-.]", "", m.group(0)), sentence)
     words = word_spans(sentence)
     stems = tuple(s for _, s, _, _ in words)
@@ -312,12 +326,15 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "") -> bool
             )
             if s != d and not variant:
                 continue
-            if variant and common_word(w):
-                continue  # a word of its own, not a slip or a form of the answer's
+            if variant and (common_word(w) or s in asked):
+                # A word of its own, not a slip or a form of the answer's; or one the question
+                # itself uses ("ethanol" in a question whose answer is "methanol").
+                continue
             # Beside a proper name, the answer's lower-case words are class nouns ("limit" of
             # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
             # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
-            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals)
+            head = not head_alone and len(distinctive) > 1 and d == whole[-1] and d not in capitals
+            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals) and not head
             if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
                 return True
             hit.add(d)

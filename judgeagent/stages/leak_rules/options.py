@@ -252,6 +252,13 @@ _AMONG_WORDS = (
     r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?"
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
+# The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
+# and 190 °C", "the real contest is between chondrites and irons", "it comes down to 6 and 8". Not
+# a comparison asked for ("weigh 64 against 128", "compare 64 and 128"), which narrows nothing.
+_NARROWED_TO = re.compile(
+    r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
+    r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to)\s+(?:the\s+)?$"
+)
 
 
 # The same list read item by item, for mentions whose places in the sentence do not line up
@@ -296,7 +303,8 @@ def _narrowed_list(n: Named, g: Group) -> list[LeakFinding]:
         # (mentions found in the folded text and in the sentence as written may be a letter apart)
         text = fold(n.sentence)
         before = re.sub(r"\S+$", "", text[: own[0].start])
-        if re.search(r"\bor\b", text[own[0].start : own[-1].start]) and _AMONG.search(before):
+        between = text[own[0].start : own[-1].start]
+        if (re.search(r"\bor\b", between) and _AMONG.search(before)) or (re.search(r"\b(?:and|or|versus|vs)\b", between) and _NARROWED_TO.search(before)):
             return [finding(g.where, "pointer", n.sentence)]
     items = _items_named(n.sentence, question)
     if items is not None and len(items) < len(question.options):
@@ -427,18 +435,21 @@ TEXT_SINGLED_OUT = _option_rule(
 NARROWED_LIST = _option_rule(
     "options.narrowed_list",
     ("pointer",),
-    "the answer said to be one of a few options named by their texts with \"or\", fewer than all of them (\"It's 64 or 128\")",
+    "the answer said to be one of a few options named by their texts with \"or\" (or lying between them: \"choosing between 64 and 128\"), fewer than all of them (\"It's 64 or 128\")",
     _narrowed_list,
     leaks=(
         Example("It's 64 or 128; count the groups to tell which.", "guard 20: fresh35, fresh36", "values"),
         Example("Your answer should be either 48 or 128.", "guard 20: fresh36", "values"),
         Example("It has to be one of 32, 64 or 128.", "written for the rule", "values"),
         Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
+        Example("You're choosing between 64 and 128; count the groups.", "guard 27: fresh48", "values"),
+        Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),
         Example("Compare 64 and 128 on how many hexadecimal groups each would need.", "written for the rule", "values"),
         Example("The answer is 1, 7, 11 or 14, and only the ion product of water tells you which.", "written for the rule", "values"),
+        Example("Decide between 64 and 128 bits by counting the hexadecimal groups.", "written for the rule", "values"),
     ),
 )
 OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT, NARROWED_LIST))

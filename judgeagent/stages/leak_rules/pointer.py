@@ -19,6 +19,7 @@ from judgeagent.stages.leak_rules.exemptions import (
     PRAISE_OF_FORM,
     RIGHT_FOR_FORM,
 )
+from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in, asks_for_a_person
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying
@@ -166,6 +167,37 @@ ANSWER_DESCRIBED = Rule(
         Example("The answer is the quantity that differs.", "guard 6"),
         Example("The answer is a single word.", "guard 5"),
         Example("Recall which organelle divides on its own.", "guard 3"),
+    ),
+)
+def _head_named(reading: Reading) -> list[LeakFinding]:
+    sentence, questions = reading.sentence, reading.questions
+    found = []
+    for q in questions:
+        if q.options or not identifying(q.answer):
+            continue
+        wording = batch_wording(q, questions)
+        if mentions_phrase(sentence, q.answer, wording, head_alone=True) and not mentions_phrase(sentence, q.answer, wording):
+            found.append(finding(q.id, "pointer", sentence))
+    return found
+
+
+# The last word of a longer phrase answer, alone, is a pointer the learned layer weighs, not the
+# answer stated (which is never doubted): it is as often the answer's class, named to ask for the
+# kind of answer ("the characteristic antibody depends on the subset", "urban smogs are classified
+# by their chemistry"), as another name of the answer ("textbooks call it a conditioned reinforcer").
+ANSWER_HEAD = Rule(
+    "pointer.answer_head",
+    ("pointer",),
+    "a longer phrase answer's last word alone, another form of it or a slip (\"planetary warming\" for \"global warming\")",
+    _head_named,
+    (FORM, KIND_OF_ANSWER),
+    leaks=(
+        Example("Textbooks often call it planetary warming.", "guard 27: fresh20, answer_variant", "phrase"),
+        Example("It is the warming that greenhouse gases drive.", "guard 27: fresh39, described", "phrase"),
+    ),
+    clean=(
+        Example("Give the two-word name, not a description of the warming.", "guard 27: fresh39", "phrase"),
+        Example("Recall how greenhouse gases trap heat near the ground.", "written for the rule", "phrase"),
     ),
 )
 PICK_MINE = Rule(

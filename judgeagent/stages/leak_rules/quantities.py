@@ -96,6 +96,12 @@ _MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # "goes up by about 73 percent": the factor 1.73
 _INCREASE = re.compile(r"(?i)\b(?:up|increases?|increased|rises?|rose|grows?|grew|higher|more)\s+by\s+(?:(?:about|roughly|around|nearly|almost|some)\s+)?$")
+# Money, by its currency: "$570", "£1,500,000", "five hundred and seventy dollars", "1.5 million
+# pounds" ("pounds" is read both as money and as a mass; only one of them fits a given option).
+_CURRENCY_BEFORE = re.compile(r"(?:US|A|C|NZ)?(?P<c>[$£€])\s?$")
+_CURRENCY_AFTER = re.compile(r"(?i)\s+(?P<w>dollars?|bucks|euros?|pounds?(?:\s+sterling)?|quid|USD|EUR|GBP)\b")
+_CURRENCY = {"$": "$", "£": "£", "€": "€", "dollar": "$", "dollars": "$", "bucks": "$", "usd": "$", "euro": "€", "euros": "€",
+             "eur": "€", "pound": "£", "pounds": "£", "quid": "£", "gbp": "£"}
 _QUALIFIER = re.compile(r"(?i)^\s*(?:about|approximately|approx\.?|roughly|around|circa|c\.|~|≈)\s*")
 
 Number = tuple[float, int, int, bool, bool]  # (value, start, end, written as a fraction, derived)
@@ -146,7 +152,13 @@ def quantities(text: str) -> list[Quantity]:
     for i, (value, start, end, fraction, derived) in enumerate(numbers):
         pct = _PERCENT.match(text, end)
         unit = _unit_at(text, end)
-        if pct and _INCREASE.search(text[:start]):
+        before, after = _CURRENCY_BEFORE.search(text[max(0, start - 4) : start]), _CURRENCY_AFTER.match(text, end)
+        if after and not fraction:
+            word = after.group("w").lower().split()[0]
+            out.append(Quantity("money " + _CURRENCY[word], value, start, after.end(), after.group("w"), derived=derived))
+        if before and not fraction:
+            out.append(Quantity("money " + before.group("c"), value, start - len(before.group(0)), end, before.group("c"), derived=derived))
+        elif pct and _INCREASE.search(text[:start]):
             out.append(Quantity("count", 1 + value / 100, start, pct.end(), "%", derived=True))
         elif pct:
             out.append(Quantity("fraction", value / 100, start, pct.end(), "%"))

@@ -15,7 +15,7 @@ from judgeagent.stages.leak_rules.answer import ANSWER_RULES
 from judgeagent.stages.leak_rules.disclosure import DISCLOSURE
 from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT
 from judgeagent.stages.leak_rules.options import OPTION_RULES
-from judgeagent.stages.leak_rules.pointer import ANSWER_DESCRIBED, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
+from judgeagent.stages.leak_rules.pointer import ANSWER_DESCRIBED, ANSWER_HEAD, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
 from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
 from judgeagent.stages.leak_rules.text import sentences
 
@@ -27,6 +27,7 @@ STEPS = (
     OPTION_RULES,  # options named, question by question
     CANDIDATE_NEGATED,
     ANSWER_DESCRIBED,
+    ANSWER_HEAD,
     PICK_LEAN,
     PICK_BEST_BET,
     PICK_MINE,
