@@ -135,6 +135,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH52,
     FRESH53,
     FRESH54,
+    FRESH55,
+    FRESH56,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -150,7 +152,7 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
 TARGET_GROUPS = ("held_out", FRESH53, FRESH54)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh53 and fresh54 each measured guard 27 once
+SEALED: frozenset[str] = frozenset({FRESH55, FRESH56})  # fresh53 and fresh54 each measured guard 27 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -206,6 +208,8 @@ NOTES = {
     FRESH52: "seven more subjects and five whole messages per batch, written with fresh51; measured guard 26 once",
     FRESH53: "seven more subjects and five whole messages per batch, written after fresh51 and fresh52 measured guard 26; measured guard 27 once",
     FRESH54: "seven more subjects and five whole messages per batch, written with fresh53; measured guard 27 once",
+    FRESH55: "seven more subjects and five whole messages per batch, written after fresh53 and fresh54 measured guard 27; measures the next guard once",
+    FRESH56: "seven more subjects and five whole messages per batch, written with fresh55; measures the next guard once",
 }
 
 

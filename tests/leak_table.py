@@ -127,7 +127,12 @@ written the same way while fresh49 and fresh50 measured guard 25, measure guard 
 appellation law, cosmetic chemistry, a railway station's lost-property notice) and "fresh54"
 (o311-o317: contact lens fitting, irrigation engineering, neuroanatomy, actuarial science, airport
 ground handling, whitewater kayaking safety, an allotment society's meeting minutes), written the
-same way after fresh51 and fresh52 measured guard 26, measure guard 27 once.
+same way after fresh51 and fresh52 measured guard 26, measure guard 27 once; "fresh55" (o321-o327:
+orthodontics, celestial navigation, composites manufacturing, palaeography, hydrogen fuel cells,
+bus rapid transit, a swimming pool's notice) and "fresh56" (o331-o337: podiatry, avionics, plant
+genebanks, occupational hygiene, forensic accounting, roller coaster design, a village bakery's
+blog post), written the same way after fresh53 and fresh54 measured guard 27, measure the next
+guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -245,8 +250,11 @@ FRESH52 = "fresh52"
 # Written apart after fresh51 and fresh52 measured guard 26, each to measure guard 27 once.
 FRESH53 = "fresh53"
 FRESH54 = "fresh54"
+# Written apart after fresh53 and fresh54 measured guard 27, each to measure the next guard once.
+FRESH55 = "fresh55"
+FRESH56 = "fresh56"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
