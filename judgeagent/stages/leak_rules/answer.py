@@ -14,7 +14,7 @@ from judgeagent.stages.leak_normalize import spoken_numbers, tokens
 from judgeagent.stages.leak_rules.judgement import in_list
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
-from judgeagent.stages.leak_rules.quantities import names_quantity, option_quantity, quantities
+from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, option_quantity, quantities
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying, sentences
@@ -73,10 +73,10 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
         if quantity:  # its value, not its unit's word ("count the months" names no "Six months")
             values = quantities(sentence)
             named = [r for r in named if any(v.start < r.end and r.start < v.end for v in values)]
-        if not named:
-            continue
-        listed = len({r.letter for r in refs}) >= 2 or _among_values(sentence, named) if quantity else in_list(sentence, refs)
-        if not listed and states_option(sentence, q, q.answer):
+            listed = len({r.letter for r in refs}) >= 2 or _among_values(sentence, named, values)
+        else:
+            listed = in_list(sentence, refs)
+        if named and not listed and states_option(sentence, q, q.answer):
             return [finding(q.id, "option_text", correct)]
     return []
 
@@ -85,10 +85,10 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
 _VALUE_GAP = re.compile(r"(?i)\s*(?:,|/|&|\band\b|\bor\b|\bto\b|\bversus\b|\bvs\.?|–|-)?\s*(?:(?:and|or)\s+)?")
 
 
-def _among_values(sentence: str, named: list[OptionRef]) -> bool:
-    """Whether a value named stands in a list of values, which singles none out."""
+def _among_values(sentence: str, named: list[OptionRef], values: list[Quantity]) -> bool:
+    """Whether a value named stands in a list of the sentence's ``values``, which singles none out."""
     for ref in named:
-        for other in quantities(sentence):
+        for other in values:
             if other.end <= ref.start and _VALUE_GAP.fullmatch(sentence[other.end : ref.start]):
                 return True
             if other.start >= ref.end and _VALUE_GAP.fullmatch(sentence[ref.end : other.start]):

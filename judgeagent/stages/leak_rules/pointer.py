@@ -169,6 +169,8 @@ ANSWER_DESCRIBED = Rule(
         Example("Recall which organelle divides on its own.", "guard 3"),
     ),
 )
+
+
 def _head_named(reading: Reading) -> list[LeakFinding]:
     sentence, questions = reading.sentence, reading.questions
     found = []
