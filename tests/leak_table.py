@@ -132,7 +132,11 @@ orthodontics, celestial navigation, composites manufacturing, palaeography, hydr
 bus rapid transit, a swimming pool's notice) and "fresh56" (o331-o337: podiatry, avionics, plant
 genebanks, occupational hygiene, forensic accounting, roller coaster design, a village bakery's
 blog post), written the same way after fresh53 and fresh54 measured guard 27, measure the next
-guard once.
+guard once; "fresh57" (o341-o347: nuclear medicine, commercial arbitration law, traffic signal
+engineering, mineralogy, piano tuning, comet science, a youth football club's newsletter) and
+"fresh58" (o351-o357: vascular surgery, trade union law, harbour dredging, dye chemistry, harmonica
+repair, lunar geology, a village hall's booking policy), written the same way while fresh55 and
+fresh56 were sealed, measure a later guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -253,8 +257,11 @@ FRESH54 = "fresh54"
 # Written apart after fresh53 and fresh54 measured guard 27, each to measure the next guard once.
 FRESH55 = "fresh55"
 FRESH56 = "fresh56"
+# Written apart while fresh55 and fresh56 were sealed, each to measure a later guard once.
+FRESH57 = "fresh57"
+FRESH58 = "fresh58"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
