@@ -33,6 +33,9 @@ CONTEXT = Question(
         ("A is wrong. Think of George Eliot.", "LETTERX is wrong. Think of ANSWERKEY ."),
         # Sentences that only praise the form of earlier answers are not read.
         ("Your write-up was clear and well reasoned. Recall the composition of air.", "Recall the composition of air."),
+        # ... unless they name an option or the answer too: that sentence says more than praise.
+        ("Your method was right, and I'd lean towards nitrogen over argon.",
+         "Your method was right, and I'd lean towards OPTKEY over OPTX ."),
     ],
 )
 def test_what_the_model_reads(text, masked):

@@ -49,6 +49,17 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("one and a half million pounds", "mass", 1.5e6 * 0.45359237, None),
     ("it costs $1.5 million", "money $", 1.5e6, None),
     ("2,800 kilograms", "mass", 2800.0, None),
+    ("The limit is sixteen twenty-sevenths.", "fraction", 16 / 27, None),
+    ("Thirteen-twentieths of it does work.", "fraction", 0.65, None),
+    ("seventeen grapes in every twenty", "fraction", 0.85, None),
+    ("nine out of ten", "fraction", 0.9, None),
+    ("needs 0.85 of its grapes from the area", "fraction", 0.85, None),
+    ("1 hour 30 minutes", "time", 5400.0, None),
+    ("5 ft, 10 in", "length", 1.778, None),
+    ("two days and four hours", "time", 187200.0, None),
+    ("an hour and a half", "time", 5400.0, None),
+    ("half a metre", "length", 0.5, None),
+    ("a single year", "time", 31557600.0, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -61,6 +72,7 @@ def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, hi
     ("87.5%", "fraction", 0.875), ("12 nautical miles", "length", 22224.0), ("7:2", "ratio", 3.5),
     ("0.64", "fraction", 0.64), ("1.15 m", "length", 1.15), ("3", "count", 3.0), ("about 7 : 2", "ratio", 3.5),
     ("$570", "money $", 570.0), ("£1,500,000", "money £", 1.5e6), ("2.8 t", "mass", 2800.0),
+    ("1 hour 30 minutes", "time", 5400.0), ("2 h 15 min", "time", 8100.0),
 ])
 def test_an_option_is_read_whole(option, measure, value):
     q = option_quantity(option)
@@ -133,3 +145,20 @@ def test_a_measured_option_stated_in_another_form_is_the_answer_stated():
     for sentence in ["Recount: is it 480 dollars or five hundred and seventy dollars?",
                      "Count the tonnes spread per kilometre and the lanes, then multiply."]:
         assert "option_text" not in {f.kind for f in find_leaks(sentence, BATCH)}, sentence
+
+
+# A phrase answer that is a measured quantity written in two units.
+MEETING = Question("m", "The meeting opened at 7.35 pm and closed at 9.05 pm. How long did it last?", "1 hour 30 minutes")
+
+
+@pytest.mark.parametrize("sentence", ["It ran for ninety minutes.", "It lasted 90 minutes.", "An hour and a half.",
+                                      "It lasted 1.5 hours.", "I'd say 1 h 30 min rather than 1 h 70 min."])
+def test_a_compound_quantity_answer_named_in_another_form_is_stated(sentence):
+    assert ("reference_phrase", "m") in {(f.kind, f.question_id) for f in find_leaks(sentence, [MEETING])}, sentence
+
+
+@pytest.mark.parametrize("sentence", ["Be careful subtracting clock times: an hour has 60 minutes, not 100.",
+                                      "Read the times as hours and minutes, not decimals.",
+                                      "Give the answer in hours and minutes."])
+def test_the_unit_words_of_a_quantity_answer_name_nothing(sentence):
+    assert find_leaks(sentence, [MEETING]) == []

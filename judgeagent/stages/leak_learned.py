@@ -72,6 +72,11 @@ DOUBT = 0.4
 # (439 characters and longer; docs/measurements/leak-guard.md, "In the shape a run checks").
 LONG_TEXT = 400
 LONG_SENTENCE = 10
+# In such a text the sentences where the other layers found a leak are doubted below this, not
+# DOUBT: each is one of many, and a clean feedback of five suggestions gains each one's false
+# alarms. Chosen on the whole messages of fresh27 to fresh54 (docs/measurements/leak-guard.md):
+# 0.5 kept all but one of their caught leaks and flagged 4 fewer of 272 clean messages.
+DOUBT_LONG = 0.5
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
@@ -94,14 +99,25 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
     # A list of every option names none: its items are read as "item" and a run of letters as
     # LETTERLIST ("Run the same check on A, B, C and D" read as LETTERX, LETTERX, LETTERKEY, ...
     # looked like a give-away).
-    kept = [hide_even_list(x, questions) for x in sentences(suggestions) if not (praise_of_form(x) or only_form(x))]
-    text = " " + _LETTER_RUN.sub(" LETTERLIST ", " ".join(kept)) + " "
-    for original, token in sorted(subs, key=lambda s: -len(s[0])):
+    # A sentence that also names an option or the answer says more than that ("your method was
+    # right, and I'd lean towards 57 mm over 50 mm"): it is read.
+    letters = {letter: any(q.answer == letter for q in questions if q.options) for q in questions for letter in q.options or {}}
+    subs.sort(key=lambda s: -len(s[0]))
+    kept = [hide_even_list(x, questions) for x in sentences(suggestions)
+            if not (praise_of_form(x) or only_form(x)) or _KEYS.search(_masked(x, subs, letters))]
+    return _masked(" ".join(kept), subs, letters)
+
+
+def _masked(text: str, subs: list[tuple[str, str]], letters: dict[str, bool]) -> str:
+    text = " " + _LETTER_RUN.sub(" LETTERLIST ", text) + " "
+    for original, token in subs:
         text = compiled(r"(?i)\b" + re.escape(original) + r"\b").sub(f" {token} ", text)
     # Letters too, which the tokenizer would drop as one-character words: LETTERKEY for a
     # correct option's letter, LETTERX for another's. "A" before a lower-case word is the article.
-    letters = {letter: any(q.answer == letter for q in questions if q.options) for q in questions for letter in q.options or {}}
     return _LETTER.sub(lambda m: _letter_token(m, letters), text)
+
+
+_KEYS = re.compile(r"\b(?:OPTKEY|OPTX|ANSWERKEY|LETTERKEY|LETTERX)\b")
 
 
 _LETTER = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
@@ -203,12 +219,13 @@ def leak_probability(suggestions: str, questions: list[Question], embedder: Any)
     return p, text
 
 
-def sentence_probability(suggestions: str, questions: list[Question], embedder: Any) -> float:
+def sentence_probability(suggestions: str, questions: list[Question], embedder: Any, doubt: float = DOUBT) -> float:
     """The highest probability the model gives one sentence of ``suggestions`` read alone, with
-    its clauses after a semicolon (:func:`whole_sentences`)."""
+    its clauses after a semicolon (:func:`whole_sentences`); ``doubt`` is the threshold it is
+    compared with (noted for the margins)."""
     model = load_model()
     p = max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in whole_sentences(suggestions)), default=0.0)
-    leak_margins.note(p, DOUBT)
+    leak_margins.note(p, doubt)
     return p
 
 
@@ -272,11 +289,12 @@ def _leaning_sentence(suggestions: str, questions: list[Question], embedder: Any
 
 
 def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None) -> bool:
+    doubt = DOUBT_LONG if len(suggestions) >= LONG_TEXT and len(whole_sentences(suggestions)) >= 2 else DOUBT
     fired = [x for x in sentences(suggestions) if fires(x)] if fires is not None else []
     if not fired:
-        return sentence_probability(suggestions, questions, embedder) < DOUBT
+        return sentence_probability(suggestions, questions, embedder, doubt) < doubt
     # Each clause that fired is read in its whole sentence: "Options A and B are opposites;" alone
     # is short, and the model reads any short text as a give-away.
     whole = whole_sentences(suggestions)
     read = dict.fromkeys(next((w for w in whole if x in w), x) for x in fired)
-    return all(sentence_probability(w, questions, embedder) < DOUBT for w in read)
+    return all(sentence_probability(w, questions, embedder, doubt) < doubt for w in read)

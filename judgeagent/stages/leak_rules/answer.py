@@ -31,6 +31,11 @@ _LETTER_PATTERNS = [
         r"(?i:\banswers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
         r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
     ),
+    # "the right choice is option C", "the correct option here is (B)"
+    re.compile(
+        r"(?i:\b(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
+        r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
+    ),
     # "choose C", "pick option (C)", "go with C"
     re.compile(
         r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle)\s+(?:option\s+|choice\s+|letter\s+)?)"
@@ -141,13 +146,14 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"go with B\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
         Example("Pick option (B) here.", "guard 1"),
         Example("Option A is correct for the last one.", "guard 1"),
         Example("The answer to question 2 is option C.", "guard 1"),
+        Example("The statute question turns on one subsection, and the right choice is option C;", "guard 28: fresh30"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -174,7 +180,8 @@ REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out; a quantity in any unit, "
-    "one of a list that writes its unit once (\"6, 8 or 10 minutes\"); a longer answer's last word only beside another of its words",
+    "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
+    "unit words alone name nothing); a longer answer's last word only beside another of its words",
     _references,
     leaks=(
         Example("It was Jane Austen.", "guard 1", "phrase"),
@@ -182,6 +189,7 @@ REFERENCE_PHRASE = Rule(
         Example("The layer is the M-A-N-T-L-E.", "guard 5", "phrase"),
         Example("Think of the Challenger Deep.", "guard 1", "phrase"),
         Example("It's 6, 8 or 10 minutes; work it out from the distance.", "guard 24: fresh37, fresh45, fresh46", "phrase"),
+        Example("A match runs for ninety minutes before stoppages.", "guard 28: fresh54", "phrase"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -189,6 +197,7 @@ REFERENCE_PHRASE = Rule(
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),
         Example("Sections 6, 8 and 10 of your notes cover it; give the time in minutes.", "written for the rule", "phrase"),
         Example("Ask which warming the question describes, and how it is measured.", "guard 27: fresh39, fresh50", "phrase"),
+        Example("Read the clock as hours and minutes, not as decimals.", "guard 28: fresh54", "phrase"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

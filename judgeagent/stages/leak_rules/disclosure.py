@@ -100,7 +100,9 @@ QUANTIFIED_PATTERNS = [
     re.compile(r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change)\s+what\s+you\s+(?:put|wrote|gave|chose|had|picked|said)\s+(?:for|on|in|about)\b"),
     re.compile(
         r"(?i)\b(?:(?:well|nicely|nice(?:ly)?|good|great)\s+(?:done|job|work|reasoned|argued|answered|spotted)|nice\s+work|good\s+going)\s+"
-        r"(?:on|with)\s+(?:the|your|both|all|two|three)\b"
+        # (not an aspect of the working: "Nice work on the general concepts")
+        r"(?:on|with)\s+(?:the|your|both|all|two|three)\b(?!\s+(?:general\s+|key\s+|underlying\s+|basic\s+)?"
+        r"(?:concepts|basics|fundamentals|theory|background|terminology|vocabulary|presentation|layout|structure)\b)"
         r"|\bthe\s+(?:first|second|third|last|other|remaining)\s+(?:one\s+)?(?:misses|missed|slipped|fails|failed|falls\s+short|fell\s+short)\b"
     ),
     re.compile(r"(?i)\bnothing\s+to\s+(?:fix|change|correct|revisit|redo)\s+(?:on|in|for|about)\b"),
@@ -348,6 +350,7 @@ QUANTIFIED = Rule(
         Example("An option that matches only one of the two isn't good enough.", "fresh24"),
         Example("Keep your answer to a single letter.", "fresh23"),
         Example("Keep your final answer to the interior part.", "fresh24"),
+        Example("Nice work on the general concepts; here is where to tighten up.", "guard 28: fresh40"),
     ),
 )
 KEEP_OR_CHANGE = Rule(

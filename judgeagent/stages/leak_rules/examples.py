@@ -35,6 +35,8 @@ BATCHES: dict[str, list[Question]] = {
         Question("p4", "What is the deepest known point of the Earth's oceans called?", "Challenger Deep"),
         Question("p5", "How long does sunlight take to reach the Earth, to the nearest minute?", "8 minutes"),
         Question("p6", "What is the worldwide rise in average temperature driven by greenhouse gases called?", "global warming"),
+        Question("p7", "How long does a football match last without stoppages?", "1 hour 30 minutes"),
+        Question("p8", "A climber hangs on the working line. What is the second, backup line called?", "Safety line"),
     ],
     # options that are numbers, and options that are statements
     "values": [

@@ -170,8 +170,8 @@ def praise_of_form(sentence: str) -> bool:
 # calculation (its result is the answer), a negative word before "but", or after it anything
 # of the result ("but the conclusion was off").
 _STEP_PRAISED = re.compile(
-    r"(?i)^\s*your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
-    r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|"
+    r"(?i)^\s*(?:[-•*]\s*)?(?:(?:overall|generally|in\s+general|throughout)[,:]?\s+)?your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
+    r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|terminology|vocabulary|notation|"
     r"account|approach|logic|first\s+step|framework|derivation|interpretation|paragraph|sketch|diagram)\b[^;]*?"
     r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
     # "You described Na+/K+-ATPase inhibition correctly": the working, said of "you"
@@ -323,6 +323,7 @@ PRAISE_OF_A_STEP = Exemption(
         Example("Your first step, confirming the diagnosis with two independent tests, was correct;", "guard 21: fresh35"),
         Example("Your localisation paragraph was solid.", "guard 22: fresh42"),
         Example("You described the pump's inhibition correctly;", "guard 22: fresh42"),
+        Example("- Overall your terminology was accurate;", "guard 28: fresh48"),
     ),
 )
 EXEMPTIONS = (FORM, PRAISE_OF_FORM, PRAISE_OF_A_STEP, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, stem, tokens
+from judgeagent.stages.leak_rules.quantities import option_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, cased_words, common_word, compiled, identifying, word_spans, zipf
+from judgeagent.stages.leak_rules.vocabulary import entries
 
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
 _ABBREVIATION_MIN = 4  # "doxy" for "doxycycline": a prefix this long of a word of 7 letters or more
@@ -302,7 +304,13 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     whole = tokens(phrase)
     if not whole:
         return False
-    if contains(stems, whole) or _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
+    if contains(stems, whole):
+        return True
+    if _measured(phrase):
+        # "1 hour 30 minutes": its words are units, which name the kind of answer ("give hours and
+        # minutes"); its value in another form is names_quantity's to find.
+        return False
+    if _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
@@ -335,10 +343,39 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
             # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
             head = not head_alone and len(distinctive) > 1 and d == whole[-1] and d not in capitals
             alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals) and not head
+            if not head_alone and _other_compound(stems, i, whole, d) and (
+                (len(distinctive) == 1 and common_word(w)) or stems[i + 1] in _question_nouns()
+            ):
+                # "the safety factor" beside "safety line", "the overtraining question" beside
+                # "overtraining syndrome": a pointer the learned layer weighs
+                continue
             if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
                 return True
             hit.add(d)
     return len(hit) >= 2
+
+
+@functools.cache
+def _question_nouns() -> frozenset[str]:
+    return frozenset(stem(fold(w)) for w in entries("question_nouns"))
+
+
+def _other_compound(stems: tuple[str, ...], i: int, whole: tuple[str, ...], d: str) -> bool:
+    """Whether the answer's word ``d``, a modifier in it, stands at ``i`` before another word
+    than the answer's next: "safety factor" beside the answer "safety line", "the overtraining
+    question" beside "overtraining syndrome"."""
+    at = whole.index(d) if d in whole else -1
+    if at < 0 or at == len(whole) - 1 or i + 1 >= len(stems):
+        return False
+    after = stems[i + 1]
+    return after != whole[at + 1] and after.isalpha() and after not in FUNCTION
+
+
+@functools.lru_cache(maxsize=4096)
+def _measured(phrase: str) -> bool:
+    """Whether the phrase answer is a measured quantity ("1 hour 30 minutes", "30 kt")."""
+    q = option_quantity(phrase)
+    return q is not None and q.measure not in ("count", "fraction")
 
 
 # Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".

@@ -36,6 +36,8 @@ _PICK = re.compile(
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
     r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    # "my own reading leans to ...", "my sense tilts towards ..."
+    r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:leans|tilts|points|goes)\s+(?:towards?|to)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
 )
 _METHOD_AFTER = re.compile(
@@ -190,22 +192,25 @@ def _head_named(reading: Reading) -> list[LeakFinding]:
 ANSWER_HEAD = Rule(
     "pointer.answer_head",
     ("pointer",),
-    "a longer phrase answer's last word alone, another form of it or a slip (\"planetary warming\" for \"global warming\")",
+    "a longer phrase answer's last word alone, another form of it or a slip (\"planetary warming\" for \"global warming\"); its one "
+    "distinctive word, a common one, before another word than the answer's (\"the safety factor\" for \"safety line\")",
     _head_named,
     (FORM, KIND_OF_ANSWER),
     leaks=(
         Example("Textbooks often call it planetary warming.", "guard 27: fresh20, answer_variant", "phrase"),
         Example("It is the warming that greenhouse gases drive.", "guard 27: fresh39, described", "phrase"),
+        Example("It's the safety rope.", "guard 28: written for the rule, answer_variant", "phrase"),
     ),
     clean=(
         Example("Give the two-word name, not a description of the warming.", "guard 27: fresh39", "phrase"),
         Example("Recall how greenhouse gases trap heat near the ground.", "written for the rule", "phrase"),
+        Example("Recall the peak forces in a fall and what the codes allow.", "guard 28: fresh53", "phrase"),
     ),
 )
 PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pointer",),
-    "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"If I had to choose, ...\"",
+    "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\"",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -213,6 +218,7 @@ PICK_MINE = Rule(
         Example("If I had to choose, I'd pick the treaty signed in two towns.", "guard 5"),
         Example("My pick would be the layer below the crust.", "guard 5", "phrase"),
         Example("I'm leaning towards the organelle with a double membrane.", "guard 5"),
+        Example("My own reading leans to the treaty signed in two towns rather than the later one.", "guard 28: fresh54"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),

@@ -91,7 +91,21 @@ _SCIENTIFIC = re.compile(
     r"(?<![\w.,])(?P<m>\d+(?:\.\d+)?)(?:\s*[×x*]\s*10\s*(?:\^|\*\*)?\s*(?P<e>[-−⁻]?\s*[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)|e(?P<e2>[-+]?\d+))(?![\w.])"
 )
 # A decimal below one said to be a share: "a 0.30 market share", "0.03 to 0.05 by mass fraction".
-_SHARE_AFTER = re.compile(r"(?i)\s+(?:[\w-]+\s+){0,3}?(?:share|fraction|proportion)s?\b")
+# "0.85 of its grapes" too.
+_SHARE_AFTER = re.compile(r"(?i)\s+(?:(?:[\w-]+\s+){0,3}?(?:share|fraction|proportion)s?\b|of\s+(?:the|its|their|his|her|all|each|every)\b)")
+# A count of a whole: "17 in 20", "seventeen grapes in every twenty", "nine out of ten".
+_OUT_OF = re.compile(r"(?i)\s+(?:(?:[a-z]+\s+)?(?:out\s+of|in\s+every|of\s+every)|in)\s+")
+# A spoken fraction of any denominator: "sixteen twenty-sevenths", "thirteen-twentieths".
+_ORDINALS = {w: i for i, w in enumerate(
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
+    "sixteenth seventeenth eighteenth nineteenth".split(), start=3)}
+_ORDINALS |= {w: 10 * i for i, w in enumerate("twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth".split(), start=2)}
+_ORDINALS |= {"hundredth": 100, "thousandth": 1000}
+_TENS_WORDS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_SPOKEN_FRACTION = re.compile(
+    r"(?i)\b(?P<n>\d+|[a-z]+(?:-[a-z]+)?)[\s-]+(?:(?P<t>" + "|".join(_TENS_WORDS) + r")[\s-])?(?P<o>"
+    + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")s\b"
+)
 _MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b")
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # "goes up by about 73 percent": the factor 1.73
@@ -121,6 +135,16 @@ def _numbers(text: str) -> list[Number]:
     for m in _SCIENTIFIC.finditer(text):
         exponent = (m.group("e") or m.group("e2")).translate(_SUPERSCRIPT).replace(" ", "")
         out.append((float(m.group("m")) * 10 ** int(exponent), m.start(), m.end(), False, True))
+    for m in _SPOKEN_FRACTION.finditer(text):
+        over = _ORDINALS[m.group("o").lower()] + (_TENS_WORDS[m.group("t").lower()] if m.group("t") else 0)
+        top = m.group("n")
+        if top.isdigit():
+            count = int(top)
+        else:  # the numerator in words, and nothing else ("sixteen", never "the")
+            spoken = spoken_numbers(top)
+            count = spoken[0].value if len(spoken) == 1 and spoken[0].end - spoken[0].start == len(top) else 0
+        if count:
+            out.append((count / over, m.start(), m.end(), True, True))
     for m in _A_FRACTION.finditer(text):  # "a fifth", "one third"
         out.append((1 / _FRACTION_WORDS[m.group("d").lower()], m.start(), m.end(), True, True))
     for n in spoken_numbers(text):
@@ -175,6 +199,8 @@ def quantities(text: str) -> list[Quantity]:
             between = text[end:nxt_start]
             if nxt_value and _RATIO_BETWEEN.fullmatch(between):
                 out.append(Quantity("ratio", value / nxt_value, start, nxt_end))
+            elif not (pct or unit or fraction) and 0 < value <= nxt_value and _OUT_OF.fullmatch(between):
+                out.append(Quantity("fraction", value / nxt_value, start, nxt_end, derived=True))
             if _RANGE_BETWEEN.fullmatch(between):
                 high_unit, high_pct = _unit_at(text, nxt_end), _PERCENT.match(text, nxt_end)
                 if high_unit:
@@ -184,12 +210,59 @@ def quantities(text: str) -> list[Quantity]:
                     out.append(Quantity("fraction", value / 100, start, high_pct.end(), "%", nxt_value / 100))
                 elif 0 < value < nxt_value < 1 and "." in text[nxt_start:nxt_end] and _SHARE_AFTER.match(text, nxt_end):
                     out.append(Quantity("fraction", value, start, nxt_end, high=nxt_value))
+    out += _compounds(text, out) + _halves(text)
     # Two shares of one whole ("78 per cent copper and 22 per cent tin"): their ratio too.
     shares = [q for q in out if q.measure == "fraction" and q.unit == "%" and q.high is None]
     for a, b in zip(shares, shares[1:]):
         if abs(a.value + b.value - 1) <= 0.011 and b.value:
             out.append(Quantity("ratio", a.value / b.value, a.start, b.end))
     return out
+
+
+# Between the parts of one quantity written in two units ("1 hour 30 minutes", "5 ft, 10 in",
+# "2 days and 4 hours").
+_COMPOUND_BETWEEN = re.compile(r"(?i)\s*(?:,\s*)?(?:and\s+)?")
+
+
+def _compounds(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Each quantity written as two parts of one measure, the larger unit first, as one value:
+    "1 hour 30 minutes" is 5,400 seconds, as "ninety minutes" is."""
+    plain = sorted((q for q in found if q.unit and q.high is None and not q.measure.startswith(("count", "fraction", "money"))),
+                   key=lambda q: q.start)
+    out = []
+    for a, b in zip(plain, plain[1:]):
+        size_a, size_b = _size_of(a), _size_of(b)
+        if a.measure == b.measure and size_a > size_b > 0 and _COMPOUND_BETWEEN.fullmatch(text[a.end : b.start]):
+            out.append(Quantity(a.measure, a.value + b.value, a.start, b.end, a.unit, derived=True))
+    return out
+
+
+_ONE = re.compile(r"(?i)\b(?:an?|one)\b")
+_A_SINGLE = re.compile(r"(?i)\b(?:a\s+single|one\s+single|just\s+one)\b")
+_HALF_A = re.compile(r"(?i)\bhalf\s+(?:an?|one)\b")
+
+
+def _halves(text: str) -> list[Quantity]:
+    """A unit and a half, half of one, or a single one, written without digits: "an hour and a
+    half" is 1.5 hours, "half a metre" 0.5 metres, "a single year" one year."""
+    out = []
+    for pattern, times in ((_HALF_A, 0.5), (_A_SINGLE, 1.0), (_ONE, 1.5)):
+        for m in pattern.finditer(text):
+            unit = _unit_at(text, m.end())
+            if unit is None or unit[1] in ("count", "fraction"):
+                continue
+            name, measure, size, offset, stop = unit
+            if times == 1.5:  # "an hour" alone is a way of speaking ("twice an hour"); with "and a half" a value
+                half = _AND_A_HALF.match(text, stop)
+                if not half:
+                    continue
+                stop = half.end()
+            out.append(Quantity(measure, times * size + offset, m.start(), stop, name, derived=True))
+    return out
+
+
+def _size_of(q: Quantity) -> float:
+    return next((size for name, _, size, _ in _units() if name == q.unit or name == q.unit.lower()), 0.0)
 
 
 def _unit_of_the_list(text: str, numbers: list[Number], i: int) -> list[Quantity]:
