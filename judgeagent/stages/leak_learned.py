@@ -289,12 +289,12 @@ def _leaning_sentence(suggestions: str, questions: list[Question], embedder: Any
 
 
 def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None) -> bool:
-    doubt = DOUBT_LONG if len(suggestions) >= LONG_TEXT and len(whole_sentences(suggestions)) >= 2 else DOUBT
+    whole = whole_sentences(suggestions)
+    doubt = DOUBT_LONG if len(suggestions) >= LONG_TEXT and len(whole) >= 2 else DOUBT
     fired = [x for x in sentences(suggestions) if fires(x)] if fires is not None else []
     if not fired:
         return sentence_probability(suggestions, questions, embedder, doubt) < doubt
     # Each clause that fired is read in its whole sentence: "Options A and B are opposites;" alone
     # is short, and the model reads any short text as a give-away.
-    whole = whole_sentences(suggestions)
     read = dict.fromkeys(next((w for w in whole if x in w), x) for x in fired)
     return all(sentence_probability(w, questions, embedder, doubt) < doubt for w in read)

@@ -26,15 +26,11 @@ _GOES_ON = r"(?:because|since|for|as|in|on|and|or|but|so|here|there|which|this|t
 _LETTER_END = r"(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z])(?![\w'’-])(?!\s+(?!" + _GOES_ON + r")[a-z]))"
 _CORRECT_AFTER = r"(?i:\s+(?:is|was)\s+(?:the\s+)?(?:correct|right|best|true|answer)\b)"
 _LETTER_PATTERNS = [
-    # "the answer is C", "correct answer: (C)", "the answer to question 2 is option C"
+    # "the answer is C", "correct answer: (C)", "the answer to question 2 is option C", "the right
+    # choice is option C", "the correct option here is (B)"
     re.compile(
-        r"(?i:\banswers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
-        r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
-    ),
-    # "the right choice is option C", "the correct option here is (B)"
-    re.compile(
-        r"(?i:\b(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*"
-        r"(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
+        r"(?i:\b(?:answers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?|(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?)"
+        r"\s*(?:is|was|would\s+be|should\s+be|=|:)\s*(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
     ),
     # "choose C", "pick option (C)", "go with C"
     re.compile(

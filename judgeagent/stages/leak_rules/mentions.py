@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, stem, tokens
-from judgeagent.stages.leak_rules.quantities import option_quantity
+from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, cased_words, common_word, compiled, identifying, word_spans, zipf
 from judgeagent.stages.leak_rules.vocabulary import entries
@@ -306,7 +306,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         return False
     if contains(stems, whole):
         return True
-    if _measured(phrase):
+    if measured_quantity(phrase) is not None:
         # "1 hour 30 minutes": its words are units, which name the kind of answer ("give hours and
         # minutes"); its value in another form is names_quantity's to find.
         return False
@@ -369,13 +369,6 @@ def _other_compound(stems: tuple[str, ...], i: int, whole: tuple[str, ...], d: s
         return False
     after = stems[i + 1]
     return after != whole[at + 1] and after.isalpha() and after not in FUNCTION
-
-
-@functools.lru_cache(maxsize=4096)
-def _measured(phrase: str) -> bool:
-    """Whether the phrase answer is a measured quantity ("1 hour 30 minutes", "30 kt")."""
-    q = option_quantity(phrase)
-    return q is not None and q.measure not in ("count", "fraction")
 
 
 # Letters spelt out one by one: "S-U-B-L-I-M-A-T-I-O-N", "D.N.S".

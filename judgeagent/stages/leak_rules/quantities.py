@@ -379,11 +379,18 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     return refs
 
 
+def measured_quantity(text: str) -> Quantity | None:
+    """What ``text`` is as a measured quantity ("30 kt", "1 hour 30 minutes"), or None when it
+    is anything else, a bare count or a share included."""
+    q = option_quantity(text)
+    return q if q is not None and q.measure not in ("count", "fraction") else None
+
+
 def names_quantity(sentence: str, answer: str, questions: list[Question]) -> bool:
     """Whether ``sentence`` gives a phrase answer that is a measured quantity ("30 kt") in
     another form ("about 55 km/h"): a value that fits it and is none of the questions' data."""
-    target = option_quantity(answer)
-    if target is None or target.measure in ("count", "fraction"):
+    target = measured_quantity(answer)
+    if target is None:
         return False
     stems = [q for question in questions for q in _stem_quantities(question.question)]
     return any(_fits(q, target) and not any(_fits(q, s) for s in stems) for q in quantities(sentence))
