@@ -136,7 +136,12 @@ guard once; "fresh57" (o341-o347: nuclear medicine, commercial arbitration law, 
 engineering, mineralogy, piano tuning, comet science, a youth football club's newsletter) and
 "fresh58" (o351-o357: vascular surgery, trade union law, harbour dredging, dye chemistry, harmonica
 repair, lunar geology, a village hall's booking policy), written the same way while fresh55 and
-fresh56 were sealed, measure a later guard once.
+fresh56 were sealed, measure a later guard once; "fresh59" (o361-o367: otolaryngology, shipping
+charter-party law, rail freight operations, igneous petrology, guitar amplifier repair, variable
+stars, a canal-boat hire company's FAQ) and "fresh60" (o371-o377: sports physiotherapy,
+agricultural tenancy law, cable-car engineering, paint and coatings chemistry, banjo setup,
+Martian climate, a community choir's rehearsal notes), written the same way while fresh57 and
+fresh58 were sealed, measure a later guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -260,8 +265,11 @@ FRESH56 = "fresh56"
 # Written apart while fresh55 and fresh56 were sealed, each to measure a later guard once.
 FRESH57 = "fresh57"
 FRESH58 = "fresh58"
+# Written apart while fresh57 and fresh58 were sealed, each to measure a later guard once.
+FRESH59 = "fresh59"
+FRESH60 = "fresh60"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
