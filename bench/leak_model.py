@@ -31,8 +31,9 @@ measured by fresh43 and fresh44; guard 23's, trained on every group to fresh44, 
 fresh45 and fresh46, and guard 24, with the same model, by fresh47 and fresh48; guard 25's,
 trained on every group to fresh48, was measured by fresh49 and fresh50, and guard 26, with the same
 model, by fresh51 and fresh52; guard 27's, trained on every group to fresh52, was measured by fresh53
-and fresh54; guard 28's, trained on every group to fresh54, is measured by fresh55 and fresh56, on
-which it is not trained (NOT_TRAINED_ON, or sealed while they wait for it).
+and fresh54; guard 28's, trained on every group to fresh54, was measured by fresh55 and fresh56;
+guard 29's, trained on every group to fresh56, is measured by fresh57 and fresh58, on which it is
+not trained (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -54,13 +55,13 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from tests.leak_table import FRESH57, FRESH58, FRESH59, FRESH60, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60})
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh54
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH57, FRESH58, FRESH59, FRESH60})
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh56
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):

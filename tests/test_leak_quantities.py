@@ -60,6 +60,11 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("an hour and a half", "time", 5400.0, None),
     ("half a metre", "length", 0.5, None),
     ("a single year", "time", 31557600.0, None),
+    ("a fortnight", "time", 14 * 86400.0, None),
+    ("about 20 Msi", "pressure", 20 * 6894757000.0, None),
+    ("roughly 1230 millivolts", "voltage", 1.23, None),
+    ("Ninety decibels, A-weighted.", "sound level", 90.0, None),
+    ("1.39 × 10^11 Pa", "pressure", 1.39e11, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -162,3 +167,59 @@ def test_a_compound_quantity_answer_named_in_another_form_is_stated(sentence):
                                       "Give the answer in hours and minutes."])
 def test_the_unit_words_of_a_quantity_answer_name_nothing(sentence):
     assert find_leaks(sentence, [MEETING]) == []
+
+
+# Options that write the same long unit after each number, a voltage, a sound level, a stiffness.
+FLOW = Question("q", "Buses run every 3 minutes and carry up to 90 people. What is the hourly capacity one way?", "B",
+                {"A": "5,400 people per hour per direction", "B": "1,800 people per hour per direction",
+                 "C": "270 people per hour per direction", "D": "900 people per hour per direction"})
+CELL = Question("e", "What is the open-circuit voltage of the cell?", "C", {"A": "0.85 V", "B": "1.10 V", "C": "1.50 V", "D": "2.00 V"})
+NOISE = Question("n", "Which action level applies to the workshop?", "A", {"A": "85 dBA", "B": "80 dBA", "C": "90 dBA"})
+STIFF = Question("y", "Which modulus does the laminate reach?", "D", {"A": "12 GPa", "B": "70 GPa", "C": "230 GPa", "D": "150 GPa"})
+UNITS = [FLOW, CELL, NOISE, STIFF]
+
+
+@pytest.mark.parametrize("sentence, question, letter", [
+    ("Roughly 1.8 thousand people per hour per direction.", "q", "B"),
+    ("Eighteen hundred an hour, one way.", "q", "B"),
+    ("It's 1,800 or 270; recheck the buses per hour.", "q", "B"),
+    ("The cell sits at about 1500 millivolts.", "e", "C"),
+    ("Eighty-five decibels, A-weighted.", "n", "A"),
+    ("Keep it under 85 dB(A).", "n", "A"),
+    ("About 22 Msi.", "y", "D"),
+    ("Your working should land near 1.5 × 10^11 Pa.", "y", "D"),
+])
+def test_a_value_names_an_option_whatever_unit_or_shared_words_follow_it(sentence, question, letter):
+    named = {(r.question_id, r.letter) for r in option_refs(sentence, UNITS)}
+    assert (question, letter) in named, sentence
+    assert not {(q, x) for q, x in named if q == question and x != letter and "or" not in sentence}
+
+
+def test_an_options_thousands_separator_is_no_decimal_point():
+    # "1,800" is eighteen hundred: "1.8" is no option, and neither is the "800" of "1,800"
+    assert option_refs("Is it 1.8 or 800?", [FLOW]) == []
+    assert {r.letter for r in option_refs("Weigh 5,400 against 1,800, 270 and 900.", [FLOW])} == {"A", "B", "C", "D"}
+
+
+# A phrase answer that is a decimal, and options that are places in a row.
+INDEX = Question("i", "The ankle pressure is 96 mmHg and the arm pressure 160 mmHg. What is the index, to two decimal places?", "0.60")
+SPACE = Question("z", "Between which toes does the nerve swell most often?", "D",
+                 {"A": "First", "B": "Second", "C": "Fourth", "D": "Third"})
+
+
+@pytest.mark.parametrize("sentence", ["The index here is 0.6.", "The ankle pressure is three-fifths of the arm pressure.",
+                                      "It comes to 0.60."])
+def test_a_decimal_answer_is_named_by_its_value_in_any_form(sentence):
+    assert ("reference_phrase", "i") in {(f.kind, f.question_id) for f in find_leaks(sentence, [INDEX])}, sentence
+
+
+@pytest.mark.parametrize("sentence", ["Divide 96 by 160 and round to two places.",
+                                      "A normal index runs from about 0.9 to 1.3.",
+                                      "1) Write a one-line reason for each option.",
+                                      "4) Your tone was confident but the working was sparse."])
+def test_a_number_that_counts_numbers_a_list_or_is_part_of_a_decimal_names_no_place(sentence):
+    assert [r for r in option_refs(sentence, [SPACE, INDEX]) if r.question_id == "z"] == [], sentence
+
+
+def test_a_place_written_as_a_place_still_names_its_option():
+    assert {r.letter for r in option_refs("It is the third space, not the 2nd.", [SPACE])} == {"D", "B"}

@@ -996,6 +996,16 @@ def test_an_answers_common_modifier_before_another_noun_is_a_pointer_not_the_ans
     assert kinds(find_leaks("Clip into the safety line.", [HARNESS])) == {("hn", "reference_phrase")}
 
 
+ARCHIVE = Question("ar", "Which store, dug into a northern hillside, keeps spare copies of film reels from every country?",
+                   "Polar Global Film Archive")
+
+
+def test_another_form_of_a_names_capitalised_word_in_lower_case_is_the_word_not_the_name():
+    assert find_leaks("Think about which store does this globally, under the ice.", [ARCHIVE]) == []
+    assert kinds(find_leaks("It is the Global Film Archive.", [ARCHIVE])) == {("ar", "reference_phrase")}
+    assert kinds(find_leaks("Look up the Polar archive.", [ARCHIVE])) == {("ar", "reference_phrase")}
+
+
 @pytest.mark.parametrize("text", [
     "Nice work on the general concepts; here is where to tighten up.",
     "- Overall your terminology was accurate; the gaps were in showing how you got there.",

@@ -136,6 +136,8 @@ _FORM = re.compile(
     r"|\b(?:your\s+)?(?:habits?|grasp|intuitions?|instincts?|layout|awareness)\b(?!\s+(?:on|for|about)\s+(?:the\s+)?(?:first|second|third|last|\w+\s+question))"
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
     r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
+    # "You spotted that the 32-bit word format matters; good.": a clue of the stem noticed
+    r"|\byou\s+(?:rightly\s+|correctly\s+)?(?:spotted|noticed|picked\s+up\s+on|caught)\s+that\b(?:(?!\b(?:options?|answers?|choices?)\b|\b[A-E]\b)[^.;]){0,80}?\b(?:matters|mattered|is\s+relevant|was\s+relevant|counts)\b"
 
     # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
     r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
@@ -271,6 +273,7 @@ PRAISE_OF_FORM = Exemption(
         Example("You're on the right track whenever you think in terms of inputs and outputs.", "fresh18"),
         Example("You showed good awareness of safety in your earlier reasoning.", "fresh23"),
         Example("You gave a clear physical rationale, which is the right way to approach a question like this.", "fresh24"),
+        Example("You spotted that the 32-bit word format matters;", "guard 29: fresh56"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
-from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, stem, tokens
+from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
+from judgeagent.stages.leak_rules.numbers import counts_or_numbers
 from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, cased_words, common_word, compiled, identifying, word_spans, zipf
@@ -100,6 +101,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not identifying(q.options[form.letter]):
                 continue
             spans, whole = _mention_spans(form, words, stems, joins, topic)
+            spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
@@ -117,6 +119,21 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             lo, hi = spans[0]
             refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
     return refs
+
+
+_ORDINAL = re.compile(r"(?i)\s*(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s*")
+
+
+def _numbering(sentence: str, span: tuple[int, int], option: str) -> bool:
+    """Whether a number met where an option is one only numbers the sentence's own list ("4)
+    ..."), is part of a decimal ("1.4") or of a compound modifier ("a one-line summary"), or
+    counts where the option is a place ("two places" beside the option "Second")."""
+    written = sentence[span[0] : span[1]]
+    if not all(t.isdigit() for t in tokens(written)):
+        return False
+    if _ORDINAL.fullmatch(option) and (written.isdigit() or spoken_numbers(written)):
+        return True
+    return counts_or_numbers(sentence, *span) or re.match(r"-[a-z]", sentence[span[1] :]) is not None
 
 
 def _common_use(sentence: str, span: tuple[int, int], option: str, questions: list[Question], own: Question) -> bool:
@@ -325,6 +342,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
     capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
+    written = {fold(w) for w in re.findall(r"[^\W\d_]+", phrase)}
     cased = cased_words(sentence, len(words))
     hit: set[str] = set()
     for i, (w, s, _, _) in enumerate(words):
@@ -342,7 +360,14 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
             # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
             # of one word of a longer answer ("genetics" of "genetic drift") is that word's own.
             head = not head_alone and len(distinctive) > 1 and d == whole[-1] and d not in capitals
-            alone = not (capitals and d not in capitals) and not (variant and len(distinctive) > 1 and d not in capitals) and not head
+            # Another form of a name's word is that name's only with its capital ("Newtonian"
+            # beside "Newton's rings", never "globally" beside "Svalbard Global Seed Vault").
+            lower_variant = len(distinctive) > 1 and (
+                variant and (d not in capitals or not cased[i][:1].isupper())
+                # "globally" of "Global" (but "the monitors" of "USS Monitor" is its plural)
+                or d in capitals and not cased[i][:1].isupper() and w not in written and re.sub(r"e?s$", "", w) not in written
+            )
+            alone = not (capitals and d not in capitals) and not lower_variant and not head
             if not head_alone and _other_compound(stems, i, whole, d) and (
                 (len(distinctive) == 1 and common_word(w)) or stems[i + 1] in _question_nouns()
             ):

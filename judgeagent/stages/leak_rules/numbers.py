@@ -13,8 +13,34 @@ from judgeagent.stages.leak_rules.text import compiled
 # --- options that are numbers --------------------------------------------------------------------
 # "1", "3", "7", "11" (a pH), "32" ... "256" (bits), "4 m/s²": too short for the text match, so
 # an option that is a number (with or without a unit) is named by that number written in digits.
-_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>[-+−]?\d+(?:[.,]\d+)?)\s*(?P<unit>[^\d\s].{0,12})?$")
-_NUMBER = re.compile(r"(?<![\w.,/^⁻−-])(?P<n>\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+# "2,250" is two thousand two hundred and fifty; "2,5" is two and a half.
+_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
+_NUMBER = re.compile(r"(?<![\w.,/^⁻−-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+# The words every option ends with after its number ("9,000 passengers per hour per direction",
+# "2,250 passengers per hour per direction"): the options' unit, however long, said once for all.
+_SHARED_TAIL_MIN = 2  # options: two sharing a tail can be chance, but each still differs in its number
+
+
+def without_shared_tail(options: dict[str, str]) -> dict[str, str]:
+    """The options with the words they all end with taken off, when each then ends in a number;
+    the options as they are otherwise."""
+    texts = [t.strip() for t in options.values()]
+    if len(texts) < _SHARED_TAIL_MIN:
+        return options
+    words = [t.split() for t in texts]
+    n = 0
+    while all(len(w) > n + 1 for w in words) and len({w[-1 - n].casefold() for w in words}) == 1:
+        n += 1
+    if n == 0 or not all(re.search(r"\d[%.]?$", " ".join(w[: len(w) - n])) for w in words):
+        return options
+    return {letter: " ".join(w[: len(w) - n]) for letter, w in zip(options, words, strict=True)}
+
+
+def _value(number: str) -> str:
+    """A number as written in an option, with a dot for its decimal point and no thousands commas."""
+    if re.fullmatch(r"[-+−]?\d{1,3}(?:,\d{3})+", number):
+        number = number.replace(",", "")
+    return number.replace(",", ".").replace("−", "-").lstrip("+")
 # A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
 _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
 
@@ -22,11 +48,21 @@ _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|
 def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
     """Letter → (the number, whether its option has a % sign) for the options that are numbers."""
     out = {}
+    bare = without_shared_tail(q.options or {})
     for letter, text in (q.options or {}).items():
-        m = _NUMERIC_OPTION.match(text)
+        m = _NUMERIC_OPTION.match(text) or _NUMERIC_OPTION.match(bare[letter])
         if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
-            out[letter] = (m.group("n").replace(",", ".").replace("−", "-").lstrip("+"), "%" in (m.group("unit") or ""))
+            out[letter] = (_value(m.group("n")), "%" in (m.group("unit") or ""))
     return out
+
+
+def counts_or_numbers(sentence: str, start: int, end: int) -> bool:
+    """Whether the digits at ``start:end`` count steps or questions ("question 4"), number an item of
+    a list ("4) Your tone ..."), or are part of a decimal ("1.3"): no value, so no option's."""
+    before, after = sentence[:start], sentence[end:]
+    if re.search(r"\d[.,]$", before) or re.match(r"[.,]\d", after) and not re.match(r"\.0+(?!\d)", after):  # "570.00" is 570
+        return True
+    return _COUNTING.search(before) is not None or (re.match(r"\s*[).:](?!\d)", after) is not None and start < 4)
 
 
 # "the value 20", "an option of 20", "20 is ...": a number put forward as a candidate answer.
@@ -37,8 +73,9 @@ _AS_CANDIDATE_AFTER = re.compile(r"(?i)^\s*(?:[^\w\s]{1,3}\s*)?(?:is|was|would|c
 def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
     """Whether a number is one of the data the batch's questions give ("falls by 20%" and "20 m/s
     in 5 s"), used in a worked step rather than put forward as a candidate answer."""
-    n = float(m.group("n"))
-    in_stems = any(float(x) == n for q in questions for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", q.question))
+    n = float(_value(m.group("n")))
+    in_stems = any(float(_value(x)) == n for q in questions
+                   for x in re.findall(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", q.question))
     if not in_stems:
         return False
     before, after = sentence[: m.start()], sentence[m.end() :]
@@ -61,13 +98,13 @@ def number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         if len(numbers) < 2:  # numbers are values only where the options are values
             continue
         for m in _NUMBER.finditer(sentence):
-            if _COUNTING.search(sentence[: m.start()]) or re.match(r"\s*[).:](?!\d)", sentence[m.end() :]) and m.start() < 4:
+            if counts_or_numbers(sentence, m.start(), m.end()):
                 continue
             percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
             if _stem_number(m, sentence, questions):
                 continue
             for letter, (number, has_percent) in numbers.items():
-                if float(m.group("n")) == float(number) and percent <= has_percent:
+                if float(_value(m.group("n"))) == float(number) and percent <= has_percent:
                     refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
         # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
         # word elsewhere is a count or a step ("the three answers", "differ by exactly one").

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
+from judgeagent.stages.leak_rules.numbers import without_shared_tail
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.vocabulary import entries
 
@@ -240,13 +241,15 @@ def _compounds(text: str, found: list[Quantity]) -> list[Quantity]:
 _ONE = re.compile(r"(?i)\b(?:an?|one)\b")
 _A_SINGLE = re.compile(r"(?i)\b(?:a\s+single|one\s+single|just\s+one)\b")
 _HALF_A = re.compile(r"(?i)\bhalf\s+(?:an?|one)\b")
+# A unit that is itself a span of smaller ones is a value even alone: "a fortnight" is 14 days.
+_A_SPAN = re.compile(r"(?i)\b(?:a|one)(?=\s+(?:fortnight|decade)\b)")
 
 
 def _halves(text: str) -> list[Quantity]:
     """A unit and a half, half of one, or a single one, written without digits: "an hour and a
-    half" is 1.5 hours, "half a metre" 0.5 metres, "a single year" one year."""
+    half" is 1.5 hours, "half a metre" 0.5 metres, "a single year" one year, "a fortnight" two weeks."""
     out = []
-    for pattern, times in ((_HALF_A, 0.5), (_A_SINGLE, 1.0), (_ONE, 1.5)):
+    for pattern, times in ((_HALF_A, 0.5), (_A_SINGLE, 1.0), (_A_SPAN, 1.0), (_ONE, 1.5)):
         for m in pattern.finditer(text):
             unit = _unit_at(text, m.end())
             if unit is None or unit[1] in ("count", "fraction"):
@@ -366,7 +369,8 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     stems = [q for question in questions for q in _stem_quantities(question.question)]
     refs = []
     for question in questions:
-        options = {letter: option_quantity(text) for letter, text in (question.options or {}).items()}
+        bare = without_shared_tail(question.options or {})
+        options = {letter: option_quantity(text) or option_quantity(bare[letter]) for letter, text in (question.options or {}).items()}
         valued = {letter: q for letter, q in options.items() if q is not None}
         if len(valued) < 2:
             continue
@@ -388,10 +392,23 @@ def measured_quantity(text: str) -> Quantity | None:
 
 def names_quantity(sentence: str, answer: str, questions: list[Question]) -> bool:
     """Whether ``sentence`` gives a phrase answer that is a measured quantity ("30 kt") in
-    another form ("about 55 km/h"): a value that fits it and is none of the questions' data."""
+    another form ("about 55 km/h"), or a decimal ("0.60") by its value ("0.6", "three-fifths"):
+    a value that fits it and is none of the questions' data."""
     target = measured_quantity(answer)
-    if target is None:
+    if target is not None:
+        stems = [q for question in questions for q in _stem_quantities(question.question)]
+        return any(_fits(q, target) and not any(_fits(q, s) for s in stems) for q in quantities(sentence))
+    decimal = _decimal(answer)
+    if decimal is None:
         return False
-    stems = [q for question in questions for q in _stem_quantities(question.question)]
-    return any(_fits(q, target) and not any(_fits(q, s) for s in stems) for q in quantities(sentence))
+    data = [q.value for question in questions for q in quantities(question.question)]
+    return any(q.measure in ("count", "fraction") and q.high is None and abs(q.value - decimal) <= TOLERANCE / 4 * decimal
+               and not any(abs(q.value - d) <= TOLERANCE / 4 * decimal for d in data) for q in quantities(sentence))
+
+
+def _decimal(answer: str) -> float | None:
+    """A phrase answer that is a bare number with a decimal point ("0.60", "62.5"), as a value;
+    None for anything else (a whole number is too common a word of advice to be read so)."""
+    m = re.fullmatch(r"\s*(\d+\.\d+)\s*", answer)
+    return float(m.group(1)) if m and float(m.group(1)) > 0 else None
 
