@@ -156,7 +156,7 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
 TARGET_GROUPS = ("held_out", FRESH57, FRESH58)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset({FRESH57, FRESH58, FRESH59, FRESH60})  # fresh55 and fresh56 each measured guard 28 once
+SEALED: frozenset[str] = frozenset({FRESH59, FRESH60})  # fresh57 and fresh58 each measured guard 29 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -214,8 +214,8 @@ NOTES = {
     FRESH54: "seven more subjects and five whole messages per batch, written with fresh53; measured guard 27 once",
     FRESH55: "seven more subjects and five whole messages per batch, written after fresh53 and fresh54 measured guard 27; measured guard 28 once",
     FRESH56: "seven more subjects and five whole messages per batch, written with fresh55; measured guard 28 once",
-    FRESH57: "seven more subjects and five whole messages per batch, written while fresh55 and fresh56 were sealed; measures a later guard once",
-    FRESH58: "seven more subjects and five whole messages per batch, written with fresh57; measures a later guard once",
+    FRESH57: "seven more subjects and five whole messages per batch, written while fresh55 and fresh56 were sealed; measured guard 29 once",
+    FRESH58: "seven more subjects and five whole messages per batch, written with fresh57; measured guard 29 once",
     FRESH59: "seven more subjects and five whole messages per batch, written while fresh57 and fresh58 were sealed; measures a later guard once",
     FRESH60: "seven more subjects and five whole messages per batch, written with fresh59; measures a later guard once",
 }
