@@ -154,7 +154,7 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH57, FRESH58)
+TARGET_GROUPS = ("held_out", FRESH59, FRESH60)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
 SEALED: frozenset[str] = frozenset({FRESH59, FRESH60})  # fresh57 and fresh58 each measured guard 29 once
 NOTES = {

@@ -32,8 +32,10 @@ fresh45 and fresh46, and guard 24, with the same model, by fresh47 and fresh48; 
 trained on every group to fresh48, was measured by fresh49 and fresh50, and guard 26, with the same
 model, by fresh51 and fresh52; guard 27's, trained on every group to fresh52, was measured by fresh53
 and fresh54; guard 28's, trained on every group to fresh54, was measured by fresh55 and fresh56;
-guard 29's, trained on every group to fresh56, is measured by fresh57 and fresh58, on which it is
-not trained (NOT_TRAINED_ON, or sealed while they wait for it).
+guard 29's, trained on every group to fresh56, was measured by fresh57 and fresh58, and guard 30,
+with the same model, is measured by fresh59 and fresh60 (trained on every group to fresh58 it
+caught 34 leaks fewer and 10 more on the groups it was trained on); it is not trained on any of
+the four (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]

@@ -65,6 +65,9 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("roughly 1230 millivolts", "voltage", 1.23, None),
     ("Ninety decibels, A-weighted.", "sound level", 90.0, None),
     ("1.39 × 10^11 Pa", "pressure", 1.39e11, None),
+    ("about 0.14 MeV", "energy", 0.14e6 * 1.602176634e-19, None),
+    ("the forty-per-cent one", "fraction", 0.4, None),
+    ("the half-of-members figure", "fraction", 0.5, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -223,3 +226,23 @@ def test_a_number_that_counts_numbers_a_list_or_is_part_of_a_decimal_names_no_pl
 
 def test_a_place_written_as_a_place_still_names_its_option():
     assert {r.letter for r in option_refs("It is the third space, not the 2nd.", [SPACE])} == {"D", "B"}
+
+
+PHOTOPEAK = Question("pk", "At what energy is the camera's window centred for the tracer's main photon? Give it with its unit.", "159 keV")
+
+
+def test_the_unit_words_of_an_energy_answer_name_nothing_and_its_value_names_it():
+    assert find_leaks("Keep keV and MeV apart in your working.", [PHOTOPEAK]) == []
+    assert ("reference_phrase", "pk") in {(f.kind, f.question_id) for f in find_leaks("About 0.159 MeV.", [PHOTOPEAK])}
+
+
+# A reading passage: what it says is what its question asks for, not data to work with.
+NOTICE = Question("nt", "Passage: 'Members who renew before March keep their locker; the locker deposit is refunded within "
+                  "21 days of a written request, and lost keys are replaced for a fee set each year by the committee.' "
+                  "How soon must the club refund a locker deposit?", "21 days")
+SUM = Question("sm", "A hall hire costs £80 and a cancellation 10 days ahead refunds half. How much is refunded?", "£40")
+
+
+def test_a_value_of_a_reading_passage_names_its_answer_while_a_stems_data_names_none():
+    assert ("reference_phrase", "nt") in {(f.kind, f.question_id) for f in find_leaks("Three weeks.", [NOTICE])}
+    assert find_leaks("Start from the £80 fee and the 10 days before the event.", [SUM]) == []

@@ -702,6 +702,7 @@ VOYAGE = Question("vo", "In which year did Columbus first reach the Americas?", 
     "Step 3: that corresponds to C.",
     "The right film-maker sits in second place on the list.",
     "The right choice is the last of the four.",
+    "Work it through and you land on the third letter.",
 ])
 def test_a_place_said_to_be_right_a_middle_or_a_letter_reached_is_a_position(text):
     assert leaks_in(text, ARTS)
@@ -711,6 +712,8 @@ def test_a_place_said_to_be_right_a_middle_or_a_letter_reached_is_a_position(tex
     "Before choosing among A to D, write one line on each.",
     "Ask why you picked that composer in the first place.",
     "Of the four counts, none is the middle one, so count carefully.",
+    "The first letter of the composer's surname is worth checking.",
+    "Make sure the final letter you give matches your reasoning.",
 ])
 def test_a_range_of_letters_or_an_idiom_is_no_position(text):
     assert find_leaks(text, ARTS) == []

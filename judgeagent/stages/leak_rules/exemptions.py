@@ -157,10 +157,22 @@ RIGHT_FOR_FORM = re.compile(
 )
 
 
+# "Overall the concepts are right but the execution is hasty": what the target knows, praised
+# as a whole, with no answer or question named.
+_KNOWLEDGE_PRAISED = re.compile(
+    r"(?i)^\s*(?:[-•*]\s*)?(?:overall|on\s+the\s+whole|generally|in\s+general)[,:]?\s+(?:the|your)\s+"
+    r"(?:concepts?|ideas|principles|knowledge|understanding|fundamentals|basics|theory)\s+(?:are|is|were|was|seems?|seemed)\s+"
+    r"(?:\w+\s+)?(?:right|correct|sound|there|solid|fine|good)\b"
+)
+
+
 @functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def praise_of_form(sentence: str) -> bool:
     """Whether the sentence praises how the target worked (clear, concise, the right format or
-    instinct) and says nothing of whether any answer was right."""
+    instinct, its knowledge as a whole) and says nothing of whether any answer was right."""
+    known = _KNOWLEDGE_PRAISED.match(sentence)
+    if known:
+        return not CORRECTNESS.search(sentence[known.end() :]) and not _OF_THE_RESULT.search(sentence[known.end() :])
     if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
         return False
     return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
@@ -263,7 +275,7 @@ FORM = Exemption(
 )
 PRAISE_OF_FORM = Exemption(
     "praise of form",
-    "praise of how the target worked (clear, concise, a good habit, the right approach), saying nothing of which answer was right",
+    "praise of how the target worked (clear, concise, a good habit, the right approach, a detail spotted, its knowledge as a whole), saying nothing of which answer was right",
     praise_of_form,
     (
         Example("Your write-up was clear and well reasoned.", "fresh7 to fresh9"),
@@ -274,6 +286,7 @@ PRAISE_OF_FORM = Exemption(
         Example("You showed good awareness of safety in your earlier reasoning.", "fresh23"),
         Example("You gave a clear physical rationale, which is the right way to approach a question like this.", "fresh24"),
         Example("You spotted that the 32-bit word format matters;", "guard 29: fresh56"),
+        Example("Overall the concepts are right but the execution is hasty.", "guard 30: fresh57"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

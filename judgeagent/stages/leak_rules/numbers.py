@@ -7,6 +7,7 @@ import re
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
+from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import compiled
 
@@ -75,7 +76,7 @@ def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
     in 5 s"), used in a worked step rather than put forward as a candidate answer."""
     n = float(_value(m.group("n")))
     in_stems = any(float(_value(x)) == n for q in questions
-                   for x in re.findall(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", q.question))
+                   for x in re.findall(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", question_data(q.question)))
     if not in_stems:
         return False
     before, after = sentence[: m.start()], sentence[m.end() :]

@@ -20,7 +20,10 @@ ORDINAL_OPTION = re.compile(
     r"(?i)(?:\bthe\s+(?:very\s+)?|^\s*)(?P<o>" + _POSITION + r")(?:\s+(?P<n>two|three|four)|"
     # a list of places: "the first, second and fourth options"
     r"(?:\s*,\s*(?:the\s+)?(?P<o3>" + _POSITION + r"))?(?:\s*,?\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
-    r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?))\b"
+    r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?)\b"
+    # "you should find yourself at the fourth letter" (but "the first letter of the term" spells,
+    # and "the final letter you give" is the target's answer)
+    r"|letters?\b(?!\s+(?:of|in|you|that\s+you)\b))"
 )
 # "Having eliminated the first three": places struck out, no option word needed.
 STRUCK_PLACES = re.compile(

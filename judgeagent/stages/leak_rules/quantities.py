@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules.numbers import without_shared_tail
+from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.vocabulary import entries
 
@@ -77,10 +78,12 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, float, int] | None:
 
 
 _DIGITS = re.compile(r"(?<![\w.,/])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*/\s*(?P<d>\d+))?(?![\w]|[.,]\d|/\d)")
-_PERCENT = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+_PERCENT = re.compile(r"[\s-]*(?:%|per[\s-]*cent\b|percent\b)", re.IGNORECASE)  # "forty-per-cent" too
 _FRACTION_AFTER = re.compile(r"(?i)[\s-]+(?P<d>" + "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True)) + r")\b")
 _A_FRACTION = re.compile(r"(?i)\b(?:a|an|one)\s+(?P<d>" + "|".join(sorted(set(_FRACTION_WORDS) - {"half", "halves"}, key=len, reverse=True)) + r")\b")
 _AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
+# "half of the members", "the half-of-members figure": a share of one half
+_HALF_OF = re.compile(r"(?i)(?<![\w-])half(?=[\s-]+of\b)")
 _RATIO_BETWEEN = re.compile(r"(?i)\s*(?:parts?\s+)?(?:[a-z]+\s+){0,2}?(?:to|:)\s*")
 _RANGE_BETWEEN = re.compile(r"(?i)\s*(?:to|–|-|and|or)\s*")
 # Between the numbers of a list that writes its unit once, after the last ("23, 24 or 25 months").
@@ -148,6 +151,8 @@ def _numbers(text: str) -> list[Number]:
             out.append((count / over, m.start(), m.end(), True, True))
     for m in _A_FRACTION.finditer(text):  # "a fifth", "one third"
         out.append((1 / _FRACTION_WORDS[m.group("d").lower()], m.start(), m.end(), True, True))
+    for m in _HALF_OF.finditer(text):
+        out.append((0.5, m.start(), m.end(), True, True))
     for n in spoken_numbers(text):
         f = _FRACTION_AFTER.match(text, n.end)
         if f and n.value > 1 or f and f.group("d").lower() not in ("half", "halves"):
@@ -356,7 +361,7 @@ def _about_the_batch() -> re.Pattern:
 @functools.lru_cache(maxsize=1024)
 def _stem_quantities(stem: str) -> tuple[Quantity, ...]:
     """The quantities with a measure that a question's own text gives (its data)."""
-    return tuple(q for q in quantities(stem) if q.measure != "count")
+    return tuple(q for q in quantities(question_data(stem)) if q.measure != "count")
 
 
 def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
@@ -401,7 +406,7 @@ def names_quantity(sentence: str, answer: str, questions: list[Question]) -> boo
     decimal = _decimal(answer)
     if decimal is None:
         return False
-    data = [q.value for question in questions for q in quantities(question.question)]
+    data = [q.value for question in questions for q in quantities(question_data(question.question))]
     return any(q.measure in ("count", "fraction") and q.high is None and abs(q.value - decimal) <= TOLERANCE / 4 * decimal
                and not any(abs(q.value - d) <= TOLERANCE / 4 * decimal for d in data) for q in quantities(sentence))
 

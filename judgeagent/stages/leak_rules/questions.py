@@ -95,3 +95,18 @@ def _topic_index(topic: str, questions: list[Question]) -> int | None:
         if any(s in text or any(w.startswith(s[:5]) for w in text if len(s) >= 5) for s in stems):
             hits.append(i)
     return hits[0] if len(hits) == 1 else None
+
+
+# A reading passage quoted before the question ("Passage: '...' How far in advance ..."): what
+# it says is what the question asks the reader to find, not data to work with.
+_PASSAGE = re.compile(r"^\s*Passage:")
+# Where the passage ends: "Question:", or its closing quote before the question's last sentence.
+_PASSAGE_END = re.compile(r"\n\s*Question:\s*|['\"’”]\s+(?=[A-Z][^?]*\?\s*$)")
+
+
+def question_data(stem: str) -> str:
+    """The text of a question whose values are data to work with: its passage left out."""
+    if not _PASSAGE.match(stem):
+        return stem
+    ends = list(_PASSAGE_END.finditer(stem))
+    return stem[ends[-1].end() :] if ends else stem
