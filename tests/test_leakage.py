@@ -1178,8 +1178,10 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # 156/160, 140/144, 2/120 once, before they were read. GUARD_VERSION 29 (volts, decibels and Msi,
 # options that end with the same words after their number, decimal phrase answers, numbers that
 # name no place; the learned layer trained to fresh56) measured fresh57 164/166, 153/155, 3/121 and
-# fresh58 160/168, 149/156, 3/114 once, before they were read. The learned layer is trained on
-# every group but fresh57 and fresh58, so the other figures guard
+# fresh58 160/168, 149/156, 3/114 once, before they were read. GUARD_VERSION 30 (energy units, a
+# reading passage's values, "the fourth letter"; guard 29's learned layer) measured fresh59
+# 154/161, 140/145, 5/114 and fresh60 157/161, 146/150, 1/119 once, before they were read. The
+# learned layer is trained on every group but fresh57 to fresh60, so the other figures guard
 # against regressions and say nothing of new writers: each group's one measurement before it was
 # read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
@@ -1195,7 +1197,8 @@ SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "f
                         "fresh43": 0.89, "fresh44": 0.93, "fresh45": 0.92, "fresh46": 0.93,
                         "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.94, "fresh50": 0.97,
                         "fresh51": 0.91, "fresh52": 0.93, "fresh53": 0.93, "fresh54": 0.95,
-                        "fresh55": 0.91, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95}
+                        "fresh55": 0.91, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
+                        "fresh59": 0.95, "fresh60": 0.97}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.97, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
@@ -1209,7 +1212,8 @@ SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98,
                            "fresh43": 0.92, "fresh44": 0.93, "fresh45": 0.94, "fresh46": 0.95,
                            "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.95, "fresh50": 0.97,
                            "fresh51": 0.93, "fresh52": 0.93, "fresh53": 0.94, "fresh54": 0.96,
-                           "fresh55": 0.90, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95}
+                           "fresh55": 0.90, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
+                           "fresh59": 0.96, "fresh60": 0.97}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
@@ -1223,7 +1227,8 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh43": 0.07, "fresh44": 0.04, "fresh45": 0.03, "fresh46": 0.06,
                                 "fresh47": 0.04, "fresh48": 0.03, "fresh49": 0.04, "fresh50": 0.05,
                                 "fresh51": 0.05, "fresh52": 0.02, "fresh53": 0.01, "fresh54": 0.06,
-                                "fresh55": 0.03, "fresh56": 0.02, "fresh57": 0.03, "fresh58": 0.03}
+                                "fresh55": 0.03, "fresh56": 0.02, "fresh57": 0.03, "fresh58": 0.03,
+                                "fresh59": 0.05, "fresh60": 0.01}
 
 
 def _rates(half: str) -> tuple[float, float, float]:
