@@ -141,6 +141,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH58,
     FRESH59,
     FRESH60,
+    FRESH61,
+    FRESH62,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -156,7 +158,7 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
 TARGET_GROUPS = ("held_out", FRESH59, FRESH60)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset()  # fresh59 and fresh60 each measured guard 30 once
+SEALED: frozenset[str] = frozenset({FRESH61, FRESH62})  # fresh59 and fresh60 each measured guard 30 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -218,6 +220,8 @@ NOTES = {
     FRESH58: "seven more subjects and five whole messages per batch, written with fresh57; measured guard 29 once",
     FRESH59: "seven more subjects and five whole messages per batch, written while fresh57 and fresh58 were sealed; measured guard 30 once",
     FRESH60: "seven more subjects and five whole messages per batch, written with fresh59; measured guard 30 once",
+    FRESH61: "seven more subjects and five whole messages per batch, written after fresh59 and fresh60 measured guard 30; measures a later guard once",
+    FRESH62: "seven more subjects and five whole messages per batch, written with fresh61; measures a later guard once",
 }
 
 
