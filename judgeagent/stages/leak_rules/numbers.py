@@ -3,6 +3,7 @@ words ("Seven, not nine."), never by the data of a question's own stem used in a
 
 from __future__ import annotations
 
+import functools
 import re
 
 from judgeagent.data.benchmark import Question
@@ -25,16 +26,22 @@ _SHARED_TAIL_MIN = 2  # options: two sharing a tail can be chance, but each stil
 def without_shared_tail(options: dict[str, str]) -> dict[str, str]:
     """The options with the words they all end with taken off, when each then ends in a number;
     the options as they are otherwise."""
-    texts = [t.strip() for t in options.values()]
+    bare = _without_shared_tail(tuple(options.values()))
+    return options if bare is None else dict(zip(options, bare, strict=True))
+
+
+# Asked for each sentence of a check and each question of its batch: read once per question.
+@functools.lru_cache(maxsize=4096)
+def _without_shared_tail(texts: tuple[str, ...]) -> tuple[str, ...] | None:
     if len(texts) < _SHARED_TAIL_MIN:
-        return options
+        return None
     words = [t.split() for t in texts]
     n = 0
     while all(len(w) > n + 1 for w in words) and len({w[-1 - n].casefold() for w in words}) == 1:
         n += 1
     if n == 0 or not all(re.search(r"\d[%.]?$", " ".join(w[: len(w) - n])) for w in words):
-        return options
-    return {letter: " ".join(w[: len(w) - n]) for letter, w in zip(options, words, strict=True)}
+        return None
+    return tuple(" ".join(w[: len(w) - n]) for w in words)
 
 
 def _value(number: str) -> str:
@@ -42,6 +49,8 @@ def _value(number: str) -> str:
     if re.fullmatch(r"[-+−]?\d{1,3}(?:,\d{3})+", number):
         number = number.replace(",", "")
     return number.replace(",", ".").replace("−", "-").lstrip("+")
+# The numbers a question's text gives, "1,200" as one.
+_STEM_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)")
 # A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
 _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
 
@@ -61,7 +70,8 @@ def counts_or_numbers(sentence: str, start: int, end: int) -> bool:
     """Whether the digits at ``start:end`` count steps or questions ("question 4"), number an item of
     a list ("4) Your tone ..."), or are part of a decimal ("1.3"): no value, so no option's."""
     before, after = sentence[:start], sentence[end:]
-    if re.search(r"\d[.,]$", before) or re.match(r"[.,]\d", after) and not re.match(r"\.0+(?!\d)", after):  # "570.00" is 570
+    in_a_decimal = re.match(r"[.,]\d", after) and not re.match(r"\.0+(?!\d)", after)  # "570.00" is 570
+    if re.search(r"\d[.,]$", before) or in_a_decimal:
         return True
     return _COUNTING.search(before) is not None or (re.match(r"\s*[).:](?!\d)", after) is not None and start < 4)
 
@@ -75,8 +85,7 @@ def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
     """Whether a number is one of the data the batch's questions give ("falls by 20%" and "20 m/s
     in 5 s"), used in a worked step rather than put forward as a candidate answer."""
     n = float(_value(m.group("n")))
-    in_stems = any(float(_value(x)) == n for q in questions
-                   for x in re.findall(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", question_data(q.question)))
+    in_stems = any(float(_value(x)) == n for q in questions for x in _STEM_NUMBER.findall(question_data(q.question)))
     if not in_stems:
         return False
     before, after = sentence[: m.start()], sentence[m.end() :]

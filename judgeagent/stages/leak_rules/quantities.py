@@ -359,9 +359,14 @@ def _about_the_batch() -> re.Pattern:
 
 
 @functools.lru_cache(maxsize=1024)
+def _stem_data(stem: str) -> tuple[Quantity, ...]:
+    """Every quantity a question's own text gives to work with (its data; a passage's are not)."""
+    return tuple(quantities(question_data(stem)))
+
+
 def _stem_quantities(stem: str) -> tuple[Quantity, ...]:
     """The quantities with a measure that a question's own text gives (its data)."""
-    return tuple(q for q in quantities(question_data(stem)) if q.measure != "count")
+    return tuple(q for q in _stem_data(stem) if q.measure != "count")
 
 
 def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
@@ -406,7 +411,7 @@ def names_quantity(sentence: str, answer: str, questions: list[Question]) -> boo
     decimal = _decimal(answer)
     if decimal is None:
         return False
-    data = [q.value for question in questions for q in quantities(question_data(question.question))]
+    data = [q.value for question in questions for q in _stem_data(question.question)]
     return any(q.measure in ("count", "fraction") and q.high is None and abs(q.value - decimal) <= TOLERANCE / 4 * decimal
                and not any(abs(q.value - d) <= TOLERANCE / 4 * decimal for d in data) for q in quantities(sentence))
 
