@@ -143,6 +143,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH60,
     FRESH61,
     FRESH62,
+    FRESH63,
+    FRESH64,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -158,7 +160,7 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
 TARGET_GROUPS = ("held_out", FRESH59, FRESH60)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset({FRESH61, FRESH62})  # fresh59 and fresh60 each measured guard 30 once
+SEALED: frozenset[str] = frozenset({FRESH61, FRESH62, FRESH63, FRESH64})  # fresh59 and fresh60 each measured guard 30 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -222,6 +224,8 @@ NOTES = {
     FRESH60: "seven more subjects and five whole messages per batch, written with fresh59; measured guard 30 once",
     FRESH61: "seven more subjects and five whole messages per batch, written after fresh59 and fresh60 measured guard 30; measures a later guard once",
     FRESH62: "seven more subjects and five whole messages per batch, written with fresh61; measures a later guard once",
+    FRESH63: "seven more subjects and five whole messages per batch, written while fresh61 and fresh62 were sealed; measures a later guard once",
+    FRESH64: "seven more subjects and five whole messages per batch, written with fresh63; measures a later guard once",
 }
 
 

@@ -146,7 +146,12 @@ salvage law, airport runway design, geotechnical engineering, clarinet repair, g
 classification, a community garden's tool-loan rules) and "fresh62" (o391-o397: infection
 prevention and control, consumer credit law, ship stability, concrete chemistry, mandolin setup,
 cosmic rays, a primary school's sports-day letter), written the same way after fresh59 and fresh60
-measured guard 30, measure a later guard once.
+measured guard 30, measure a later guard once; "fresh63" (o401-o407: allergy and clinical
+immunology, road haulage contract law, heat pump engineering, fibre-optic splicing, timpani,
+asteroid impact physics, a parish newsletter's bell-tower appeal) and "fresh64" (o411-o417: travel
+medicine, occupational pensions law, marine propulsion engineering, asphalt pavement engineering,
+sitar and Hindustani raga, pulsar astronomy, a bus company's route-change notice), written the
+same way while fresh61 and fresh62 were sealed, measure a later guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -276,8 +281,11 @@ FRESH60 = "fresh60"
 # Written apart after fresh59 and fresh60 measured guard 30, each to measure a later guard once.
 FRESH61 = "fresh61"
 FRESH62 = "fresh62"
+# Written apart while fresh61 and fresh62 were sealed, each to measure a later guard once.
+FRESH63 = "fresh63"
+FRESH64 = "fresh64"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
