@@ -158,7 +158,7 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH59, FRESH60)
+TARGET_GROUPS = ("held_out", FRESH61, FRESH62)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
 SEALED: frozenset[str] = frozenset({FRESH61, FRESH62, FRESH63, FRESH64})  # fresh59 and fresh60 each measured guard 30 once
 NOTES = {

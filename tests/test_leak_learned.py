@@ -145,6 +145,9 @@ def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypa
     assert "answer_letter" in {d.kind for d in find_leaks("The answer is C.", [GAS], embedder=minilm)}
     text = "Recall the mechanism before choosing. Remember: Nitrogen."
     assert "option_text" in {d.kind for d in find_leaks(text, [GAS], embedder=minilm)}
+    # Nor the writer's own pick, nor the answer narrowed to a few options named: as plain.
+    assert "pick" in {d.kind for d in find_leaks("I'd go with the gas that plants cannot fix alone.", [GAS], embedder=minilm)}
+    assert "narrowed" in {d.kind for d in find_leaks("Your shortlist should really be just argon and nitrogen.", [GAS], embedder=minilm)}
     monkeypatch.undo()
     assert leak_learned.leak_probability(text, [GAS], minilm)[0] < DOUBT <= leak_learned.sentence_probability(text, [GAS], minilm)
     # ... and kept when one sentence read alone does not look clean.

@@ -68,6 +68,9 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("about 0.14 MeV", "energy", 0.14e6 * 1.602176634e-19, None),
     ("the forty-per-cent one", "fraction", 0.4, None),
     ("the half-of-members figure", "fraction", 0.5, None),
+    ("Set each tube to about 0.039 A.", "current", 0.039, None),
+    ("rent reviews are triennial", "every time", 3 * 31557600.0, None),
+    ("once every two years", "every time", 2 * 31557600.0, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -246,3 +249,24 @@ SUM = Question("sm", "A hall hire costs £80 and a cancellation 10 days ahead re
 def test_a_value_of_a_reading_passage_names_its_answer_while_a_stems_data_names_none():
     assert ("reference_phrase", "nt") in {(f.kind, f.question_id) for f in find_leaks("Three weeks.", [NOTICE])}
     assert find_leaks("Start from the £80 fee and the 10 days before the event.", [SUM]) == []
+
+
+TUBE = Question("tb", "What idle plate current per tube should you set?", "B", {"A": "19 mA", "B": "39 mA", "C": "56 mA", "D": "78 mA"})
+REVIEW = Question("rv", "How often may the rent be reviewed?", "C",
+                  {"A": "Every 12 months", "B": "Every 2 years", "C": "Every 3 years", "D": "Every 5 years"})
+ECLIPSE = Question("ec", "Algol's primary eclipses recur with a period of about:", "A",
+                   {"A": "2.87 days", "B": "11.2 days", "C": "27.7 days", "D": "332 days"})
+
+
+def test_a_period_is_named_by_a_period_and_a_span_by_either():
+    assert ("option_text", "tb") in {(f.kind, f.question_id) for f in find_leaks("Set each tube to about 0.039 A.", [TUBE])}
+    assert ("option_text", "rv") in {(f.kind, f.question_id) for f in find_leaks("Reviews under the Act are triennial.", [REVIEW])}
+    # a span of two years is no period of two years ...
+    assert find_leaks("The rules for fixed terms of more than two years differ.", [REVIEW]) == []
+    # ... but where no option recurs, a period names the span it lasts
+    assert ("option_text", "ec") in {(f.kind, f.question_id) for f in find_leaks("Algol fades roughly every 69 hours.", [ECLIPSE])}
+
+
+def test_a_letter_that_reads_a_code_is_no_place_in_the_list():
+    assert find_leaks("Decode the system: the first letter gives the heater voltage.", [TUBE]) == []
+    assert find_leaks("Count down and you land on the fourth letter.", [TUBE]) != []

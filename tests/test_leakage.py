@@ -506,7 +506,7 @@ PAINTER = Question("pa", "Who painted the ceiling of the Sistine Chapel?", "Mich
 SPORT = Question("sp", "In which sport is the word 'love' used for a score of zero?", "tennis")
 ARTS = [MUSIC, FILM, TEAM]
 NAMES = [PAINTER, SPORT, FILM]
-LEAKING = {"elimination", "pointer", "disclosure", "answer_letter", "option_text", "reference_phrase"}
+LEAKING = {"elimination", "pointer", "pick", "narrowed", "disclosure", "answer_letter", "option_text", "reference_phrase"}
 
 
 def leaks_in(text: str, batch: list[Question]) -> set[str]:
@@ -588,8 +588,8 @@ def test_a_quantifier_about_the_questions_is_no_disclosure(text):
     "My pick would be the youngest of the four composers.",
     "The safer bet is the British director.",
 ])
-def test_the_writers_own_pick_is_a_pointer_whatever_describes_it(text):
-    assert "pointer" in leaks_in(text, ARTS)
+def test_the_writers_own_pick_is_a_pick_whatever_describes_it(text):
+    assert "pick" in leaks_in(text, ARTS)
 
 
 @pytest.mark.parametrize("text", [
@@ -782,8 +782,8 @@ def test_a_number_word_that_counts_is_no_value():
     "Mozart edges out Wagner here.",
     "Of the four composers, the Austrian deserves your vote.",
 ])
-def test_a_preference_worded_as_a_contest_or_a_vote_is_a_pointer(text):
-    assert "pointer" in leaks_in(text, ARTS)
+def test_a_preference_worded_as_a_contest_or_a_vote_singles_an_option_out(text):
+    assert leaks_in(text, ARTS) & {"pointer", "pick"}
 
 
 @pytest.mark.parametrize("text", [
@@ -944,6 +944,19 @@ def test_letters_listed_for_every_option_are_even(text):
 
 def test_letters_listed_with_a_pick_still_leak():
     assert leaks_in("Of A, B, C and D, pick B.", WORKS)
+
+
+STARS = Question("vs", "Leavitt's period-luminosity relation was found for which class of variable stars?", "E",
+                 {"A": "RR Lyrae stars", "B": "Mira variables", "C": "Eclipsing binaries", "D": "Cataclysmic variables",
+                  "E": "Classical Cepheids"})
+
+
+def test_an_option_beside_a_list_word_is_in_the_list_only_when_it_stands_in_it():
+    # a list word elsewhere in the sentence is no list the option stands in ...
+    assert find_leaks("The stars were alike, and only classical Cepheids match that.", [STARS]) != []
+    # ... while an item of a list is one among others, run on by a few words of its own or not
+    assert find_leaks("Group the candidates into dwarf novae, pulsating giants and classical Cepheids before you compare periods.", [STARS]) == []
+    assert find_leaks("Sort them by light curve: cataclysmic ones, eclipsing ones, and the rest.", [STARS]) == []
 
 
 def test_the_length_of_the_answer_is_its_kind_not_a_pointer():

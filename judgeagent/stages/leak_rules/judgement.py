@@ -88,10 +88,31 @@ def study(sentence: str) -> bool:
 
 def in_list(sentence: str, refs: list[OptionRef]) -> bool:
     """Two or more options of one question named side by side ("A, B and C"), or one named in a
-    list of three or more things ("adrenaline, antihistamines and corticosteroids")."""
+    sentence that holds a list of three or more things ("adrenaline, antihistamines and
+    corticosteroids"): where the answer stated outright is never doubted, a list anywhere in the
+    sentence is enough to pass it."""
     if len({r.letter for r in refs}) >= 2:
         return True
     return sentence.count(",") >= 1 and re.search(r"(?i),\s+(?:and|or)\b|\b(?:and|or)\b", sentence) is not None
+
+
+def in_the_list(sentence: str, refs: list[OptionRef]) -> bool:
+    """:func:`in_list`, with the one option named standing in the list itself, a list word beside
+    it: "The stars were alike, and only classical Cepheids match that" holds a list word, but
+    names the option alone."""
+    if len({r.letter for r in refs}) >= 2:
+        return True
+    if not in_list(sentence, refs):
+        return False
+    text = fold(sentence)
+    return any(_BEFORE_ITEM.search(text[: r.start]) or _AFTER_ITEM.match(text, r.end) for r in refs)
+
+
+# An item may run a few words beyond the mention ("load control" for "Loadsheet"), none of them
+# a word that makes a claim ("..., and only classical Cepheids match").
+_ITEM_WORD = r"(?!(?:only|just|not|no|never|also|even|clearly|really|is|are|was|were|be|that|which|it|this|so|then)\b)[\w'’-]+"
+_BEFORE_ITEM = re.compile(r"(?i)(?:,|\band|\bor|/|&)\s*(?:" + _ITEM_WORD + r"\s+){0,3}$")
+_AFTER_ITEM = re.compile(r"(?i)(?:[\w'’-]*)(?:\s+" + _ITEM_WORD + r"){0,3}\s*(?:,|\band\b|\bor\b|/|&)")
 
 
 # What may stand between two options of one list: "lithium, oxygen and neon", "the joule, the

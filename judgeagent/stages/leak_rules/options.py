@@ -21,7 +21,7 @@ from judgeagent.stages.leak_rules.judgement import (
     AS_HELP,
     CONFUSION_WARNING,
     OPEN_CLAUSE,
-    in_list,
+    in_the_list,
     judgement,
     listed,
     named_evenly,
@@ -234,7 +234,7 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
     if g.positional or g.bare or not g.texts or n.each or _strongly_judged(n, g):
         return []
     asserted = _asserted(n, g)
-    if len({r.letter for r in g.texts}) != 1 or not asserted or in_list(n.sentence, g.texts):
+    if len({r.letter for r in g.texts}) != 1 or not asserted or in_the_list(n.sentence, g.texts):
         return []
     # (one rare word of an option, with no judgement near it, is the topic's word: "cable" of "The
     # cable housing is frayed"; so the option is singled out by its name, or in a sentence that
@@ -253,11 +253,15 @@ _AMONG_WORDS = (
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
 # The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
-# and 190 °C", "the real contest is between chondrites and irons", "it comes down to 6 and 8". Not
+# and 190 °C", "the real contest is between chondrites and irons", "it comes down to 6 and 8", a
+# shortlist of them. Not
 # a comparison asked for ("weigh 64 against 128", "compare 64 and 128"), which narrows nothing.
 _NARROWED_TO = re.compile(
     r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
-    r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to)\s+(?:the\s+)?$"
+    r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
+    # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
+    r"|\bshortlist\s+(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?"
+    r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
 )
 
 
@@ -305,10 +309,10 @@ def _narrowed_list(n: Named, g: Group) -> list[LeakFinding]:
         before = re.sub(r"\S+$", "", text[: own[0].start])
         between = text[own[0].start : own[-1].start]
         if (re.search(r"\bor\b", between) and _AMONG.search(before)) or (re.search(r"\b(?:and|or|versus|vs)\b", between) and _NARROWED_TO.search(before)):
-            return [finding(g.where, "pointer", n.sentence)]
+            return [finding(g.where, "narrowed", n.sentence)]
     items = _items_named(n.sentence, question)
     if items is not None and len(items) < len(question.options):
-        return [finding(g.where, "pointer", n.sentence)]
+        return [finding(g.where, "narrowed", n.sentence)]
     return []
 
 
@@ -434,7 +438,7 @@ TEXT_SINGLED_OUT = _option_rule(
 )
 NARROWED_LIST = _option_rule(
     "options.narrowed_list",
-    ("pointer",),
+    ("narrowed",),
     "the answer said to be one of a few options named by their texts with \"or\" (or lying between them: \"choosing between 64 and 128\"), fewer than all of them (\"It's 64 or 128\")",
     _narrowed_list,
     leaks=(
@@ -444,6 +448,8 @@ NARROWED_LIST = _option_rule(
         Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
         Example("You're choosing between 64 and 128; count the groups.", "guard 27: fresh48", "values"),
         Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),
+        Example("Your shortlist should really be just 64 and 128.", "guard 31: fresh59, listed", "values"),
+        Example("You can confine yourself to two values, 48 and 128; decide by the group count.", "guard 31: fresh58, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

@@ -115,23 +115,29 @@ def _pointer(reading: Reading) -> list[LeakFinding]:
     return [finding(asked_in(reading.sentence, reading.questions), "pointer", reading.sentence)]
 
 
+def _pick(reading: Reading) -> list[LeakFinding]:
+    # Its own kind: the writer saying which answer they would give is as plain as the answer
+    # stated, so the learned layer never doubts it (leak_learned.UNDOUBTED).
+    return [finding(asked_in(reading.sentence, reading.questions), "pick", reading.sentence)]
+
+
 def _mine(reading: Reading) -> list[LeakFinding]:
     m = _PICK.search(reading.sentence)
     if m is None or _METHOD_AFTER.match(reading.sentence[m.end() :]) or not answerable(reading.questions):
         return []
-    return _pointer(reading)
+    return _pick(reading)
 
 
 def _best_bet(reading: Reading) -> list[LeakFinding]:
     bet = _BEST_BET.search(reading.sentence)
     if bet and not KIND_CONTRAST.search(reading.sentence) and not _METHOD_AFTER.match(reading.sentence[bet.end() :]):
-        return _pointer(reading)
+        return _pick(reading)
     return []
 
 
 def _vote_or_lean(reading: Reading) -> list[LeakFinding]:
     if (_VOTE.search(reading.sentence) or _LEAN.search(reading.sentence)) and answerable(reading.questions):
-        return _pointer(reading)
+        return _pick(reading)
     return []
 
 
@@ -209,7 +215,7 @@ ANSWER_HEAD = Rule(
 )
 PICK_MINE = Rule(
     "pointer.writers_pick",
-    ("pointer",),
+    ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\"",
     _mine,
     (FORM, PRAISE_OF_FORM),
@@ -227,7 +233,7 @@ PICK_MINE = Rule(
 )
 PICK_BEST_BET = Rule(
     "pointer.best_bet",
-    ("pointer",),
+    ("pick",),
     "the same pick without \"I\": \"The safer bet is ...\", \"Your best choice here is ...\"",
     _best_bet,
     (FORM, PRAISE_OF_FORM),
@@ -242,7 +248,7 @@ PICK_BEST_BET = Rule(
 )
 PICK_LEAN = Rule(
     "pointer.lean",
-    ("pointer",),
+    ("pick",),
     "the writer's lean between candidates (\"the later one feels more consistent\") or vote (\"gets my vote\")",
     _vote_or_lean,
     (FORM, PRAISE_OF_FORM),

@@ -22,8 +22,9 @@ ORDINAL_OPTION = re.compile(
     r"(?:\s*,\s*(?:the\s+)?(?P<o3>" + _POSITION + r"))?(?:\s*,?\s*(?:,|and|or)\s*(?:the\s+)?(?P<o2>" + _POSITION + r")))?"
     r"\s+(?:(?:answer\s+)?(?:options?|choices?|alternatives?|answers?)\b"
     # "you should find yourself at the fourth letter" (but "the first letter of the term" spells,
-    # and "the final letter you give" is the target's answer)
-    r"|letters?\b(?!\s+(?:of|in|you|that\s+you)\b))"
+    # "the final letter you give" is the target's answer, and "the first letter gives the heater
+    # voltage" reads a code)
+    r"|letters?\b(?!\s+(?:of|in|you|that\s+you|gives|stands|denotes|encodes|codes|indicates|means|tells|shows|marks|says)\b))"
 )
 # "Having eliminated the first three": places struck out, no option word needed.
 STRUCK_PLACES = re.compile(

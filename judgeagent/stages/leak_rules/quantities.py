@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
@@ -121,6 +121,11 @@ _CURRENCY_AFTER = re.compile(r"(?i)\s+(?P<w>dollars?|bucks|euros?|pounds?(?:\s+s
 _CURRENCY = {"$": "$", "£": "£", "€": "€", "dollar": "$", "dollars": "$", "bucks": "$", "usd": "$", "euro": "€", "euros": "€",
              "eur": "€", "pound": "£", "pounds": "£", "quid": "£", "gbp": "£"}
 _QUALIFIER = re.compile(r"(?i)^\s*(?:about|approximately|approx\.?|roughly|around|circa|c\.|~|≈)\s*")
+# A span said to recur ("Every 3 years", "once every two years", "triennial") is a period: it is
+# named by another period, not by a span of the same length ("terms of more than two years").
+_EVERY = re.compile(r"(?i)^\s*(?:once\s+)?every\s+")
+_EVERY_BEFORE = re.compile(r"(?i)\bevery\s+$")
+_RECURRING = re.compile(r"(?i)enni(?:al|ally)$")
 
 Number = tuple[float, int, int, bool, bool]  # (value, start, end, written as a fraction, derived)
 
@@ -217,12 +222,21 @@ def quantities(text: str) -> list[Quantity]:
                 elif 0 < value < nxt_value < 1 and "." in text[nxt_start:nxt_end] and _SHARE_AFTER.match(text, nxt_end):
                     out.append(Quantity("fraction", value, start, nxt_end, high=nxt_value))
     out += _compounds(text, out) + _halves(text)
+    out = [_recurring(q) if q.measure == "time" and (_EVERY_BEFORE.search(text[: q.start]) or _RECURRING.search(q.unit)) else q for q in out]
     # Two shares of one whole ("78 per cent copper and 22 per cent tin"): their ratio too.
     shares = [q for q in out if q.measure == "fraction" and q.unit == "%" and q.high is None]
     for a, b in zip(shares, shares[1:]):
         if abs(a.value + b.value - 1) <= 0.011 and b.value:
             out.append(Quantity("ratio", a.value / b.value, a.start, b.end))
     return out
+
+
+def _recurring(q: Quantity) -> Quantity:
+    return replace(q, measure="every " + q.measure)
+
+
+def _once(q: Quantity) -> Quantity:
+    return replace(q, measure=q.measure.removeprefix("every "))
 
 
 # Between the parts of one quantity written in two units ("1 hour 30 minutes", "5 ft, 10 in",
@@ -246,8 +260,9 @@ def _compounds(text: str, found: list[Quantity]) -> list[Quantity]:
 _ONE = re.compile(r"(?i)\b(?:an?|one)\b")
 _A_SINGLE = re.compile(r"(?i)\b(?:a\s+single|one\s+single|just\s+one)\b")
 _HALF_A = re.compile(r"(?i)\bhalf\s+(?:an?|one)\b")
-# A unit that is itself a span of smaller ones is a value even alone: "a fortnight" is 14 days.
-_A_SPAN = re.compile(r"(?i)\b(?:a|one)(?=\s+(?:fortnight|decade)\b)")
+# A unit that is itself a span of smaller ones is a value even alone: "a fortnight" is 14 days,
+# and "triennial" (a span and its adjective in one word) three years.
+_A_SPAN = re.compile(r"(?i)\b(?:a|one)(?=\s+(?:fortnight|decade)\b)|(?<![\w-])(?=(?:bi|tri|quadr|quinqu|sept)enni(?:al|ally)\b)")
 
 
 def _halves(text: str) -> list[Quantity]:
@@ -297,6 +312,10 @@ def option_quantity(text: str) -> Quantity | None:
     "68–71 cm", "0.64"), or None when it is anything else."""
     qualified = _QUALIFIER.match(text)  # "about 7 : 2"
     text = text[qualified.end() :] if qualified else text
+    every = _EVERY.match(text)
+    if every:
+        q = option_quantity(text[every.end() :])
+        return _recurring(q) if q is not None and q.measure == "time" else None
     ratio = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*", text)
     if ratio:
         if float(ratio.group(2)) == 0:
@@ -384,7 +403,9 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         valued = {letter: q for letter, q in options.items() if q is not None}
         if len(valued) < 2:
             continue
-        for q in found:
+        # a span said to recur names a plain one where no option recurs ("every 69 hours" for "2.87 days")
+        recurs = any(o.measure.startswith("every ") for o in valued.values())
+        for q in found if recurs else [_once(q) for q in found]:
             if any(_fits(q, s) for s in stems):
                 continue
             letter = _the_one_it_fits(q, valued)

@@ -20,7 +20,7 @@ from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
 from judgeagent.stages.leak_rules.text import sentences
 
 # The finding kinds of the rule layer (the answer stated outright is leakage.ANSWER_RULES').
-KINDS = ("elimination", "disclosure", "pointer")
+KINDS = ("elimination", "disclosure", "pointer", "pick", "narrowed")
 
 STEPS = (
     DISCLOSURE,  # one disclosure per sentence, the first that finds one
