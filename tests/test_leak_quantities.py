@@ -71,6 +71,7 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("Set each tube to about 0.039 A.", "current", 0.039, None),
     ("rent reviews are triennial", "every time", 3 * 31557600.0, None),
     ("once every two years", "every time", 2 * 31557600.0, None),
+    ("an alcohol fraction of 0.6 to 0.95", "fraction", 0.6, 0.95),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]

@@ -674,6 +674,7 @@ def test_a_warning_against_confusing_ideas_is_not_a_leak(text):
     ("Answer: n-1 security.", "N-1 criterion"),  # its code, in any case
     ("About 55 km/h in a day.", "30 kt"),  # a measured quantity in other units
     ("Thirty knots in 24 hours.", "30 kt"),
+    ("LOF.", "Lloyd's Open Form"),  # a possessive gives no initial
 ])
 def test_a_phrase_answer_named_by_its_initials_its_spelling_or_another_form(text, phrase):
     q = Question("x", "What is the name of it?", phrase)
@@ -1193,8 +1194,11 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # name no place; the learned layer trained to fresh56) measured fresh57 164/166, 153/155, 3/121 and
 # fresh58 160/168, 149/156, 3/114 once, before they were read. GUARD_VERSION 30 (energy units, a
 # reading passage's values, "the fourth letter"; guard 29's learned layer) measured fresh59
-# 154/161, 140/145, 5/114 and fresh60 157/161, 146/150, 1/119 once, before they were read. The
-# learned layer is trained on every group but fresh57 to fresh60, so the other figures guard
+# 154/161, 140/145, 5/114 and fresh60 157/161, 146/150, 1/119 once, before they were read.
+# GUARD_VERSION 31 (the writer's pick and a narrowed list never doubted, amperes, periods, an option
+# in a list only beside a list word) measured fresh61 145/154, 134/140, 8/126 and fresh62 148/160,
+# 132/142, 2/120 once, before they were read. The learned layer is trained on every group but
+# fresh57 to fresh62, so the other figures guard
 # against regressions and say nothing of new writers: each group's one measurement before it was
 # read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
@@ -1211,7 +1215,7 @@ SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "f
                         "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.94, "fresh50": 0.97,
                         "fresh51": 0.91, "fresh52": 0.93, "fresh53": 0.93, "fresh54": 0.95,
                         "fresh55": 0.91, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                        "fresh59": 0.95, "fresh60": 0.97}
+                        "fresh59": 0.95, "fresh60": 0.97, "fresh61": 0.94, "fresh62": 0.92}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.97, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
@@ -1226,7 +1230,7 @@ SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98,
                            "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.95, "fresh50": 0.97,
                            "fresh51": 0.93, "fresh52": 0.93, "fresh53": 0.94, "fresh54": 0.96,
                            "fresh55": 0.90, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                           "fresh59": 0.96, "fresh60": 0.97}
+                           "fresh59": 0.96, "fresh60": 0.97, "fresh61": 0.95, "fresh62": 0.92}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
@@ -1241,7 +1245,7 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh47": 0.04, "fresh48": 0.03, "fresh49": 0.04, "fresh50": 0.05,
                                 "fresh51": 0.05, "fresh52": 0.02, "fresh53": 0.01, "fresh54": 0.06,
                                 "fresh55": 0.03, "fresh56": 0.02, "fresh57": 0.03, "fresh58": 0.03,
-                                "fresh59": 0.05, "fresh60": 0.01}
+                                "fresh59": 0.05, "fresh60": 0.01, "fresh61": 0.07, "fresh62": 0.02}
 
 
 def _rates(half: str) -> tuple[float, float, float]:
@@ -1577,3 +1581,17 @@ def test_a_recorded_check_is_read_back_as_it_was_written():
     # Another text, or a check the run never made, goes to the guard of this checkout.
     assert asyncio.run(guard.check("D", [MC], ("transfer", "b2", "b0"))).leaks_before
     assert asyncio.run(guard.check("C", [MC], ("transfer", "b1", "b0"))).leaks_before
+
+
+CLOCK = Question("ck", "Passage: 'Saturday closing moves to 1 p.m. from June.' When does the shop close on Saturdays now?", "1 p.m.")
+
+
+def test_the_stops_of_a_lower_case_abbreviation_end_no_sentence():
+    from judgeagent.stages.leak_rules import sentences
+
+    assert sentences("Give a clock time, including a.m. or p.m., and say it plainly.") == [
+        "Give a clock time, including a.m. or p.m., and say it plainly."]
+    assert sentences("Closing is at 3 p.m. Then check the notice.") == ["Closing is at 3 p.m.", "Then check the notice."]
+    # so "p.m." alone is no piece of a clock-time answer, and the time itself still names it
+    assert find_leaks("Give a clock time, including a.m. or p.m.", [CLOCK]) == []
+    assert kinds(find_leaks("I'd say 1 p.m. rather than 4 p.m.", [CLOCK])) >= {("ck", "reference_phrase")}

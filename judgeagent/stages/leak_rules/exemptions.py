@@ -342,4 +342,23 @@ PRAISE_OF_A_STEP = Exemption(
         Example("- Overall your terminology was accurate;", "guard 28: fresh48"),
     ),
 )
-EXEMPTIONS = (FORM, PRAISE_OF_FORM, PRAISE_OF_A_STEP, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE)
+# One option named to be treated as every other one is: "Option C, P. knowlesi, is a parasite of
+# macaques; ... put every other option through the same test", "examine option D in exactly the
+# same way as B and C". Read over the whole sentence, since its clauses name the option apart.
+EVEN_TREATMENT_WORDS = re.compile(
+    r"(?i)\b(?:the\s+same\s+(?:way|test|scrutiny|checks?|standard)\s+as\s+(?:(?:every|each|all|any)\s+(?:of\s+the\s+)?other\b|the\s+others?\b|"
+    r"the\s+rest\b|[A-E](?:\s*(?:,|and|or)\s*[A-E])*\b(?!['’]))"
+    r"|\b(?:like|as\s+with|as\s+for)\s+(?:every|each|any)\s+other\s+(?:option|choice|candidate|answer)"
+    r"|\b(?:put|run)\s+(?:every|each|all)\s+(?:the\s+)?other\s+(?:options?|choices?|candidates?)\s+through\s+the\s+same)"
+)
+EVEN_TREATMENT = Exemption(
+    "treated as every other",
+    "an option named to be treated as every other option is (over the whole sentence, whose clauses may name it apart): no pointer",
+    lambda sentence: EVEN_TREATMENT_WORDS.search(sentence) is not None,
+    (
+        Example("Examine option D and option A in exactly the same way as B and C.", "guard 32: fresh61"),
+        Example("Recall what quantum meruit means and judge it the same way as every other option.", "guard 32: fresh61"),
+        Example("Define each term precisely before judging it, like every other option.", "guard 32: fresh61"),
+    ),
+)
+EXEMPTIONS = (FORM, PRAISE_OF_FORM, PRAISE_OF_A_STEP, KIND_OF_ANSWER, CRITERION_ONLY, ANY_CANDIDATE, EVEN_TREATMENT)

@@ -403,7 +403,7 @@ _SPELLED = re.compile(r"(?<![\w-])(?:[A-Za-z][-.]){2,}[A-Za-z](?![\w-])")
 def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     """Whether the sentence writes a phrase answer of three words or more by its initials, in
     capitals ("DNS" for "Domain Name System"), when the question does not itself use them."""
-    every = re.findall(r"[A-Za-z]+", phrase)
+    every = re.findall(r"[A-Za-z]+", re.sub(r"['’]s\b", "", phrase))  # "LOF" for "Lloyd's Open Form"
     words = [w for w in every if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
     # with its little words too, where they make three: "DOE" for "doctrine of equivalents"
     spoken = [w for w in every if w.lower() not in ("a", "an", "the")]

@@ -249,7 +249,9 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # all the options, so the list narrows them.
 _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
-    r"(?:should|must|will)\s+come\s+(?:out\s+)?to|comes\s+(?:out\s+)?to)|\bone\s+of|\beither|\bbetween|\bdown\s+to)\s+(?:either\s+|the\s+)?"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bdown\s+to)"
+    # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt"
+    r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+)?"
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
 # The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
@@ -261,6 +263,8 @@ _NARROWED_TO = re.compile(
     r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
     # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
     r"|\bshortlist\s+(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?"
+    # "the realistic candidates are the school hall and the move to Tuesday"
+    r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
     r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
 )
 
@@ -450,6 +454,8 @@ NARROWED_LIST = _option_rule(
         Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),
         Example("Your shortlist should really be just 64 and 128.", "guard 31: fresh59, listed", "values"),
         Example("You can confine yourself to two values, 48 and 128; decide by the group count.", "guard 31: fresh58, listed", "values"),
+        Example("The count will come out as either 48 or 128.", "guard 32: fresh61, listed", "values"),
+        Example("The realistic candidates are 64 and 128.", "guard 32: fresh62, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

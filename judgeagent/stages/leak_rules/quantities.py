@@ -97,6 +97,8 @@ _SCIENTIFIC = re.compile(
 # A decimal below one said to be a share: "a 0.30 market share", "0.03 to 0.05 by mass fraction".
 # "0.85 of its grapes" too.
 _SHARE_AFTER = re.compile(r"(?i)\s+(?:(?:[\w-]+\s+){0,3}?(?:share|fraction|proportion)s?\b|of\s+(?:the|its|their|his|her|all|each|every)\b)")
+# ... or after: "an alcohol fraction of 0.6 to 0.95".
+_SHARE_BEFORE = re.compile(r"(?i)\b(?:share|fraction|proportion)\s+of\s+(?:(?:about|around|roughly|between|from)\s+)?$")
 # A count of a whole: "17 in 20", "seventeen grapes in every twenty", "nine out of ten".
 _OUT_OF = re.compile(r"(?i)\s+(?:(?:[a-z]+\s+)?(?:out\s+of|in\s+every|of\s+every)|in)\s+")
 # A spoken fraction of any denominator: "sixteen twenty-sevenths", "thirteen-twentieths".
@@ -200,7 +202,7 @@ def quantities(text: str) -> list[Quantity]:
         elif unit:
             name, measure, size, offset, stop = unit
             out.append(Quantity(measure, value * size + offset, start, stop, name))
-        elif not fraction and 0 < value < 1 and "." in text[start:end] and _SHARE_AFTER.match(text, end):
+        elif not fraction and 0 < value < 1 and "." in text[start:end] and (_SHARE_AFTER.match(text, end) or _SHARE_BEFORE.search(text[:start])):
             out.append(Quantity("fraction", value, start, end))
         else:
             out.append(Quantity("fraction" if fraction else "count", value, start, end, derived=derived))
@@ -219,7 +221,8 @@ def quantities(text: str) -> list[Quantity]:
                     out.append(Quantity(measure, value * size + offset, start, stop, name, nxt_value * size + offset))
                 elif high_pct:
                     out.append(Quantity("fraction", value / 100, start, high_pct.end(), "%", nxt_value / 100))
-                elif 0 < value < nxt_value < 1 and "." in text[nxt_start:nxt_end] and _SHARE_AFTER.match(text, nxt_end):
+                elif 0 < value < nxt_value <= 1 and "." in text[nxt_start:nxt_end] and (
+                        _SHARE_AFTER.match(text, nxt_end) or _SHARE_BEFORE.search(text[:start])):
                     out.append(Quantity("fraction", value, start, nxt_end, high=nxt_value))
     out += _compounds(text, out) + _halves(text)
     out = [_recurring(q) if q.measure == "time" and (_EVERY_BEFORE.search(text[: q.start]) or _RECURRING.search(q.unit)) else q for q in out]

@@ -14,10 +14,12 @@ from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.answer import ANSWER_RULES
 from judgeagent.stages.leak_rules.disclosure import DISCLOSURE
 from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT
+from judgeagent.stages.leak_rules.exemptions import EVEN_TREATMENT, EVEN_TREATMENT_WORDS
+from judgeagent.stages.leak_rules.judgement import judgement
 from judgeagent.stages.leak_rules.options import OPTION_RULES
 from judgeagent.stages.leak_rules.pointer import ANSWER_DESCRIBED, ANSWER_HEAD, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
 from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
-from judgeagent.stages.leak_rules.text import sentences
+from judgeagent.stages.leak_rules.text import sentences, whole_sentences
 
 # The finding kinds of the rule layer (the answer stated outright is leakage.ANSWER_RULES').
 KINDS = ("elimination", "disclosure", "pointer", "pick", "narrowed")
@@ -38,13 +40,19 @@ TEXT_RULES: tuple[Rule, ...] = ANSWER_RULES
 
 
 def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
-    """The ``elimination``, ``disclosure`` and ``pointer`` findings in ``suggestions``, sentence
-    by sentence, rule by rule (:data:`STEPS`)."""
+    """The ``elimination``, ``disclosure``, ``pointer``, ``pick`` and ``narrowed`` findings in
+    ``suggestions``, sentence by sentence, rule by rule (:data:`STEPS`). A pointer is dropped
+    where its whole sentence treats the option as every other (:data:`EVEN_TREATMENT`) and its
+    clause judges nothing."""
     leaks: list[LeakFinding] = []
-    for sentence in sentences(suggestions):
-        reading = Reading(sentence, questions)
-        for step in STEPS:
-            leaks += step.findings(reading)
+    for whole in whole_sentences(suggestions):
+        even = EVEN_TREATMENT.applies(whole)
+        for sentence in sentences(whole):
+            reading = Reading(sentence, questions)
+            # (a clause that judges the option still points: "Option C is the one; treat it as the others")
+            unjudged = even and judgement(EVEN_TREATMENT_WORDS.sub(" ", sentence), reading.option_refs) is None
+            for step in STEPS:
+                leaks += [d for d in step.findings(reading) if not (unjudged and d.kind == "pointer")]
     return leaks
 
 

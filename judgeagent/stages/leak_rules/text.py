@@ -34,9 +34,11 @@ _WHOLE_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 # The full stop of an initial or an abbreviation ("E. M. Forster", "C. S. Lewis", "E. coli"),
 # which ends no sentence: held as a one-dot leader while the text is split. A capital with a
 # full stop before another sentence ("... which is B. Then ...") is not one of these.
-# A decimal point ("0.001 mol/L") ends no sentence either.
+# A decimal point ("0.001 mol/L") ends no sentence either, nor do the stops of a lower-case
+# abbreviation ("a.m.", "e.g.", "i.e."), unless a capital follows ("... at 3 p.m. Then ...").
 _INITIAL_STOP = re.compile(
     r"(?<![\w'’])([A-Z])\.(?=\s*[A-Z]\.|\s+[a-z])|(?<=(?<![\w'’])[A-Z]\.\s)([A-Z])\.(?=\s+[A-Z])|(?<=\d)()\.(?=\d)"
+    r"|(?<=(?<![\w'’])[a-z])()\.(?=[a-z]\.)|(?<=(?<![\w'’])[a-z]\.[a-z])()\.(?=\s*[,;:)]|\s+[a-z0-9])"
 )
 _HELD_STOP = "\u2024"
 
