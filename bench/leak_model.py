@@ -33,9 +33,10 @@ trained on every group to fresh48, was measured by fresh49 and fresh50, and guar
 model, by fresh51 and fresh52; guard 27's, trained on every group to fresh52, was measured by fresh53
 and fresh54; guard 28's, trained on every group to fresh54, was measured by fresh55 and fresh56;
 guard 29's, trained on every group to fresh56, was measured by fresh57 and fresh58, and guard 30,
-with the same model, is measured by fresh59 and fresh60 (trained on every group to fresh58 it
-caught 34 leaks fewer and 10 more on the groups it was trained on); it is not trained on any of
-the four (NOT_TRAINED_ON, or sealed while they wait for it).
+with the same model, was measured by fresh59 and fresh60 (trained on every group to fresh58 it
+caught 34 leaks fewer and 10 more on the groups it was trained on), guard 31 by fresh61 and fresh62,
+guard 32 by fresh63 and fresh64, and guard 33 is measured by fresh65 and fresh66, all with the same
+model; it is trained on none of them (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -57,12 +58,27 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from tests.leak_table import (  # noqa: E402
+    FRESH57,
+    FRESH58,
+    FRESH59,
+    FRESH60,
+    FRESH61,
+    FRESH62,
+    FRESH63,
+    FRESH64,
+    FRESH65,
+    FRESH66,
+    GROUPS,
+    JUDGE_ONLY_KINDS,
+    WRITTEN_APART,
+    load_corpus,
+)
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
 # Groups the shipped model is not trained on though they are unsealed: the group that measured
 # it (trained on with the next change, which a new group then measures).
-NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64})
+NOT_TRAINED_ON: frozenset[str] = frozenset({FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66})
 LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh56
 
 

@@ -72,6 +72,10 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("rent reviews are triennial", "every time", 3 * 31557600.0, None),
     ("once every two years", "every time", 2 * 31557600.0, None),
     ("an alcohol fraction of 0.6 to 0.95", "fraction", 0.6, 0.95),
+    ("They still need £50k.", "money £", 50000.0, None),
+    ("Budget three tenths of a decibel per splice.", "sound level", 0.3, None),
+    ("twelve hundredths of a milligram", "fraction", 0.12, None),  # and a share, as before
+    ("About 1337 milliseconds.", "time", 1.337, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]

@@ -329,6 +329,8 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         return False
     if _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
+    if _expansion_named(sentence, phrase, question_text):
+        return True
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
     if len(squashed) >= 6 and squashed in joined:
@@ -414,6 +416,25 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
         said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
         if said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None:
             return True
+    return False
+
+
+_LITTLE = ("a", "an", "the", "of", "and", "for", "to", "or", "in", "on")
+
+
+def _expansion_named(sentence: str, phrase: str, question_text: str) -> bool:
+    """Whether the sentence spells out a phrase answer that is initials of three to six capitals
+    ("optical time-domain reflectometer" for "OTDR"), when the question does not itself."""
+    letters = phrase.strip()
+    if not re.fullmatch(r"[A-Z]{3,6}", letters):
+        return False
+    words = [w for w in re.findall(r"[A-Za-z]+", sentence) if w.lower() not in _LITTLE]
+    for i in range(len(words) - len(letters) + 1):
+        run = words[i : i + len(letters)]
+        if all(len(w) >= 3 for w in run) and "".join(w[0] for w in run).upper() == letters:
+            spelled = r"\W+".join(map(re.escape, run))
+            if compiled(r"(?i)\b" + spelled + r"\b").search(question_text) is None:
+                return True
     return False
 
 

@@ -249,7 +249,7 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # all the options, so the list narrows them.
 _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
-    r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bdown\s+to)"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to)"
     # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt"
     r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+)?"
 )
@@ -278,15 +278,26 @@ _AMONG_LIST = re.compile(
     + r"(?P<list>(?:[^;.!?—–:]|(?<=\d)[.:](?=\d))+?)(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|,\s+(?:so|and|then|but|depending|check|think|decide|weigh)\b|$))"
 )
 _ITEM_SEPARATOR = re.compile(r"(?i),\s+(?:or\s+)?|\s+or\s+")
+# After "one of" or "among" a list may run with "and": "It's one of 8%, 10% and 12%", "Decide
+# among accretion, glitches, and magnetic braking".
+_ONE_OF = re.compile(r"(?i)\b(?:one\s+of|among)\s+(?:the\s+)?$")
+_ITEM_SEPARATOR_AND = re.compile(r"(?i),\s+(?:(?:or|and)\s+)?|\s+(?:or|and)\s+")
+_ONE_OF_LEAD = re.compile(r"(?i)(?:one\s+of|among)\s+(?:the\s+)?")
+_CLAUSE = re.compile(r"[^;!?—–:]*?(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|$))")
 
 
 def _items_named(sentence: str, question: Question) -> list[str] | None:
     """The options a list after "it's", "either" or "one of" names item by item, or None."""
     for m in _AMONG_LIST.finditer(sentence):
-        if not re.search(r"(?i)\bor\b", m.group("list")):
+        items, start = m.group("list"), m.start("list")
+        lead = _ONE_OF_LEAD.match(items)  # "It's one of ..."
+        one_of = lead is not None or _ONE_OF.search(sentence[:start]) is not None
+        if one_of:  # the list runs on to the clause's end, past ", and"
+            items = _CLAUSE.match(sentence, start + (lead.end() if lead else 0)).group(0)  # type: ignore[union-attr]
+        if not (re.search(r"(?i)\bor\b", items) or (one_of and re.search(r"(?i)\band\b", items))):
             continue
         letters: list[str] = []
-        for item in _ITEM_SEPARATOR.split(m.group("list")):
+        for item in (_ITEM_SEPARATOR_AND if one_of else _ITEM_SEPARATOR).split(items):
             refs = option_refs(item, [question])
             named = {r.letter for r in refs if r.whole} or {r.letter for r in refs}
             if len(named) > 1 or (not named and len(letters) < 2):
@@ -456,6 +467,8 @@ NARROWED_LIST = _option_rule(
         Example("You can confine yourself to two values, 48 and 128; decide by the group count.", "guard 31: fresh58, listed", "values"),
         Example("The count will come out as either 48 or 128.", "guard 32: fresh61, listed", "values"),
         Example("The realistic candidates are 64 and 128.", "guard 32: fresh62, listed", "values"),
+        Example("It's one of 32, 64 and 128.", "guard 33: fresh64, listed", "values"),
+        Example("Decide among 32, 48, and 128.", "guard 33: fresh64, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

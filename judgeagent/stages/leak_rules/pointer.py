@@ -36,8 +36,8 @@ _PICK = re.compile(
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
     r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
-    # "my own reading leans to ...", "my sense tilts towards ..."
-    r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:leans|tilts|points|goes)\s+(?:towards?|to)\b)"
+    # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
+    r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
 )
 _METHOD_AFTER = re.compile(
@@ -225,6 +225,7 @@ PICK_MINE = Rule(
         Example("My pick would be the layer below the crust.", "guard 5", "phrase"),
         Example("I'm leaning towards the organelle with a double membrane.", "guard 5"),
         Example("My own reading leans to the treaty signed in two towns rather than the later one.", "guard 28: fresh54"),
+        Example("For what it's worth, my instinct favours the treaty signed in two towns.", "guard 33: fresh64, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),

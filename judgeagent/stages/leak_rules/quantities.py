@@ -77,11 +77,13 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, float, int] | None:
     return None
 
 
-_DIGITS = re.compile(r"(?<![\w.,/])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*/\s*(?P<d>\d+))?(?![\w]|[.,]\d|/\d)")
+# ("£50k": a thousands "k" right after the digits, read by _MULTIPLIER)
+_DIGITS = re.compile(r"(?<![\w.,/])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*/\s*(?P<d>\d+))?(?!(?![kK]\b)\w|[.,]\d|/\d)")
 _PERCENT = re.compile(r"[\s-]*(?:%|per[\s-]*cent\b|percent\b)", re.IGNORECASE)  # "forty-per-cent" too
 _FRACTION_AFTER = re.compile(r"(?i)[\s-]+(?P<d>" + "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True)) + r")\b")
 _A_FRACTION = re.compile(r"(?i)\b(?:a|an|one)\s+(?P<d>" + "|".join(sorted(set(_FRACTION_WORDS) - {"half", "halves"}, key=len, reverse=True)) + r")\b")
 _AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
+_OF_A = re.compile(r"(?i)\s+of\s+an?\s+")
 # "half of the members", "the half-of-members figure": a share of one half
 _HALF_OF = re.compile(r"(?i)(?<![\w-])half(?=[\s-]+of\b)")
 _RATIO_BETWEEN = re.compile(r"(?i)\s*(?:parts?\s+)?(?:[a-z]+\s+){0,2}?(?:to|:)\s*")
@@ -112,8 +114,8 @@ _SPOKEN_FRACTION = re.compile(
     r"(?i)\b(?P<n>\d+|[a-z]+(?:-[a-z]+)?)[\s-]+(?:(?P<t>" + "|".join(_TENS_WORDS) + r")[\s-])?(?P<o>"
     + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + r")s\b"
 )
-_MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b")
-_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_MULTIPLIER = re.compile(r"(?i)[\s-]+(?P<m>thousand|million|billion)\b|(?P<k>k)\b")
+_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "k": 1e3}
 # "goes up by about 73 percent": the factor 1.73
 _INCREASE = re.compile(r"(?i)\b(?:up|increases?|increased|rises?|rose|grows?|grew|higher|more)\s+by\s+(?:(?:about|roughly|around|nearly|almost|some)\s+)?$")
 # Money, by its currency: "$570", "£1,500,000", "five hundred and seventy dollars", "1.5 million
@@ -176,7 +178,7 @@ def _numbers(text: str) -> list[Number]:
             value, end, derived = value + 0.5, half.end(), True
         times = _MULTIPLIER.match(text, end)
         if times and not fraction:
-            value, end, derived = value * _MULTIPLIERS[times.group("m").lower()], times.end(), True
+            value, end, derived = value * _MULTIPLIERS[(times.group("m") or times.group("k")).lower()], times.end(), True
         merged.append((value, start, end, fraction, derived))
     return merged
 
@@ -189,6 +191,9 @@ def quantities(text: str) -> list[Quantity]:
     for i, (value, start, end, fraction, derived) in enumerate(numbers):
         pct = _PERCENT.match(text, end)
         unit = _unit_at(text, end)
+        of_a = _OF_A.match(text, end) if fraction and not unit else None
+        if of_a:  # "three tenths of a decibel" is 0.3 dB
+            unit = _unit_at(text, of_a.end())
         before, after = _CURRENCY_BEFORE.search(text[max(0, start - 4) : start]), _CURRENCY_AFTER.match(text, end)
         if after and not fraction:
             word = after.group("w").lower().split()[0]
@@ -202,6 +207,8 @@ def quantities(text: str) -> list[Quantity]:
         elif unit:
             name, measure, size, offset, stop = unit
             out.append(Quantity(measure, value * size + offset, start, stop, name))
+            if of_a:  # and the share itself ("twelve hundredths of a milligram" for 0.12 mg/kg)
+                out.append(Quantity("fraction", value, start, end, derived=derived))
         elif not fraction and 0 < value < 1 and "." in text[start:end] and (_SHARE_AFTER.match(text, end) or _SHARE_BEFORE.search(text[:start])):
             out.append(Quantity("fraction", value, start, end))
         else:
