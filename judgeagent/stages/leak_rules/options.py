@@ -280,9 +280,10 @@ _AMONG_LIST = re.compile(
 _ITEM_SEPARATOR = re.compile(r"(?i),\s+(?:or\s+)?|\s+or\s+")
 # After "one of" or "among" a list may run with "and": "It's one of 8%, 10% and 12%", "Decide
 # among accretion, glitches, and magnetic braking".
-_ONE_OF = re.compile(r"(?i)\b(?:one\s+of|among)\s+(?:the\s+)?$")
+_ONE_OF_WORDS = r"(?:one\s+of|among)\s+(?:the\s+)?"
+_ONE_OF = re.compile(r"(?i)\b" + _ONE_OF_WORDS + "$")
 _ITEM_SEPARATOR_AND = re.compile(r"(?i),\s+(?:(?:or|and)\s+)?|\s+(?:or|and)\s+")
-_ONE_OF_LEAD = re.compile(r"(?i)(?:one\s+of|among)\s+(?:the\s+)?")
+_ONE_OF_LEAD = re.compile(r"(?i)" + _ONE_OF_WORDS)
 _CLAUSE = re.compile(r"[^;!?—–:]*?(?=\s*(?:[;!?—–]|:\s|\.(?:\s|$)|$))")
 
 
