@@ -37,6 +37,8 @@ _LETTER_PATTERNS = [
         r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle)\s+(?:option\s+|choice\s+|letter\s+)?)"
         + _LETTER_END
     ),
+    # "Q1: Use D;": "use" and a letter ending its clause ("use A = A0 ..." is a formula)
+    re.compile(r"(?i:\buse\s+(?:option\s+|choice\s+|letter\s+)?)(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z]))(?=\s*(?:[;.,!]|$))"),
     # "option C is correct", "choice (B) is the right answer"
     re.compile(r"(?i:\b(?:option|choice|letter)\s+)\(?(?P<letter>[A-Z])\)?" + _CORRECT_AFTER),
     # "(C) is right" anywhere; "C is the correct answer" only opening a sentence, since
@@ -150,11 +152,13 @@ ANSWER_LETTER = Rule(
         Example("Option A is correct for the last one.", "guard 1"),
         Example("The answer to question 2 is option C.", "guard 1"),
         Example("The statute question turns on one subsection, and the right choice is option C;", "guard 28: fresh30"),
+        Example("Q1: Use D; the other values belong to different thresholds.", "guard 34: fresh65"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
         Example("Select B cells from the list of cell types you know.", "guard 1"),
         Example("Choose A drug class before you choose a dose.", "guard 1"),
+        Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -175,7 +179,8 @@ OPTION_TEXT = Rule(
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
-    "a phrase answer named: its text, without spaces, a slip, another form, its initials, or spelt out; a quantity in any unit, "
+    "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
+    "or spelt out; either form of an answer given with a second in brackets; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing); a longer answer's last word only beside another of its words",
     _references,
@@ -186,6 +191,9 @@ REFERENCE_PHRASE = Rule(
         Example("Think of the Challenger Deep.", "guard 1", "phrase"),
         Example("It's 6, 8 or 10 minutes; work it out from the distance.", "guard 24: fresh37, fresh45, fresh46", "phrase"),
         Example("A match runs for ninety minutes before stoppages.", "guard 28: fresh54", "phrase"),
+        Example("The answer is usually abbreviated HCM.", "guard 34: fresh65", "forms"),
+        Example("The standard term is seasonal performance factor.", "guard 34: fresh66", "forms"),
+        Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -194,6 +202,7 @@ REFERENCE_PHRASE = Rule(
         Example("Sections 6, 8 and 10 of your notes cover it; give the time in minutes.", "written for the rule", "phrase"),
         Example("Ask which warming the question describes, and how it is measured.", "guard 27: fresh39, fresh50", "phrase"),
         Example("Read the clock as hours and minutes, not as decimals.", "guard 28: fresh54", "phrase"),
+        Example("Ask whether an HCG test result would change anything here.", "written for the rule", "forms"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

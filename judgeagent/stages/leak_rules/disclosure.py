@@ -249,8 +249,8 @@ _INSTRUCTION = re.compile(
 
 
 # A criterion said of any option, not of the target's answers: "An option that matches only one of
-# the two isn't good enough".
-_ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|statement|candidate)\s+(?:that|which)\b")
+# the two isn't good enough", "an option with one right detail and one wrong one is still wrong".
+_ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|statement|candidate)\s+(?:that|which|with)\b")
 
 
 def _quantified_disclosure(sentence: str) -> bool:
@@ -348,6 +348,7 @@ QUANTIFIED = Rule(
     clean=(
         Example("Make sure all of them hold up.", "guard 5"),
         Example("An option that matches only one of the two isn't good enough.", "fresh24"),
+        Example("An option with one right detail and one wrong one is still wrong.", "guard 34: fresh66, a whole message"),
         Example("Keep your answer to a single letter.", "fresh23"),
         Example("Keep your final answer to the interior part.", "fresh24"),
         Example("Nice work on the general concepts; here is where to tighten up.", "guard 28: fresh40"),

@@ -38,6 +38,12 @@ BATCHES: dict[str, list[Question]] = {
         Question("p7", "How long does a football match last without stoppages?", "1 hour 30 minutes"),
         Question("p8", "A climber hangs on the working line. What is the second, backup line called?", "Safety line"),
     ],
+    # phrase answers written in another form: initials, or a second form in brackets
+    "forms": [
+        Question("f1", "Which inherited heart muscle disease is the commonest cause of sudden death in young athletes?", "hypertrophic cardiomyopathy"),
+        Question("f2", "What is the heat a heat pump delivers over a whole season, divided by the electricity it used, called?",
+                 "seasonal performance factor (SPF)"),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

@@ -141,6 +141,7 @@ _FORM = re.compile(
 
     # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
     r"|\b(?:were|was|are)\s+good\s+(?:about|at)\s+\w+ing\b|\b(?:generic|vague|wordy|verbose|terse)\b"
+    r"|\bthin\s+on\s+(?:justification|reasoning|detail|explanation|working)\b"
     # "Your previous explanation of permutations was nicely done": the working, not the answer
     r"|\b(?:explanations?|reasoning|write-?ups?|working|derivations?|arguments?)\b[^.;]{0,40}?\b(?:nicely|well)\s+done\b"
 )
@@ -166,6 +167,11 @@ _KNOWLEDGE_PRAISED = re.compile(
 )
 
 
+# Whose work is praised: "you", "your", or a sentence that opens on "the answers" ("The answers were
+# well written but thin on justification").
+_THE_TARGETS = re.compile(r"(?i)\byou(?:r)?\b|^\s*(?:overall,?\s+)?the\s+(?:answers|responses|explanations|write-?ups)\b")
+
+
 @functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def praise_of_form(sentence: str) -> bool:
     """Whether the sentence praises how the target worked (clear, concise, the right format or
@@ -173,7 +179,7 @@ def praise_of_form(sentence: str) -> bool:
     known = _KNOWLEDGE_PRAISED.match(sentence)
     if known:
         return not CORRECTNESS.search(sentence[known.end() :]) and not _OF_THE_RESULT.search(sentence[known.end() :])
-    if not re.search(r"(?i)\byou(?:r)?\b", sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
+    if not _THE_TARGETS.search(sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
         return False
     return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
 
@@ -287,6 +293,7 @@ PRAISE_OF_FORM = Exemption(
         Example("You gave a clear physical rationale, which is the right way to approach a question like this.", "fresh24"),
         Example("You spotted that the 32-bit word format matters;", "guard 29: fresh56"),
         Example("Overall the concepts are right but the execution is hasty.", "guard 30: fresh57"),
+        Example("The answers were well written but thin on justification.", "guard 34: fresh66, a whole message"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

@@ -321,7 +321,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     whole = tokens(phrase)
     if not whole:
         return False
-    if contains(stems, whole):
+    if contains(stems, whole) or _bracketed_form_named(stems, phrase, question_text):
         return True
     if measured_quantity(phrase) is not None:
         # "1 hour 30 minutes": its words are units, which name the kind of answer ("give hours and
@@ -404,7 +404,9 @@ _SPELLED = re.compile(r"(?<![\w-])(?:[A-Za-z][-.]){2,}[A-Za-z](?![\w-])")
 
 def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     """Whether the sentence writes a phrase answer of three words or more by its initials, in
-    capitals ("DNS" for "Domain Name System"), when the question does not itself use them."""
+    capitals ("DNS" for "Domain Name System"), or one of two words or more by initials that take
+    more letters of a word ("HCM" for "hypertrophic cardiomyopathy"), when the question does not
+    itself use them."""
     every = re.findall(r"[A-Za-z]+", re.sub(r"['’]s\b", "", phrase))  # "LOF" for "Lloyd's Open Form"
     words = [w for w in every if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
     # with its little words too, where they make three: "DOE" for "doctrine of equivalents"
@@ -416,10 +418,62 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
         said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
         if said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None:
             return True
+    # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy"
+    if len(words) >= 2:
+        for caps in _CAPITALS.findall(sentence):
+            if len(caps) > len(words) and _abbreviates(caps.lower(), [w.lower() for w in words]) and caps not in question_text:
+                return True
     return False
 
 
+_CAPITALS = re.compile(r"(?<![\w-])[A-Z]{3,6}(?![\w-])")
+
+
+def _abbreviates(letters: str, words: list[str]) -> bool:
+    """Whether ``letters`` are the words' first letters in order, each followed by none or more
+    later letters of its own word ("hcm": "hypertrophic", "cardiomyopathy")."""
+    if not words:
+        return not letters
+    if not letters or letters[0] != words[0][0]:
+        return False
+    for cut in range(1, len(letters) - len(words) + 2):
+        if _in_order(letters[1:cut], words[0][1:]) and _abbreviates(letters[cut:], words[1:]):
+            return True
+    return False
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in letters)
+
+
 _LITTLE = ("a", "an", "the", "of", "and", "for", "to", "or", "in", "on")
+
+# A phrase answer given with a second form in brackets: "seasonal performance factor (SPF)",
+# "Tolman-Oppenheimer-Volkoff limit (TOV limit)", "bisque firing (biscuit firing)".
+_BRACKETED = re.compile(r"^(?P<main>[^()]+?)\s*\((?P<other>[^()]+)\)\s*$")
+# The bracketed form names the answer alone when it is initials ("SPF") or two words or more; one
+# plain word ("(minimum)", "(doline)") is left to the distinctive words of the whole.
+_ABBREVIATION = re.compile(r"^[A-Z][A-Za-z]*[A-Z]$")
+
+
+def _bracketed_form_named(stems: tuple[str, ...], phrase: str, question_text: str) -> bool:
+    """Whether the sentence (its word stems) writes either form of a phrase answer given as
+    "main (other)" whole: the whole answer names it, and so does each of its forms, unless the
+    question itself writes that form."""
+    m = _BRACKETED.match(phrase.strip())
+    if m is None:
+        return False
+    other = m.group("other").strip()
+    forms = [m.group("main")]
+    if len(other.split()) >= 2 and not re.match(r"(?i)(?:also|or|i\.e|e\.g|called|known)\b", other) or _ABBREVIATION.match(other):
+        forms.append(other)
+    asked = set(tokens(question_text))
+    for form in forms:
+        words = tokens(form)
+        if words and contains(stems, words) and not set(words) <= asked:
+            return True
+    return False
 
 
 def _expansion_named(sentence: str, phrase: str, question_text: str) -> bool:

@@ -35,7 +35,7 @@ _PICK = re.compile(
     r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
-    r"|(?i:\bmy\s+(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    r"|(?i:\bmy\s+(?:own\s+)?(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch|inclination|preference)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
     # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
     r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
@@ -226,6 +226,7 @@ PICK_MINE = Rule(
         Example("I'm leaning towards the organelle with a double membrane.", "guard 5"),
         Example("My own reading leans to the treaty signed in two towns rather than the later one.", "guard 28: fresh54"),
         Example("For what it's worth, my instinct favours the treaty signed in two towns.", "guard 33: fresh64, preference"),
+        Example("On the treaty question, my own inclination would be the one signed in two towns.", "guard 34: fresh66, a whole message"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
