@@ -160,7 +160,11 @@ written the same way while fresh63 and fresh64 were sealed, measure a later guar
 (o441-o447: fire investigation, court stenography, paragliding, pharmacy compounding, hydrography,
 semiconductor fabrication, speech therapy) and "fresh68" (o451-o457: sign language interpreting,
 sail making, clock restoration, veterinary anaesthesia, paper conservation, optometry, pest
-control), written the same way while fresh65 and fresh66 were sealed, measure a later guard once.
+control), written the same way while fresh65 and fresh66 were sealed, measure a later guard once;
+"fresh69" (o461-o467: mushroom foraging, midwifery, composting, tyre technology, snowboarding,
+satellite communications, cinema projection) and "fresh70" (o471-o477: trail running, pipe band
+drumming, acupuncture regulation, ice cream making, occupational therapy, museum curation, textile
+dyeing), written the same way while fresh67 and fresh68 were sealed, measure a later guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -299,8 +303,11 @@ FRESH66 = "fresh66"
 # Written apart while fresh65 and fresh66 were sealed, each to measure a later guard once.
 FRESH67 = "fresh67"
 FRESH68 = "fresh68"
+# Written apart while fresh67 and fresh68 were sealed, each to measure a later guard once.
+FRESH69 = "fresh69"
+FRESH70 = "fresh70"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68, FRESH69, FRESH70)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -76,6 +76,8 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("Budget three tenths of a decibel per splice.", "sound level", 0.3, None),
     ("twelve hundredths of a milligram", "fraction", 0.12, None),  # and a share, as before
     ("About 1337 milliseconds.", "time", 1.337, None),
+    ("It sinks at about one metre per second.", "speed", 1.0, None),
+    ("About thirteen parts per thousand.", "fraction", 0.013, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]

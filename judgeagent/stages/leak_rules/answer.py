@@ -194,6 +194,7 @@ REFERENCE_PHRASE = Rule(
         Example("The answer is usually abbreviated HCM.", "guard 34: fresh65", "forms"),
         Example("The standard term is seasonal performance factor.", "guard 34: fresh66", "forms"),
         Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
+        Example("Also known as seasonal performance figure.", "guard 35: fresh67", "forms"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),

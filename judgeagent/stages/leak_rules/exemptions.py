@@ -190,7 +190,7 @@ def praise_of_form(sentence: str) -> bool:
 # calculation (its result is the answer), a negative word before "but", or after it anything
 # of the result ("but the conclusion was off").
 _STEP_PRAISED = re.compile(
-    r"(?i)^\s*(?:[-•*]\s*)?(?:(?:overall|generally|in\s+general|throughout)[,:]?\s+)?your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
+    r"(?i)^\s*(?:[-•*]\s*)?(?:(?:overall|general|generally|in\s+general|throughout)[,:]?\s+)?your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
     r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|terminology|vocabulary|notation|"
     r"account|approach|logic|first\s+step|framework|derivation|interpretation|paragraph|sketch|diagram)\b[^;]*?"
     r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"

@@ -329,7 +329,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         return False
     if _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
-    if _expansion_named(sentence, phrase, question_text):
+    if _expansion_named(sentence, phrase, question_text) or _expansion_named(sentence, _bracketed_initials(phrase), question_text):
         return True
     squashed = "".join(whole)
     joined = ["".join(stems[i : i + k]) for k in range(1, 5) for i in range(len(stems) - k + 1)]
@@ -418,10 +418,13 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
         said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
         if said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None:
             return True
-    # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy"
-    if len(words) >= 2:
-        for caps in _CAPITALS.findall(sentence):
-            if len(caps) > len(words) and _abbreviates(caps.lower(), [w.lower() for w in words]) and caps not in question_text:
+    # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
+    # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)
+    runs = [words] + ([words[:-1]] if len(words) >= 3 and words[-1].lower() in STOP else [])
+    for caps in _CAPITALS.findall(sentence):
+        for run in runs:
+            lower = [w.lower() for w in run]
+            if len(run) >= 2 and len(caps) > len(run) and _abbreviates(caps.lower(), lower) and caps not in question_text:
                 return True
     return False
 
@@ -455,6 +458,13 @@ _BRACKETED = re.compile(r"^(?P<main>[^()]+?)\s*\((?P<other>[^()]+)\)\s*$")
 # The bracketed form names the answer alone when it is initials ("SPF") or two words or more; one
 # plain word ("(minimum)", "(doline)") is left to the distinctive words of the whole.
 _ABBREVIATION = re.compile(r"^[A-Z][A-Za-z]*[A-Z]$")
+
+
+def _bracketed_initials(phrase: str) -> str:
+    """The initials a phrase answer gives in brackets ("CMP" of "chemical mechanical planarization
+    (CMP)"), or ""."""
+    m = _BRACKETED.match(phrase.strip())
+    return m.group("other").strip() if m and _ABBREVIATION.match(m.group("other").strip()) else ""
 
 
 def _bracketed_form_named(stems: tuple[str, ...], phrase: str, question_text: str) -> bool:

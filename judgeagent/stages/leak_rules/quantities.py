@@ -80,6 +80,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, float, int] | None:
 # ("£50k": a thousands "k" right after the digits, read by _MULTIPLIER)
 _DIGITS = re.compile(r"(?<![\w.,/])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*/\s*(?P<d>\d+))?(?!(?![kK]\b)\w|[.,]\d|/\d)")
 _PERCENT = re.compile(r"[\s-]*(?:%|per[\s-]*cent\b|percent\b)", re.IGNORECASE)  # "forty-per-cent" too
+_PER_MILLE = re.compile(r"[\s-]*(?:‰|parts?\s+per\s+thousand\b|per\s+mille\b)", re.IGNORECASE)  # "thirteen parts per thousand" is 1.3%
 _FRACTION_AFTER = re.compile(r"(?i)[\s-]+(?P<d>" + "|".join(sorted(_FRACTION_WORDS, key=len, reverse=True)) + r")\b")
 _A_FRACTION = re.compile(r"(?i)\b(?:a|an|one)\s+(?P<d>" + "|".join(sorted(set(_FRACTION_WORDS) - {"half", "halves"}, key=len, reverse=True)) + r")\b")
 _AND_A_HALF = re.compile(r"(?i)\s+and\s+a\s+half\b")
@@ -190,6 +191,7 @@ def quantities(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     for i, (value, start, end, fraction, derived) in enumerate(numbers):
         pct = _PERCENT.match(text, end)
+        mille = _PER_MILLE.match(text, end)
         unit = _unit_at(text, end)
         of_a = _OF_A.match(text, end) if fraction and not unit else None
         if of_a:  # "three tenths of a decibel" is 0.3 dB
@@ -204,6 +206,8 @@ def quantities(text: str) -> list[Quantity]:
             out.append(Quantity("count", 1 + value / 100, start, pct.end(), "%", derived=True))
         elif pct:
             out.append(Quantity("fraction", value / 100, start, pct.end(), "%"))
+        elif mille:
+            out.append(Quantity("fraction", value / 1000, start, mille.end(), "‰"))
         elif unit:
             name, measure, size, offset, stop = unit
             out.append(Quantity(measure, value * size + offset, start, stop, name))
