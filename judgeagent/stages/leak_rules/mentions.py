@@ -421,11 +421,10 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
     # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)
     runs = [words] + ([words[:-1]] if len(words) >= 3 and words[-1].lower() in STOP else [])
+    lowered = [[w.lower() for w in run] for run in runs if len(run) >= 2]
     for caps in _CAPITALS.findall(sentence):
-        for run in runs:
-            lower = [w.lower() for w in run]
-            if len(run) >= 2 and len(caps) > len(run) and _abbreviates(caps.lower(), lower) and caps not in question_text:
-                return True
+        if caps not in question_text and any(len(caps) > len(run) and _abbreviates(caps.lower(), run) for run in lowered):
+            return True
     return False
 
 
@@ -460,22 +459,28 @@ _BRACKETED = re.compile(r"^(?P<main>[^()]+?)\s*\((?P<other>[^()]+)\)\s*$")
 _ABBREVIATION = re.compile(r"^[A-Z][A-Za-z]*[A-Z]$")
 
 
+def _bracketed(phrase: str) -> tuple[str, str] | None:
+    """(main form, bracketed form) of a phrase answer written "main (other)", or None."""
+    m = _BRACKETED.match(phrase.strip())
+    return (m.group("main"), m.group("other").strip()) if m else None
+
+
 def _bracketed_initials(phrase: str) -> str:
     """The initials a phrase answer gives in brackets ("CMP" of "chemical mechanical planarization
     (CMP)"), or ""."""
-    m = _BRACKETED.match(phrase.strip())
-    return m.group("other").strip() if m and _ABBREVIATION.match(m.group("other").strip()) else ""
+    forms = _bracketed(phrase)
+    return forms[1] if forms and _ABBREVIATION.match(forms[1]) else ""
 
 
 def _bracketed_form_named(stems: tuple[str, ...], phrase: str, question_text: str) -> bool:
     """Whether the sentence (its word stems) writes either form of a phrase answer given as
     "main (other)" whole: the whole answer names it, and so does each of its forms, unless the
     question itself writes that form."""
-    m = _BRACKETED.match(phrase.strip())
-    if m is None:
+    bracketed = _bracketed(phrase)
+    if bracketed is None:
         return False
-    other = m.group("other").strip()
-    forms = [m.group("main")]
+    main, other = bracketed
+    forms = [main]
     if len(other.split()) >= 2 and not re.match(r"(?i)(?:also|or|i\.e|e\.g|called|known)\b", other) or _ABBREVIATION.match(other):
         forms.append(other)
     asked = set(tokens(question_text))
