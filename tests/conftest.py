@@ -131,18 +131,35 @@ def bundled_e2e(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def leak_guard_run():
-    """The leakage guard's verdict on every check of the leak corpus (tests.leak_table), taken
-    once per session (per pytest-xdist worker that needs it): the corpus floors and the
-    precision test read the same ~11,000 checks.
+    """The leakage guard's verdict on every check of the leak corpus (tests.leak_table): the
+    stored ones (tests.leak_snapshot), refused if taken with another guard or corpus, and
+    taken again here, once per session, for an even sample, which must agree with them. The
+    corpus floors and the precision test read the same verdicts.
 
     The run embedder is forced to bf16, as on a CPU with native bf16: the guard decides with
     its fp32 companion whatever the run's precision, which is what the precision test checks."""
     from judgeagent.graph.embed import Embedder
     from judgeagent.graph.embed_queue import EmbeddingQueue
+    from tests import leak_snapshot
     from tests.leak_table import GuardRun, guard_verdicts
 
+    try:
+        stored = leak_snapshot.read()
+    except leak_snapshot.StaleSnapshot as e:
+        pytest.fail(str(e), pytrace=False)
     embedder = EmbeddingQueue(Embedder(bf16=True))
-    return GuardRun(embedder, guard_verdicts(embedder))
+    again = stored.sample()
+    taken = guard_verdicts(embedder, again)
+    differ = [(t[0], t[1], stored.verdicts[i][2], t[2]) for i, t in zip(again, taken, strict=True) if t[2] != stored.verdicts[i][2]]
+    assert differ == [], f"{len(differ)} of {len(again)} verdicts taken again differ from the stored ones: {differ[:3]}"
+    # The stored margins pick the checks the precision test takes again: they must be this
+    # CPU's too, to well within the nearest of those.
+    moved = max((abs(t[3] - stored.verdicts[i][3]) for i, t in zip(again, taken, strict=True) if t[3] != stored.verdicts[i][3]), default=0.0)
+    assert moved < leak_snapshot.NEAR_FLOOR / 2, moved
+    verdicts = list(stored.verdicts)
+    for i, t in zip(again, taken, strict=True):
+        verdicts[i] = t
+    return GuardRun(embedder, verdicts, again)
 
 
 @pytest.fixture(scope="session")

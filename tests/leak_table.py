@@ -164,7 +164,12 @@ control), written the same way while fresh65 and fresh66 were sealed, measure a 
 "fresh69" (o461-o467: mushroom foraging, midwifery, composting, tyre technology, snowboarding,
 satellite communications, cinema projection) and "fresh70" (o471-o477: trail running, pipe band
 drumming, acupuncture regulation, ice cream making, occupational therapy, museum curation, textile
-dyeing), written the same way while fresh67 and fresh68 were sealed, measure a later guard once.
+dyeing), written the same way while fresh67 and fresh68 were sealed, measure a later guard once;
+"fresh71" (o481-o487: ice road trucking, diamond grading, wildfire behaviour, ski patrol, cleanroom
+garments, parachute rigging, pottery glazes) and "fresh72" (o491-o497: wastewater lagoons, tea
+blending, organ donation law, noise pollution law, reindeer herding, hovercraft engineering,
+marathon pacing), written the same way while fresh69 and fresh70 were sealed, measure a later
+guard once.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -306,8 +311,11 @@ FRESH68 = "fresh68"
 # Written apart while fresh67 and fresh68 were sealed, each to measure a later guard once.
 FRESH69 = "fresh69"
 FRESH70 = "fresh70"
+# Written apart while fresh69 and fresh70 were sealed, each to measure a later guard once.
+FRESH71 = "fresh71"
+FRESH72 = "fresh72"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68, FRESH69, FRESH70)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68, FRESH69, FRESH70, FRESH71, FRESH72)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable
@@ -429,11 +437,13 @@ def load_corpus(path: Path = CORPUS) -> Corpus:
 
 @dataclass(frozen=True)
 class GuardRun:
-    """The verdicts of :func:`guard_verdicts` on every check, and the run embedder they were
-    taken with (its fp32 companion holds every text's vector)."""
+    """The verdicts of :func:`guard_verdicts` on every check, and the run embedder the checks
+    at ``taken`` were taken with (its fp32 companion holds their texts' vectors)."""
 
     embedder: Any
     verdicts: list[list]
+    # The indexes of the checks taken in this process (the others are stored ones).
+    taken: list[int]
 
 
 def guard_checks() -> list[tuple[str, str]]:
@@ -475,22 +485,3 @@ def guard_verdicts(embedder, only: list[int] | None = None) -> list[list]:
         out.append([text, batch, sorted([d.question_id or "", d.kind] for d in found), margin[0]])
     return out
 
-
-if __name__ == "__main__":
-    # python -m tests.leak_table OUT [INDEXES]: the verdicts with this process's run embedder,
-    # of every check or of those listed in the JSON file INDEXES, and the fp32 vectors their
-    # texts were decided on (OUT with .npy).
-    import sys
-
-    import numpy as np
-
-    from judgeagent.graph.embed import shared_embedder
-    from judgeagent.graph.embed_queue import EmbeddingQueue
-    from judgeagent.graph.fixed_precision import decision_embedder
-
-    out_path = Path(sys.argv[1])
-    only = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")) if len(sys.argv) > 2 else None
-    queue = EmbeddingQueue(shared_embedder())
-    out_path.write_text(json.dumps(guard_verdicts(queue, only)), encoding="utf-8")
-    indexes = only if only is not None else list(range(len(guard_checks())))
-    np.save(out_path.with_suffix(".npy"), np.asarray(decision_embedder(queue).encode(guard_texts_of(indexes)), dtype=np.float32))

@@ -37,12 +37,8 @@ SLOW_TESTS = {
         "KIEval end to end with the bundled model: five-turn dialogues with an evaluator",
     "tests/test_protocols_e2e.py::test_interviewer_with_the_bundled_model":
         "LLM-as-an-Interviewer end to end with the bundled model: feedback and follow-ups per seed",
-    "tests/test_leakage.py::test_semantic_layer_floor_with_the_real_minilm":
-        "the first user of the session's leak verdicts (conftest.leak_guard_run): every corpus check with the real MiniLM",
-    "tests/test_leakage.py::test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds":
-        "takes the session's leak verdicts when run without the floor test",
-    "tests/test_leakage.py::test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels":
-        "takes the session's leak verdicts when run without the floor test, then reruns the near checks on AVX2 kernels",
+    "tests/test_leakage.py::test_leak_guard_verdicts_near_a_threshold_are_the_same_with_avx2_kernels":
+        "reruns the ~2,400 corpus checks near a threshold (~9,000 texts through MiniLM) in a process on AVX2 kernels",
 }
 
 _spent: dict[str, float] = {}  # test id -> seconds of its setup, call and teardown

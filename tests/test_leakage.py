@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,7 @@ from judgeagent.stages.leakage import (
     only_letters,
     prime_guard,
 )
-from tests.leak_table import GROUPS, load_corpus
+from tests.leak_table import GROUPS, guard_checks, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -1211,8 +1212,9 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # 154/161, 147/153, 1/119 once, before they were read (but for five of fresh67's phrase answers, seen
 # after the change was written). GUARD_VERSION 35 (bracketed initials spelt out, initials without
 # the answer's kind, speed units in the singular, parts per thousand) measured fresh69 154/156,
-# 144/146, 1/124 and fresh70 151/158, 141/148, 1/123 once, before they were read. The learned layer
-# is trained on every group but fresh57 to fresh70, so the other figures guard
+# 144/146, 1/124 and fresh70 151/158, 141/148, 1/123 once, before they were read, and fresh71
+# 153/160, 141/146, 3/120 and fresh72 150/157, 139/146, 3/126 once more, before they were read. The
+# learned layer is trained on every group but fresh57 to fresh72, so the other figures guard
 # against regressions and say nothing of new writers: each group's one measurement before it was
 # read does (README).
 SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "fresh2": 0.96, "fresh3": 0.98,
@@ -1229,7 +1231,7 @@ SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.97, "f
                         "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.94, "fresh50": 0.97,
                         "fresh51": 0.91, "fresh52": 0.93, "fresh53": 0.93, "fresh54": 0.95,
                         "fresh55": 0.91, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                        "fresh59": 0.95, "fresh60": 0.97, "fresh61": 0.94, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.94, "fresh67": 0.94, "fresh68": 0.95, "fresh69": 0.98, "fresh70": 0.95}
+                        "fresh59": 0.95, "fresh60": 0.97, "fresh61": 0.94, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.94, "fresh67": 0.94, "fresh68": 0.95, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.95, "fresh72": 0.95}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.97, "fresh10": 0.98, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
@@ -1244,7 +1246,7 @@ SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.99, "held_out": 0.99, "fresh": 0.98,
                            "fresh47": 0.95, "fresh48": 0.99, "fresh49": 0.95, "fresh50": 0.97,
                            "fresh51": 0.93, "fresh52": 0.93, "fresh53": 0.94, "fresh54": 0.96,
                            "fresh55": 0.90, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                           "fresh59": 0.96, "fresh60": 0.97, "fresh61": 0.95, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.95, "fresh67": 0.94, "fresh68": 0.96, "fresh69": 0.98, "fresh70": 0.95}
+                           "fresh59": 0.96, "fresh60": 0.97, "fresh61": 0.95, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.95, "fresh67": 0.94, "fresh68": 0.96, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.96, "fresh72": 0.95}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.01,
@@ -1259,7 +1261,7 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh47": 0.04, "fresh48": 0.03, "fresh49": 0.04, "fresh50": 0.05,
                                 "fresh51": 0.05, "fresh52": 0.02, "fresh53": 0.01, "fresh54": 0.06,
                                 "fresh55": 0.03, "fresh56": 0.02, "fresh57": 0.03, "fresh58": 0.03,
-                                "fresh59": 0.05, "fresh60": 0.01, "fresh61": 0.07, "fresh62": 0.02, "fresh63": 0.02, "fresh64": 0.02, "fresh65": 0.02, "fresh66": 0.02, "fresh67": 0.01, "fresh68": 0.01, "fresh69": 0.01, "fresh70": 0.01}
+                                "fresh59": 0.05, "fresh60": 0.01, "fresh61": 0.07, "fresh62": 0.02, "fresh63": 0.02, "fresh64": 0.02, "fresh65": 0.02, "fresh66": 0.02, "fresh67": 0.01, "fresh68": 0.01, "fresh69": 0.01, "fresh70": 0.01, "fresh71": 0.03, "fresh72": 0.03}
 
 
 def _rates(half: str) -> tuple[float, float, float]:
@@ -1310,10 +1312,13 @@ def minilm():
 @pytest.mark.slow
 def test_semantic_layer_floor_with_the_real_minilm(leak_guard_run):
     # The session's verdicts on the whole corpus (conftest.leak_guard_run): the suggestions are
-    # its first checks, in the corpus' order, each against its batch with the real MiniLM.
+    # its first checks, in the corpus' order, each against its batch with the real MiniLM;
+    # stored, and a sample of every group taken again in this session.
     suggestions = load_corpus().suggestions
     verdicts = leak_guard_run.verdicts[: len(suggestions)]
     assert [v[:2] for v in verdicts] == [[s.text, s.batch] for s in suggestions]
+    taken = Counter(suggestions[i].half for i in leak_guard_run.taken if i < len(suggestions))
+    assert set(taken) == set(GROUPS) and min(taken.values()) >= 3, taken
     flagged = [(s, bool(v[2])) for s, v in zip(suggestions, verdicts, strict=True)]
     for group in SEMANTIC_CATCH_FLOOR:
         catch, in_scope, alarms = _rates_of([(s, hit) for s, hit in flagged if s.half == group])
@@ -1324,11 +1329,15 @@ def test_semantic_layer_floor_with_the_real_minilm(leak_guard_run):
 
 @pytest.mark.slow
 def test_semantic_layer_scores_a_content_free_sentence_below_its_thresholds(leak_guard_run):
-    # The session's embedder holds every batch's vectors already (conftest.leak_guard_run).
-    corpus = load_corpus()
-    for batch in corpus.batches.values():
+    # The layer alone, on the batches the session took checks of (conftest.leak_guard_run): its
+    # embedder holds their vectors. The whole guard's verdicts on every content-free sentence
+    # against every batch are the precision test's.
+    corpus, checks = load_corpus(), guard_checks()
+    batches = sorted({checks[i][1] for i in leak_guard_run.taken})
+    assert len(batches) >= 70
+    for batch in batches:
         for text in PLACEBO_SENTENCES[:3]:
-            assert semantic_leaks(text, batch, leak_guard_run.embedder) == []
+            assert semantic_leaks(text, corpus.batches[batch], leak_guard_run.embedder) == []
 
 
 # What an AVX2-only CPU computes, on this one: numpy's OpenBLAS, oneDNN, MKL and ATen held to
@@ -1347,44 +1356,35 @@ def _cpu_flags() -> set[str]:
     return set()
 
 
-# A check whose every score was further than this from its threshold keeps its verdict when
-# the vectors move by far less (asserted below); only the others are rerun on AVX2 kernels.
-# About 7% of the corpus' checks come this near; the rest cannot flip.
-NEAR = 1e-3
-
-
 @pytest.mark.slow
-def test_leak_guard_verdicts_are_the_same_under_bf16_here_and_fp32_with_avx2_kernels(tmp_path, leak_guard_run):
-    from judgeagent.stages.leak_learned import load_model
+def test_leak_guard_verdicts_near_a_threshold_are_the_same_with_avx2_kernels(tmp_path, leak_guard_run):
+    from tests.leak_snapshot import NEAR_FLOOR, reach
     from tests.leak_table import guard_texts_of
 
-    # This process: the run's embedder forced to bf16 (emulated, if the CPU has no native bf16),
-    # every check of the corpus, shared with the corpus floors.
+    # This session's verdicts: the stored ones, a sample of which this process took again with
+    # the run's embedder forced to bf16 (emulated, if the CPU has no native bf16).
     here = leak_guard_run.verdicts
-    near = [i for i, h in enumerate(here) if h[3] < NEAR]
-    # Another: JUDGEAGENT_EMBED_BF16=0, as on a CPU without bf16, with that CPU's kernels, on the
-    # checks that came near a threshold: the ones whose verdict the last bits of a vector can flip.
+    # Another process: JUDGEAGENT_EMBED_BF16=0, as on a CPU without bf16, with that CPU's
+    # kernels. It measures how far its vectors of the sample's texts (of every length) lie from
+    # ours, and takes again every check that move could flip: the ones that came near a threshold.
+    probe = tmp_path / "probe.json"
+    texts = guard_texts_of(leak_guard_run.taken)[::3]
+    probe.write_text(json.dumps(texts), encoding="utf-8")
+    np.save(probe.with_suffix(".npy"), np.asarray(decision_embedder(leak_guard_run.embedder).encode(texts), dtype=np.float32))  # cached
     env = {**os.environ, "JUDGEAGENT_EMBED_BF16": "0", "PYTHONPATH": str(ROOT)}
     if "avx2" in _cpu_flags():
         env.update(AVX2_KERNELS)
-    out, listed = tmp_path / "verdicts.json", tmp_path / "near.json"
-    listed.write_text(json.dumps(near), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "tests.leak_table", str(out), str(listed)], cwd=ROOT, env=env, check=True, timeout=900)
+    out = tmp_path / "near.json"
+    subprocess.run([sys.executable, "-m", "tests.leak_snapshot", "--near", str(probe), str(out)], cwd=ROOT, env=env, check=True, timeout=900)
     there = json.loads(out.read_text(encoding="utf-8"))
-    assert [here[i][:2] for i in near] == [t[:2] for t in there]
-    differ = [(here[i][0], here[i][2], t[2]) for i, t in zip(near, there) if here[i][2] != t[2]]
+    within = max(NEAR_FLOOR, reach(there["moved"]))
+    near = [i for i, h in enumerate(here) if h[3] < within]
+    assert there["near"] == near and len(texts) >= 500
+    assert [here[i][:2] for i in near] == [t[:2] for t in there["verdicts"]]
+    differ = [(here[i][0], here[i][2], t[2]) for i, t in zip(near, there["verdicts"], strict=True) if here[i][2] != t[2]]
     assert differ == []
-    # The sample's premise: the vectors moved so little between the two that no score further
-    # than NEAR from its threshold could have crossed it.
-    # Per unit of a vector's move, a cosine moves by at most 2, the semantic layer's score (a
-    # difference of two cosines above a mean) by at most 4 times that, and the learned layer's
-    # probability by a quarter of its weight on those scores (its first two numeric features).
-    sensitivity = 8 * max(1.0, 0.25 * float(np.abs(load_model().weights[-3:-1]).max()))
-    ours = decision_embedder(leak_guard_run.embedder).encode(guard_texts_of(near))  # cached
-    moved = float(np.linalg.norm(np.load(out.with_suffix(".npy")) - np.asarray(ours), axis=1).max())
-    assert sensitivity * moved < NEAR / 10, moved
     # Not vacuous: the near checks are many, with and without findings.
-    assert len(near) >= 200 and sum(bool(here[i][2]) for i in near) >= 20 and sum(not here[i][2] for i in near) >= 20
+    assert len(near) >= 100 and sum(bool(here[i][2]) for i in near) >= 20 and sum(not here[i][2] for i in near) >= 20
     # The failure of issue 30: a content-free sentence flagged by the semantic layer.
     from judgeagent.stages.controls import PLACEBO_SENTENCES
 
