@@ -153,6 +153,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH70,
     FRESH71,
     FRESH72,
+    FRESH73,
+    FRESH74,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -166,9 +168,9 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH71, FRESH72)
+TARGET_GROUPS = ("held_out", FRESH73, FRESH74)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset({FRESH71, FRESH72})
+SEALED: frozenset[str] = frozenset()  # fresh73 and fresh74 each measured guards 35 and 36 once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -240,8 +242,10 @@ NOTES = {
     FRESH68: "seven more subjects and five whole messages per batch, written with fresh67; measured guard 34 once",
     FRESH69: "seven more subjects and five whole messages per batch, written while fresh67 and fresh68 were sealed; measured guard 35 once",
     FRESH70: "seven more subjects and five whole messages per batch, written with fresh69; measured guard 35 once",
-    FRESH71: "seven more subjects and five whole messages per batch, written while fresh69 and fresh70 were sealed; measures a later guard once",
-    FRESH72: "seven more subjects and five whole messages per batch, written with fresh71; measures a later guard once",
+    FRESH71: "seven more subjects and five whole messages per batch, written while fresh69 and fresh70 were sealed; measured guard 35 once",
+    FRESH72: "seven more subjects and five whole messages per batch, written with fresh71; measured guard 35 once",
+    FRESH73: "seven more subjects and five whole messages per batch, written while fresh71 and fresh72 were sealed; measured guards 35 and 36 once",
+    FRESH74: "seven more subjects and five whole messages per batch, written with fresh73; measured guards 35 and 36 once",
 }
 
 

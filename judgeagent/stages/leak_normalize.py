@@ -137,9 +137,10 @@ _UNITS = {w: i for i, w in enumerate(
     "seventeen eighteen nineteen".split()
 )}
 _TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
-_SCALES = {"hundred": 100, "thousand": 1000}
+# "two dozen frames each second" is 24 (but "half a dozen" is left unread)
+_SCALES = {"hundred": 100, "thousand": 1000, "dozen": 12}
 _NUMBER_WORD = r"(?:" + "|".join([*_UNITS, *_TENS, *_SCALES, "oh"]) + r")"
-_SPOKEN = re.compile(r"(?i)\b" + _NUMBER_WORD + r"(?:(?:[\s-]+|\s+and\s+)" + _NUMBER_WORD + r")*\b")
+_SPOKEN = re.compile(r"(?i)(?<!half a )\b" + _NUMBER_WORD + r"(?:(?:[\s-]+|\s+and\s+)" + _NUMBER_WORD + r")*\b")
 
 
 @dataclass(frozen=True)

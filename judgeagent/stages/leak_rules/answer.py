@@ -164,23 +164,26 @@ ANSWER_LETTER = Rule(
 OPTION_TEXT = Rule(
     "answer.option_text",
     ("option_text",),
-    "the correct option's text, or enough of its distinctive words, in a sentence that lists no other option beside it",
+    "the correct option's text, enough of its distinctive words, or its initials (little words too: \"ICOM\" for \"International Council of Museums\"), "
+    "in a sentence that lists no other option beside it",
     _option_texts,
     leaks=(
         Example("Remember that the Peace of Westphalia is the usual culprit.", "guard 1"),
         Example("Think of MITOCHONDRION first.", "guard 1"),
         Example("The settlement (Peace of Westphalia) came after thirty years.", "guard 1"),
+        Example("Here it's the BOE that sets them.", "guard 36: fresh70", "forms"),
     ),
     clean=(
         Example("Compare Utrecht, the Peace of Westphalia and Versailles by their dates.", "guard 2"),
         Example("Recall how the Treaty of Versailles ended a different war.", "guard 1"),
+        Example("Compare the BOE and the ECB by what each one may set.", "written for the rule", "forms"),
     ),
 )
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
-    "or spelt out; either form of an answer given with a second in brackets; a quantity in any unit, "
+    "or spelt out; either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing); a longer answer's last word only beside another of its words",
     _references,
@@ -195,6 +198,7 @@ REFERENCE_PHRASE = Rule(
         Example("The standard term is seasonal performance factor.", "guard 34: fresh66", "forms"),
         Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
         Example("Also known as seasonal performance figure.", "guard 35: fresh67", "forms"),
+        Example("It's the CMA that makes it an offence.", "guard 36: fresh72", "forms"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),

@@ -38,11 +38,14 @@ BATCHES: dict[str, list[Question]] = {
         Question("p7", "How long does a football match last without stoppages?", "1 hour 30 minutes"),
         Question("p8", "A climber hangs on the working line. What is the second, backup line called?", "Safety line"),
     ],
-    # phrase answers written in another form: initials, or a second form in brackets
+    # answers written in another form: initials, or a second form in brackets
     "forms": [
         Question("f1", "Which inherited heart muscle disease is the commonest cause of sudden death in young athletes?", "hypertrophic cardiomyopathy"),
         Question("f2", "What is the heat a heat pump delivers over a whole season, divided by the electricity it used, called?",
                  "seasonal performance factor (SPF)"),
+        Question("f3", "Which central bank sets interest rates in the United Kingdom?", "A",
+                 {"A": "Bank of England", "B": "European Central Bank", "C": "Federal Reserve System", "D": "Bank of Japan"}),
+        Question("f4", "Which UK law of 1990 makes unauthorised access to a computer an offence?", "Computer Misuse Act (c. 18)"),
     ],
     # options that are numbers, and options that are statements
     "values": [

@@ -101,6 +101,9 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not identifying(q.options[form.letter]):
                 continue
             spans, whole = _mention_spans(form, words, stems, joins, topic)
+            if not spans and not form.statement:
+                spans = _spoken_initials(sentence, q.options[form.letter], q.question)
+                whole = bool(spans)
             spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
@@ -119,6 +122,26 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             lo, hi = spans[0]
             refs.append(OptionRef(letter, q.id, lo, hi, "text", whole))
     return refs
+
+
+def _spoken_initials(sentence: str, name: str, question_text: str) -> list[tuple[int, int]]:
+    """Where the sentence writes a name of three words or more by the initials of every word but
+    an article, little words too, in capitals ("ICOM" for "International Council of Museums",
+    "BOE" for "Bank of England"), when the question does not itself: the name's acronyms leave
+    its little words out."""
+    words = [w for w in re.findall(r"[A-Za-z]+", re.sub(r"['’]s\b", "", name)) if w.lower() not in ("a", "an", "the")]
+    return _initials_written(sentence, words, question_text)
+
+
+def _initials_written(sentence: str, words: list[str], question_text: str) -> list[tuple[int, int]]:
+    """Where the sentence writes the first letters of three ``words`` or more in capitals (a
+    plural too), unless the question writes them."""
+    if len(words) < 3:
+        return []
+    initials = "".join(w[0] for w in words).upper()
+    if compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text):
+        return []
+    return [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").finditer(sentence)]
 
 
 _ORDINAL = re.compile(r"(?i)\s*(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s*")
@@ -329,6 +352,9 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         return False
     if _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
+    # "END" for "Environmental Noise Directive (Directive 2002/49/EC)": the main form's initials
+    if (forms := _bracketed(phrase)) and _initials_named(sentence, forms[0], question_text):
+        return True
     if _expansion_named(sentence, phrase, question_text) or _expansion_named(sentence, _bracketed_initials(phrase), question_text):
         return True
     squashed = "".join(whole)
@@ -411,13 +437,8 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     words = [w for w in every if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
     # with its little words too, where they make three: "DOE" for "doctrine of equivalents"
     spoken = [w for w in every if w.lower() not in ("a", "an", "the")]
-    for run in (words, spoken):
-        if len(run) < 3:
-            continue
-        initials = "".join(w[0] for w in run).upper()
-        said = compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").search(sentence) is not None
-        if said and compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text) is None:
-            return True
+    if _initials_written(sentence, words, question_text) or _initials_written(sentence, spoken, question_text):
+        return True
     # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
     # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)
     runs = [words] + ([words[:-1]] if len(words) >= 3 and words[-1].lower() in STOP else [])
