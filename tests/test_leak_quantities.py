@@ -80,6 +80,7 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("About thirteen parts per thousand.", "fraction", 0.013, None),
     ("Combined, that's 8.3 bels.", "sound level", 83.0, None),
     ("Two dozen frames each second.", "count", 24.0, None),
+    ("About 0.92 grams per cubic centimetre.", "density", 920.0, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]

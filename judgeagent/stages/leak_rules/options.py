@@ -183,6 +183,12 @@ def _letter_or_place(n: Named, g: Group) -> list[LeakFinding]:
     # unless "Options A, B, C, D and E each describe ...": every option named evenly
     if len(named_letters) >= 3 and len(named_letters) == len(g.positional) and not n.picked:
         return []
+    # and "Options A and D describe the equipment, B and C the air": three letters or more, some
+    # bare, each named once and judged neither way (four of five ruled out leave the fifth)
+    letters = named_letters | {r.letter for r in g.bare}
+    if named_letters == {r.letter for r in g.positional} and len(letters) >= 3 and len(g.positional) + len(g.bare) == len(letters) \
+            and not n.picked and n.judged is None:
+        return []
     if _compared(n, g.positional):
         return []
     return [finding(g.where, _judged_kind(n), n.sentence)]
@@ -373,7 +379,8 @@ class ByQuestion:
 LETTER_OR_PLACE = _option_rule(
     "options.letter_or_place",
     ("pointer", "elimination"),
-    "an option named by its letter or its place in the list, whatever the sentence says of it (elimination when it judges it negatively)",
+    "an option named by its letter or its place in the list, whatever the sentence says of it (elimination when it judges it negatively); "
+    "not three letters or more named once each and judged neither way (\"Options A and D describe the equipment, B and C the air\")",
     _letter_or_place,
     leaks=(
         Example("Option B is the one to keep.", "written for the rule"),
@@ -394,6 +401,7 @@ LETTER_OR_PLACE = _option_rule(
         Example("Weigh the second option against the third on how long each took to build.", "guard 20: fresh35"),
         Example("Contrast the first and fourth options on which came later.", "guard 20: fresh35, fresh36"),
         Example("Compare the first and last options on what each is used for.", "guard 23: fresh35, fresh43"),
+        Example("Options A and D name a treaty, B and C something else; sort them that way first.", "guard 37: fresh73, a whole message"),
     ),
 )
 BARE_LETTER = _option_rule(

@@ -20,6 +20,7 @@ from judgeagent.stages.leak_rules.exemptions import (
     RIGHT_FOR_FORM,
 )
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase
+from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in, asks_for_a_person
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying
@@ -123,9 +124,25 @@ def _pick(reading: Reading) -> list[LeakFinding]:
 
 def _mine(reading: Reading) -> list[LeakFinding]:
     m = _PICK.search(reading.sentence)
-    if m is None or _METHOD_AFTER.match(reading.sentence[m.end() :]) or not answerable(reading.questions):
-        return []
-    return _pick(reading)
+    if m is not None and not _METHOD_AFTER.match(reading.sentence[m.end() :]) and answerable(reading.questions):
+        return _pick(reading)
+    if _TAKE_OVER.search(reading.sentence) and _names_a_candidate(reading):
+        return _pick(reading)
+    return []
+
+
+# "I'd take Nitrosomonas ahead of Nitrobacter": a pick when what is taken or passed over is one
+# of the batch's candidates ("I'd take the ratio rather than the difference" is a method).
+_TAKE_OVER = re.compile(
+    r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take)\b"
+    r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to)\b)"
+)
+
+
+def _names_a_candidate(reading: Reading) -> bool:
+    return bool(option_refs(reading.sentence, reading.questions)) or any(
+        not q.options and mentions_phrase(reading.sentence, q.answer, q.question) for q in reading.questions
+    )
 
 
 def _best_bet(reading: Reading) -> list[LeakFinding]:
@@ -216,7 +233,8 @@ ANSWER_HEAD = Rule(
 PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
-    "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\"",
+    "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
+    "\"I'd take ... over ...\" when a candidate is named",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -227,10 +245,12 @@ PICK_MINE = Rule(
         Example("My own reading leans to the treaty signed in two towns rather than the later one.", "guard 28: fresh54"),
         Example("For what it's worth, my instinct favours the treaty signed in two towns.", "guard 33: fresh64, preference"),
         Example("On the treaty question, my own inclination would be the one signed in two towns.", "guard 34: fresh66, a whole message"),
+        Example("If I were picking, I'd take the Peace of Westphalia ahead of the Congress of Vienna.", "guard 37: fresh73, a whole message"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
         Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
+        Example("I'd take the dates rather than the names as your guide.", "written for the rule"),
     ),
 )
 PICK_BEST_BET = Rule(
