@@ -20,7 +20,6 @@ from judgeagent.stages.leak_rules.exemptions import (
     RIGHT_FOR_FORM,
 )
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase
-from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in, asks_for_a_person
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying
@@ -140,7 +139,7 @@ _TAKE_OVER = re.compile(
 
 
 def _names_a_candidate(reading: Reading) -> bool:
-    return bool(option_refs(reading.sentence, reading.questions)) or any(
+    return bool(reading.option_refs) or any(
         not q.options and mentions_phrase(reading.sentence, q.answer, q.question) for q in reading.questions
     )
 
