@@ -36,7 +36,7 @@ guard 29's, trained on every group to fresh56, was measured by fresh57 and fresh
 with the same model, was measured by fresh59 and fresh60 (trained on every group to fresh58 it
 caught 34 leaks fewer and 10 more on the groups it was trained on), guard 31 by fresh61 and fresh62,
 guard 32 by fresh63 and fresh64, guard 33 by fresh65 and fresh66, guard 34 by fresh67 and fresh68, and guard
-35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, and guard 37 by fresh75 and fresh76, all with the same model; it is trained on none of them (NOT_TRAINED_ON, or sealed while they wait for it).
+35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, guard 37 by fresh75 and fresh76, and guards 37 and 38 by fresh77 and fresh78, all with the same model; it is trained on none of them (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]

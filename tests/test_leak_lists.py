@@ -12,6 +12,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_learned import masked_text, weigh
 from judgeagent.stages.leak_lists import hide_even_list
 from judgeagent.stages.leak_rules import names_kind_of_answer, only_form, praise_of_form
+from judgeagent.stages.leak_rules.examples import BATCHES
 from judgeagent.stages.leakage import find_leaks
 
 MILK = Question(
@@ -362,3 +363,11 @@ def test_a_way_of_working_praised_and_a_criterion_for_any_option_disclose_nothin
     # said of the target's answers, the same quantifier discloses
     assert {d.kind for d in find_leaks("Only one of your two answers is right.", [KILN, STILT])} == {"disclosure"}
     assert {d.kind for d in find_leaks("You'll want to change your earlier answer here.", [KILN])} == {"disclosure"}
+
+
+def test_a_phrase_answers_word_in_a_list_of_every_option_of_another_question_names_nothing():
+    craft = BATCHES["craft"]
+    assert find_leaks("Say what the reed, the heddle, the shuttle and the treadle each do.", craft) == []
+    # one short, the list leaves the last; and the word alone still names the answer
+    assert "reference_phrase" in {d.kind for d in find_leaks("Say what the reed, heddle and treadle each do.", craft)}
+    assert "reference_phrase" in {d.kind for d in find_leaks("For the pedals, think of the treadle.", craft)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_rules.examples import BATCHES
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.quantities import option_quantity, quantities
 from judgeagent.stages.leakage import find_leaks
@@ -81,6 +82,12 @@ BATCH = [SHARE, DISTANCE, RATIO, RANGE, DECIMAL, PITCH, CAP, GLUE, DOSE, GRADIEN
     ("Combined, that's 8.3 bels.", "sound level", 83.0, None),
     ("Two dozen frames each second.", "count", 24.0, None),
     ("About 0.92 grams per cubic centimetre.", "density", 920.0, None),
+    # a pace is the speed it is
+    ("Hold 5:00 per km.", "speed", 1000 / 300, None),
+    ("That works out at 4.98 minutes per kilometre.", "speed", 1000 / 298.8, None),
+    ("Eight minutes a mile.", "speed", 1609.344 / 480, None),
+    ("Run 4 min 59 s per km.", "speed", 1000 / 299, None),
+    ("It stands 0.918 of an inch high.", "length", 0.918 * 0.0254, None),
 ])
 def test_a_quantity_is_read_as_a_value_in_its_base_unit(text, measure, value, high):
     found = [q for q in quantities(text) if q.measure == measure]
@@ -280,3 +287,15 @@ def test_a_period_is_named_by_a_period_and_a_span_by_either():
 def test_a_letter_that_reads_a_code_is_no_place_in_the_list():
     assert find_leaks("Decode the system: the first letter gives the heater voltage.", [TUBE]) == []
     assert find_leaks("Count down and you land on the fourth letter.", [TUBE]) != []
+
+
+def test_a_pace_and_a_speed_name_the_same_option_and_a_clock_time_is_no_pace():
+    assert {r.letter for r in option_refs("At an even pace that is 12 km/h.", BATCHES["craft"])} == {"B"}
+    assert {r.letter for r in option_refs("210 minutes over 42 km is 5 minutes per kilometre.", BATCHES["craft"])} == {"B"}
+    assert not [q for q in quantities("Start at 4:30 pm and run each lap.") if q.measure == "speed"]
+
+
+def test_a_quantity_answer_given_with_a_hedge_in_brackets_is_named_in_another_unit():
+    kinds = {d.kind for d in find_leaks("It boils at roughly 212 °F.", BATCHES["craft"])}
+    assert "reference_phrase" in kinds
+    assert find_leaks("Give the temperature in °C, not °F, and say which pressure it assumes.", BATCHES["craft"]) == []

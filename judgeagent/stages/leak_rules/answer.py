@@ -109,7 +109,9 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     if ref.isdigit() and any(n.value == int(ref) and (n.words > 1 or n.value >= 10) for n in spoken_numbers(suggestions)):
         return [finding(q.id, "reference_phrase", q.answer)]
     wording = batch_wording(q, questions or [q])
-    if any(mentions_phrase(sentence, q.answer, wording) or names_quantity(sentence, q.answer, questions or [q]) for sentence in sentences(suggestions)):
+    others = [o for o in questions or [] if o is not q]
+    if any(mentions_phrase(unlisted, q.answer, wording) or names_quantity(unlisted, q.answer, questions or [q])
+           for unlisted in (_without_option_lists(sentence, others) for sentence in sentences(suggestions))):
         return [finding(q.id, "reference_phrase", q.answer)]
     return []
 
@@ -172,6 +174,7 @@ OPTION_TEXT = Rule(
         Example("Think of MITOCHONDRION first.", "guard 1"),
         Example("The settlement (Peace of Westphalia) came after thirty years.", "guard 1"),
         Example("Here it's the BOE that sets them.", "guard 36: fresh70", "forms"),
+        Example("At an even pace that is 12 km/h.", "guard 38: fresh72", "craft"),
     ),
     clean=(
         Example("Compare Utrecht, the Peace of Westphalia and Versailles by their dates.", "guard 2"),
@@ -179,13 +182,37 @@ OPTION_TEXT = Rule(
         Example("Compare the BOE and the ECB by what each one may set.", "written for the rule", "forms"),
     ),
 )
+# Between two items of a list: a comma, a semicolon or a slash, perhaps "and" or "or", and an article.
+_ITEM_GAP = re.compile(r"(?i)\s*(?:[,;/]\s*)?(?:(?:and|or)\s+)?(?:(?:the|an?)\s+)?")
+
+
+def _without_option_lists(sentence: str, others: list[Question]) -> str:
+    """``sentence`` without each list of all of another question's options in their own words
+    ("define deckle, couch, felt, post and vat" beside the phrase answer "couching"): the batch
+    shows the target those words already, as that question's options, and a list of every one
+    of them singles none out. A list one short is kept: it leaves the last."""
+    low = sentence.casefold()
+    cuts: list[tuple[int, int]] = []
+    for o in others:
+        texts = [t.strip().casefold() for t in (o.options or {}).values() if t.strip()]
+        if len(texts) < 3:
+            continue
+        found = sorted((m.start(), m.end()) for t in texts if (m := re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", low)))
+        if len(found) == len(texts) and all(_ITEM_GAP.fullmatch(low[a[1] : b[0]]) for a, b in zip(found, found[1:])):
+            cuts.append((found[0][0], found[-1][1]))
+    for start, end in sorted(cuts, reverse=True):
+        sentence = sentence[:start] + sentence[end:]
+    return sentence
+
+
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
     "or spelt out; either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
-    "unit words alone name nothing); a longer answer's last word only beside another of its words",
+    "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
+    "never a word of a list of every option of another question, which the batch shows already",
     _references,
     leaks=(
         Example("It was Jane Austen.", "guard 1", "phrase"),
@@ -199,6 +226,7 @@ REFERENCE_PHRASE = Rule(
         Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
         Example("Also known as seasonal performance figure.", "guard 35: fresh67", "forms"),
         Example("It's the CMA that makes it an offence.", "guard 36: fresh72", "forms"),
+        Example("It boils at roughly 212 °F.", "guard 38: fresh74", "craft"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -208,6 +236,7 @@ REFERENCE_PHRASE = Rule(
         Example("Ask which warming the question describes, and how it is measured.", "guard 27: fresh39, fresh50", "phrase"),
         Example("Read the clock as hours and minutes, not as decimals.", "guard 28: fresh54", "phrase"),
         Example("Ask whether an HCG test result would change anything here.", "written for the rule", "forms"),
+        Example("Say what the reed, heddle, shuttle and treadle each do before you answer.", "guard 38: fresh75", "craft"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

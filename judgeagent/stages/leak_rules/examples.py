@@ -47,6 +47,15 @@ BATCHES: dict[str, list[Question]] = {
                  {"A": "Bank of England", "B": "European Central Bank", "C": "Federal Reserve System", "D": "Bank of Japan"}),
         Question("f4", "Which UK law of 1990 makes unauthorised access to a computer an offence?", "Computer Misuse Act (c. 18)"),
     ],
+    # a craft and a run: one question's options named in another's answer, a pace, a temperature
+    "craft": [
+        Question("c1", "On a hand loom, which part carries the weft thread from one side of the warp to the other?", "C",
+                 {"A": "Reed", "B": "Heddle", "C": "Shuttle", "D": "Treadle"}),
+        Question("c2", "What is the weaver's pressing of the foot pedals in a set order, to lift the harnesses, called?", "treadling"),
+        Question("c3", "A runner wants to finish 10 km in 50 minutes at an even pace. Which pace is that?", "B",
+                 {"A": "4:30 per km", "B": "5:00 per km", "C": "5:30 per km", "D": "6:00 per km"}),
+        Question("c4", "At what temperature does water boil at sea level? Give it in °C.", "about 100 °C (at standard pressure)"),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

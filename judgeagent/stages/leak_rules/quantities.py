@@ -193,8 +193,8 @@ def quantities(text: str) -> list[Quantity]:
         pct = _PERCENT.match(text, end)
         mille = _PER_MILLE.match(text, end)
         unit = _unit_at(text, end)
-        of_a = _OF_A.match(text, end) if fraction and not unit else None
-        if of_a:  # "three tenths of a decibel" is 0.3 dB
+        of_a = _OF_A.match(text, end) if (fraction or 0 < value < 1) and not unit else None
+        if of_a:  # "three tenths of a decibel" is 0.3 dB, "0.918 of an inch" 0.918 in
             unit = _unit_at(text, of_a.end())
         before, after = _CURRENCY_BEFORE.search(text[max(0, start - 4) : start]), _CURRENCY_AFTER.match(text, end)
         if after and not fraction:
@@ -211,7 +211,7 @@ def quantities(text: str) -> list[Quantity]:
         elif unit:
             name, measure, size, offset, stop = unit
             out.append(Quantity(measure, value * size + offset, start, stop, name))
-            if of_a:  # and the share itself ("twelve hundredths of a milligram" for 0.12 mg/kg)
+            if of_a and fraction:  # and the share itself ("twelve hundredths of a milligram" for 0.12 mg/kg)
                 out.append(Quantity("fraction", value, start, end, derived=derived))
         elif not fraction and 0 < value < 1 and "." in text[start:end] and (_SHARE_AFTER.match(text, end) or _SHARE_BEFORE.search(text[:start])):
             out.append(Quantity("fraction", value, start, end))
@@ -236,6 +236,7 @@ def quantities(text: str) -> list[Quantity]:
                         _SHARE_AFTER.match(text, nxt_end) or _SHARE_BEFORE.search(text[:start])):
                     out.append(Quantity("fraction", value, start, nxt_end, high=nxt_value))
     out += _compounds(text, out) + _halves(text)
+    out += _paces(text, out)
     out = [_recurring(q) if q.measure == "time" and (_EVERY_BEFORE.search(text[: q.start]) or _RECURRING.search(q.unit)) else q for q in out]
     # Two shares of one whole ("78 per cent copper and 22 per cent tin"): their ratio too.
     shares = [q for q in out if q.measure == "fraction" and q.unit == "%" and q.high is None]
@@ -268,6 +269,28 @@ def _compounds(text: str, found: list[Quantity]) -> list[Quantity]:
         size_a, size_b = _size_of(a), _size_of(b)
         if a.measure == b.measure and size_a > size_b > 0 and _COMPOUND_BETWEEN.fullmatch(text[a.end : b.start]):
             out.append(Quantity(a.measure, a.value + b.value, a.start, b.end, a.unit, derived=True))
+    return out
+
+
+# A pace is a time per distance: "4:59 per km", "4.98 minutes per kilometre", "7 min 30 s a mile".
+_PER = re.compile(r"(?i)\s*(?:/|\b(?:per|a|an|each|every)\b)\s*")
+_CLOCK = re.compile(r"(?<![\w:.])(?P<m>\d{1,2}):(?P<s>[0-5]\d)(?![\d:])(?:\s*(?:mins?|minutes?)\b)?")
+
+
+def _paces(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Each pace the text writes, as the speed it is (metres per second), so that "about 12 km/h"
+    and "4.98 minutes per kilometre" are both the option "4:59 per km"."""
+    plain = [q for q in found if q.measure == "time" and q.high is None]
+    # the whole of "4 min 59 s", not its "59 s" alone
+    times = [(q.start, q.end, q.value) for q in plain if not any(o.start < q.start and o.end >= q.end for o in plain)]
+    times += [(m.start(), m.end(), 60 * int(m.group("m")) + int(m.group("s"))) for m in _CLOCK.finditer(text)]
+    out = []
+    for start, end, seconds in times:
+        per = _PER.match(text, end)
+        unit = _unit_at(text, per.end()) if per and seconds else None
+        if unit is not None and unit[1] == "length":
+            name, _, size, _, stop = unit
+            out.append(Quantity("speed", size / seconds, start, stop, name, derived=True))
     return out
 
 
@@ -428,10 +451,17 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     return refs
 
 
+# A phrase answer with a second form or a hedge in brackets: "100 °C (212 °F)", "about 100 °C (or slightly above)".
+_BRACKETED_TAIL = re.compile(r"\s*(?P<main>[^()]+?)\s*\([^()]*\)\s*")
+
+
 def measured_quantity(text: str) -> Quantity | None:
     """What ``text`` is as a measured quantity ("30 kt", "1 hour 30 minutes"), or None when it
-    is anything else, a bare count or a share included."""
+    is anything else, a bare count or a share included. An answer given with something in
+    brackets after it is what its main form is."""
     q = option_quantity(text)
+    if q is None and (m := _BRACKETED_TAIL.fullmatch(text)):
+        q = option_quantity(m.group("main"))
     return q if q is not None and q.measure not in ("count", "fraction") else None
 
 
