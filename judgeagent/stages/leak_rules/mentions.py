@@ -18,7 +18,7 @@ from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_m
 from judgeagent.stages.leak_rules.numbers import counts_or_numbers
 from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
-from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, cased_words, common_word, compiled, identifying, word_spans, zipf
+from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, bracketed, cased_words, common_word, compiled, identifying, word_spans, zipf
 from judgeagent.stages.leak_rules.vocabulary import entries
 
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
@@ -353,7 +353,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     if _initials_named(sentence, phrase, question_text) or _code_named(sentence, phrase, question_text):
         return True
     # "END" for "Environmental Noise Directive (Directive 2002/49/EC)": the main form's initials
-    if (forms := _bracketed(phrase)) and _initials_named(sentence, forms[0], question_text):
+    if (forms := bracketed(phrase)) and _initials_named(sentence, forms[0], question_text):
         return True
     if _expansion_named(sentence, phrase, question_text) or _expansion_named(sentence, _bracketed_initials(phrase), question_text):
         return True
@@ -472,24 +472,15 @@ def _in_order(letters: str, word: str) -> bool:
 
 _LITTLE = ("a", "an", "the", "of", "and", "for", "to", "or", "in", "on")
 
-# A phrase answer given with a second form in brackets: "seasonal performance factor (SPF)",
-# "Tolman-Oppenheimer-Volkoff limit (TOV limit)", "bisque firing (biscuit firing)".
-_BRACKETED = re.compile(r"^(?P<main>[^()]+?)\s*\((?P<other>[^()]+)\)\s*$")
 # The bracketed form names the answer alone when it is initials ("SPF") or two words or more; one
 # plain word ("(minimum)", "(doline)") is left to the distinctive words of the whole.
 _ABBREVIATION = re.compile(r"^[A-Z][A-Za-z]*[A-Z]$")
 
 
-def _bracketed(phrase: str) -> tuple[str, str] | None:
-    """(main form, bracketed form) of a phrase answer written "main (other)", or None."""
-    m = _BRACKETED.match(phrase.strip())
-    return (m.group("main"), m.group("other").strip()) if m else None
-
-
 def _bracketed_initials(phrase: str) -> str:
     """The initials a phrase answer gives in brackets ("CMP" of "chemical mechanical planarization
     (CMP)"), or ""."""
-    forms = _bracketed(phrase)
+    forms = bracketed(phrase)
     return forms[1] if forms and _ABBREVIATION.match(forms[1]) else ""
 
 
@@ -497,10 +488,10 @@ def _bracketed_form_named(stems: tuple[str, ...], phrase: str, question_text: st
     """Whether the sentence (its word stems) writes either form of a phrase answer given as
     "main (other)" whole: the whole answer names it, and so does each of its forms, unless the
     question itself writes that form."""
-    bracketed = _bracketed(phrase)
-    if bracketed is None:
+    given = bracketed(phrase)
+    if given is None:
         return False
-    main, other = bracketed
+    main, other = given
     forms = [main]
     if len(other.split()) >= 2 and not re.match(r"(?i)(?:also|or|i\.e|e\.g|called|known)\b", other) or _ABBREVIATION.match(other):
         forms.append(other)

@@ -21,6 +21,7 @@ from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules.numbers import without_shared_tail
 from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.text import bracketed
 from judgeagent.stages.leak_rules.vocabulary import entries
 
 # Conversions round ("roughly 22 kilometres" for 12 nautical miles is 1% off); a wider margin
@@ -451,17 +452,13 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     return refs
 
 
-# A phrase answer with a second form or a hedge in brackets: "100 °C (212 °F)", "about 100 °C (or slightly above)".
-_BRACKETED_TAIL = re.compile(r"\s*(?P<main>[^()]+?)\s*\([^()]*\)\s*")
-
-
 def measured_quantity(text: str) -> Quantity | None:
     """What ``text`` is as a measured quantity ("30 kt", "1 hour 30 minutes"), or None when it
     is anything else, a bare count or a share included. An answer given with something in
     brackets after it is what its main form is."""
     q = option_quantity(text)
-    if q is None and (m := _BRACKETED_TAIL.fullmatch(text)):
-        q = option_quantity(m.group("main"))
+    if q is None and (forms := bracketed(text)):  # "100 °C (212 °F)", "about 100 °C (or slightly above)"
+        q = option_quantity(forms[0])
     return q if q is not None and q.measure not in ("count", "fraction") else None
 
 

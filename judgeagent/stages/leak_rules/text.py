@@ -74,6 +74,17 @@ def word_spans(sentence: str) -> list[tuple[str, str, int, int]]:
     return out
 
 
+# A phrase answer given with a second form in brackets: "seasonal performance factor (SPF)",
+# "Tolman-Oppenheimer-Volkoff limit (TOV limit)", "about 100 °C (or slightly above)".
+_BRACKETED = re.compile(r"^(?P<main>[^()]+?)\s*\((?P<other>[^()]+)\)\s*$")
+
+
+def bracketed(phrase: str) -> tuple[str, str] | None:
+    """(main form, bracketed form) of a phrase answer written "main (other)", or None."""
+    m = _BRACKETED.match(phrase.strip())
+    return (m.group("main"), m.group("other").strip()) if m else None
+
+
 @functools.lru_cache(maxsize=65_536)  # asked of every option of the batch for every sentence
 def identifying(text: str) -> bool:
     """Whether an answer or option text is specific enough that its mention gives it away."""
