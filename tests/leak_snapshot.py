@@ -39,6 +39,7 @@ SNAPSHOT = Path(__file__).with_name("leak_verdicts.jsonl")
 GUARD_FILES = (
     "judgeagent/stages/leak*.py",
     "judgeagent/stages/leak_model.json",
+    "judgeagent/stages/leak_message_model.json",
     "judgeagent/stages/leak_rules/**/*",
     "judgeagent/stages/controls.py",
     "judgeagent/stages/answers.py",

@@ -1,5 +1,6 @@
 """The leakage guard's learned layer: what it reads, that its numpy scoring is scikit-learn's,
-that the shipped model is trained on the corpus it says, and how it joins the other layers."""
+that the shipped model is trained on the corpus it says, and how it joins the other layers; and
+the feedback classifier that decides a judge's whole feedback."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import pytest
 from bench.leak_model import NOT_TRAINED_ON
 from judgeagent.data.benchmark import Question
 from judgeagent.graph.embed_queue import EmbeddingQueue
-from judgeagent.stages import leak_learned
+from judgeagent.stages import leak_learned, leak_message
 from judgeagent.stages.leak_learned import DOUBT, LEAN, load_model, masked_text, only_form, terms
+from judgeagent.stages.leak_message import FeedbackReading, MessageModel, SentenceReading, features, load_message_model
 from judgeagent.stages.leak_rules import praise_of_form
 from judgeagent.stages.leakage import find_leaks
-from tests.leak_table import GROUPS, load_corpus
+from tests.leak_table import GROUPS, load_corpus, load_messages
 
 GAS = Question("q1", "Which gas makes up most of dry air?", "C", {"A": "Oxygen", "B": "Argon", "C": "Nitrogen", "D": "Carbon dioxide"})
 NOVEL = Question("q2", "Who wrote the novel Middlemarch?", "George Eliot")
@@ -179,10 +181,47 @@ def test_one_long_sentence_that_leans_flags_a_whole_feedback(minilm):
     # The whole reads clean, and no other layer finds anything: the sentence read alone leans.
     assert leak_learned.leak_probability(text, batch, minilm)[0] < DOUBT
     assert find_leaks(text, batch, embedder=minilm, learned=False) == []
-    p = _alone(_LEAK, batch, minilm)
-    assert p >= LEAN
+    assert _alone(_LEAK, batch, minilm) >= LEAN
+    # The feedback classifier flags the whole, and names that sentence as its evidence.
     (found,) = find_leaks(text, batch, embedder=minilm)
-    assert found.kind == "learned" and found.evidence.startswith(_LEAK) and f"p = {p:.2f}" in found.evidence
+    assert found.kind == "learned" and found.evidence.startswith(_LEAK)
+    shown = float(found.evidence.split("p = ")[1][:4])
+    assert shown >= load_message_model().threshold
+
+
+def test_what_the_feedback_classifier_weighs():
+    reading = FeedbackReading(0.1, (
+        SentenceReading("Feedback on the batch.", 0.9, 4, frozenset()),
+        SentenceReading("Rule out argon before anything else, since it is a minor part of air.", 0.3, 14, frozenset({"elimination"})),
+        SentenceReading("For the novel, think about the pen names of Victorian writers and why.", 0.85, 13, frozenset()),
+    ), frozenset({"elimination", "semantic"}))
+    names = ("whole", "top_sentence", "second_sentence", "fired_max", "fired_min", "fired_count",
+             "found:elimination", "found:pointer", "long_sentence_leans", "long_sentence_half", "fired_sentence_leans",
+             "fired_sentence_clean")
+    assert features(reading, names) == [0.1, 0.9, 0.85, 0.3, 0.3, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    assert reading.leaning_sentence().p == 0.9
+    # A finding across sentences: none fires alone, so no sentence that fired is read.
+    across = FeedbackReading(0.5, reading.sentences[:1], frozenset({"pointer"}))
+    assert features(across, ("found:pointer", "fired_count", "fired_max", "fired_sentence_clean")) == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_an_answer_stated_in_a_feedback_is_never_put_to_the_classifier(minilm, monkeypatch):
+    batch = [CONTEXT, GAS, NOVEL]
+    never = MessageModel(("whole",), (0.0,), 0.0, 1.01, ())  # a classifier that flags nothing
+    monkeypatch.setattr(leak_learned, "load_message_model", lambda: never)
+    stated = f"{_ADVICE} For the air question, the answer is C, and you had it."
+    assert "answer_letter" in {d.kind for d in find_leaks(stated, batch, embedder=minilm)}
+    eliminated = f"{_ADVICE} For the air question, rule out argon before anything else."
+    assert find_leaks(eliminated, batch, embedder=minilm, learned=False)
+    assert find_leaks(eliminated, batch, embedder=minilm) == []
+
+
+def test_the_shipped_feedback_classifier_is_trained_on_the_messages_it_names():
+    from bench.leak_guard import SEALED
+
+    model = load_message_model()
+    assert set(model.trained_on) == {m.group for m in load_messages()} - SEALED - NOT_TRAINED_ON
+    assert len(model.weights) == len(model.names) and 0 < model.threshold < 1
 
 
 def test_a_single_suggestion_is_read_whole(minilm):
@@ -201,6 +240,6 @@ def test_a_short_opening_line_never_flags_a_feedback_alone(minilm):
     # Read alone the model leans on any short text ("Go with C." is the typical short leak) ...
     opening = "Three points."
     assert _alone(opening, batch, minilm) >= LEAN
-    # ... so a sentence shorter than LONG_SENTENCE words is never read alone.
-    assert len(opening.split()) < leak_learned.LONG_SENTENCE
+    # ... but a short sentence leaning weighs little with the feedback classifier.
+    assert len(opening.split()) < leak_message.LONG_SENTENCE
     assert find_leaks(f"{opening} {_ADVICE}", batch, embedder=minilm) == []

@@ -50,7 +50,8 @@ def test_the_fingerprint_covers_every_file_of_the_guard():
     rules = leak_snapshot.ROOT / "judgeagent" / "stages" / "leak_rules"
     every_rule_file = {p.relative_to(leak_snapshot.ROOT).as_posix() for p in rules.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert every_rule_file <= names and any(n.endswith(".txt") for n in every_rule_file)
-    assert {"judgeagent/stages/leakage.py", "judgeagent/stages/leak_model.json", "judgeagent/stages/controls.py",
+    assert {"judgeagent/stages/leakage.py", "judgeagent/stages/leak_model.json", "judgeagent/stages/leak_message_model.json",
+            "judgeagent/stages/controls.py",
             "judgeagent/graph/fixed_precision.py"} <= names
 
 

@@ -26,7 +26,9 @@ the group that measures it was read): a suggestion the model finds likely a leak
 finds unlikely (< :data:`DOUBT`), as a whole and in each sentence where the rules or the semantic
 layer found a leak, is not flagged for what they found, unless they found the answer itself
 stated (its letter, its text, the reference phrase), which is never doubted. In between, the
-other layers decide.
+other layers decide. A judge's whole feedback is decided differently: by the feedback
+classifier (:mod:`judgeagent.stages.leak_message`), which weighs this model's reading of the
+whole and of each sentence alone with what the other layers found.
 
 The model is plain data (``leak_model.json``: vocabulary, idf, weights), scored here with
 numpy; ``bench/leak_model.py`` trains it with scikit-learn and checks that this scoring gives
@@ -52,6 +54,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_lists import hide_even_list
+from judgeagent.stages.leak_message import FeedbackReading, SentenceReading, load_message_model
 from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences, whole_sentences
 from judgeagent.stages.leak_semantic import scores
 
@@ -62,21 +65,12 @@ LEAN = 0.8
 # Below: what the other layers found is dropped (unless the answer itself is stated), when the
 # whole and every sentence where they found it look clean. Chosen the same way.
 DOUBT = 0.4
-# A text of at least LONG_TEXT characters (a judge's whole feedback, four or five suggestions) is
-# also read sentence by sentence: one give-away among plain advice weighs little in the whole, and
-# a sentence of LONG_SENTENCE words or more that leans (LEAN) read alone is a leak. The model
-# learned from single suggestions and reads those whole: 99.7% of the corpus's are shorter than
-# LONG_TEXT, and read sentence by sentence their long explanations gained false alarms. Short
-# sentences ("Three points.", "Feedback on the batch.") are never read alone: the model reads any
-# short text as it reads "Go with C.". Both chosen on the whole messages of fresh27 to fresh46
-# (439 characters and longer; docs/measurements/leak-guard.md, "In the shape a run checks").
+# A text of at least LONG_TEXT characters in two sentences or more (a judge's whole feedback, four or
+# five suggestions) is decided by the feedback classifier (:mod:`judgeagent.stages.leak_message`),
+# which reads each sentence alone as well as the whole: one give-away among plain advice weighs
+# little in the whole. The model learned from single suggestions and reads those whole: 99.7% of
+# the corpus's are shorter than LONG_TEXT.
 LONG_TEXT = 400
-LONG_SENTENCE = 10
-# In such a text the sentences where the other layers found a leak are doubted below this, not
-# DOUBT: each is one of many, and a clean feedback of five suggestions gains each one's false
-# alarms. Chosen on the whole messages of fresh27 to fresh54 (docs/measurements/leak-guard.md):
-# 0.5 kept all but one of their caught leaks and flagged 4 fewer of 272 clean messages.
-DOUBT_LONG = 0.5
 NUMERIC = ("option_excess", "phrase_excess", "length")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _MIN_MASKED = 3  # shorter option texts ("A", "no") are words of any advice
@@ -241,31 +235,63 @@ UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase", "pick
 
 
 def weigh(
-    leaks: list[LeakFinding], suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None = None
+    leaks: list[LeakFinding], suggestions: str, questions: list[Question], embedder: Any,
+    fires: Callable[[str], set[str]] | None = None,
 ) -> list[LeakFinding]:
     """The other layers' findings, weighed by the model (see the module): a ``learned``
     finding added when it is confident and none was found, doubted ones dropped.
 
-    ``fires`` says whether the other layers find a leak in one sentence read alone. Doubt is
-    read where the findings are: the whole and each sentence that fires must look clean
-    (guard 12; a judge's feedback is many sentences, and one sentence of plain advice beside a
-    give-away makes the whole look clean). When no sentence fires alone (a finding across
-    sentences), or ``fires`` is not given, every sentence must look clean."""
+    ``fires`` gives the kinds of finding the other layers make in one sentence read alone.
+    Doubt is read where the findings are: the whole and each sentence that fires must look
+    clean (guard 12; one sentence of plain advice beside a give-away makes the whole look
+    clean). When no sentence fires alone (a finding across sentences), or ``fires`` is not
+    given, every sentence must look clean. A whole feedback (:func:`is_feedback`) is decided by
+    the feedback classifier instead, unless the answer is stated outright."""
     p, text = leak_probability(suggestions, questions, embedder)
+    # With the answer stated outright the text leaks whatever the model reads, and every finding
+    # stays as evidence (the paraphrase check's beside the option's text, say).
+    stated = any(d.kind in UNDOUBTED for d in leaks)
+    if is_feedback(suggestions) and not stated:
+        return _weigh_feedback(leaks, read_feedback(suggestions, questions, embedder, leaks, fires, p), questions)
     if leaks:
-        # With the answer stated outright the suggestion leaks whatever the model reads, and every
-        # finding stays as evidence (the paraphrase check's beside the option's text, say).
-        stated = any(d.kind in UNDOUBTED for d in leaks)
-        doubted = p < DOUBT and not stated and not _leaning_sentence(suggestions, questions, embedder)
+        doubted = p < DOUBT and not stated
         return [] if doubted and _doubted(suggestions, questions, embedder, fires) else leaks
     # Nothing read (every sentence praise of form or advice on it): the model has no evidence.
     if p >= LEAN:
         return [_finding(suggestions, text, p, "reads as a give-away")] if terms(text) else []
-    leaning = _leaning_sentence(suggestions, questions, embedder)
-    if leaning:
-        sentence, p = leaning
-        return [_finding(sentence, masked_text(sentence, questions), p, "reads as a give-away on its own")]
     return []
+
+
+def is_feedback(suggestions: str) -> bool:
+    """Whether ``suggestions`` are a whole feedback (:data:`LONG_TEXT`), not one suggestion."""
+    return len(suggestions) >= LONG_TEXT and len(whole_sentences(suggestions)) >= 2
+
+
+def read_feedback(
+    suggestions: str, questions: list[Question], embedder: Any, leaks: list[LeakFinding],
+    fires: Callable[[str], set[str]] | None, p: float,
+) -> FeedbackReading:
+    """What the feedback classifier weighs: the whole's probability ``p`` and findings
+    ``leaks``, and each sentence read alone by the model and by the other layers (``fires``)."""
+    model = load_model()
+    readings = []
+    for x in whole_sentences(suggestions):
+        masked = masked_text(x, questions)
+        px = model.probability(masked, numeric_features(x, questions, embedder)) if terms(masked) else 0.0
+        readings.append(SentenceReading(x, px, len(_TOKEN.findall(x)), frozenset(fires(x) if fires else ())))
+    return FeedbackReading(p, tuple(readings), frozenset(d.kind for d in leaks))
+
+
+def _weigh_feedback(leaks: list[LeakFinding], reading: FeedbackReading, questions: list[Question]) -> list[LeakFinding]:
+    model = load_message_model()
+    q = model.probability(reading)
+    leak_margins.note(q, model.threshold)
+    if q < model.threshold:
+        return []
+    if leaks:
+        return leaks
+    sentence = reading.leaning_sentence()
+    return [_finding(sentence.text, masked_text(sentence.text, questions), q, "the whole feedback reads as a give-away, this sentence most")]
 
 
 def _finding(evidence: str, masked: str, p: float, reading: str) -> LeakFinding:
@@ -273,32 +299,12 @@ def _finding(evidence: str, masked: str, p: float, reading: str) -> LeakFinding:
     return LeakFinding(None, "learned", f"{evidence.strip()[:160]} ({reading}, p = {p:.2f}: {cues})")
 
 
-def _leaning_sentence(suggestions: str, questions: list[Question], embedder: Any) -> tuple[str, float] | None:
-    """In a text of :data:`LONG_TEXT` characters or more, the first sentence of
-    :data:`LONG_SENTENCE` words or more that the model, reading it alone, finds likely a leak
-    (p >= :data:`LEAN`), with that p; None when none does."""
+def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], set[str]] | None) -> bool:
     whole = whole_sentences(suggestions)
-    if len(suggestions) < LONG_TEXT or len(whole) < 2:
-        return None  # a single suggestion, read whole as the model learned to
-    model = load_model()
-    for x in whole:
-        masked = masked_text(x, questions)
-        if len(_TOKEN.findall(x)) < LONG_SENTENCE or not terms(masked):
-            continue
-        p = model.probability(masked, numeric_features(x, questions, embedder))
-        leak_margins.note(p, LEAN)
-        if p >= LEAN:
-            return x, p
-    return None
-
-
-def _doubted(suggestions: str, questions: list[Question], embedder: Any, fires: Callable[[str], bool] | None) -> bool:
-    whole = whole_sentences(suggestions)
-    doubt = DOUBT_LONG if len(suggestions) >= LONG_TEXT and len(whole) >= 2 else DOUBT
     fired = [x for x in sentences(suggestions) if fires(x)] if fires is not None else []
     if not fired:
-        return sentence_probability(suggestions, questions, embedder, doubt) < doubt
+        return sentence_probability(suggestions, questions, embedder) < DOUBT
     # Each clause that fired is read in its whole sentence: "Options A and B are opposites;" alone
     # is short, and the model reads any short text as a give-away.
     read = dict.fromkeys(next((w for w in whole if x in w), x) for x in fired)
-    return all(sentence_probability(w, questions, embedder, doubt) < doubt for w in read)
+    return all(sentence_probability(w, questions, embedder) < DOUBT for w in read)

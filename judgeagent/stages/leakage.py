@@ -74,7 +74,7 @@ ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck; a finished run's records keep what its guard decided. What each
 # version changed, and which groups of the leak corpus measured it: docs/concepts/leak-rules.md.
-GUARD_VERSION = 38
+GUARD_VERSION = 39
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -208,8 +208,9 @@ def find_leaks(
             leaks += semantic_leaks(suggestions, questions, embedder)
     unique = list(dict.fromkeys(leaks))
     if embedder is not None and semantic and learned:
-        def fires(sentence: str) -> bool:
-            return bool(find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False))
+        def fires(sentence: str) -> set[str]:
+            found = find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False)
+            return {d.kind for d in found}
 
         return weigh(unique, suggestions, questions, embedder, fires)
     return unique

@@ -1,0 +1,119 @@
+"""Train the leakage guard's feedback classifier on the whole messages written by hand, and say
+how well it does on a group it was not trained on (judgeagent/stages/leak_message.py says what
+it weighs).
+
+1. Each message of a group that is neither sealed (bench/leak_guard.py SEALED) nor among the groups
+   that measured the shipped guard (bench/leak_model.py NOT_TRAINED_ON) is read as the guard
+   reads a whole feedback: the learned layer on the whole and on each sentence alone, the other
+   layers' findings in the whole and in each sentence.
+2. Leave one group out: the classifier is trained on every other group's messages and scored on
+   that one's, for each threshold; a message with the answer stated outright is a leak, as in
+   the guard. The rules and the learned layer were tuned on these messages, so these figures are
+   better than on messages nobody read (bench/leak_guard.py gives those).
+3. It is trained on every such message and written to judgeagent/stages/leak_message_model.json.
+
+Messages labelled ``described`` (judge only) are left out of training and of the catch.
+C and THRESHOLD were chosen by step 2 on fresh27 to fresh78, before fresh79 and fresh80 were read.
+
+Run: .venv/bin/python bench/leak_message_model.py [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.leak_guard import SEALED, rate  # noqa: E402
+from bench.leak_model import NOT_TRAINED_ON  # noqa: E402
+from judgeagent.stages.leak_learned import UNDOUBTED, is_feedback, leak_probability, read_feedback  # noqa: E402
+from judgeagent.stages.leak_message import MODEL_FILE, FeedbackReading, features  # noqa: E402
+from judgeagent.stages.leakage import LEAK_KINDS, find_leaks, guard_texts  # noqa: E402
+from tests.leak_table import JUDGE_ONLY_KINDS, load_corpus, load_messages  # noqa: E402
+
+C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with guard 29's learned layer)
+THRESHOLD = 0.5  # left out in turn: 0.4 caught 1 leak more for 1 false alarm more; 0.6 and 0.7 lost 1 and 4 for 0 and 2 fewer
+# A kind found in the whole was found in one of its sentences too in every message of the corpus
+# (a finding across sentences is rare), so the whole's findings are read and not the sentences'.
+KINDS = tuple(k for k in LEAK_KINDS if k not in {"learned", "judge"})
+FEATURES = (
+    "whole", "top_sentence", "second_sentence", "fired_max", "fired_min", "fired_count", *(f"found:{k}" for k in KINDS),
+    "long_sentence_leans", "long_sentence_half", "fired_sentence_leans", "fired_sentence_clean",
+)
+
+
+def read(text: str, questions, embedder) -> tuple[FeedbackReading, bool]:
+    """The message as the guard reads a whole feedback, and whether it states an answer outright."""
+    found = find_leaks(text, questions, embedder=embedder, learned=False)
+
+    def fires(sentence: str) -> set[str]:
+        return {d.kind for d in find_leaks(sentence, questions, embedder=embedder, learned=False)}
+
+    p, _ = leak_probability(text, questions, embedder)
+    return read_feedback(text, questions, embedder, found, fires, p), any(d.kind in UNDOUBTED for d in found)
+
+
+def fit(x: np.ndarray, y: np.ndarray):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit(x, y)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--no-write", action="store_true", help="only the leave-one-group-out figures")
+    args = parser.parse_args()
+    from judgeagent.graph.embed import shared_embedder
+    from judgeagent.graph.embed_queue import EmbeddingQueue
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages.leak_rules import whole_sentences
+
+    t0 = time.perf_counter()
+    corpus = load_corpus()
+    messages = [m for m in load_messages(corpus=corpus) if m.group not in SEALED | NOT_TRAINED_ON and is_feedback(m.text)]
+    embedder = EmbeddingQueue(shared_embedder())
+    texts = [t for m in messages for x in (m.text, *whole_sentences(m.text)) for t in guard_texts(x, corpus.batches[m.batch])]
+    decision_embedder(embedder).encode(list(dict.fromkeys(texts)))
+    readings = [read(m.text, corpus.batches[m.batch], embedder) for m in messages]
+    print(f"{len(messages)} whole messages read in {time.perf_counter() - t0:.0f} s")
+
+    x = np.array([features(r, FEATURES) for r, _ in readings])
+    stated = np.array([s for _, s in readings])
+    leaks = np.array([m.kind is not None for m in messages])
+    in_scope = np.array([m.in_scope for m in messages])
+    trained = np.array([m.kind not in JUDGE_ONLY_KINDS for m in messages])
+    groups = np.array([m.group for m in messages])
+    left_out = np.zeros(len(messages))
+    for g in dict.fromkeys(groups):
+        out = groups == g
+        left_out[out] = fit(x[~out & trained], leaks[~out & trained]).predict_proba(x[out])[:, 1]
+    print("left out in turn (the answer stated outright always a leak):")
+    for t in (0.3, 0.4, 0.5, 0.6, 0.7):
+        flagged = stated | (left_out >= t)
+        mark = "  <- THRESHOLD" if t == THRESHOLD else ""
+        print(f"  {t:.1f}: in scope {rate(int(flagged[in_scope].sum()), int(in_scope.sum()))}  "
+              f"clean flagged {rate(int(flagged[~leaks].sum()), int((~leaks).sum()))}{mark}")
+    if args.no_write:
+        return 0
+    model = fit(x[trained], leaks[trained])
+    data = {
+        "features": list(FEATURES),
+        "weights": [round(float(w), 6) for w in model.coef_[0]],
+        "intercept": round(float(model.intercept_[0]), 6),
+        "threshold": THRESHOLD,
+        "trained_on": sorted(set(groups.tolist()), key=lambda g: int(g.removeprefix("fresh"))),
+    }
+    MODEL_FILE.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {MODEL_FILE.relative_to(ROOT)}: {len(FEATURES)} features, trained on {len(messages)} messages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
