@@ -13,7 +13,8 @@ it weighs).
 3. It is trained on every such message and written to judgeagent/stages/leak_message_model.json.
 
 Messages labelled ``described`` (judge only) are left out of training and of the catch.
-C and THRESHOLD were chosen by step 2 on fresh27 to fresh78, before fresh79 and fresh80 were read.
+C and THRESHOLD were chosen by step 2 on fresh27 to fresh78, before fresh79 and fresh80 were read, and
+kept on fresh27 to fresh80.
 
 Run: .venv/bin/python bench/leak_message_model.py [--no-write]
 """
@@ -39,7 +40,10 @@ from judgeagent.stages.leakage import LEAK_KINDS, find_leaks, guard_texts  # noq
 from tests.leak_table import JUDGE_ONLY_KINDS, load_corpus, load_messages  # noqa: E402
 
 C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with guard 29's learned layer)
-THRESHOLD = 0.5  # left out in turn: 0.4 caught 1 leak more for 1 false alarm more; 0.6 and 0.7 lost 1 and 4 for 0 and 2 fewer
+# Left out in turn on fresh27 to fresh78 (guard 39): 0.4 caught 1 leak more for 1 false alarm more, 0.6 and
+# 0.7 lost 1 and 4 for 0 and 2 fewer; on fresh27 to fresh80 (guard 40): 0.4 caught 5 more for 7 more, 0.6
+# and 0.7 lost 1 and 4 for 2 and 5 fewer.
+THRESHOLD = 0.5
 # A kind found in the whole was found in one of its sentences too in every message of the corpus
 # (a finding across sentences is rare), so the whole's findings are read and not the sentences'.
 KINDS = tuple(k for k in LEAK_KINDS if k not in {"learned", "judge"})

@@ -32,9 +32,10 @@ _LETTER_PATTERNS = [
         r"(?i:\b(?:answers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?|(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?)"
         r"\s*(?:is|was|would\s+be|should\s+be|=|:)\s*(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
     ),
-    # "choose C", "pick option (C)", "go with C"
+    # "choose C", "pick option (C)", "go with C", "I ended up on option B"
     re.compile(
-        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle)\s+(?:option\s+|choice\s+|letter\s+)?)"
+        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on)\s+"
+        r"(?:option\s+|choice\s+|letter\s+)?)"
         + _LETTER_END
     ),
     # "Q1: Use D;": "use" and a letter ending its clause ("use A = A0 ..." is a formula)
@@ -146,7 +147,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -155,12 +156,14 @@ ANSWER_LETTER = Rule(
         Example("The answer to question 2 is option C.", "guard 1"),
         Example("The statute question turns on one subsection, and the right choice is option C;", "guard 28: fresh30"),
         Example("Q1: Use D; the other values belong to different thresholds.", "guard 34: fresh65"),
+        Example("I worked it through from run-off and ended up on option B, but do check that reasoning.", "guard 40: fresh79"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
         Example("Select B cells from the list of cell types you know.", "guard 1"),
         Example("Choose A drug class before you choose a dose.", "guard 1"),
         Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),
+        Example("Whichever you end up on, say why in one line.", "written for the rule"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -212,6 +215,7 @@ REFERENCE_PHRASE = Rule(
     "or spelt out; either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
+    "an answer's common word only with its number (\"Table 6\"); a one-term hyphenated answer's first word only with the rest; "
     "never a word of a list of every option of another question, which the batch shows already",
     _references,
     leaks=(
@@ -227,6 +231,8 @@ REFERENCE_PHRASE = Rule(
         Example("Also known as seasonal performance figure.", "guard 35: fresh67", "forms"),
         Example("It's the CMA that makes it an offence.", "guard 36: fresh72", "forms"),
         Example("It boils at roughly 212 °F.", "guard 38: fresh74", "craft"),
+        Example("It leaves from platform four, at the far end.", "written for the rule", "terms"),
+        Example("On the way out you may meet a silt-out.", "written for the rule", "terms"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -237,6 +243,8 @@ REFERENCE_PHRASE = Rule(
         Example("Read the clock as hours and minutes, not as decimals.", "guard 28: fresh54", "phrase"),
         Example("Ask whether an HCG test result would change anything here.", "written for the rule", "forms"),
         Example("Say what the reed, heddle, shuttle and treadle each do before you answer.", "guard 38: fresh75", "craft"),
+        Example("The platforms are numbered; give the number with the word.", "guard 40: fresh79", "terms"),
+        Example("Exits can take longer than entries, for example because of silt or current.", "guard 40: fresh77", "terms"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

@@ -121,7 +121,8 @@ QUANTIFIED_PATTERNS = [
         r"(?:(?!before\b|after\b|you\b|if\b|when\b|then\b)[\w-]+\s+){0,3}?(?:one|answer)\b(?!\s+(?:to|for|format|sheet))"
     ),
     re.compile(
-        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one)\s+is\s+the\s+one\s+to\s+"
+        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one|estimate)\s+is\s+the\s+one(?:\s+answer)?\s+"
+        r"(?:to|I['’]d|I\s+would|you\s+should)\s+(?:definitely\s+|really\s+)?"
         r"(?:revisit|rethink|reconsider|fix|change|correct|look\s+at\s+again|redo|re-?examine)\b"
     ),
     re.compile(
@@ -196,6 +197,11 @@ QUANTIFIED_PATTERNS = [
         r"\s+(?:is|was|isn['’]t|wasn['’]t)\b"
         r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
     ),
+    # Some answers kept and one to redo, by its place: "keep your answers to the other two and redo the first".
+    re.compile(
+        r"(?i)\b(?:keep|leave)\s+(?:your|the)\b[^.;]{0,60}?\band\s+(?:redo|rework|fix|change|revisit|rethink|reconsider)\s+"
+        r"the\s+(?:first|second|third|last|other|remaining)\b(?!\s+(?!(?:one|answer|question|item)\b)[a-z])"
+    ),
 ]
 # One example per pattern of QUANTIFIED_PATTERNS, in its order: what each pattern exists for
 # (tests/test_leak_rules.py checks that each matches its own pattern and discloses).
@@ -239,6 +245,7 @@ QUANTIFIER_EXAMPLES = (
     'You got the rock and the current.',
     'You had the treaty question.',
     'The name you gave is not the right one.',
+    "I'd keep your answers to the two multiple-choice items and redo the first.",
 )
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
 # "a check of the dates" and "survive the check" are nouns, not an instruction.

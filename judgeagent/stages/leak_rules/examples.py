@@ -56,6 +56,11 @@ BATCHES: dict[str, list[Question]] = {
                  {"A": "4:30 per km", "B": "5:00 per km", "C": "5:30 per km", "D": "6:00 per km"}),
         Question("c4", "At what temperature does water boil at sea level? Give it in °C.", "about 100 °C (at standard pressure)"),
     ],
+    # a phrase answer told from its kind by a number, and one that is a single hyphenated term
+    "terms": [
+        Question("t1", "Which platform does the night train to the coast leave from?", "Platform 4"),
+        Question("t2", "What do cave divers call the sudden loss of visibility when fine sediment is stirred up?", "silt-out"),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

@@ -369,6 +369,14 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
+    # "Treatment Table 6": its number tells it from the other tables, so "the tables are numbered"
+    # names none of them; its common word and its number together do ("Hercules" of "LC-130
+    # Hercules" is no common word).
+    numbers = {w for w in whole if w.isdigit()}
+    # An answer that is one hyphenated term binds its first word to the rest: "tilt" alone is a
+    # movement, "silt" a sediment; "tilt-in-space" and "silt-out" are the terms.
+    one_term = re.fullmatch(r"\s*([^\W\d_]+)(?:-[^\W\d_]+)+\s*", phrase)
+    bound = {stem(fold(one_term.group(1)))} if one_term else set()
     capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
     written = {fold(w) for w in re.findall(r"[^\W\d_]+", phrase)}
     cased = cased_words(sentence, len(words))
@@ -395,17 +403,31 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
                 # "globally" of "Global" (but "the monitors" of "USS Monitor" is its plural)
                 or d in capitals and not cased[i][:1].isupper() and w not in written and re.sub(r"e?s$", "", w) not in written
             )
-            alone = not (capitals and d not in capitals) and not lower_variant and not head
+            alone = not (capitals and d not in capitals) and not lower_variant and not head and d not in bound
             if not head_alone and _other_compound(stems, i, whole, d) and (
                 (len(distinctive) == 1 and common_word(w)) or stems[i + 1] in _question_nouns()
             ):
                 # "the safety factor" beside "safety line", "the overtraining question" beside
                 # "overtraining syndrome": a pointer the learned layer weighs
                 continue
-            if alone and (not common_word(w) or len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper())):
+            if alone and (not common_word(w) or not numbers and (len(distinctive) == 1 or (d in capitals and i > 0 and cased[i][:1].isupper()))):
                 return True
             hit.add(d)
-    return len(hit) >= 2
+    return len(hit | (numbers & (set(stems) | _roman_numbers(sentence)) if hit else set())) >= 2
+
+
+_ROMAN = re.compile(r"(?<![\w-])(?=[IVX]{1,5}(?![\w-]))(X{0,3})(IX|IV|V?I{0,3})(?![\w-])")
+
+
+def _roman_numbers(sentence: str) -> set[str]:
+    """The numbers a sentence writes in Roman numerals ("Table VI"), as digits; "I" alone is a word."""
+    found = set()
+    for m in _ROMAN.finditer(sentence):
+        if m.group(0) in ("", "I"):
+            continue
+        tail = {"IX": 9, "IV": 4}.get(m.group(2), ("V" in m.group(2)) * 5 + m.group(2).count("I"))
+        found.add(str(10 * len(m.group(1)) + tail))
+    return found
 
 
 @functools.cache
