@@ -36,7 +36,7 @@ from bench.leak_guard import SEALED, rate  # noqa: E402
 from bench.leak_model import NOT_TRAINED_ON  # noqa: E402
 from judgeagent.stages.leak_learned import UNDOUBTED, is_feedback, leak_probability, read_feedback  # noqa: E402
 from judgeagent.stages.leak_message import MODEL_FILE, FeedbackReading, features  # noqa: E402
-from judgeagent.stages.leakage import LEAK_KINDS, find_leaks, guard_texts  # noqa: E402
+from judgeagent.stages.leakage import LEAK_KINDS, find_leaks, guard_texts, kinds_alone  # noqa: E402
 from tests.leak_table import JUDGE_ONLY_KINDS, load_corpus, load_messages  # noqa: E402
 
 C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with guard 29's learned layer)
@@ -58,7 +58,7 @@ def read(text: str, questions, embedder) -> tuple[FeedbackReading, bool]:
     found = find_leaks(text, questions, embedder=embedder, learned=False)
 
     def fires(sentence: str) -> set[str]:
-        return {d.kind for d in find_leaks(sentence, questions, embedder=embedder, learned=False)}
+        return kinds_alone(sentence, questions, embedder=embedder)
 
     p, _ = leak_probability(text, questions, embedder)
     return read_feedback(text, questions, embedder, found, fires, p), any(d.kind in UNDOUBTED for d in found)

@@ -213,13 +213,13 @@ def leak_probability(suggestions: str, questions: list[Question], embedder: Any)
     return p, text
 
 
-def sentence_probability(suggestions: str, questions: list[Question], embedder: Any, doubt: float = DOUBT) -> float:
+def sentence_probability(suggestions: str, questions: list[Question], embedder: Any) -> float:
     """The highest probability the model gives one sentence of ``suggestions`` read alone, with
-    its clauses after a semicolon (:func:`whole_sentences`); ``doubt`` is the threshold it is
-    compared with (noted for the margins)."""
+    its clauses after a semicolon (:func:`whole_sentences`), for the doubt (noted for the margins
+    against :data:`DOUBT`)."""
     model = load_model()
     p = max((model.probability(masked_text(x, questions), numeric_features(x, questions, embedder)) for x in whole_sentences(suggestions)), default=0.0)
-    leak_margins.note(p, doubt)
+    leak_margins.note(p, DOUBT)
     return p
 
 

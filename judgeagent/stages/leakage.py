@@ -209,11 +209,19 @@ def find_leaks(
     unique = list(dict.fromkeys(leaks))
     if embedder is not None and semantic and learned:
         def fires(sentence: str) -> set[str]:
-            found = find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False)
-            return {d.kind for d in found}
+            return kinds_alone(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules)
 
         return weigh(unique, suggestions, questions, embedder, fires)
     return unique
+
+
+def kinds_alone(
+    sentence: str, questions: list[Question], *, embedder: Any, similarity_threshold: float = 0.85, rules: tuple[str, ...] = ALL_RULES
+) -> set[str]:
+    """The kinds of finding every layer but the learned one makes in ``sentence`` read alone:
+    what the learned layer's doubt and the feedback classifier read of each sentence."""
+    found = find_leaks(sentence, questions, embedder=embedder, similarity_threshold=similarity_threshold, rules=rules, learned=False)
+    return {d.kind for d in found}
 
 
 @dataclass
