@@ -49,7 +49,7 @@ THRESHOLD = 0.5
 KINDS = tuple(k for k in LEAK_KINDS if k not in {"learned", "judge"})
 FEATURES = (
     "whole", "top_sentence", "second_sentence", "fired_max", "fired_min", "fired_count", *(f"found:{k}" for k in KINDS),
-    "long_sentence_leans", "long_sentence_half", "fired_sentence_leans", "fired_sentence_clean",
+    "long_sentence_leans", "long_sentence_half", "fired_sentence_leans", "fired_sentence_clean", "pointer_by_place",
 )
 
 

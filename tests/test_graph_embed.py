@@ -28,6 +28,35 @@ def test_progress_counts_every_input_text(embedder):
     assert sum(seen) == 4
 
 
+def test_a_batch_is_cut_where_the_length_halves_so_a_long_text_pads_no_short_one():
+    from judgeagent.graph.embed import padding_batches
+    from judgeagent.minilm import count_wordpieces_batch
+
+    passage = " ".join(["The tide turned and the boats came home to the harbour wall."] * 16)
+    texts = ["Recall the rule.", passage, "Check the units before you divide.", "Weigh each option on its date.", "Go."]
+    batches = padding_batches(texts, 64)
+    pieces = count_wordpieces_batch(texts)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    assert batches[0] == [1]  # the passage alone: every other text is less than half as long
+    # Short texts stay together: cutting them apart would save fewer pieces than a pass costs.
+    assert batches[1:] == [[2, 3, 0, 4]] and max(pieces[i] for i in batches[1]) - min(pieces[i] for i in batches[1]) < 16
+    # At most batch_size to a batch.
+    assert [len(b) for b in padding_batches([texts[2], texts[3], texts[0]] * 2, 2)] == [2, 2, 2]
+
+
+def test_cutting_batches_leaves_every_fp32_vector_as_it_was(embedder):
+    # The same texts in one batch padded to the passage and in batches cut by length: in fp32, what
+    # the leakage guard decides on, the same vectors to rounding (bf16 moves them by its own ~1e-3).
+    from judgeagent.graph.fixed_precision import decision_embedder
+
+    fp32 = decision_embedder(embedder)
+    passage = " ".join(["Ink dries faster on warm paper than on cold."] * 20)
+    texts = ["Recall the rule.", passage, "Check the units before you divide."]
+    together = fp32.model.encode(texts, 64)
+    together /= np.linalg.norm(together, axis=1, keepdims=True)
+    np.testing.assert_allclose(fp32.encode(texts), together, atol=1e-6)
+
+
 @pytest.fixture(scope="module")
 def fp32_runner():
     from judgeagent.graph.embed import model_path

@@ -20,7 +20,7 @@ from judgeagent.graph.embed_backends import check_backend, load_runner, precisio
 from judgeagent.minilm import DIM, MODEL_NAME, count_wordpieces_batch, model_path, model_version
 
 __all__ = ["DEFAULT_BACKEND", "DIM", "MODEL_NAME", "Embedder", "bf16_supported", "model_path", "model_version",
-           "padding_order", "set_torch_threads", "shared_embedder", "torch_threads"]
+           "padding_batches", "set_torch_threads", "shared_embedder", "torch_threads"]
 
 # torch's OpenMP threads spin while they wait for work. On a 2-core machine whose cores are
 # shared (spaCy workers, other jobs) the spinning starves the thread doing the work: MiniLM
@@ -110,21 +110,19 @@ class Embedder:
         """Embed ``texts``; identical texts are encoded once.
 
         Texts are sorted by their length in the model's word-pieces across the whole call,
-        longest first, and handed to the model one batch at a time, so each batch pads to
-        a similar length (see :func:`padding_order`); ``progress`` is called with the
-        number of input texts done.
+        longest first, and handed to the model one batch at a time, each of texts of a
+        similar length (see :func:`padding_batches`); ``progress`` is called with the number
+        of input texts done.
         """
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         bs = batch_size or self.batch_size
         unique, inverse = np.unique(np.array(texts, dtype=object), return_inverse=True)
-        order = padding_order(list(unique), bs)
         vecs = np.empty((len(unique), self.dim), dtype=np.float32)
         # Count progress in input texts, so duplicates are credited when their first copy is.
         per_unique = np.bincount(inverse, minlength=len(unique))
-        for lo in range(0, len(order), bs):
-            idx = order[lo : lo + bs]
+        for idx in padding_batches(list(unique), bs):
             vecs[idx] = self.model.encode([unique[i] for i in idx], bs)
             if progress is not None:
                 progress(int(per_unique[idx].sum()))
@@ -133,20 +131,37 @@ class Embedder:
         return vecs[inverse]
 
 
-def padding_order(texts: list[str], batch_size: int) -> list[int]:
-    """Indices of ``texts``, longest first in the model's word-pieces (ties: longer text first).
+# A batch is cut before a text of at most half the word-pieces of the batch's longest, when
+# that saves at least this many pieces of padding per text: below it, one more pass costs
+# more than the padding it saves.
+_CUT_SAVING = 16
+
+
+def padding_batches(texts: list[str], batch_size: int) -> list[list[int]]:
+    """Indices of ``texts`` in the batches to encode them in: longest first in the model's
+    word-pieces (ties: longer text first), at most ``batch_size`` to a batch, and a new batch
+    where the length halves.
 
     A batch is padded to its longest member, so sorting by what the model counts, not by
     characters, is what keeps padding small: on real technical prose, entity names sorted
     by characters padded to 3.5x their word-pieces (``v4l2_pix_fmt_y41p`` is short in
     characters and long in pieces), sorted by word-pieces 1.5x, which took 40% less CPU.
     The runner gets one batch per call, so its own (character) sort cannot regroup them.
-    Within one batch the order does not matter, so a single batch is not counted.
+
+    Cutting where the length halves matters for small calls of mixed lengths, which fit one
+    batch: the leakage guard's first check of a feedback embeds some thirty sentences and
+    options of 10-40 pieces with a reading passage of 250, and padded every one of them to
+    250. Cut, that check's encoding took a third of the CPU (``bench/leak_guard.py --cost``).
     """
-    if len(texts) <= batch_size:
-        return list(range(len(texts)))
-    pieces = count_wordpieces_batch(texts)
-    return sorted(range(len(texts)), key=lambda i: (-pieces[i], -len(texts[i])))
+    pieces = count_wordpieces_batch(texts) if len(texts) > 1 else [0] * len(texts)
+    order = sorted(range(len(texts)), key=lambda i: (-pieces[i], -len(texts[i])))
+    batches: list[list[int]] = []
+    for i in order:
+        longest = pieces[batches[-1][0]] if batches else 0
+        if not batches or len(batches[-1]) == batch_size or (2 * pieces[i] <= longest and longest - pieces[i] >= _CUT_SAVING):
+            batches.append([])
+        batches[-1].append(i)
+    return batches
 
 
 @contextmanager

@@ -55,7 +55,7 @@ from judgeagent.stages import leak_margins
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_lists import hide_even_list
 from judgeagent.stages.leak_message import FeedbackReading, SentenceReading, load_message_model
-from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, praise_of_form, sentences, whole_sentences
+from judgeagent.stages.leak_rules import compiled, names_something_else, only_form, option_refs, praise_of_form, sentences, whole_sentences
 from judgeagent.stages.leak_semantic import scores
 
 MODEL_FILE = Path(__file__).with_name("leak_model.json")
@@ -279,7 +279,18 @@ def read_feedback(
         masked = masked_text(x, questions)
         px = model.probability(masked, numeric_features(x, questions, embedder)) if terms(masked) else 0.0
         readings.append(SentenceReading(x, px, len(_TOKEN.findall(x)), frozenset(fires(x) if fires else ())))
-    return FeedbackReading(p, tuple(readings), frozenset(d.kind for d in leaks))
+    return FeedbackReading(p, tuple(readings), frozenset(d.kind for d in leaks), _by_place(leaks, questions))
+
+
+def _by_place(leaks: list[LeakFinding], questions: list[Question]) -> bool:
+    """Whether a pointer found names one option alone, by letter or place ("that points to the
+    first option"; not "options A and B are opposites")."""
+    for d in leaks:
+        if d.kind == "pointer":
+            refs = option_refs(d.evidence, questions)
+            if len({r.letter for r in refs if r.how in ("letter", "ordinal")}) == 1 and all(r.how in ("letter", "ordinal") for r in refs):
+                return True
+    return False
 
 
 def _weigh_feedback(leaks: list[LeakFinding], reading: FeedbackReading, questions: list[Question]) -> list[LeakFinding]:

@@ -52,6 +52,9 @@ class FeedbackReading:
     p: float  # the learned layer's reading of the whole
     sentences: tuple[SentenceReading, ...]
     kinds: frozenset[str]  # the kinds of finding the other layers made in the whole
+    # A pointer found names its option by letter or place ("that points to the first option"),
+    # which is plainer than most pointers ("the answer is the one that ..."), as often advice.
+    by_place: bool = False
 
     def leaning_sentence(self) -> SentenceReading:
         """The sentence that reads most like a give-away: the evidence of a verdict."""
@@ -76,6 +79,7 @@ def features(reading: FeedbackReading, names: tuple[str, ...]) -> list[float]:
         "long_sentence_half": float(long >= HALF),
         "fired_sentence_leans": float(max(fired, default=0.0) >= FIRED_CLEAN),
         "fired_sentence_clean": float(bool(fired) and min(fired) < FIRED_CLEAN),
+        "pointer_by_place": float(reading.by_place),
     }
     out = []
     for name in names:

@@ -169,7 +169,9 @@ ANSWER_LETTER = Rule(
 OPTION_TEXT = Rule(
     "answer.option_text",
     ("option_text",),
-    "the correct option's text, enough of its distinctive words, or its initials (little words too: \"ICOM\" for \"International Council of Museums\"), "
+    "the correct option's text, enough of its distinctive words, or its initials (little words too: \"ICOM\" for \"International Council of Museums\"; "
+    "in capitals, more letters of a word, or a number word's digit: \"SSB\" for \"Single sideband\", \"1C2R\" for \"First cousin twice removed\"; "
+    "two letters for an option of two words), a range among ranges written without its unit (\"4.5–5.5\" for \"pH 4.5–5.5\"), "
     "in a sentence that lists no other option beside it",
     _option_texts,
     leaks=(
@@ -178,9 +180,12 @@ OPTION_TEXT = Rule(
         Example("The settlement (Peace of Westphalia) came after thirty years.", "guard 1"),
         Example("Here it's the BOE that sets them.", "guard 36: fresh70", "forms"),
         Example("At an even pace that is 12 km/h.", "guard 38: fresh72", "craft"),
+        Example("On the soil question it's 4.5–5.5.", "guard 41: fresh81, listed", "codes"),
+        Example("For the relation, write 1C2R.", "guard 41: fresh82, preference", "codes"),
     ),
     clean=(
         Example("Compare Utrecht, the Peace of Westphalia and Versailles by their dates.", "guard 2"),
+        Example("Relations are often written in short, such as 2C or 1C1R; spell yours out.", "written for the rule", "codes"),
         Example("Recall how the Treaty of Versailles ended a different war.", "guard 1"),
         Example("Compare the BOE and the ECB by what each one may set.", "written for the rule", "forms"),
     ),

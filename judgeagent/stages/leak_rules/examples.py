@@ -61,6 +61,15 @@ BATCHES: dict[str, list[Question]] = {
         Question("t1", "Which platform does the night train to the coast leave from?", "Platform 4"),
         Question("t2", "What do cave divers call the sudden loss of visibility when fine sediment is stirred up?", "silt-out"),
     ],
+    # options written by initials, ranges among ranges, a relation written with numbers
+    "codes": [
+        Question("k1", "Which scan forms its image with a magnetic field and radio waves, without ionising radiation?", "B",
+                 {"A": "Computed tomography", "B": "Magnetic resonance imaging", "C": "Positron emission tomography", "D": "Plain radiograph"}),
+        Question("k2", "Which soil pH range suits blueberries best?", "A",
+                 {"A": "pH 4.5–5.5", "B": "pH 6.0–7.0", "C": "pH 7.0–8.0", "D": "pH 8.0–9.0"}),
+        Question("k3", "How is your grandparent's first cousin related to you?", "C",
+                 {"A": "Second cousin", "B": "First cousin once removed", "C": "First cousin twice removed", "D": "Third cousin"}),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

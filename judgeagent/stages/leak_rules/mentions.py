@@ -102,7 +102,10 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 continue
             spans, whole = _mention_spans(form, words, stems, joins, topic)
             if not spans and not form.statement:
-                spans = _spoken_initials(sentence, q.options[form.letter], q.question)
+                spans = _spoken_initials(sentence, q.options[form.letter], q.question) or _core_written(sentence, form.letter, q)
+                whole = bool(spans)
+            if not spans:
+                spans = _abbreviated(sentence, form.letter, q, questions)
                 whole = bool(spans)
             spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
@@ -142,6 +145,77 @@ def _initials_written(sentence: str, words: list[str], question_text: str) -> li
     if compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text):
         return []
     return [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").finditer(sentence)]
+
+
+# Initials in capitals that may take more letters of a word, or a number word's digit:
+# "SSB" for "Single sideband", "DCS" for "decompression sickness", "2C1R" for "Second cousin once removed".
+_WRITTEN_CAPITALS = re.compile(r"(?<![\w-])(?=[A-Z\d]*[A-Z][A-Z\d]*[A-Z\d])[A-Z\d]{2,6}(?=s?(?![\w-]))")
+_NUMBER_WORDS = {
+    "one": "1", "first": "1", "once": "1", "single": "1", "two": "2", "second": "2", "twice": "2", "double": "2",
+    "three": "3", "third": "3", "thrice": "3", "triple": "3", "four": "4", "fourth": "4", "five": "5", "fifth": "5",
+}
+
+
+def _abbreviated(sentence: str, letter: str, q: Question, questions: list[Question]) -> list[tuple[int, int]]:
+    """Where the sentence writes option ``letter`` by initials in capitals of two of its words
+    or more, in a row (:func:`_abbreviates`), when no other option of the question reads so
+    and the batch's own wording does not use the letters: "BOD over COD", "CW or SSB", "type I
+    DCS". Two letters only as the initials of the whole option ("CW" for "Continuous wave")."""
+    wording = " ".join([o.question for o in questions] + [t for o in questions for t in (o.options or {}).values()])
+    spans = []
+    for m in _WRITTEN_CAPITALS.finditer(sentence):
+        caps = m.group(0)
+        # (in capitals: "AGE" is initials even where the batch writes "age")
+        if compiled(r"(?<![\w-])" + re.escape(caps) + r"(?![\w-])").search(wording):
+            continue
+        readers = [other for other, text in (q.options or {}).items() if _initials_of(caps, text)]
+        if readers == [letter]:
+            spans.append(_folded(sentence, *m.span()))
+    return spans
+
+
+@functools.lru_cache(maxsize=16_384)
+def _initials_of(caps: str, option: str) -> bool:
+    """Whether ``caps`` abbreviate two words of ``option`` or more in a row. Of a longer name
+    (:data:`_STATEMENT_WORDS` words), only its last words, where its head noun is ("DCS" of
+    "Type I decompression sickness"); a sentence is never abbreviated."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", option) if w.lower() not in _LITTLE]
+    if len(words) < 2 or (len(caps) == 2 and len(words) != 2) or len(words) > _STATEMENT_WORDS + 1:
+        return False
+    numbered = [_NUMBER_WORDS.get(w, w) for w in words]
+    letters = caps.lower()
+    for run_words in (words, numbered):
+        for i in range(len(run_words) - 1):
+            for j in range(i + 2, len(run_words) + 1) if len(words) < _STATEMENT_WORDS else [len(run_words)]:
+                if len(letters) >= j - i and _abbreviates(letters, run_words[i:j]):
+                    return True
+    return False
+
+
+# A number or range whose other words are every option's ("pH 7.5–8.3" among pH ranges, "Table
+# 6" among tables): written alone, "7.5–8.3" or "7.5 to 8.3", it names its option.
+_DASH = r"\s*(?:[-–—]|to)\s*"
+
+
+def _core_written(sentence: str, letter: str, q: Question) -> list[tuple[int, int]]:
+    options = q.options or {}
+    if len(options) < 3:
+        return []
+    words = {other: set(re.findall(r"[^\W\d_]+", text.lower())) for other, text in options.items()}
+    frame = set.intersection(*words.values())
+    own = options[letter]
+    core = " ".join(w for w in re.findall(r"\S+", own) if w.lower().strip(".,()") not in frame).strip(" ,;")
+    if not re.fullmatch(r"\d+(?:\.\d+)?\s*[-–—]\s*\d+(?:\.\d+)?", core):
+        return []
+    lo, hi = re.split(r"\s*[-–—]\s*", core)
+    pattern = compiled(r"(?<![\w.])" + re.escape(lo) + _DASH + re.escape(hi) + r"(?![\w]|\.\d)")
+    return [_folded(sentence, *m.span()) for m in pattern.finditer(sentence)]
+
+
+def _folded(sentence: str, lo: int, hi: int) -> tuple[int, int]:
+    """A span of ``sentence`` as written, in its folded form (:func:`fold` drops apostrophes),
+    where the other mentions' spans are."""
+    return len(fold(sentence[:lo])), len(fold(sentence[:hi]))
 
 
 _ORDINAL = re.compile(r"(?i)\s*(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s*")

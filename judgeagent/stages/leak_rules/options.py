@@ -255,7 +255,9 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # all the options, so the list narrows them.
 _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
-    r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to)"
+    r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
+    # where a right working ends: "you'll land on 0.25, 0.5 or 1 mL"
+    r"|\b(?:land|end\s+up)\s+(?:on|with|at))"
     # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt"
     r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+)?"
 )
@@ -268,7 +270,7 @@ _NARROWED_TO = re.compile(
     r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
     r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
     # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
-    r"|\bshortlist\s+(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?"
+    r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
     # "the realistic candidates are the school hall and the move to Tuesday"
     r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
     r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
@@ -478,12 +480,16 @@ NARROWED_LIST = _option_rule(
         Example("The realistic candidates are 64 and 128.", "guard 32: fresh62, listed", "values"),
         Example("It's one of 32, 64 and 128.", "guard 33: fresh64, listed", "values"),
         Example("Decide among 32, 48, and 128.", "guard 33: fresh64, listed", "values"),
+        Example("I'd narrow this to MRI or CT.", "guard 41: fresh82, listed", "codes"),
+        Example("Convert with care and you'll land on 4.5–5.5 or 6.0–7.0.", "guard 41: fresh81, listed", "codes"),
+        Example("Shortlist: 32, 64 and 128.", "guard 41: fresh81, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),
         Example("Compare 64 and 128 on how many hexadecimal groups each would need.", "written for the rule", "values"),
         Example("The answer is 1, 7, 11 or 14, and only the ion product of water tells you which.", "written for the rule", "values"),
         Example("Decide between 64 and 128 bits by counting the hexadecimal groups.", "written for the rule", "values"),
+        Example("Recall what CT, MRI, PET and a plain radiograph each use to form an image.", "written for the rule", "codes"),
     ),
 )
 OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT, NARROWED_LIST))

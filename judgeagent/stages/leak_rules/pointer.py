@@ -35,7 +35,7 @@ _PICK = re.compile(
     r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
-    r"|(?i:\bmy\s+(?:own\s+)?(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch|inclination|preference)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    r"|(?i:\bmy\s+(?:own\s+)?(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch|inclination|preference|lean|leaning)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
     # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
     r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
@@ -50,7 +50,8 @@ _METHOD_AFTER = re.compile(
 _VOTE = re.compile(r"(?i)\b(?:deserves?|gets?|earns?|has|have|wins?)\s+(?:your|my)\s+vote\b")
 _LEAN = re.compile(
     r"(?i)\b(?:larger|smaller|higher|lower|earlier|later|former|latter|first|second|other|bigger|longer|shorter|one\s+about\s+[^,.;]{1,60}?)"
-    r"(?:\s+one)?\s+(?:seems|looks|feels|appears|strikes\s+me\s+as)\s+(?:to\s+me\s+)?(?:more|better|likelier|the\s+(?:better|stronger|safer))\b"
+    r"(?:\s+one)?\s+(?:seems|looks|feels|appears|strikes\s+me\s+as)\s+(?:to\s+me\s+)?(?:(?:much|far|clearly|by\s+far)\s+)?"
+    r"(?:more|better|likelier|the\s+(?:better|stronger|safer|more|likelier))\b"
 )
 _BEST_BET = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:better|best|safer|safest|stronger|strongest|likelier|likeliest|more\s+likely|"
@@ -125,7 +126,8 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     m = _PICK.search(reading.sentence)
     if m is not None and not _METHOD_AFTER.match(reading.sentence[m.end() :]) and answerable(reading.questions):
         return _pick(reading)
-    if _TAKE_OVER.search(reading.sentence) and _names_a_candidate(reading):
+    if (_TAKE_OVER.search(reading.sentence) or (_OVER.search(reading.sentence) and _IN_MY_VIEW.search(reading.sentence))) \
+            and _names_a_candidate(reading):
         return _pick(reading)
     return []
 
@@ -133,9 +135,12 @@ def _mine(reading: Reading) -> list[LeakFinding]:
 # "I'd take Nitrosomonas ahead of Nitrobacter": a pick when what is taken or passed over is one
 # of the batch's candidates ("I'd take the ratio rather than the difference" is a method).
 _TAKE_OVER = re.compile(
-    r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take)\b"
+    r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take|lean)\b"
     r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to)\b)"
 )
+# The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
+_OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
+_IN_MY_VIEW = re.compile(r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b")
 
 
 def _names_a_candidate(reading: Reading) -> bool:
@@ -233,7 +238,7 @@ PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\" when a candidate is named",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"... over ..., in my book\" when a candidate is named",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -245,9 +250,13 @@ PICK_MINE = Rule(
         Example("For what it's worth, my instinct favours the treaty signed in two towns.", "guard 33: fresh64, preference"),
         Example("On the treaty question, my own inclination would be the one signed in two towns.", "guard 34: fresh66, a whole message"),
         Example("If I were picking, I'd take the Peace of Westphalia ahead of the Congress of Vienna.", "guard 37: fresh73, a whole message"),
+        Example("My own lean is MRI over CT, but check how each forms its image.", "guard 41: fresh82, preference", "codes"),
+        Example("MRI over CT, in my book.", "guard 41: fresh82, preference", "codes"),
+        Example("Having drawn the tree, I'd lean 1C2R rather than 2C.", "guard 41: fresh82, preference", "codes"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
+        Example("In my book, method comes before memory: weigh each scan on how it forms its image.", "written for the rule", "codes"),
         Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
         Example("I'd take the dates rather than the names as your guide.", "written for the rule"),
     ),
@@ -276,6 +285,7 @@ PICK_LEAN = Rule(
     leaks=(
         Example("The later one feels more consistent.", "guard 7: fresh6, fresh7"),
         Example("The treaty signed in two towns gets my vote.", "guard 7"),
+        Example("Of the two readings, the first strikes me as much the more faithful.", "guard 41: fresh81, preference"),
     ),
     clean=(
         Example("The later treaty came after a longer war.", "written for the rule"),
