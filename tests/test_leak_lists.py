@@ -72,6 +72,12 @@ SHIP = Question("w3", "Which battleship, launched in 1906, gave her name to a wh
         # Not a count of the options (four is not five), not a list of them (years).
         ("Weigh all four: heating, lactose removal, evaporation, vitamins.", None),
         ("In five years, prices, wages, and rents rose.", None),
+        # A digit inside a number is no count, and a thousands separator splits no item.
+        ("It's one of 5,000, 50,000 or 500,000 litres.", None),
+        (
+            "Line up all five: 500, 5,000, 50,000, 500,000 and 6,000 litres.",
+            "Line up all five: item, item, item, item and item.",
+        ),
     ],
 )
 def test_an_even_list_of_the_options_hides_its_items_and_nothing_else(sentence, hidden):

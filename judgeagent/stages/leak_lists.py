@@ -25,8 +25,9 @@ from judgeagent.stages.leak_rules.vocabulary import alternation
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # A count of the options, then (within a few words) where the list begins: a colon, a dash, an
 # opening bracket, or a comma after the counted noun ("Five statements, each leaning on ...").
+# (a digit is a count only standing alone: "4" of "4,800 litres" is no count of four options)
 _COUNTED = re.compile(
-    r"(?i)\b(?P<n>two|three|four|five|six|seven|[2-7])\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
+    r"(?i)\b(?P<n>two|three|four|five|six|seven|(?<![\d.,])[2-7](?![.,]\d))\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
 )
 # The counted noun must be a kind of option, or nothing ("Look at all five:").
 _OPTION_NOUN = re.compile(r"(?i)\b(?:" + alternation("option_nouns") + r")\b")
@@ -36,7 +37,9 @@ _OPTION_NOUN = re.compile(r"(?i)\b(?:" + alternation("option_nouns") + r")\b")
 _EACH = re.compile(
     r"(?i)\b(?:each|every|all(?:\s+the)?|any)\s+(?:of\s+the\s+)?(?P<noun>\w+)\b(?P<head>[^:;()\u2014\u2013.!?]{0,80}?)(?P<open>:|\s[\u2014\u2013-]\s)"
 )
-_ITEM_SPLIT = re.compile(r"\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=(?:about\s+)?\w)", re.IGNORECASE)
+# Items are split at commas, but for the thousands separator of a number ("4,800, 48,000 or ...").
+_COMMA = r"(?:,(?!\d{3}\b))"
+_ITEM_SPLIT = re.compile(r"\s*(?:" + _COMMA + r"|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+(?=(?:about\s+)?\w)", re.IGNORECASE)
 # An item that says something of itself is not hidden: a verdict, a pointer or a claim.
 _SAYS = re.compile(
     r"(?i)\b(?:right|correct|wrong|incorrect|true|false|best|answer|rule[sd]?\s+out|eliminat\w*|survives?|wins?|fits?|"
@@ -83,7 +86,7 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
 
 
 def _hide_items(span: str) -> str:
-    parts = re.split(r"(\s*(?:,|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
+    parts = re.split(r"(\s*(?:" + _COMMA + r"|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
     return "".join(p if i % 2 or not p.strip() or _SAYS.search(p) or re.fullmatch(r"\s*[A-Z]\s*", p) else HIDDEN for i, p in enumerate(parts))
 
 

@@ -32,14 +32,16 @@ _LETTER_PATTERNS = [
         r"(?i:\b(?:answers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?|(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?)"
         r"\s*(?:is|was|would\s+be|should\s+be|=|:)\s*(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
     ),
-    # "choose C", "pick option (C)", "go with C", "I ended up on option B"
+    # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D"
     re.compile(
-        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on)\s+"
+        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on|"
+        r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|gets?\s+you\s+to)\s+"
         r"(?:option\s+|choice\s+|letter\s+)?)"
         + _LETTER_END
     ),
-    # "Q1: Use D;": "use" and a letter ending its clause ("use A = A0 ..." is a formula)
-    re.compile(r"(?i:\buse\s+(?:option\s+|choice\s+|letter\s+)?)(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z]))(?=\s*(?:[;.,!]|$))"),
+    # "Q1: Use D;", "I'd put C — then ...": "use" or "put" and a letter ending its clause ("use A =
+    # A0 ..." is a formula)
+    re.compile(r"(?i:\b(?:use|put(?:\s+down)?)\s+(?:option\s+|choice\s+|letter\s+)?)(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z]))(?=\s*(?:[;.,!—–]|$))"),
     # "option C is correct", "choice (B) is the right answer"
     re.compile(r"(?i:\b(?:option|choice|letter)\s+)\(?(?P<letter>[A-Z])\)?" + _CORRECT_AFTER),
     # "(C) is right" anywhere; "C is the correct answer" only opening a sentence, since
@@ -147,7 +149,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"put C\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -157,6 +159,8 @@ ANSWER_LETTER = Rule(
         Example("The statute question turns on one subsection, and the right choice is option C;", "guard 28: fresh30"),
         Example("Q1: Use D; the other values belong to different thresholds.", "guard 34: fresh65"),
         Example("I worked it through from run-off and ended up on option B, but do check that reasoning.", "guard 40: fresh79"),
+        Example("Reason from how often a stem is gripped; that puts you on D.", "guard 42: fresh83, a whole message"),
+        Example("If I were you I'd stop agonising and put C — then make sure you can say why.", "guard 42: fresh83, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),

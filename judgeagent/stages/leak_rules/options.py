@@ -257,7 +257,9 @@ _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
     r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
     # where a right working ends: "you'll land on 0.25, 0.5 or 1 mL"
-    r"|\b(?:land|end\s+up)\s+(?:on|with|at))"
+    r"|\b(?:land|end\s+up)\s+(?:on|with|at)"
+    # "Sensible answers here are around 320 Pa, 790 Pa or 2,380 Pa"
+    r"|\banswers\s+(?:here\s+)?(?:are|would\s+be|will\s+be)(?:\s+(?:around|about|roughly|approximately))?)"
     # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt"
     r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+)?"
 )
@@ -268,7 +270,9 @@ _AMONG = re.compile(_AMONG_WORDS + "$")
 # a comparison asked for ("weigh 64 against 128", "compare 64 and 128"), which narrows nothing.
 _NARROWED_TO = re.compile(
     r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
-    r"|\bcomes?\s+down\s+to|\bnarrow(?:s|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
+    r"|\bcomes?\s+down\s+to|\b(?:narrow|whittle)(?:s|d|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
+    # "Narrow it to the three biotoxin syndromes — PSP, ASP or DSP"
+    r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-])?"
     # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
     r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
     # "the realistic candidates are the school hall and the move to Tuesday"
@@ -483,6 +487,8 @@ NARROWED_LIST = _option_rule(
         Example("I'd narrow this to MRI or CT.", "guard 41: fresh82, listed", "codes"),
         Example("Convert with care and you'll land on 4.5–5.5 or 6.0–7.0.", "guard 41: fresh81, listed", "codes"),
         Example("Shortlist: 32, 64 and 128.", "guard 41: fresh81, listed", "values"),
+        Example("Sensible answers here are around 32, 48 or 64, depending on what you count.", "guard 42: fresh84, listed", "values"),
+        Example("Narrow it to the three short lengths — 32, 48 or 64 — and then count the groups.", "guard 42: fresh84, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

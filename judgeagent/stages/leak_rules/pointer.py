@@ -135,8 +135,12 @@ def _mine(reading: Reading) -> list[LeakFinding]:
 # "I'd take Nitrosomonas ahead of Nitrobacter": a pick when what is taken or passed over is one
 # of the batch's candidates ("I'd take the ratio rather than the difference" is a method).
 _TAKE_OVER = re.compile(
-    r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take|lean)\b"
-    r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to)\b)"
+    r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
+    r"(?i:take|lean|trust|put\s+(?:more|most|my)\s+(?:weight|faith|trust|money)\s+on)\b"
+    r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to|than)\b)"
+    # "Between listening to the wood and watching the smoke, I'd trust the smoke."
+    r"|^\s*(?i:of|between)\s+[^,;.]{3,120},\s*I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
+    r"(?i:take|trust|back|favou?r|go\s+with|pick|choose|lean\s+(?:to|towards))\b"
 )
 # The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
 _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
@@ -238,7 +242,7 @@ PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"... over ..., in my book\" when a candidate is named",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\" when a candidate is named",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -253,10 +257,13 @@ PICK_MINE = Rule(
         Example("My own lean is MRI over CT, but check how each forms its image.", "guard 41: fresh82, preference", "codes"),
         Example("MRI over CT, in my book.", "guard 41: fresh82, preference", "codes"),
         Example("Having drawn the tree, I'd lean 1C2R rather than 2C.", "guard 41: fresh82, preference", "codes"),
+        Example("I'd put more weight on the magnetic resonance reading than on the tomography one.", "guard 42: fresh83, preference", "codes"),
+        Example("Between the treaty signed in two towns and the congress, I'd trust the treaty.", "guard 42: fresh83, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
         Example("In my book, method comes before memory: weigh each scan on how it forms its image.", "written for the rule", "codes"),
+        Example("I'd put more weight on the dates than on the names when you weigh the treaties.", "written for the rule"),
         Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
         Example("I'd take the dates rather than the names as your guide.", "written for the rule"),
     ),
