@@ -52,8 +52,8 @@ class FeedbackReading:
     p: float  # the learned layer's reading of the whole
     sentences: tuple[SentenceReading, ...]
     kinds: frozenset[str]  # the kinds of finding the other layers made in the whole
-    # A pointer found names its option by letter or place ("that points to the first option"),
-    # which is plainer than most pointers ("the answer is the one that ..."), as often advice.
+    # A pointer found names one option alone by letter or place ("that points to the first
+    # option"): plainer than a pointer by description, which is as often advice.
     by_place: bool = False
 
     def leaning_sentence(self) -> SentenceReading:

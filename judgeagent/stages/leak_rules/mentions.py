@@ -161,9 +161,12 @@ def _abbreviated(sentence: str, letter: str, q: Question, questions: list[Questi
     or more, in a row (:func:`_abbreviates`), when no other option of the question reads so
     and the batch's own wording does not use the letters: "BOD over COD", "CW or SSB", "type I
     DCS". Two letters only as the initials of the whole option ("CW" for "Continuous wave")."""
+    written = list(_WRITTEN_CAPITALS.finditer(sentence))
+    if not written:
+        return []
     wording = " ".join([o.question for o in questions] + [t for o in questions for t in (o.options or {}).values()])
     spans = []
-    for m in _WRITTEN_CAPITALS.finditer(sentence):
+    for m in written:
         caps = m.group(0)
         # (in capitals: "AGE" is initials even where the batch writes "age")
         if compiled(r"(?<![\w-])" + re.escape(caps) + r"(?![\w-])").search(wording):
@@ -182,22 +185,22 @@ def _initials_of(caps: str, option: str) -> bool:
     words = [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", option) if w.lower() not in _LITTLE]
     if len(words) < 2 or (len(caps) == 2 and len(words) != 2) or len(words) > _STATEMENT_WORDS + 1:
         return False
-    numbered = [_NUMBER_WORDS.get(w, w) for w in words]
+    n = len(words)
+    runs = [(i, j) for i in range(n - 1) for j in (range(i + 2, n + 1) if n < _STATEMENT_WORDS else (n,))]
     letters = caps.lower()
-    for run_words in (words, numbered):
-        for i in range(len(run_words) - 1):
-            for j in range(i + 2, len(run_words) + 1) if len(words) < _STATEMENT_WORDS else [len(run_words)]:
-                if len(letters) >= j - i and _abbreviates(letters, run_words[i:j]):
-                    return True
-    return False
+    numbered = [_NUMBER_WORDS.get(w, w) for w in words]
+    return any(
+        len(letters) >= j - i and _abbreviates(letters, spelled[i:j]) for spelled in (words, numbered) for i, j in runs
+    )
 
 
-# A number or range whose other words are every option's ("pH 7.5–8.3" among pH ranges, "Table
-# 6" among tables): written alone, "7.5–8.3" or "7.5 to 8.3", it names its option.
 _DASH = r"\s*(?:[-–—]|to)\s*"
 
 
 def _core_written(sentence: str, letter: str, q: Question) -> list[tuple[int, int]]:
+    """Where the sentence writes option ``letter``, a range whose other words every option of the
+    question shares ("pH 7.5–8.3" among pH ranges), by its range alone: "7.5–8.3", "7.5 to 8.3".
+    The shared words say what kind of value every option is; the range is what tells them apart."""
     options = q.options or {}
     if len(options) < 3:
         return []
