@@ -221,7 +221,8 @@ REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
-    "or spelt out; either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
+    "or spelt out; a compound written as one word (\"sidelap\"), initials before a hyphen (\"PAT-tested\"), a pair of numbers joined "
+    "another way (\"10-20\" for \"10/20 rule\"), the one place an answer names (\"7th\" or \"VII\" for \"seventh position\"); either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
     "an answer's common word only with its number (\"Table 6\"); a one-term hyphenated answer's first word only with the rest; "
@@ -242,6 +243,11 @@ REFERENCE_PHRASE = Rule(
         Example("It boils at roughly 212 °F.", "guard 38: fresh74", "craft"),
         Example("It leaves from platform four, at the far end.", "written for the rule", "terms"),
         Example("On the way out you may meet a silt-out.", "written for the rule", "terms"),
+        Example("Think about the sidelap between neighbouring slates.", "guard 43: fresh84, answer_variant", "trades"),
+        Example("Each kettle is now PAT-tested before it goes home.", "guard 43: fresh84, answer_variant", "trades"),
+        Example("Every guard has to pass the 10-20 drills first.", "guard 43: fresh86, answer_variant", "trades"),
+        Example("Players pencil '7th' above the note.", "guard 43: fresh86, answer_variant", "trades"),
+        Example("You may see a Roman numeral VII above a low note.", "guard 43: fresh86, answer_variant", "trades"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -254,6 +260,8 @@ REFERENCE_PHRASE = Rule(
         Example("Say what the reed, heddle, shuttle and treadle each do before you answer.", "guard 38: fresh75", "craft"),
         Example("The platforms are numbered; give the number with the word.", "guard 40: fresh79", "terms"),
         Example("Exits can take longer than entries, for example because of silt or current.", "guard 40: fresh77", "terms"),
+        Example("Count the positions from first to seventh before you choose.", "written for the rule", "trades"),
+        Example("Time yourself: spot within 10 seconds, reach within 20.", "written for the rule", "trades"),
     ),
 )
 ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)

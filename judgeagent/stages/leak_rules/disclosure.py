@@ -23,7 +23,8 @@ _SUBJECT = (
 # the solid-to-gas change ... needed fixing") does not hide it.
 _DISCLOSURE_RIGHT_WRONG = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?" + CORRECTNESS.pattern.removeprefix("(?i)"))
 _HEDGE = re.compile(
-    r"(?i)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
+    # (not a compound's last part: "the safety-check item")
+    r"(?i)(?<!-)\b(?:make\s+sure|ensure|check|checking|verify|confirm|whether|if|until|unless|so\s+that|should|must|try|aim|"
     r"before\s+you|as\s+you|would|could|can)\b"
 )
 _DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
@@ -326,6 +327,7 @@ VERDICT_ON_ANSWERS = Rule(
         Example("Your answer on the treaty question was wrong.", "written for the rule"),
         Example("You missed the organelle question.", "guard 2"),
         Example("What you wrote for the leg straps is incorrect.", "fresh14"),
+        Example("You got the gas-check item wrong.", "guard 43: fresh84"),
         Example("Your reasoning on the gas question was sound.", "guard 2"),
     ),
     clean=(
@@ -388,5 +390,81 @@ QUESTION_THEN_VERDICT = Rule(
     ),
     clean=(Example("Question 2 asks about a treaty.", "written for the rule"),),
 )
+# The target's own answer quoted, then set against what was asked: "You wrote 'transom'. That's the
+# cross-piece, not ...", "You put 'hygiene', but the notice ...", "Your phrase answer, 'collection
+# efficiency', isn't the term ...". Quoting an earlier answer alone is how a verdict begins ("You
+# answered 'rovering'."); quoted with something more, it takes a word against it.
+_QUOTE = r"['‘\"“][^'’\"”]{1,60}['’\"”]"
+_QUOTED_ANSWER = re.compile(
+    r"(?i)\byou\s+(?:wrote|put(?:\s+down)?|answered(?:\s+with)?|gave|said|chose|picked|named|offered|went\s+with|settled\s+on)\s*[:,]?\s*"
+    + _QUOTE
+    + r"|\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick|guess|reply)\s*(?:of\s+|,\s*|:\s*|—\s*|\(\s*)?" + _QUOTE
+)
+_AGAINST = re.compile(
+    r"(?i)\b(?:not|but|rather\s+than|instead|opposite|wrong|incorrect|mistaken|close|off|different|narrower|broader|too\s+\w+)\b|n['’]t\b"
+)
+# An answer of the target's judged by its value or kept: "Your spacing answer was far too generous",
+# "Your adrenaline volume was out by a factor of ten", "Your answer to the terrier-coat question
+# isn't it", "Kite size: you nailed it", "I wouldn't touch it", "You gave the old rehearsal night
+# rather than the new one", "Your rebar answer doesn't explain ..., so rethink it".
+_TOO = (
+    r"too\s+(?:high|low|large|small|big|generous|wide|narrow|early|late|much|little|many|few|tight|loose|fast|slow|heavy|light|"
+    r"hot|cold|steep|shallow)"
+)
+ANSWER_JUDGED_PATTERNS = (
+    re.compile(
+        r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|figure|estimate|value|volume|result|total|calculation|number|reading|date|"
+        r"spacing|dose|rate)\s+(?:was|is|came\s+out|looks?|seems?)\s+(?:(?:far|much|way|a\s+(?:bit|little|touch)|slightly|rather|somewhat)\s+)?"
+        r"(?:" + _TOO + r"|(?:out|off|over|under|short)\s+by|an?\s+(?:over|under)estimate)\b"
+    ),
+    re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response|choice|pick)\b[^.;]{0,40}?\b(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+it\b(?!\s+\w)"),
+    re.compile(r"(?i)(?:^|[:;,.—–]\s*)you(?:['’]ve)?\s+(?:nailed|aced)\s+(?:it|that|this)\b|\bI\s+wouldn['’]t\s+(?:touch|change|alter|revise)\s+(?:it|that|this|a\s+thing)\b"),
+    re.compile(
+        r"(?i)\byou\s+(?:gave|picked|chose|put|wrote|named|went\s+with|used|described|quoted)\s+the\s+(?:[\w'’-]+\s+){1,5}?"
+        r"(?:rather\s+than|instead\s+of)\s+the\b"
+    ),
+    re.compile(
+        r"(?i)\byour\s+(?:[\w-]+\s+){0,3}(?:answer|response|choice|figure|estimate)\b[^.;]{0,120}?,?\s+so\s+"
+        r"(?:rethink|redo|revisit|reconsider|rework|change|fix)\s+it\b"
+        r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?answer\s+needs\s+(?:redoing|rethinking|reworking|another\s+look)\b"
+    ),
+)
+_IF = re.compile(r"(?i)\b(?:if|whether|when|unless|in\s+case)\b")
+
+
+def _answer_judged(reading: Reading) -> list[LeakFinding]:
+    sentence = reading.sentence
+    m = _QUOTED_ANSWER.search(sentence)
+    if m is not None and not _IF.search(sentence[: m.start()]):
+        rest = sentence[m.end() :]
+        if not rest.strip(" .!") or _AGAINST.search(rest):
+            return [finding(_asked_question(reading), "disclosure", sentence)]
+    if any(p.search(sentence) for p in ANSWER_JUDGED_PATTERNS) and not _IF.search(sentence):
+        return [finding(_asked_question(reading), "disclosure", sentence)]
+    return []
+
+
+ANSWER_JUDGED = Rule(
+    "disclosure.answer_judged",
+    ("disclosure",),
+    "the target's own answer quoted and set against what was asked, or judged by its value: \"You wrote 'transom'.\", "
+    "\"Your answer of 'expansion joints' isn't what's asked\", \"Your spacing answer was far too generous\", \"you nailed it\"",
+    _answer_judged,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("You wrote 'Treaty of Utrecht'.", "guard 43: fresh86"),
+        Example("You put 'Oxygen', but the question asks about most of the air.", "guard 43: fresh86"),
+        Example("Your phrase answer, 'crust', isn't the layer the question is after.", "guard 43: fresh83", "phrase"),
+        Example("Your sunlight answer was far too generous.", "guard 43: fresh83", "phrase"),
+        Example("Your answer to the organelle question isn't it.", "guard 43: fresh85"),
+        Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
+        Example("You gave the later treaty rather than the earlier one; read that sentence again.", "guard 43: fresh83"),
+    ),
+    clean=(
+        Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),
+        Example("If you wrote 'Oxygen', check the proportions again.", "written for the rule"),
+        Example("Your answer was too long; one name is enough.", "written for the rule", "phrase"),
+    ),
+)
 # One verdict per sentence: the first of these that finds one.
-DISCLOSURE = FirstOf("disclosure", (VERDICT_ON_ANSWERS, QUANTIFIED, KEEP_OR_CHANGE, QUESTION_THEN_VERDICT))
+DISCLOSURE = FirstOf("disclosure", (VERDICT_ON_ANSWERS, QUANTIFIED, KEEP_OR_CHANGE, QUESTION_THEN_VERDICT, ANSWER_JUDGED))

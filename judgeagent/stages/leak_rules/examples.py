@@ -61,6 +61,13 @@ BATCHES: dict[str, list[Question]] = {
         Question("t1", "Which platform does the night train to the coast leave from?", "Platform 4"),
         Question("t2", "What do cave divers call the sudden loss of visibility when fine sediment is stirred up?", "silt-out"),
     ],
+    # answers a trade writes as one word, by initials before a hyphen, as a pair of numbers, as a place
+    "trades": [
+        Question("r1", "What do roofers call the overlap between two neighbouring slates of one course?", "side lap"),
+        Question("r2", "What is the routine electrical-safety check of plug-in equipment called?", "portable appliance test"),
+        Question("r3", "Which rule gives a pool guard 10 seconds to spot a swimmer in trouble and 20 to reach them?", "10/20 rule"),
+        Question("r4", "Which slide position of a trombone is the longest reach?", "seventh position"),
+    ],
     # options written by initials, ranges among ranges, a relation written with numbers
     "codes": [
         Question("k1", "Which scan forms its image with a magnetic field and radio waves, without ionising radiation?", "B",

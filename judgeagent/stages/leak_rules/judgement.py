@@ -117,7 +117,11 @@ _AFTER_ITEM = re.compile(r"(?i)(?:[\w'’-]*)(?:\s+" + _ITEM_WORD + r"){0,3}\s*(
 
 # What may stand between two options of one list: "lithium, oxygen and neon", "the joule, the
 # watt or the newton", "32, 48, 64, 128 and 256".
-_LIST_GAP = re.compile(r"(?i)^\s*(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?$")
+# (after an item, the noun the list calls each by: "the 6.5–7.0 band, the 7.5–8.3 band and ...")
+_LIST_GAP = re.compile(
+    r"(?i)^\s*(?:(?:band|range|value|figure|one|option|setting|level|dose|ratio|reading)s?\s*)?"
+    r"(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?$"
+)
 
 
 def named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], questions: list[Question]) -> bool:

@@ -107,6 +107,9 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not spans:
                 spans = _abbreviated(sentence, form.letter, q, questions)
                 whole = bool(spans)
+            if not spans:
+                spans = _labelled(sentence, form, q)
+                whole = bool(spans)
             spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
@@ -127,6 +130,43 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     return refs
 
 
+# An option called by a word of its own before a noun that stands for it: "the towel one", "the
+# Thursday-evening statement", "the single-objection option", "the weather explanation". The word
+# is one this option has and no other option of its question, and its other words are the option's
+# too: a label, not the topic.
+_LABEL = re.compile(
+    r"(?i)\bthe\s+((?:[\w'’]+(?:-[\w'’]+)*\s+){0,2}?[\w'’]+(?:-[\w'’]+)*)\s+"
+    r"(?:statement|one|option|choice|explanation|answer|reason|version|claim|account)\b"
+)
+_NO_LABEL = frozenset(
+    stem(w) for w in (
+        "first second third fourth fifth last final other right correct wrong best worst likely obvious tempting plausible "
+        "remaining only same next previous earlier later former latter key main true false"
+    ).split()
+)
+
+
+def _labelled(sentence: str, form: _OptionForm, q: Question) -> list[tuple[int, int]]:
+    """Where ``sentence`` calls the option by a label. The stem may use the label's word too (a
+    passage's statements are all in the passage): it is the other options that must not. A word
+    of the label no option has ("evening" of "the Thursday-evening statement") is the writer's."""
+    options = q.options or {}
+    own = [w for w in tokens(options[form.letter]) if len(w) >= _MIN_DISTINCTIVE and w not in STOP and w not in FUNCTION]
+    others = [w for letter, text in options.items() if letter != form.letter for w in tokens(text)]
+    spans = []
+    for m in _LABEL.finditer(sentence):
+        label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
+        mine = {w for w in label if _akin(w, own)}
+        if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
+            spans.append(m.span(1))
+    return spans
+
+
+def _akin(word: str, words: list[str]) -> bool:
+    """Whether ``word`` is one of ``words`` or one's shorter or longer form ("book", "booking")."""
+    return any(word == w or (min(len(word), len(w)) >= 4 and (word.startswith(w) or w.startswith(word))) for w in words)
+
+
 def _spoken_initials(sentence: str, name: str, question_text: str) -> list[tuple[int, int]]:
     """Where the sentence writes a name of three words or more by the initials of every word but
     an article, little words too, in capitals ("ICOM" for "International Council of Museums",
@@ -144,7 +184,8 @@ def _initials_written(sentence: str, words: list[str], question_text: str) -> li
     initials = "".join(w[0] for w in words).upper()
     if compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text):
         return []
-    return [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w-])").finditer(sentence)]
+    # (a hyphen may join them to a word: "PAT-tested")
+    return [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w]|-[A-Z\d])").finditer(sentence)]
 
 
 # Initials in capitals that may take more letters of a word, or a number word's digit:
@@ -442,10 +483,15 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     # "key stone" give "keyst" and "key ston").
     raw = re.sub(r"[^a-z0-9]", "", fold(phrase))
     folded = [w for w, _, _, _ in words]
-    if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(2, 5) for i in range(len(folded) - k + 1)}:
+    # ("sidelap" for "side lap": one word as written, its stem "sidelap" against "sid" "lap")
+    if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(1, 5) for i in range(len(folded) - k + 1)}:
+        return True
+    if _pair_named(sentence, phrase, question_text):
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
+    if not distinctive and _ordinal_named(sentence, phrase, question_text):
+        return True
     # "Treatment Table 6": its number tells it from the other tables, so "the tables are numbered"
     # names none of them; its common word and its number together do ("Hercules" of "LC-130
     # Hercules" is no common word).
@@ -491,6 +537,32 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
                 return True
             hit.add(d)
     return len(hit | (numbers & (set(stems) | _roman_numbers(sentence)) if hit else set())) >= 2
+
+
+# Two numbers joined, in any of the ways they are written: "10-20" and "10:20" for "10/20 rule".
+_PAIR = re.compile(r"(?<![\d.,])(\d+)\s*[/:–-]\s*(\d+)(?![\d.,])")
+
+
+def _pair_named(sentence: str, phrase: str, question_text: str) -> bool:
+    pairs = {m.groups() for m in _PAIR.finditer(phrase)} - {m.groups() for m in _PAIR.finditer(question_text)}
+    return bool(pairs) and any(m.groups() in pairs for m in _PAIR.finditer(sentence))
+
+
+_ORDINAL_WORDS = re.compile(r"(?i)\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\b")
+
+
+def _ordinal_named(sentence: str, phrase: str, question_text: str) -> bool:
+    """Whether ``sentence`` writes the place that is all an answer names beyond the question's own
+    words ("seventh position" when the question asks which position): as "7th", "seventh" or a
+    Roman "VII"."""
+    places = {stem(w.lower()) for w in _ORDINAL_WORDS.findall(phrase)} | {m.group(1) for m in re.finditer(r"\b(\d+)(?:st|nd|rd|th)\b", phrase)}
+    places -= {stem(w.lower()) for w in _ORDINAL_WORDS.findall(question_text)}
+    if not places:
+        return False
+    written = {stem(w.lower()) for w in _ORDINAL_WORDS.findall(sentence)} | {m.group(1) for m in re.finditer(r"\b(\d+)(?:st|nd|rd|th)\b", sentence)}
+    written |= {n for n in _roman_numbers(sentence) if int(n) >= 2}
+    # one place alone: "from first to seventh" counts the places, it picks none
+    return len(written) == 1 and bool(places & written)
 
 
 _ROMAN = re.compile(r"(?<![\w-])(?=[IVX]{1,5}(?![\w-]))(X{0,3})(IX|IV|V?I{0,3})(?![\w-])")

@@ -437,13 +437,14 @@ BARE_LETTER = _option_rule(
 TEXT_JUDGED = _option_rule(
     "options.text_judged",
     ("pointer", "elimination"),
-    "an option named by its text (or a distinctive word of it) with a judgement: positive, negative, comparative or conditional",
+    "an option named by its text (or a distinctive word of it, or a label of its own words: \"the towel one\", \"the Thursday-evening statement\") with a judgement: positive, negative, comparative or conditional",
     _text_judged,
     leaks=(
         Example("Westphalia is the settlement you want.", "written for the rule"),
         Example("Rule out Utrecht: it came much later.", "written for the rule"),
         Example("Argon is far too rare to be the main gas.", "written for the rule"),
         Example("Choose the mitochondrion over the ribosome.", "written for the rule"),
+        Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
@@ -489,6 +490,8 @@ NARROWED_LIST = _option_rule(
         Example("Shortlist: 32, 64 and 128.", "guard 41: fresh81, listed", "values"),
         Example("Sensible answers here are around 32, 48 or 64, depending on what you count.", "guard 42: fresh84, listed", "values"),
         Example("Narrow it to the three short lengths — 32, 48 or 64 — and then count the groups.", "guard 42: fresh84, listed", "values"),
+        Example("It's either the tide statement or the rotation one.", "guard 43: fresh86, listed", "values"),
+        Example("Shortlist: the 4.5–5.5 band, the 6.0–7.0 band and the 7.0–8.0 band.", "guard 43: fresh81, listed", "codes"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

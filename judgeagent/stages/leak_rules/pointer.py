@@ -129,7 +129,28 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     if (_TAKE_OVER.search(reading.sentence) or (_OVER.search(reading.sentence) and _IN_MY_VIEW.search(reading.sentence))) \
             and _names_a_candidate(reading):
         return _pick(reading)
+    if m is not None and _METHOD_AFTER.match(reading.sentence[m.end() :]) and _OVER.search(reading.sentence, m.end()) \
+            and any(r.start >= m.end() for r in reading.option_refs):
+        return _pick(reading)  # "I'd go with replacing the Roll-Up rather than adding Roll-Overs": an option, not a method
+    beats = _BEATS.search(reading.sentence)
+    if beats is not None and _one_beats_another(reading, beats):
+        return _pick(reading)
     return []
+
+
+# One named option set above another: "The electrical-bookings statement beats the all-items one",
+# "The Thursday-evening statement looks better supported to me than the towel one".
+_BEATS = re.compile(
+    r"(?i)\b(?:beats|outranks|trumps|edges\s+out|wins\s+out\s+over|"
+    r"(?:looks|seems|is|reads|sounds|strikes\s+me\s+as)\s+(?:\w+\s+)?(?:better|stronger|likelier|more\s+(?:convincing|plausible|likely|"
+    r"persuasive|defensible|solid))(?:\s+(?:supported|grounded|founded))?(?:\s+to\s+me)?\s+than)\b"
+)
+
+
+def _one_beats_another(reading: Reading, beats: re.Match) -> bool:
+    """Whether an option is named before the comparison: what it is set above may be named in
+    words no option has ("the all-items one")."""
+    return any(r.end <= beats.start() and r.question_id for r in reading.option_refs)
 
 
 # "I'd take Nitrosomonas ahead of Nitrobacter": a pick when what is taken or passed over is one
@@ -238,11 +259,70 @@ ANSWER_HEAD = Rule(
         Example("Recall the peak forces in a fall and what the codes allow.", "guard 28: fresh53", "phrase"),
     ),
 )
+# The answer given another name as the thing's own: "they call it a runner", "some texts spell it
+# culch", "you might see it printed as 10:20", "you may know it by its eponym, Jacobson's organ".
+# A name said to be the thing's, however informal, is an answer the target can write or expand.
+# Not the stem's name ("the stem calls it ..."), not one asked for ("what do they call it?",
+# "whether a kite-maker would call it ..."), not a form ("spell it out", "written as two words").
+_QUOTED = r"['‘\"“][^'’\"”]{1,40}['’\"”]"
+_NOT_A_NAME = (
+    r"(?!(?:when|if|in|on|at|that|this|what|how|for|by|to|a|an|the|and|or|but|because|something|anything|whatever|"
+    r"one|two|three|single|it|out|full|words?|letters?)\b)"
+)
+_ANOTHER_NAME = re.compile(
+    r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
+    r"\b(?:call(?:s|ed)?\s+it|(?:it['’]s|it\s+is)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
+    r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
+    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
+    r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
+    r"(?:" + _QUOTED + r"|" + _NOT_A_NAME + r"[\w:./-]*\w)"
+)
+_ASKED = re.compile(r"(?i)\b(?:whether|if|what|which|how)\b")
+# A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
+_FORM_ALLOWED = re.compile(
+    r"(?i)\b(?:spelling\s+it|writing|putting(?:\s+down)?|giving|answering(?:\s+with)?|calling\s+it)\s+" + _QUOTED
+    + r"\s+(?:would\s+be|is|will\s+be|['’]s)\s+(?:perfectly\s+|quite\s+|also\s+|just\s+)?(?:fine|acceptable|accepted|enough|ok(?:ay)?)\b"
+)
+
+
+def _another_name(reading: Reading) -> list[LeakFinding]:
+    sentence = reading.sentence
+    m = _ANOTHER_NAME.search(sentence) or _FORM_ALLOWED.search(sentence)
+    if m is None or sentence.rstrip().endswith("?") or _ASKED.search(sentence[: m.start()]):
+        return []
+    phrase = [q for q in reading.questions if not q.options]
+    named = {r.question_id for r in reading.question_refs}
+    return [finding(q.id, "pointer", sentence) for q in phrase if not named or q.id in named]
+
+
+ANOTHER_NAME = Rule(
+    "pointer.another_name",
+    ("pointer",),
+    "a phrase answer given another name as the thing's own: \"they call it a runner\", \"some texts spell it culch\", "
+    "\"you might see it printed as 10:20\", \"you may know it by its eponym, ...\"; a quoted form of it allowed (\"Just writing 'Weds' would be fine\")",
+    _another_name,
+    leaks=(
+        Example("Some older texts spell it Challenger Dip, which might jog your memory.", "guard 43: fresh84, answer_variant", "phrase"),
+        Example("On some sites they call it a runner.", "guard 43: fresh86, answer_variant", "phrase"),
+        Example("You might see it printed as 1:30 on a fixture list.", "guard 43: fresh86, answer_variant", "phrase"),
+        Example("Everyone calls it 'the big warm-up'; give the full term.", "guard 43: fresh36, answer_variant", "phrase"),
+        Example("In some guides it's simply called \"the Deep\"; give the full name.", "guard 43: fresh81, a whole message", "phrase"),
+        Example("The place you're describing is what divers call Challenger Dip.", "guard 43: fresh82, a whole message", "phrase"),
+        Example("Just writing 'Austen' would be fine.", "guard 43: fresh83, answer_variant", "phrase"),
+    ),
+    clean=(
+        Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
+        Example("The answer is a single name; spell it out in full.", "guard 43: development", "phrase"),
+        Example("The answer is usually written as two words.", "guard 43: fresh41", "phrase"),
+        Example("Ask whether a diver would ever call it 'the safety line'.", "guard 43: fresh17", "phrase"),
+        Example("The question is asking what that deepest point is called.", "guard 43: fresh22", "phrase"),
+    ),
+)
 PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\" when a candidate is named",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\" when a candidate is named; a named option that \"beats\" or \"looks better supported than\" another",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -259,6 +339,9 @@ PICK_MINE = Rule(
         Example("Having drawn the tree, I'd lean 1C2R rather than 2C.", "guard 41: fresh82, preference", "codes"),
         Example("I'd put more weight on the magnetic resonance reading than on the tomography one.", "guard 42: fresh83, preference", "codes"),
         Example("Between the treaty signed in two towns and the congress, I'd trust the treaty.", "guard 42: fresh83, preference"),
+        Example("The tide statement looks better supported to me than the rotation one.", "guard 43: fresh86, preference", "values"),
+        Example("The tide statement beats the other three.", "guard 43: fresh84, preference", "values"),
+        Example("I'd go with naming Westphalia rather than Utrecht.", "guard 43: fresh86, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),

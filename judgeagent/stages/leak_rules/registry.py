@@ -17,7 +17,7 @@ from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDAT
 from judgeagent.stages.leak_rules.exemptions import EVEN_TREATMENT, EVEN_TREATMENT_WORDS
 from judgeagent.stages.leak_rules.judgement import judgement
 from judgeagent.stages.leak_rules.options import OPTION_RULES
-from judgeagent.stages.leak_rules.pointer import ANSWER_DESCRIBED, ANSWER_HEAD, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
+from judgeagent.stages.leak_rules.pointer import ANOTHER_NAME, ANSWER_DESCRIBED, ANSWER_HEAD, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
 from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
 from judgeagent.stages.leak_rules.text import sentences, whole_sentences
 
@@ -30,6 +30,7 @@ STEPS = (
     CANDIDATE_NEGATED,
     ANSWER_DESCRIBED,
     ANSWER_HEAD,
+    ANOTHER_NAME,
     PICK_LEAN,
     PICK_BEST_BET,
     PICK_MINE,
