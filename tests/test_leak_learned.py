@@ -87,7 +87,8 @@ def test_praise_of_form_is_no_disclosure(sentence):
 )
 def test_a_verdict_beside_praise_is_still_a_disclosure(sentence):
     assert not praise_of_form(sentence)
-    assert {d.kind for d in find_leaks(sentence, [GAS, NOVEL])} == {"disclosure"}
+    # ("verdict": an answer called right or wrong in so many words, as the sentence's subject)
+    assert {d.kind for d in find_leaks(sentence, [GAS, NOVEL])} in ({"disclosure"}, {"verdict"})
 
 
 def test_numpy_tfidf_is_scikit_learns():
@@ -141,7 +142,11 @@ def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypa
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: (DOUBT / 2, ""))
     monkeypatch.setattr(leak_learned, "sentence_probability", lambda *a: DOUBT / 2)
     # An elimination the model doubts, as a whole and sentence by sentence, is dropped ...
-    assert find_leaks("Rule out argon first.", [GAS], embedder=minilm) == []
+    assert find_leaks("Argon is far too rare to be the main gas.", [GAS], embedder=minilm, learned=False)
+    assert find_leaks("Argon is far too rare to be the main gas.", [GAS], embedder=minilm) == []
+    # ... but not an option struck out in so many words, nor an answer called right or wrong so ...
+    assert "struck_out" in {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)}
+    assert "verdict" in {d.kind for d in find_leaks("Your answer to the air question was wrong.", [GAS], embedder=minilm)}
     # ... but never a letter or the option's text stated as the answer, which a plain sentence
     # beside it can make the model doubt.
     assert "answer_letter" in {d.kind for d in find_leaks("The answer is C.", [GAS], embedder=minilm)}
@@ -155,9 +160,9 @@ def test_doubted_findings_are_dropped_but_never_a_stated_answer(minilm, monkeypa
     # ... and kept when one sentence read alone does not look clean.
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: (DOUBT / 2, ""))
     monkeypatch.setattr(leak_learned, "sentence_probability", lambda *a: DOUBT * 2)
-    assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+    assert {d.kind for d in find_leaks("Argon is far too rare to be the main gas.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
     monkeypatch.setattr(leak_learned, "leak_probability", lambda *a: ((DOUBT + LEAN) / 2, ""))
-    assert {d.kind for d in find_leaks("Rule out argon first.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
+    assert {d.kind for d in find_leaks("Argon is far too rare to be the main gas.", [GAS], embedder=minilm)} - {"semantic"} == {"elimination"}
 
 
 # A judge's whole feedback: plain advice on each question, and a closing line.
@@ -211,7 +216,7 @@ def test_an_answer_stated_in_a_feedback_is_never_put_to_the_classifier(minilm, m
     monkeypatch.setattr(leak_learned, "load_message_model", lambda: never)
     stated = f"{_ADVICE} For the air question, the answer is C, and you had it."
     assert "answer_letter" in {d.kind for d in find_leaks(stated, batch, embedder=minilm)}
-    eliminated = f"{_ADVICE} For the air question, rule out argon before anything else."
+    eliminated = f"{_ADVICE} For the air question, argon is far too rare to be the main gas."
     assert find_leaks(eliminated, batch, embedder=minilm, learned=False)
     assert find_leaks(eliminated, batch, embedder=minilm) == []
 

@@ -231,7 +231,11 @@ def sentence_probability(suggestions: str, questions: list[Question], embedder: 
 # (Doubting an option's text lost no catch of any group left out in turn and removed two false
 # alarms of one, but "Recall the mechanism before choosing. Remember: <the correct option>."
 # scores 0.02 as a whole: one plain sentence of advice outweighs a short give-away beside it.)
-UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase", "pick", "narrowed"})
+# As plain are an option named and struck out in so many words ("PDO can be ruled out") and an
+# earlier answer called right or wrong in so many words ("your earlier answer was the correct
+# one"): read as a mere elimination or disclosure they were doubted away in whole messages of
+# fresh87 and fresh88, and neither fires on a clean suggestion or message of the corpus to fresh88.
+UNDOUBTED = frozenset({"answer_letter", "option_text", "reference_phrase", "pick", "narrowed", "struck_out", "verdict"})
 
 
 def weigh(

@@ -74,7 +74,7 @@ ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck; a finished run's records keep what its guard decided. What each
 # version changed, and which groups of the leak corpus measured it: docs/concepts/leak-rules.md.
-GUARD_VERSION = 43
+GUARD_VERSION = 44
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -283,6 +283,8 @@ def _describe(leaks: list[LeakFinding]) -> str:
         "pointer": "points to an option of a question",
         "pick": "gives the writer's own pick",
         "narrowed": "narrows an answer to a few options it names",
+        "struck_out": "strikes out an option it names",
+        "verdict": "calls an earlier answer right or wrong",
         "judge": "picks out or eliminates an option (judge's check)",
     }
     return "\n".join(f"- {what[d.kind]}: {d.evidence}" for d in leaks)

@@ -35,7 +35,7 @@ _LETTER_PATTERNS = [
     # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D"
     re.compile(
         r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on|"
-        r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|gets?\s+you\s+to)\s+"
+        r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?)\s+you\s+to)\s+"
         r"(?:option\s+|choice\s+|letter\s+)?)"
         + _LETTER_END
     ),
@@ -48,6 +48,10 @@ _LETTER_PATTERNS = [
     # "Vitamin C is the best source" is not about a letter.
     re.compile(r"\((?P<letter>[A-Z])\)" + _CORRECT_AFTER),
     re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
+    # "C, once you remember that ...": a letter opening the advice, its reason after the comma
+    re.compile(
+        r"^\s*\(?(?P<letter>[A-Z])\)?,\s+(?i:once|because|since|as|given|after|though|although|but|for|which|if|when|assuming|provided)\b"
+    ),
 ]
 _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*[\"'“]?(yes|no)\b", re.I)
 
@@ -149,7 +153,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"put C\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -161,6 +165,8 @@ ANSWER_LETTER = Rule(
         Example("I worked it through from run-off and ended up on option B, but do check that reasoning.", "guard 40: fresh79"),
         Example("Reason from how often a stem is gripped; that puts you on D.", "guard 42: fresh83, a whole message"),
         Example("If I were you I'd stop agonising and put C — then make sure you can say why.", "guard 42: fresh83, position"),
+        Example("Kneeling plus a single blade brings you to B; say why each clue matters.", "guard 44: fresh87, a whole message"),
+        Example("C, once you remember that the grades run through letters.", "guard 44: fresh88, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -168,6 +174,7 @@ ANSWER_LETTER = Rule(
         Example("Choose A drug class before you choose a dose.", "guard 1"),
         Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),
         Example("Whichever you end up on, say why in one line.", "written for the rule"),
+        Example("A, B and C all name treaties; date each.", "written for the rule"),
     ),
 )
 OPTION_TEXT = Rule(

@@ -466,5 +466,41 @@ ANSWER_JUDGED = Rule(
         Example("Your answer was too long; one name is enough.", "written for the rule", "phrase"),
     ),
 )
+# An earlier answer called right or wrong in so many words, as the sentence's own subject: "On the
+# cell-count item, your earlier answer was the correct one, so keep it", "Your answer to the
+# treaty question is wrong." As plain as the answer stated, so the learned layer never doubts it
+# (leak_learned.UNDOUBTED); not a part of it praised ("your answer was the right idea"), not
+# "in your answer", not a reason asked for ("say why your choice is right").
+_PLAIN_VERDICT = re.compile(
+    r"(?i)(?:^|[,;:—–]\s*|\b(?:and|but|so)\s+)your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
+    r"(?:answer|response|choice|pick)(?:\s+(?:to|for|on)\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?(?:question|item|one))?\s+(?:was|is)\s+"
+    r"(?:the\s+)?(?:correct|right|wrong|incorrect)(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
+)
+
+
+def _plain_verdict(reading: Reading) -> list[LeakFinding]:
+    m = _PLAIN_VERDICT.search(reading.sentence)
+    if m is None or _IF.search(reading.sentence[: m.start()]) or re.search(r"(?i)\bwhy\b", reading.sentence[: m.start()]):
+        return []
+    return [finding(_asked_question(reading), "verdict", reading.sentence)]
+
+
+PLAIN_VERDICT = Rule(
+    "disclosure.plain_verdict",
+    ("verdict",),
+    "an earlier answer called right or wrong in so many words, as the sentence's subject (\"your earlier answer was the correct "
+    "one, so keep it\", \"Your answer to the treaty question is wrong\")",
+    _plain_verdict,
+    (PRAISE_OF_FORM,),
+    leaks=(
+        Example("On the organelle item, your earlier answer was the correct one, so keep it.", "guard 44: fresh87, a whole message"),
+        Example("Your answer to the treaty question is wrong.", "written for the rule"),
+    ),
+    clean=(
+        Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),
+        Example("Say why the other options are wrong, not only why your choice is right.", "guard 44: fresh36"),
+        Example("Mentioning the dates in your answer was correct context, but name the treaty.", "guard 44: fresh41"),
+    ),
+)
 # One verdict per sentence: the first of these that finds one.
-DISCLOSURE = FirstOf("disclosure", (VERDICT_ON_ANSWERS, QUANTIFIED, KEEP_OR_CHANGE, QUESTION_THEN_VERDICT, ANSWER_JUDGED))
+DISCLOSURE = FirstOf("disclosure", (PLAIN_VERDICT, VERDICT_ON_ANSWERS, QUANTIFIED, KEEP_OR_CHANGE, QUESTION_THEN_VERDICT, ANSWER_JUDGED))

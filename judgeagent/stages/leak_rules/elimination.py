@@ -115,6 +115,55 @@ def _negated(reading: Reading) -> list[LeakFinding]:
     return [finding(phrase[0].id if len(phrase) == 1 else None, "elimination", reading.sentence)]
 
 
+# An option named by its text or letter and struck out in so many words: "PDO can be ruled out",
+# "Waterline length can be dismissed straight away", "rule out Utrecht", "the single-objection
+# option can go". As plain as its letter stated: a list of five with one struck out is a list of
+# four, and the learned layer never doubts it (leak_learned.UNDOUBTED). Not under a condition or a
+# negation ("don't rule anything out before ...", "if a value has the wrong units, reject it"),
+# and never "every option" or a method ("eliminate by definition").
+_STRUCK_OUT = re.compile(
+    r"(?i)\b(?:can|could|should|may|must)\s+(?:safely\s+|probably\s+|also\s+|quickly\s+|immediately\s+)?"
+    r"(?:be\s+(?:ruled\s+out|dismissed|eliminated|discarded|crossed\s+(?:off|out)|struck\s+(?:off|out)|set\s+aside|dropped|rejected|excluded)"
+    r"|go(?=\s*(?:[,;.:!—–]|$)))\b"
+)
+_STRIKE = re.compile(r"(?i)\b(?:rule|cross|strike)\s+(?:out|off)\s+|\b(?:eliminate|dismiss|discard|reject)\s+")
+_CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
+
+
+def _struck_out(reading: Reading) -> list[LeakFinding]:
+    sentence = reading.sentence
+    named = [r for r in reading.option_refs if r.whole and r.how in ("text", "letter") and r.question_id]
+    if not named or len({(r.question_id, r.letter) for r in named}) > 2:
+        return []
+    passive = _STRUCK_OUT.search(sentence)
+    if passive and not _CONDITION.search(sentence[: passive.start()]) and any(r.end <= passive.start() for r in named):
+        return [finding(named[0].question_id, "struck_out", sentence)]
+    for m in _STRIKE.finditer(sentence):
+        # the option right after the verb: "rule out Utrecht", "eliminate option B"
+        if not _CONDITION.search(sentence[: m.start()]) and any(m.end() <= r.start <= m.end() + 12 for r in named):
+            return [finding(named[0].question_id, "struck_out", sentence)]
+    return []
+
+
+NAMED_STRUCK_OUT = Rule(
+    "elimination.named_struck_out",
+    ("struck_out",),
+    "an option named by its text or letter and struck out in so many words (\"PDO can be ruled out\", \"Waterline length can be "
+    "dismissed\", \"rule out Utrecht\", \"the single-objection option can go\"), not under a condition or a negation",
+    _struck_out,
+    (ANY_CANDIDATE,),
+    leaks=(
+        Example("Utrecht can be ruled out, since it came much later.", "guard 44: fresh87, a whole message"),
+        Example("The Congress of Vienna can be dismissed straight away.", "guard 44: fresh88, a whole message"),
+        Example("Rule out Utrecht first; it is too late.", "written for the rule"),
+        Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
+    ),
+    clean=(
+        Example("Don't rule out Utrecht before you have dated it.", "written for the rule"),
+        Example("Eliminate by definition rather than by feel.", "guard 44: fresh37, a whole message"),
+        Example("If an option has the wrong date, it can be ruled out.", "written for the rule"),
+    ),
+)
 CANDIDATE_RULED_OUT = Rule(
     "elimination.candidate_ruled_out",
     ("elimination",),

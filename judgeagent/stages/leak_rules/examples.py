@@ -68,6 +68,11 @@ BATCHES: dict[str, list[Question]] = {
         Question("r3", "Which rule gives a pool guard 10 seconds to spot a swimmer in trouble and 20 to reach them?", "10/20 rule"),
         Question("r4", "Which slide position of a trombone is the longest reach?", "seventh position"),
     ],
+    # prices, and grades written as short codes
+    "fares": [
+        Question("e1", "What does a day pass on the town's buses cost?", "B", {"A": "£3.50", "B": "£4.20", "C": "£5.00", "D": "£6.80"}),
+        Question("e2", "Which climbing grade is the boulder problem given in the guidebook?", "C", {"A": "5", "B": "6A", "C": "6B+", "D": "7A+"}),
+    ],
     # options written by initials, ranges among ranges, a relation written with numbers
     "codes": [
         Question("k1", "Which scan forms its image with a magnetic field and radio waves, without ionising radiation?", "B",

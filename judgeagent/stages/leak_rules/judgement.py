@@ -120,7 +120,7 @@ _AFTER_ITEM = re.compile(r"(?i)(?:[\w'’-]*)(?:\s+" + _ITEM_WORD + r"){0,3}\s*(
 # (after an item, the noun the list calls each by: "the 6.5–7.0 band, the 7.5–8.3 band and ...")
 _LIST_GAP = re.compile(
     r"(?i)^\s*(?:(?:band|range|value|figure|one|option|setting|level|dose|ratio|reading)s?\s*)?"
-    r"(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?$"
+    r"(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?[£$€¥]?\s*$"
 )
 
 

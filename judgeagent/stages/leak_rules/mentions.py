@@ -98,6 +98,10 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             continue
         topic = _topic_words(q, questions)
         for form in _forms(q.question, tuple(q.options.items())):
+            code = _code_spans(sentence, q.options[form.letter])
+            if code:
+                found.append((q, form.letter, code, True))
+                continue
             if not identifying(q.options[form.letter]):
                 continue
             spans, whole = _mention_spans(form, words, stems, joins, topic)
@@ -167,6 +171,19 @@ def _akin(word: str, words: list[str]) -> bool:
     return any(word == w or (min(len(word), len(w)) >= 4 and (word.startswith(w) or w.startswith(word))) for w in words)
 
 
+# An option that is a short code of letters and digits ("6B+", "7A", "F3"): named where it is
+# written as it stands, "6B" not inside "6B+".
+_SHORT_CODE = re.compile(r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z\d][A-Za-z\d+/.-]{1,6}")
+
+
+def _code_spans(sentence: str, option: str) -> list[tuple[int, int]]:
+    text = option.strip()
+    if not _SHORT_CODE.fullmatch(text):
+        return []
+    pattern = compiled(r"(?<![\w+/.-])" + re.escape(text) + r"(?![\w+/-]|\.\d)")
+    return [_folded(sentence, *m.span()) for m in pattern.finditer(sentence)]
+
+
 def _spoken_initials(sentence: str, name: str, question_text: str) -> list[tuple[int, int]]:
     """Where the sentence writes a name of three words or more by the initials of every word but
     an article, little words too, in capitals ("ICOM" for "International Council of Museums",
@@ -212,22 +229,33 @@ def _abbreviated(sentence: str, letter: str, q: Question, questions: list[Questi
         # (in capitals: "AGE" is initials even where the batch writes "age")
         if compiled(r"(?<![\w-])" + re.escape(caps) + r"(?![\w-])").search(wording):
             continue
-        readers = [other for other, text in (q.options or {}).items() if _initials_of(caps, text)]
+        readers = [other for other, text in (q.options or {}).items() if _initials_of(caps, text, _shared_words(q))]
         if readers == [letter]:
             spans.append(_folded(sentence, *m.span()))
     return spans
 
 
+def _shared_words(q: Question) -> frozenset[str]:
+    """The words two options of ``q`` or more have: the kind they all are ("pasteurisation")."""
+    seen = [{w.lower() for w in re.findall(r"[A-Za-z]+", text)} for text in (q.options or {}).values()]
+    return frozenset(w for w in set().union(*seen) if sum(w in ws for ws in seen) >= 2) if seen else frozenset()
+
+
 @functools.lru_cache(maxsize=16_384)
-def _initials_of(caps: str, option: str) -> bool:
+def _initials_of(caps: str, option: str, shared: frozenset[str] = frozenset()) -> bool:
     """Whether ``caps`` abbreviate two words of ``option`` or more in a row. Of a longer name
     (:data:`_STATEMENT_WORDS` words), only its last words, where its head noun is ("DCS" of
-    "Type I decompression sickness"); a sentence is never abbreviated."""
-    words = [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", option) if w.lower() not in _LITTLE]
+    "Type I decompression sickness"), or all but a last word that other options share, the kind
+    they all are ("HTST" of "High-temperature short-time pasteurisation"); a gloss in brackets
+    is no part of a name ("LTLT" of "Low-temperature long-time (vat) pasteurisation"); a
+    sentence is never abbreviated."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+|\d+", re.sub(r"\([^)]*\)", " ", option)) if w.lower() not in _LITTLE]
     if len(words) < 2 or (len(caps) == 2 and len(words) != 2) or len(words) > _STATEMENT_WORDS + 1:
         return False
     n = len(words)
     runs = [(i, j) for i in range(n - 1) for j in (range(i + 2, n + 1) if n < _STATEMENT_WORDS else (n,))]
+    if n >= 3 and words[-1] in shared:
+        runs.append((0, n - 1))
     letters = caps.lower()
     numbered = [_NUMBER_WORDS.get(w, w) for w in words]
     return any(

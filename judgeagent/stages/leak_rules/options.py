@@ -260,8 +260,9 @@ _AMONG_WORDS = (
     r"|\b(?:land|end\s+up)\s+(?:on|with|at)"
     # "Sensible answers here are around 320 Pa, 790 Pa or 2,380 Pa"
     r"|\banswers\s+(?:here\s+)?(?:are|would\s+be|will\s+be)(?:\s+(?:around|about|roughly|approximately))?)"
-    # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt"
-    r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+)?"
+    # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt",
+    # "it fits one of the two pasteurisation methods, HTST or LTLT"
+    r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+(?:(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[,:—–]\s*)?)?"
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
 # The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
@@ -492,6 +493,9 @@ NARROWED_LIST = _option_rule(
         Example("Narrow it to the three short lengths — 32, 48 or 64 — and then count the groups.", "guard 42: fresh84, listed", "values"),
         Example("It's either the tide statement or the rotation one.", "guard 43: fresh86, listed", "values"),
         Example("Shortlist: the 4.5–5.5 band, the 6.0–7.0 band and the 7.0–8.0 band.", "guard 43: fresh81, listed", "codes"),
+        Example("The description fits one of the two scans, MRI or CT, so decide between those.", "guard 44: fresh87, a whole message", "codes"),
+        Example("Narrow it to £4.20 or £5.00, then reread the fare table.", "guard 44: fresh88, a whole message", "fares"),
+        Example("It's 6B+ or 7A+.", "guard 44: fresh88, listed", "fares"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

@@ -279,9 +279,13 @@ _ANOTHER_NAME = re.compile(
 )
 _ASKED = re.compile(r"(?i)\b(?:whether|if|what|which|how)\b")
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
+# ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
+# reduction' or the letter's exact wording would both do".
 _FORM_ALLOWED = re.compile(
     r"(?i)\b(?:spelling\s+it|writing|putting(?:\s+down)?|giving|answering(?:\s+with)?|calling\s+it)\s+" + _QUOTED
     + r"\s+(?:would\s+be|is|will\s+be|['’]s)\s+(?:perfectly\s+|quite\s+|also\s+|just\s+)?(?:fine|acceptable|accepted|enough|ok(?:ay)?)\b"
+    r"|" + _QUOTED + r"\s+(?:there\s+|here\s+)?(?:is|['’]s)\s+(?:just\s+|simply\s+)?short\s+for\b"
+    r"|^\s*" + _QUOTED + r"(?:\s+or\s+[^.;]{1,60}?)?\s+(?:would|will)\s+(?:both\s+|either\s+)?do\b"
 )
 
 
@@ -309,6 +313,8 @@ ANOTHER_NAME = Rule(
         Example("In some guides it's simply called \"the Deep\"; give the full name.", "guard 43: fresh81, a whole message", "phrase"),
         Example("The place you're describing is what divers call Challenger Dip.", "guard 43: fresh82, a whole message", "phrase"),
         Example("Just writing 'Austen' would be fine.", "guard 43: fresh83, answer_variant", "phrase"),
+        Example("The 'Deep' there is short for exactly the place you need to name.", "guard 44: fresh87, answer_variant", "phrase"),
+        Example("'The Challenger' or the chart's exact name would both do.", "guard 44: fresh88, answer_variant", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
@@ -342,6 +348,7 @@ PICK_MINE = Rule(
         Example("The tide statement looks better supported to me than the rotation one.", "guard 43: fresh86, preference", "values"),
         Example("The tide statement beats the other three.", "guard 43: fresh84, preference", "values"),
         Example("I'd go with naming Westphalia rather than Utrecht.", "guard 43: fresh86, preference"),
+        Example("I'd take 6B+ over 6A here, but check it against a grade you know.", "guard 44: fresh88, a whole message", "fares"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),

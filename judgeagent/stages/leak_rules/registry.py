@@ -13,7 +13,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.answer import ANSWER_RULES
 from judgeagent.stages.leak_rules.disclosure import DISCLOSURE
-from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT
+from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT, NAMED_STRUCK_OUT
 from judgeagent.stages.leak_rules.exemptions import EVEN_TREATMENT, EVEN_TREATMENT_WORDS
 from judgeagent.stages.leak_rules.judgement import judgement
 from judgeagent.stages.leak_rules.options import OPTION_RULES
@@ -22,12 +22,13 @@ from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
 from judgeagent.stages.leak_rules.text import sentences, whole_sentences
 
 # The finding kinds of the rule layer (the answer stated outright is leakage.ANSWER_RULES').
-KINDS = ("elimination", "disclosure", "pointer", "pick", "narrowed")
+KINDS = ("elimination", "disclosure", "verdict", "pointer", "pick", "narrowed", "struck_out")
 
 STEPS = (
     DISCLOSURE,  # one disclosure per sentence, the first that finds one
     OPTION_RULES,  # options named, question by question
     CANDIDATE_NEGATED,
+    NAMED_STRUCK_OUT,
     ANSWER_DESCRIBED,
     ANSWER_HEAD,
     ANOTHER_NAME,
@@ -41,7 +42,7 @@ TEXT_RULES: tuple[Rule, ...] = ANSWER_RULES
 
 
 def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
-    """The ``elimination``, ``disclosure``, ``pointer``, ``pick`` and ``narrowed`` findings in
+    """The ``elimination``, ``disclosure``, ``pointer``, ``pick``, ``narrowed``, ``struck_out`` and ``verdict`` findings in
     ``suggestions``, sentence by sentence, rule by rule (:data:`STEPS`). A pointer is dropped
     where its whole sentence treats the option as every other (:data:`EVEN_TREATMENT`) and its
     clause judges nothing."""
