@@ -48,6 +48,11 @@ _LETTER_PATTERNS = [
     # "Vitamin C is the best source" is not about a letter.
     re.compile(r"\((?P<letter>[A-Z])\)" + _CORRECT_AFTER),
     re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
+    # "check your total against D": the working's end checked against one letter
+    re.compile(
+        r"(?i:\b(?:check|compare|test|confirm)\s+(?:your|the|that)\s+(?:[\w-]+\s+){0,2}?(?:total|answer|result|figure|sum|value|working|number)\s+"
+        r"against\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END + r"(?!\s*(?:,|and|or|to)\s*(?:option\s+)?\(?[A-Z]\b)"
+    ),
     # "C, once you remember that ...": a letter opening the advice, its reason after the comma
     re.compile(
         r"^\s*\(?(?P<letter>[A-Z])\)?,\s+(?i:once|because|since|as|given|after|though|although|but|for|which|if|when|assuming|provided)\b"
@@ -153,7 +158,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -167,6 +172,7 @@ ANSWER_LETTER = Rule(
         Example("If I were you I'd stop agonising and put C — then make sure you can say why.", "guard 42: fresh83, position"),
         Example("Kneeling plus a single blade brings you to B; say why each clue matters.", "guard 44: fresh87, a whole message"),
         Example("C, once you remember that the grades run through letters.", "guard 44: fresh88, position"),
+        Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -175,6 +181,7 @@ ANSWER_LETTER = Rule(
         Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),
         Example("Whichever you end up on, say why in one line.", "written for the rule"),
         Example("A, B and C all name treaties; date each.", "written for the rule"),
+        Example("Check your answer against A and B before you settle.", "written for the rule"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -228,7 +235,7 @@ REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
-    "or spelt out; a compound written as one word (\"sidelap\"), initials before a hyphen (\"PAT-tested\"), a pair of numbers joined "
+    "or spelt out; a compound written as one word (\"sidelap\"), initials before a hyphen (\"PAT-tested\") or with an article inside (\"SOTG\"), a pair of numbers joined "
     "another way (\"10-20\" for \"10/20 rule\"), the one place an answer names (\"7th\" or \"VII\" for \"seventh position\"); either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
@@ -255,6 +262,7 @@ REFERENCE_PHRASE = Rule(
         Example("Every guard has to pass the 10-20 drills first.", "guard 43: fresh86, answer_variant", "trades"),
         Example("Players pencil '7th' above the note.", "guard 43: fresh86, answer_variant", "trades"),
         Example("You may see a Roman numeral VII above a low note.", "guard 43: fresh86, answer_variant", "trades"),
+        Example("Players love acronyms and shorten it to SOTG.", "guard 45: fresh89, answer_variant", "trades"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),

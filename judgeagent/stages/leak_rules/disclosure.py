@@ -419,6 +419,12 @@ ANSWER_JUDGED_PATTERNS = (
     ),
     re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response|choice|pick)\b[^.;]{0,40}?\b(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+it\b(?!\s+\w)"),
     re.compile(r"(?i)(?:^|[:;,.—–]\s*)you(?:['’]ve)?\s+(?:nailed|aced)\s+(?:it|that|this)\b|\bI\s+wouldn['’]t\s+(?:touch|change|alter|revise)\s+(?:it|that|this|a\s+thing)\b"),
+    # "Your tally matched mine exactly, well done; no change needed there."
+    re.compile(
+        r"(?i)\byour\s+(?:[\w-]+\s+){0,2}?(?:answer|tally|total|figure|count|sum|result|calculation|estimate|value|number)\s+"
+        r"(?:(?:exactly\s+)?(?:matched|matches|agrees?\s+with|agreed\s+with)\s+mine|is\s+what\s+I\s+(?:got|get|have))\b"
+        r"|\bno\s+change\s+(?:is\s+)?needed\s+(?:there|here)\b"
+    ),
     re.compile(
         r"(?i)\byou\s+(?:gave|picked|chose|put|wrote|named|went\s+with|used|described|quoted)\s+the\s+(?:[\w'’-]+\s+){1,5}?"
         r"(?:rather\s+than|instead\s+of)\s+the\b"
@@ -459,6 +465,7 @@ ANSWER_JUDGED = Rule(
         Example("Your answer to the organelle question isn't it.", "guard 43: fresh85"),
         Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
         Example("You gave the later treaty rather than the earlier one; read that sentence again.", "guard 43: fresh83"),
+        Example("Your date matched mine exactly, well done; no change needed there.", "guard 45: fresh89, disclosure"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),
@@ -473,7 +480,9 @@ ANSWER_JUDGED = Rule(
 # "in your answer", not a reason asked for ("say why your choice is right").
 _PLAIN_VERDICT = re.compile(
     r"(?i)(?:^|[,;:—–]\s*|\b(?:and|but|so)\s+)your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
-    r"(?:answer|response|choice|pick)(?:\s+(?:to|for|on)\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?(?:question|item|one))?\s+(?:was|is)\s+"
+    r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|result|value)"
+    # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
+    r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?\s+(?:was|is)\s+"
     r"(?:the\s+)?(?:correct|right|wrong|incorrect)(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
 
@@ -495,6 +504,8 @@ PLAIN_VERDICT = Rule(
     leaks=(
         Example("On the organelle item, your earlier answer was the correct one, so keep it.", "guard 44: fresh87, a whole message"),
         Example("Your answer to the treaty question is wrong.", "written for the rule"),
+        Example("Your tally from last time was wrong, so redo it.", "guard 45: fresh89, a whole message"),
+        Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),

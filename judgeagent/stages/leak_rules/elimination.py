@@ -157,6 +157,7 @@ NAMED_STRUCK_OUT = Rule(
         Example("The Congress of Vienna can be dismissed straight away.", "guard 44: fresh88, a whole message"),
         Example("Rule out Utrecht first; it is too late.", "written for the rule"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
+        Example("The tide reading can go.", "guard 45: fresh90, text_judgement", "values"),
     ),
     clean=(
         Example("Don't rule out Utrecht before you have dated it.", "written for the rule"),

@@ -67,6 +67,7 @@ BATCHES: dict[str, list[Question]] = {
         Question("r2", "What is the routine electrical-safety check of plug-in equipment called?", "portable appliance test"),
         Question("r3", "Which rule gives a pool guard 10 seconds to spot a swimmer in trouble and 20 to reach them?", "10/20 rule"),
         Question("r4", "Which slide position of a trombone is the longest reach?", "seventh position"),
+        Question("r5", "What do players call the self-refereeing principle of a disc sport?", "Spirit of the Game"),
     ],
     # prices, and grades written as short codes
     "fares": [

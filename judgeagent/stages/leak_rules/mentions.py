@@ -140,7 +140,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
 # too: a label, not the topic.
 _LABEL = re.compile(
     r"(?i)\bthe\s+((?:[\w'’]+(?:-[\w'’]+)*\s+){0,2}?[\w'’]+(?:-[\w'’]+)*)\s+"
-    r"(?:statement|one|option|choice|explanation|answer|reason|version|claim|account)\b"
+    r"(?:statement|one|option|choice|explanation|answer|reason|version|claim|account|reading|interpretation|idea)\b"
 )
 _NO_LABEL = frozenset(
     stem(w) for w in (
@@ -636,7 +636,8 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     words = [w for w in every if w.lower() not in ("a", "an", "the", "of", "and", "for", "to", "or")]
     # with its little words too, where they make three: "DOE" for "doctrine of equivalents"
     spoken = [w for w in every if w.lower() not in ("a", "an", "the")]
-    if _initials_written(sentence, words, question_text) or _initials_written(sentence, spoken, question_text):
+    # and with an article inside it: "SOTG" for "Spirit of the Game"
+    if any(_initials_written(sentence, ws, question_text) for ws in (words, spoken, every)):
         return True
     # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
     # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)

@@ -438,7 +438,7 @@ BARE_LETTER = _option_rule(
 TEXT_JUDGED = _option_rule(
     "options.text_judged",
     ("pointer", "elimination"),
-    "an option named by its text (or a distinctive word of it, or a label of its own words: \"the towel one\", \"the Thursday-evening statement\") with a judgement: positive, negative, comparative or conditional",
+    "an option named by its text (or a distinctive word of it, or a label of its own words: \"the towel one\", \"the Thursday-evening statement\", \"the time-commitment reading\") with a judgement: positive, negative, comparative or conditional",
     _text_judged,
     leaks=(
         Example("Westphalia is the settlement you want.", "written for the rule"),
@@ -446,6 +446,7 @@ TEXT_JUDGED = _option_rule(
         Example("Argon is far too rare to be the main gas.", "written for the rule"),
         Example("Choose the mitochondrion over the ribosome.", "written for the rule"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
+        Example("Argon, which is the classic slip here.", "guard 45: fresh90, text_judgement"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),

@@ -273,11 +273,14 @@ _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
     r"\b(?:call(?:s|ed)?\s+it|(?:it['’]s|it\s+is)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
-    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
+    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
     r"(?:" + _QUOTED + r"|" + _NOT_A_NAME + r"[\w:./-]*\w)"
 )
-_ASKED = re.compile(r"(?i)\b(?:whether|if|what|which|how)\b")
+# (not "it's what old catalogues sold as a 'ferrotype'": a name given, not asked for)
+_ASKED = re.compile(
+    r"(?i)\b(?:whether|if)\b|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
+)
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
 # reduction' or the letter's exact wording would both do".
@@ -292,7 +295,7 @@ _FORM_ALLOWED = re.compile(
 def _another_name(reading: Reading) -> list[LeakFinding]:
     sentence = reading.sentence
     m = _ANOTHER_NAME.search(sentence) or _FORM_ALLOWED.search(sentence)
-    if m is None or sentence.rstrip().endswith("?") or _ASKED.search(sentence[: m.start()]):
+    if m is None or sentence.rstrip().endswith("?") or any(a.start() < m.start() for a in _ASKED.finditer(sentence)):
         return []
     phrase = [q for q in reading.questions if not q.options]
     named = {r.question_id for r in reading.question_refs}
@@ -315,6 +318,7 @@ ANOTHER_NAME = Rule(
         Example("Just writing 'Austen' would be fine.", "guard 43: fresh83, answer_variant", "phrase"),
         Example("The 'Deep' there is short for exactly the place you need to name.", "guard 44: fresh87, answer_variant", "phrase"),
         Example("'The Challenger' or the chart's exact name would both do.", "guard 44: fresh88, answer_variant", "phrase"),
+        Example("It's what old charts sold as a 'Challenger Hole'; give its common name.", "guard 45: fresh90, a whole message", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
