@@ -79,6 +79,20 @@ def test_the_cache_is_bounded():
     assert model.calls == [["a", "b", "c", "d"], ["a"]]
 
 
+def test_a_full_cache_never_evicts_a_text_of_the_call_that_fills_it():
+    # "a" and "b" are the oldest entries of a full cache; storing "x" and "y" for the same call
+    # must not lose them (a 37,000-check run of the leak corpus once stopped on such a KeyError).
+    model = CountingModel()
+    queue = EmbeddingQueue(model, cache_size=3)
+    queue.encode(["a", "b", "c"])
+    got = queue.encode(["a", "b", "x", "y"])
+    np.testing.assert_allclose(got, CountingModel().encode(["a", "b", "x", "y"]))
+    assert model.calls == [["a", "b", "c"], ["x", "y"]]
+    # what was read last stays: "b", "x" and "y" are known; "c" and "a", the oldest, went
+    queue.encode(["b", "y"])
+    assert model.calls[-1] == ["x", "y"]
+
+
 def test_a_model_error_reaches_every_waiting_caller_and_the_queue_recovers():
     model = CountingModel()
     queue = EmbeddingQueue(model)

@@ -72,15 +72,19 @@ class EmbeddingQueue:
         texts = list(texts)
         if not texts:
             return np.zeros((0, getattr(self.embedder, "dim", 0)), dtype=np.float32)
-        missing = self._missing(texts)
+        # The texts already known are read before the new ones are stored: storing them may
+        # evict the oldest entries of a full cache, and those can be this call's own.
+        known = {t: self._cache[t] for t in texts if t in self._cache}
+        for t in known:
+            self._cache.move_to_end(t)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
         # A synchronous call holds the event loop anyway (priming, before the batches run),
         # so it leaves torch its usual threads; only the passes beside running batches get one.
         fresh = dict(zip(missing, self._model_encode(missing, None))) if missing else {}
         if missing:
             self._count(missing)
             self._store(missing, list(fresh.values()))
-        # ``fresh`` first: a call larger than the cache has evicted some of its own texts.
-        return np.stack([fresh[t] if t in fresh else self._cache[t] for t in texts]).astype(np.float32, copy=False)
+        return np.stack([fresh[t] if t in fresh else known[t] for t in texts]).astype(np.float32, copy=False)
 
     async def aencode(self, texts: Sequence[str]) -> np.ndarray:
         """Like :meth:`encode`, without blocking the event loop, batched with other callers."""

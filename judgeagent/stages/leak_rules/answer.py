@@ -128,6 +128,15 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     return []
 
 
+# The answer's place stated as its letter would be: "it's the second entry that contains both",
+# "go with the fourth option", "the answer is the last one".
+_PLACE_STATED = re.compile(
+    r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose)\s+the\s+"
+    r"(?P<o>first|second|third|fourth|fifth|last|final)\s+(?:one|option|choice|entry|answer|statement|item)\b"
+)
+_PLACES = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
+
+
 def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
     mc = [q for q in questions if q.options]
     letters = {letter.upper() for q in mc for letter in q.options or {}}
@@ -139,7 +148,14 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
                 continue
             named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
-    return leaks
+    for m in _PLACE_STATED.finditer(suggestions):
+        place = m.group("o").lower()
+        for q in mc:
+            order = list(q.options or {})
+            index = len(order) - 1 if place in ("last", "final") else _PLACES[place]
+            if index < len(order):
+                leaks.append(finding(q.id if order[index].upper() == q.answer.upper() else None, "answer_letter", m.group(0).strip()))
+    return list(dict.fromkeys(leaks))
 
 
 def _letters(reading: Reading) -> list[LeakFinding]:
@@ -158,7 +174,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -173,6 +189,7 @@ ANSWER_LETTER = Rule(
         Example("Kneeling plus a single blade brings you to B; say why each clue matters.", "guard 44: fresh87, a whole message"),
         Example("C, once you remember that the grades run through letters.", "guard 44: fresh88, position"),
         Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
+        Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),

@@ -432,7 +432,14 @@ ANSWER_JUDGED_PATTERNS = (
     re.compile(
         r"(?i)\byour\s+(?:[\w-]+\s+){0,3}(?:answer|response|choice|figure|estimate)\b[^.;]{0,120}?,?\s+so\s+"
         r"(?:rethink|redo|revisit|reconsider|rework|change|fix)\s+it\b"
-        r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?answer\s+needs\s+(?:redoing|rethinking|reworking|another\s+look)\b"
+        r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?(?:answer|one)\s+needs\s+(?:redoing|rethinking|reworking|changing|fixing|correcting|another\s+look)\b"
+    ),
+    # "Your phrase answer named a tie-breaker format from a different sport", "Your answer to the
+    # partials question was the one mistake in this batch"
+    re.compile(
+        r"(?i)\byour\s+(?:[\w-]+\s+){0,2}?answer\s+(?:named|described|gave|picked|chose|was|is)\b[^.;]{0,80}?\b(?:from|for|in|of)\s+"
+        r"(?:a\s+different|the\s+wrong|another)\s+(?:sport|thing|operation|term|idea|concept|process|stage|part|paragraph|section|question|field)\b"
+        r"|\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response)\b[^.;]{0,40}?\b(?:was|is)\s+the\s+(?:one|only|single)\s+(?:mistake|error|slip|miss|wrong\s+answer)\b"
     ),
 )
 _IF = re.compile(r"(?i)\b(?:if|whether|when|unless|in\s+case)\b")
@@ -466,6 +473,9 @@ ANSWER_JUDGED = Rule(
         Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
         Example("You gave the later treaty rather than the earlier one; read that sentence again.", "guard 43: fresh83"),
         Example("Your date matched mine exactly, well done; no change needed there.", "guard 45: fresh89, disclosure"),
+        Example("Your phrase answer named a layer from a different field; have another go.", "guard 46: fresh91, disclosure", "phrase"),
+        Example("Your answer to the gas question was the one mistake in this batch.", "guard 46: fresh92, disclosure"),
+        Example("On the venue, your answer named where they used to meet rather than where they are moving, so that one needs changing.", "guard 46: fresh91, a whole message"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),
@@ -479,7 +489,8 @@ ANSWER_JUDGED = Rule(
 # (leak_learned.UNDOUBTED); not a part of it praised ("your answer was the right idea"), not
 # "in your answer", not a reason asked for ("say why your choice is right").
 _PLAIN_VERDICT = re.compile(
-    r"(?i)(?:^|[,;:—–]\s*|\b(?:and|but|so)\s+)your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
+    r"(?i)(?:^|[,;:—–]\s*|\b(?:and|but|so)\s+|\b(?:on|for|in)\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\s+)"
+    r"your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
     r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|result|value)"
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
     r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?\s+(?:was|is)\s+"
@@ -506,6 +517,7 @@ PLAIN_VERDICT = Rule(
         Example("Your answer to the treaty question is wrong.", "written for the rule"),
         Example("Your tally from last time was wrong, so redo it.", "guard 45: fresh89, a whole message"),
         Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
+        Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),

@@ -254,7 +254,7 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # should be either 1:10,000 or 1:15,200", "It has to be one of Smith's or Barton's". Fewer than
 # all the options, so the list narrows them.
 _AMONG_WORDS = (
-    r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick)\s*(?:['’]s|is|was|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
+    r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick|count|total|tally|sum|amount)\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
     r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
     # where a right working ends: "you'll land on 0.25, 0.5 or 1 mL"
     r"|\b(?:land|end\s+up)\s+(?:on|with|at)"
@@ -497,6 +497,7 @@ NARROWED_LIST = _option_rule(
         Example("The description fits one of the two scans, MRI or CT, so decide between those.", "guard 44: fresh87, a whole message", "codes"),
         Example("Narrow it to £4.20 or £5.00, then reread the fare table.", "guard 44: fresh88, a whole message", "fares"),
         Example("It's 6B+ or 7A+.", "guard 44: fresh88, listed", "fares"),
+        Example("The count is going to be 32, 48 or 64; test each against the groups.", "guard 46: fresh91, listed", "values"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),

@@ -289,6 +289,9 @@ _FORM_ALLOWED = re.compile(
     + r"\s+(?:would\s+be|is|will\s+be|['’]s)\s+(?:perfectly\s+|quite\s+|also\s+|just\s+)?(?:fine|acceptable|accepted|enough|ok(?:ay)?)\b"
     r"|" + _QUOTED + r"\s+(?:there\s+|here\s+)?(?:is|['’]s)\s+(?:just\s+|simply\s+)?short\s+for\b"
     r"|^\s*" + _QUOTED + r"(?:\s+or\s+[^.;]{1,60}?)?\s+(?:would|will)\s+(?:both\s+|either\s+)?do\b"
+    # "Crew lists sometimes say 'helm' for this seat", "in American usage it is spelled 'jibe'"
+    r"|\b(?:say|says|write|writes|use|uses)\s+" + _QUOTED + r"\s+for\s+(?:this|that|it|the\s+same)\b"
+    r"|\b(?:spelled|spelt)\s+(?:as\s+)?" + _QUOTED
 )
 
 
@@ -319,6 +322,8 @@ ANOTHER_NAME = Rule(
         Example("The 'Deep' there is short for exactly the place you need to name.", "guard 44: fresh87, answer_variant", "phrase"),
         Example("'The Challenger' or the chart's exact name would both do.", "guard 44: fresh88, answer_variant", "phrase"),
         Example("It's what old charts sold as a 'Challenger Hole'; give its common name.", "guard 45: fresh90, a whole message", "phrase"),
+        Example("Old charts sometimes say 'the Hole' for this place - same spot.", "guard 46: fresh91, answer_variant", "phrase"),
+        Example("In American usage it is usually spelled 'Challenger Dip'.", "guard 46: fresh92, answer_variant", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
