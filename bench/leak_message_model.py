@@ -14,7 +14,8 @@ it weighs).
 
 Messages labelled ``described`` (judge only) are left out of training and of the catch.
 C and THRESHOLD were chosen by step 2 on fresh27 to fresh78, before fresh79 and fresh80 were read, and
-kept on fresh27 to fresh80.
+kept on fresh27 to fresh80; THRESHOLD moved from 0.5 to 0.6 by step 2 on fresh27 to fresh94, before
+fresh95 and fresh96 were read.
 
 Run: .venv/bin/python bench/leak_message_model.py [--no-write]
 """
@@ -42,8 +43,9 @@ from tests.leak_table import JUDGE_ONLY_KINDS, load_corpus, load_messages  # noq
 C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with guard 29's learned layer)
 # Left out in turn on fresh27 to fresh78 (guard 39): 0.4 caught 1 leak more for 1 false alarm more, 0.6 and
 # 0.7 lost 1 and 4 for 0 and 2 fewer; on fresh27 to fresh80 (guard 40): 0.4 caught 5 more for 7 more, 0.6
-# and 0.7 lost 1 and 4 for 2 and 5 fewer.
-THRESHOLD = 0.5
+# and 0.7 lost 1 and 4 for 2 and 5 fewer. On fresh27 to fresh94 (guard 47, models trained to fresh94): 0.6 lost 1
+# for 5 fewer (955/1013 caught, 46/832 clean flagged), 0.7 lost 29 for 16 fewer, 0.4 caught 1 more for 4 more.
+THRESHOLD = 0.6
 # A kind found in the whole was found in one of its sentences too in every message of the corpus
 # (a finding across sentences is rare), so the whole's findings are read and not the sentences'.
 KINDS = tuple(k for k in LEAK_KINDS if k not in {"learned", "judge"})

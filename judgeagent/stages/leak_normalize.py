@@ -9,7 +9,8 @@ construction: both sides are reduced to the same stems).
 
 A token's stem drops: case and accents; apostrophes (a possessive "'s" or "s'" goes with its
 "s" below); "-ly", "-ing", "-ed"; then any run of final "s"/"e" ("viruses", "virus",
-"viruse" all give "viru"); then one Latin or Greek ending ("-ion", "-on", "-um", "-us", "-a",
+"viruse" all give "viru"); a final "y" after a consonant as "i" ("body" and "bodies" give "bodi");
+then one Latin or Greek ending ("-ion", "-on", "-um", "-us", "-a",
 "-i", and a final "i" left over: "mitochondrion" and "mitochondria" give "mitochondr"). Stems are for matching only:
 two different words rarely share one among a question's few options, and both sides of a
 comparison always lose the same letters. Articles (a, an, the) are dropped; ordinal and
@@ -58,6 +59,9 @@ def stem(word: str) -> str:
             break
     while len(word) > _MIN_STEM and word[-1] in "se":
         word = word[:-1]
+    # "scoby" and "scobies" (whose "es" went above) meet at "scobi"; not "key" and "keys"
+    if len(word) >= 4 and word[-1] == "y" and word[-2] not in "aeiouy":
+        word = word[:-1] + "i"
     for ending in _LATIN:
         if word.endswith(ending) and len(word) - len(ending) >= 4:
             word = word[: -len(ending)]

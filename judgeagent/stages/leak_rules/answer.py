@@ -15,6 +15,7 @@ from judgeagent.stages.leak_rules.judgement import in_list
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, option_quantity, quantities
+from judgeagent.stages.leak_rules.questions import ORDINALS
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import identifying, sentences
@@ -129,12 +130,21 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
 
 
 # The answer's place stated as its letter would be: "it's the second entry that contains both",
-# "go with the fourth option", "the answer is the last one".
+# "go with the fourth option", "the answer is the last one", "you end up on the middle option".
 _PLACE_STATED = re.compile(
-    r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose)\s+the\s+"
-    r"(?P<o>first|second|third|fourth|fifth|last|final)\s+(?:one|option|choice|entry|answer|statement|item)\b"
+    r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose"
+    r"|end\s+up\s+(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to)\s+the\s+"
+    r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
 )
-_PLACES = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
+
+
+def _place_index(place: str, count: int) -> int:
+    """Where ``place`` is in a list of ``count`` options (-1: nowhere; an even list has no middle)."""
+    if place in ("last", "final"):
+        return count - 1
+    if place == "middle":
+        return count // 2 if count % 2 else -1
+    return ORDINALS[place] - 1
 
 
 def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
@@ -152,8 +162,8 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
         place = m.group("o").lower()
         for q in mc:
             order = list(q.options or {})
-            index = len(order) - 1 if place in ("last", "final") else _PLACES[place]
-            if index < len(order):
+            index = _place_index(place, len(order))
+            if 0 <= index < len(order):
                 leaks.append(finding(q.id if order[index].upper() == q.answer.upper() else None, "answer_letter", m.group(0).strip()))
     return list(dict.fromkeys(leaks))
 
@@ -174,7 +184,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -190,6 +200,7 @@ ANSWER_LETTER = Rule(
         Example("C, once you remember that the grades run through letters.", "guard 44: fresh88, position"),
         Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
         Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
+        Example("Count the membranes and you end up on the middle option of the five.", "guard 47: fresh93, a whole message"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -206,7 +217,7 @@ OPTION_TEXT = Rule(
     ("option_text",),
     "the correct option's text, enough of its distinctive words, or its initials (little words too: \"ICOM\" for \"International Council of Museums\"; "
     "in capitals, more letters of a word, or a number word's digit: \"SSB\" for \"Single sideband\", \"1C2R\" for \"First cousin twice removed\"; "
-    "two letters for an option of two words), a range among ranges written without its unit (\"4.5–5.5\" for \"pH 4.5–5.5\"), "
+    "two letters for an option of two words; the short form it gives itself in brackets: \"DQ\" for \"Disqualification (DQ)\"), a range among ranges written without its unit (\"4.5–5.5\" for \"pH 4.5–5.5\"), "
     "in a sentence that lists no other option beside it",
     _option_texts,
     leaks=(
@@ -252,7 +263,7 @@ REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
     "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
-    "or spelt out; a compound written as one word (\"sidelap\"), initials before a hyphen (\"PAT-tested\") or with an article inside (\"SOTG\"), a pair of numbers joined "
+    "or spelt out; a compound written as one word (\"sidelap\") or a long word in hyphenated parts (\"cross-overs\"), initials before a hyphen (\"PAT-tested\") or with an article inside (\"SOTG\"), a pair of numbers joined "
     "another way (\"10-20\" for \"10/20 rule\"), the one place an answer names (\"7th\" or \"VII\" for \"seventh position\"); either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
@@ -280,9 +291,11 @@ REFERENCE_PHRASE = Rule(
         Example("Players pencil '7th' above the note.", "guard 43: fresh86, answer_variant", "trades"),
         Example("You may see a Roman numeral VII above a low note.", "guard 43: fresh86, answer_variant", "trades"),
         Example("Players love acronyms and shorten it to SOTG.", "guard 45: fresh89, answer_variant", "trades"),
+        Example("The strides you're describing are 'cross-overs'; give their name in full.", "guard 47: fresh93, answer_variant", "rulings"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
+        Example("Let the legs cross over before the block, then plant.", "written for the rule", "rulings"),
         Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),
         Example("Sections 6, 8 and 10 of your notes cover it; give the time in minutes.", "written for the rule", "phrase"),

@@ -83,6 +83,16 @@ BATCHES: dict[str, list[Question]] = {
         Question("k3", "How is your grandparent's first cousin related to you?", "C",
                  {"A": "Second cousin", "B": "First cousin once removed", "C": "First cousin twice removed", "D": "Third cousin"}),
     ],
+    # options that give their own short form in brackets, times of day, durations in one unit,
+    # and a phrase answer whose word is written in parts
+    "rulings": [
+        Question("u1", "What does an official record when a steeplechaser runs round the water jump instead of over it?", "B",
+                 {"A": "A yellow card (YC) warning", "B": "Disqualification (DQ)", "C": "Did not finish (DNF)", "D": "No action"}),
+        Question("u2", "A museum shuts at 5:00 pm and the last entry is half an hour earlier. When is the last entry?", "B",
+                 {"A": "4:00 pm", "B": "4:30 pm", "C": "3:30 pm", "D": "5:30 pm"}),
+        Question("u3", "How long is one Morse dot at 20 words per minute?", "C", {"A": "40 ms", "B": "50 ms", "C": "60 ms", "D": "120 ms"}),
+        Question("u4", "What are a javelin thrower's sideways steps before the throw usually called?", "crossover steps"),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

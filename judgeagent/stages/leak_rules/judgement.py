@@ -119,7 +119,7 @@ _AFTER_ITEM = re.compile(r"(?i)(?:[\w'’-]*)(?:\s+" + _ITEM_WORD + r"){0,3}\s*(
 # watt or the newton", "32, 48, 64, 128 and 256".
 # (after an item, the noun the list calls each by: "the 6.5–7.0 band, the 7.5–8.3 band and ...")
 _LIST_GAP = re.compile(
-    r"(?i)^\s*(?:(?:band|range|value|figure|one|option|setting|level|dose|ratio|reading)s?\s*)?"
+    r"(?i)^\s*(?:(?:band|range|value|figure|one|option|setting|level|dose|ratio|reading|claim|statement|explanation|account|idea|interpretation|version|choice)s?\s*)?"
     r"(?:,|/|&|\band\b|\bor\b|\bthen\b|,\s*(?:and|or|then)\b)?\s*(?:(?:the|an?)\s+)?[£$€¥]?\s*$"
 )
 
@@ -165,7 +165,9 @@ def listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef]
         return None
     text = fold(sentence)
     for a, b in zip(own, own[1:], strict=False):
-        allowed = set(tokens((q.options or {})[a.letter])) | set(tokens((q.options or {})[b.letter]))
+        pair = (q.options or {})[a.letter] + " " + (q.options or {})[b.letter]
+        # (an option's own punctuation too: the rest of a range named by its first number, "3–6")
+        allowed = set(tokens(pair)) | set(re.findall(r"[^\w\s,;]", pair))
         gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[^a-z0-9\s]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
         if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
             return None

@@ -18,7 +18,19 @@ from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_m
 from judgeagent.stages.leak_rules.numbers import counts_or_numbers
 from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
-from judgeagent.stages.leak_rules.text import EVERYDAY_ZIPF, FUNCTION, STOP, bracketed, cased_words, common_word, compiled, identifying, word_spans, zipf
+from judgeagent.stages.leak_rules.text import (
+    EVERYDAY_ZIPF,
+    FUNCTION,
+    STOP,
+    bracketed,
+    cased_words,
+    common_word,
+    compiled,
+    folded_span,
+    identifying,
+    word_spans,
+    zipf,
+)
 from judgeagent.stages.leak_rules.vocabulary import entries
 
 _MIN_DISTINCTIVE = 3  # letters in a distinctive stem; a shorter word must match as a whole text
@@ -98,7 +110,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             continue
         topic = _topic_words(q, questions)
         for form in _forms(q.question, tuple(q.options.items())):
-            code = _code_spans(sentence, q.options[form.letter])
+            code = _code_spans(sentence, q.options[form.letter]) or _bracketed_code_spans(sentence, q.options[form.letter], q.question)
             if code:
                 found.append((q, form.letter, code, True))
                 continue
@@ -162,7 +174,7 @@ def _labelled(sentence: str, form: _OptionForm, q: Question) -> list[tuple[int, 
         label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
         mine = {w for w in label if _akin(w, own)}
         if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
-            spans.append(m.span(1))
+            spans.append(folded_span(sentence, *m.span(1)))
     return spans
 
 
@@ -181,7 +193,23 @@ def _code_spans(sentence: str, option: str) -> list[tuple[int, int]]:
     if not _SHORT_CODE.fullmatch(text):
         return []
     pattern = compiled(r"(?<![\w+/.-])" + re.escape(text) + r"(?![\w+/-]|\.\d)")
-    return [_folded(sentence, *m.span()) for m in pattern.finditer(sentence)]
+    return [folded_span(sentence, *m.span()) for m in pattern.finditer(sentence)]
+
+
+# An option's own short form, in brackets: "Disqualification (DQ)", "A yellow card (YC) warning only";
+# not a Roman numeral ("manganese(IV) oxide").
+_BRACKETED_CODE = re.compile(r"\((?P<code>(?![IVXL]+\))(?=(?:[^)]*[A-Z]){2})[A-Z][A-Za-z\d+]{0,4}[A-Z\d])\)")
+
+
+def _bracketed_code_spans(sentence: str, option: str, question_text: str) -> list[tuple[int, int]]:
+    """Where the sentence writes the short form an option gives itself in brackets, unless the
+    question writes it too (then it is the question's word)."""
+    spans = []
+    for m in _BRACKETED_CODE.finditer(option):
+        pattern = compiled(r"(?<![\w-])" + re.escape(m.group("code")) + r"s?(?![\w-])")
+        if not pattern.search(question_text):
+            spans += [folded_span(sentence, *w.span()) for w in pattern.finditer(sentence)]
+    return spans
 
 
 def _spoken_initials(sentence: str, name: str, question_text: str) -> list[tuple[int, int]]:
@@ -231,7 +259,7 @@ def _abbreviated(sentence: str, letter: str, q: Question, questions: list[Questi
             continue
         readers = [other for other, text in (q.options or {}).items() if _initials_of(caps, text, _shared_words(q))]
         if readers == [letter]:
-            spans.append(_folded(sentence, *m.span()))
+            spans.append(folded_span(sentence, *m.span()))
     return spans
 
 
@@ -281,13 +309,7 @@ def _core_written(sentence: str, letter: str, q: Question) -> list[tuple[int, in
         return []
     lo, hi = re.split(r"\s*[-–—]\s*", core)
     pattern = compiled(r"(?<![\w.])" + re.escape(lo) + _DASH + re.escape(hi) + r"(?![\w]|\.\d)")
-    return [_folded(sentence, *m.span()) for m in pattern.finditer(sentence)]
-
-
-def _folded(sentence: str, lo: int, hi: int) -> tuple[int, int]:
-    """A span of ``sentence`` as written, in its folded form (:func:`fold` drops apostrophes),
-    where the other mentions' spans are."""
-    return len(fold(sentence[:lo])), len(fold(sentence[:hi]))
+    return [folded_span(sentence, *m.span()) for m in pattern.finditer(sentence)]
 
 
 _ORDINAL = re.compile(r"(?i)\s*(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s*")
@@ -532,6 +554,14 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     written = {fold(w) for w in re.findall(r"[^\W\d_]+", phrase)}
     cased = cased_words(sentence, len(words))
     hit: set[str] = set()
+    # A long distinctive word hyphenated ("cross-overs" for "crossover steps"): the parts stem
+    # apart ("cro" "over"), their join as written does not. (Not two words: "cross over" is a verb.)
+    parted = {stem(fold(m.group(0)).replace("-", "")) for m in re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+){1,2}", sentence)}
+    for d in distinctive:
+        if len(d) >= 6 and d in parted:
+            if len(distinctive) == 1:
+                return True
+            hit.add(d)
     for i, (w, s, _, _) in enumerate(words):
         for d in distinctive:
             variant = s != d and (

@@ -10,14 +10,18 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
-from judgeagent.stages.leak_rules.text import compiled
+from judgeagent.stages.leak_rules.text import compiled, folded_span
+from judgeagent.stages.leak_rules.units import unit_at
 
 # --- options that are numbers --------------------------------------------------------------------
+# A time of day or a duration in hours and minutes ("4:30 pm", "1:15"), read as hours ("4.5"), so
+# that "4:00" and "4:30" are two values rather than two fours.
+_CLOCK = r"\d{1,2}:[0-5]\d(?![\d:])"
 # "1", "3", "7", "11" (a pH), "32" ... "256" (bits), "4 m/s²": too short for the text match, so
 # an option that is a number (with or without a unit) is named by that number written in digits.
 # "2,250" is two thousand two hundred and fifty; "2,5" is two and a half.
-_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
-_NUMBER = re.compile(r"(?<![\w.,/^⁻−-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>" + _CLOCK + r"|[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
+_NUMBER = re.compile(r"(?<![\w.,/^⁻−:-])(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
 # The words every option ends with after its number ("9,000 passengers per hour per direction",
 # "2,250 passengers per hour per direction"): the options' unit, however long, said once for all.
 _SHARED_TAIL_MIN = 2  # options: two sharing a tail can be chance, but each still differs in its number
@@ -46,23 +50,28 @@ def _without_shared_tail(texts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 def _value(number: str) -> str:
     """A number as written in an option, with a dot for its decimal point and no thousands commas."""
+    clock = re.fullmatch(r"(\d{1,2}):(\d\d)", number)
+    if clock:
+        return repr(int(clock.group(1)) + int(clock.group(2)) / 60)
     if re.fullmatch(r"[-+−]?\d{1,3}(?:,\d{3})+", number):
         number = number.replace(",", "")
     return number.replace(",", ".").replace("−", "-").lstrip("+")
 # The numbers a question's text gives, "1,200" as one.
-_STEM_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)")
+_STEM_NUMBER = re.compile(r"(?<![\w.,:])" + _CLOCK + r"|(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)")
 # A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
 _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
 
 
-def _numeric_options(q: Question) -> dict[str, tuple[str, bool]]:
-    """Letter → (the number, whether its option has a % sign) for the options that are numbers."""
+def _numeric_options(q: Question) -> dict[str, tuple[str, bool, tuple[str, float] | None]]:
+    """Letter → (the number, whether its option has a % sign, its unit's measure and size) for the
+    options that are numbers."""
     out = {}
     bare = without_shared_tail(q.options or {})
     for letter, text in (q.options or {}).items():
         m = _NUMERIC_OPTION.match(text) or _NUMERIC_OPTION.match(bare[letter])
         if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
-            out[letter] = (_value(m.group("n")), "%" in (m.group("unit") or ""))
+            unit = unit_at(m.string, m.end("n"))
+            out[letter] = (_value(m.group("n")), "%" in (m.group("unit") or ""), unit[1:3] if unit else None)
     return out
 
 
@@ -103,7 +112,7 @@ def number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             frac = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
             if frac:
                 for m in compiled(r"(?<![\d/.])" + frac.group(1) + r"\s*/\s*" + frac.group(2) + r"(?![\d/])").finditer(sentence):
-                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+                    refs.append(OptionRef(letter, q.id, *folded_span(sentence, m.start(), m.end()), "text"))
         numbers = _numeric_options(q)
         if len(numbers) < 2:  # numbers are values only where the options are values
             continue
@@ -113,17 +122,20 @@ def number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
             if _stem_number(m, sentence, questions):
                 continue
-            for letter, (number, has_percent) in numbers.items():
-                if float(_value(m.group("n"))) == float(number) and percent <= has_percent:
-                    refs.append(OptionRef(letter, q.id, m.start(), m.end(), "text"))
+            # (a number in another unit is another value: "60 seconds" beside an option "60 ms")
+            written = unit_at(sentence, m.end())
+            for letter, (number, has_percent, unit) in numbers.items():
+                other_unit = written is not None and unit is not None and written[1:3] != unit
+                if float(_value(m.group("n"))) == float(number) and percent <= has_percent and not other_unit:
+                    refs.append(OptionRef(letter, q.id, *folded_span(sentence, m.start(), m.end()), "text"))
         # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
         # word elsewhere is a count or a step ("the three answers", "differ by exactly one").
         for n in spoken_numbers(sentence):
             if n.words == 1 and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
                 continue
-            for letter, (number, has_percent) in numbers.items():
+            for letter, (number, has_percent, _) in numbers.items():
                 if n.value == float(number) and not has_percent:
-                    refs.append(OptionRef(letter, q.id, n.start, n.end, "text"))
+                    refs.append(OptionRef(letter, q.id, *folded_span(sentence, n.start, n.end), "text"))
     return refs
 
 

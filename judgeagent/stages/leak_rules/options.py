@@ -262,7 +262,9 @@ _AMONG_WORDS = (
     r"|\banswers\s+(?:here\s+)?(?:are|would\s+be|will\s+be)(?:\s+(?:around|about|roughly|approximately))?)"
     # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt",
     # "it fits one of the two pasteurisation methods, HTST or LTLT"
-    r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+(?:(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[,:—–]\s*)?)?"
+    # "It's one of three: the cancel-if-anyone-objects option, ..."
+    r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+(?:(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[,:—–]\s*)?"
+    r"|(?:two|three|four|2|3|4)\s*[:—–]\s*(?:the\s+)?)?"
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
 # The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
@@ -276,6 +278,8 @@ _NARROWED_TO = re.compile(
     r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-])?"
     # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
     r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
+    # "I'd shortlist DQ, DNF and the YC warning"
+    r"|\bshortlist(?:s|ed|ing)?"
     # "the realistic candidates are the school hall and the move to Tuesday"
     r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
     r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
@@ -311,8 +315,9 @@ def _items_named(sentence: str, question: Question) -> list[str] | None:
         if not (re.search(r"(?i)\bor\b", items) or (one_of and re.search(r"(?i)\band\b", items))):
             continue
         letters: list[str] = []
-        for item in (_ITEM_SEPARATOR_AND if one_of else _ITEM_SEPARATOR).split(items):
-            refs = option_refs(item, [question])
+        for i, item in enumerate((_ITEM_SEPARATOR_AND if one_of else _ITEM_SEPARATOR).split(items)):
+            # (the lead words took the first item's article, which a label needs: "among the towel one, ...")
+            refs = option_refs("the " + item if i == 0 and re.match(r"(?i)\s*the\s+$", sentence[start - 4 : start]) else item, [question])
             named = {r.letter for r in refs if r.whole} or {r.letter for r in refs}
             if len(named) > 1 or (not named and len(letters) < 2):
                 break
@@ -498,6 +503,9 @@ NARROWED_LIST = _option_rule(
         Example("Narrow it to £4.20 or £5.00, then reread the fare table.", "guard 44: fresh88, a whole message", "fares"),
         Example("It's 6B+ or 7A+.", "guard 44: fresh88, listed", "fares"),
         Example("The count is going to be 32, 48 or 64; test each against the groups.", "guard 46: fresh91, listed", "values"),
+        Example("I'd shortlist DQ, DNF and the YC warning and test each against the rule.", "guard 47: fresh94, listed", "rulings"),
+        Example("I'd shortlist 40 and 60 and test both against the speed.", "guard 47: fresh94, listed", "rulings"),
+        Example("Your answer will be 3:30, 4:00 or 4:30 pm; count back from closing.", "guard 47: fresh93, listed", "rulings"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),
@@ -505,6 +513,7 @@ NARROWED_LIST = _option_rule(
         Example("The answer is 1, 7, 11 or 14, and only the ion product of water tells you which.", "written for the rule", "values"),
         Example("Decide between 64 and 128 bits by counting the hexadecimal groups.", "written for the rule", "values"),
         Example("Recall what CT, MRI, PET and a plain radiograph each use to form an image.", "written for the rule", "codes"),
+        Example("Watch the units: a minute is 60 seconds and a second is 1000 ms.", "guard 47: fresh93", "rulings"),
     ),
 )
 OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT, NARROWED_LIST))

@@ -267,13 +267,15 @@ ANSWER_HEAD = Rule(
 _QUOTED = r"['‘\"“][^'’\"”]{1,40}['’\"”]"
 _NOT_A_NAME = (
     r"(?!(?:when|if|in|on|at|that|this|what|how|for|by|to|a|an|the|and|or|but|because|something|anything|whatever|"
-    r"one|two|three|single|it|out|full|words?|letters?)\b)"
+    r"one|two|three|single|it|out|full|words?|letters?|all|both|each|either|up|back)\b)"
 )
 _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
-    r"\b(?:call(?:s|ed)?\s+it|(?:it['’]s|it\s+is)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
+    r"\b(?:call(?:s|ed)?\s+(?:it|them)|(?:it['’]s|it\s+is)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
-    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
+    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
+    # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
+    r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
     r"(?:" + _QUOTED + r"|" + _NOT_A_NAME + r"[\w:./-]*\w)"
 )
@@ -322,11 +324,14 @@ ANOTHER_NAME = Rule(
         Example("The 'Deep' there is short for exactly the place you need to name.", "guard 44: fresh87, answer_variant", "phrase"),
         Example("'The Challenger' or the chart's exact name would both do.", "guard 44: fresh88, answer_variant", "phrase"),
         Example("It's what old charts sold as a 'Challenger Hole'; give its common name.", "guard 45: fresh90, a whole message", "phrase"),
+        Example("Literally 'the deep', and sold in English shops as a sea pit, so give its usual name.", "guard 47: fresh93, a whole message", "phrase"),
         Example("Old charts sometimes say 'the Hole' for this place - same spot.", "guard 46: fresh91, answer_variant", "phrase"),
         Example("In American usage it is usually spelled 'Challenger Dip'.", "guard 46: fresh92, answer_variant", "phrase"),
+        Example("Some divers just call them 'deep holes'. What's the more usual name?", "guard 47: fresh93, answer_variant", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
+        Example("Borax is sold in supermarkets as a laundry booster; recall what it is chemically.", "guard 47: fresh18", "phrase"),
         Example("The answer is a single name; spell it out in full.", "guard 43: development", "phrase"),
         Example("The answer is usually written as two words.", "guard 43: fresh41", "phrase"),
         Example("Ask whether a diver would ever call it 'the safety line'.", "guard 43: fresh17", "phrase"),

@@ -110,7 +110,9 @@ _PLACE_ASSERTED = [
     re.compile(r"(?i)\b(?:leaves?|leaving|left\s+with)\s+(?:you\s+(?:with\s+)?)?(?:only\s+|just\s+)?the\s+" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
     re.compile(
         r"(?i)\b(?:corresponds?\s+to|points?\s+to|lands?\s+(?:you\s+)?on|leads?\s+(?:you\s+)?to|matches|end\s+up\s+(?:on|with|at)|arrive\s+at)\s+"
-        r"the\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|entry|name|item|value|choice|option))?\s*(?:[.,;:!]|$|\s+rather\s+than\b)"
+        # ("you end up on the middle option of the five")
+        r"the\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|entry|name|item|value|choice|option))?"
+        r"\s*(?:[.,;:!]|$|\s+rather\s+than\b|\s+(?:of|out\s+of)\s+(?:the\s+)?(?:two|three|four|five|six|[2-6])\b)"
     ),
 ]
 # "The final explanation is the historically accurate one": a place and a noun, said to be right.

@@ -21,7 +21,8 @@ from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules.numbers import without_shared_tail
 from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
-from judgeagent.stages.leak_rules.text import bracketed
+from judgeagent.stages.leak_rules.text import bracketed, folded_span
+from judgeagent.stages.leak_rules.units import unit_at, units
 from judgeagent.stages.leak_rules.vocabulary import entries
 
 # Conversions round ("roughly 22 kilometres" for 12 nautical miles is 1% off); a wider margin
@@ -49,33 +50,6 @@ class Quantity:
     # Written in a form no option writes a plain number in ("65 thousand", "eleven and a half",
     # "up by 73 percent" for a factor of 1.73): such a count may name an option that is a number.
     derived: bool = False
-
-
-@functools.cache
-def _units() -> tuple[tuple[str, str, float, float], ...]:
-    rows = []
-    for line in entries("units"):
-        name, measure, size, *offset = line.split("\t")
-        rows.append((name, measure, float(size), float(offset[0]) if offset else 0.0))
-    return tuple(rows)
-
-
-@functools.cache
-def _unit_pattern() -> re.Pattern:
-    names = sorted({re.escape(name) for name, _, _, _ in _units()}, key=len, reverse=True)
-    return re.compile(r"\s*(?:-\s*)?(?P<u>" + "|".join(names) + r")(?![\w/])", re.IGNORECASE)
-
-
-def _unit_at(text: str, pos: int) -> tuple[str, str, float, float, int] | None:
-    """(name, measure, size, offset, end) of the unit written right after ``pos``, if any."""
-    m = _unit_pattern().match(text, pos)
-    if not m:
-        return None
-    name = m.group("u")
-    for unit, measure, size, offset in _units():
-        if unit == name or (unit == name.lower() and len(unit) > 2):  # "KM" but never "M" for "m"
-            return name, measure, size, offset, m.end()
-    return None
 
 
 # ("£50k": a thousands "k" right after the digits, read by _MULTIPLIER)
@@ -193,10 +167,10 @@ def quantities(text: str) -> list[Quantity]:
     for i, (value, start, end, fraction, derived) in enumerate(numbers):
         pct = _PERCENT.match(text, end)
         mille = _PER_MILLE.match(text, end)
-        unit = _unit_at(text, end)
+        unit = unit_at(text, end)
         of_a = _OF_A.match(text, end) if (fraction or 0 < value < 1) and not unit else None
         if of_a:  # "three tenths of a decibel" is 0.3 dB, "0.918 of an inch" 0.918 in
-            unit = _unit_at(text, of_a.end())
+            unit = unit_at(text, of_a.end())
         before, after = _CURRENCY_BEFORE.search(text[max(0, start - 4) : start]), _CURRENCY_AFTER.match(text, end)
         if after and not fraction:
             word = after.group("w").lower().split()[0]
@@ -227,7 +201,7 @@ def quantities(text: str) -> list[Quantity]:
             elif not (pct or unit or fraction) and 0 < value <= nxt_value and _OUT_OF.fullmatch(between):
                 out.append(Quantity("fraction", value / nxt_value, start, nxt_end, derived=True))
             if _RANGE_BETWEEN.fullmatch(between):
-                high_unit, high_pct = _unit_at(text, nxt_end), _PERCENT.match(text, nxt_end)
+                high_unit, high_pct = unit_at(text, nxt_end), _PERCENT.match(text, nxt_end)
                 if high_unit:
                     name, measure, size, offset, stop = high_unit
                     out.append(Quantity(measure, value * size + offset, start, stop, name, nxt_value * size + offset))
@@ -288,7 +262,7 @@ def _paces(text: str, found: list[Quantity]) -> list[Quantity]:
     out = []
     for start, end, seconds in times:
         per = _PER.match(text, end)
-        unit = _unit_at(text, per.end()) if per and seconds else None
+        unit = unit_at(text, per.end()) if per and seconds else None
         if unit is not None and unit[1] == "length":
             name, _, size, _, stop = unit
             out.append(Quantity("speed", size / seconds, start, stop, name, derived=True))
@@ -309,7 +283,7 @@ def _halves(text: str) -> list[Quantity]:
     out = []
     for pattern, times in ((_HALF_A, 0.5), (_A_SINGLE, 1.0), (_A_SPAN, 1.0), (_ONE, 1.5)):
         for m in pattern.finditer(text):
-            unit = _unit_at(text, m.end())
+            unit = unit_at(text, m.end())
             if unit is None or unit[1] in ("count", "fraction"):
                 continue
             name, measure, size, offset, stop = unit
@@ -323,7 +297,7 @@ def _halves(text: str) -> list[Quantity]:
 
 
 def _size_of(q: Quantity) -> float:
-    return next((size for name, _, size, _ in _units() if name == q.unit or name == q.unit.lower()), 0.0)
+    return next((size for name, _, size, _ in units() if name == q.unit or name == q.unit.lower()), 0.0)
 
 
 def _unit_of_the_list(text: str, numbers: list[Number], i: int) -> list[Quantity]:
@@ -336,7 +310,7 @@ def _unit_of_the_list(text: str, numbers: list[Number], i: int) -> list[Quantity
     if j == i or fraction:
         return []
     last = numbers[j][2]
-    unit, pct = _unit_at(text, last), _PERCENT.match(text, last)
+    unit, pct = unit_at(text, last), _PERCENT.match(text, last)
     if unit:
         name, measure, size, offset, _ = unit
         return [Quantity(measure, value * size + offset, start, end, name)]
@@ -448,7 +422,7 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 continue
             letter = _the_one_it_fits(q, valued)
             if letter is not None and not _same_form(q, question.options[letter], sentence):  # type: ignore[index]
-                refs.append(OptionRef(letter, question.id, q.start, q.end, "text"))
+                refs.append(OptionRef(letter, question.id, *folded_span(sentence, q.start, q.end), "text"))
     return refs
 
 

@@ -129,3 +129,9 @@ def cased_words(sentence: str, n: int) -> list[str]:
     text = re.sub(r"['’‘`´]", "", "".join(ch for ch in text if not unicodedata.combining(ch)))
     out = [w for w in re.findall(r"[A-Za-z0-9]+", text) if w.lower() not in ("a", "an", "the")]
     return out if len(out) == n else [""] * n
+
+
+def folded_span(sentence: str, lo: int, hi: int) -> tuple[int, int]:
+    """A span of ``sentence`` as written, in its folded form (:func:`fold` drops apostrophes),
+    where every mention of an option by its text is."""
+    return len(fold(sentence[:lo])), len(fold(sentence[:hi]))
