@@ -1257,7 +1257,9 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # shortlist", "you end up on the middle option", "call them 'cross steps'"; the learned layer and
 # the feedback classifier trained to fresh94) measured fresh95 150/155, 139/141, 5/125 and fresh96
 # 146/155, 134/141, 5/125 once, before they were read (guard 46: fresh95 151/155, 140/141, 3/125,
-# fresh96 147/155, 135/141, 5/125). The learned layer is trained on every group to fresh94
+# fresh96 147/155, 135/141, 5/125). GUARD_VERSION 48 (a struck-out option exempt only for a condition
+# before it, "the one that holds is the third statement", "your answer is out of date", "they're
+# called") is not yet measured: fresh97 and fresh98 wait sealed. The learned layer is trained on every group to fresh94
 # (retrained to fresh78, it caught three leaks of fresh22 fewer, whose floors went down by 0.01;
 # to fresh80, a described answer of fresh2 fewer, whose catch floor went down by 0.01; to fresh82, a
 # disclosure of fresh15 fewer, made up by one of guard 42's picks; to fresh94, one leak each of

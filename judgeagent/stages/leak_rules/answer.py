@@ -133,7 +133,9 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
 # "go with the fourth option", "the answer is the last one", "you end up on the middle option".
 _PLACE_STATED = re.compile(
     r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose"
-    r"|end\s+up\s+(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to)\s+the\s+"
+    r"|end\s+up\s+(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to"
+    # "The one that holds is the third statement"
+    r"|the\s+one\s+(?:that|which)\s+(?:[\w'’-]+\s+){1,3}?(?:is|was))\s+the\s+"
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
 )
 
@@ -184,7 +186,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\", \"the one that holds is the third statement\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -201,6 +203,7 @@ ANSWER_LETTER = Rule(
         Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
         Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
         Example("Count the membranes and you end up on the middle option of the five.", "guard 47: fresh93, a whole message"),
+        Example("Read each as a line of a rulebook; the one that holds is the third statement.", "guard 48: fresh96, a whole message"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),

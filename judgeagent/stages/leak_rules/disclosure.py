@@ -418,6 +418,8 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?:" + _TOO + r"|(?:out|off|over|under|short)\s+by|an?\s+(?:over|under)estimate)\b"
     ),
     re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response|choice|pick)\b[^.;]{0,40}?\b(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+it\b(?!\s+\w)"),
+    # "which is why your answer is out of date rather than careless"
+    re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|term|name|figure)\s+(?:is|was)\s+(?:now\s+|simply\s+|just\s+)?(?:out\s+of\s+date|outdated|obsolete|superseded)\b"),
     re.compile(r"(?i)(?:^|[:;,.—–]\s*)you(?:['’]ve)?\s+(?:nailed|aced)\s+(?:it|that|this)\b|\bI\s+wouldn['’]t\s+(?:touch|change|alter|revise)\s+(?:it|that|this|a\s+thing)\b"),
     # "Your tally matched mine exactly, well done; no change needed there."
     re.compile(
@@ -461,7 +463,7 @@ ANSWER_JUDGED = Rule(
     "disclosure.answer_judged",
     ("disclosure",),
     "the target's own answer quoted and set against what was asked, or judged by its value: \"You wrote 'transom'.\", "
-    "\"Your answer of 'expansion joints' isn't what's asked\", \"Your spacing answer was far too generous\", \"you nailed it\"",
+    "\"Your answer of 'expansion joints' isn't what's asked\", \"Your spacing answer was far too generous\", \"your answer is out of date\", \"you nailed it\"",
     _answer_judged,
     (PRAISE_OF_FORM,),
     leaks=(
@@ -469,6 +471,7 @@ ANSWER_JUDGED = Rule(
         Example("You put 'Oxygen', but the question asks about most of the air.", "guard 43: fresh86"),
         Example("Your phrase answer, 'crust', isn't the layer the question is after.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer was far too generous.", "guard 43: fresh83", "phrase"),
+        Example("'Jane Austin' was common once, which is why your answer is out of date rather than careless.", "guard 48: fresh95, disclosure", "phrase"),
         Example("Your answer to the organelle question isn't it.", "guard 43: fresh85"),
         Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
         Example("You gave the later treaty rather than the earlier one; read that sentence again.", "guard 43: fresh83"),

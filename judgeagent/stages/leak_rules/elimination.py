@@ -9,7 +9,7 @@ import re
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_rules.exemptions import ANY_CANDIDATE, FORM
+from judgeagent.stages.leak_rules.exemptions import ANY_CANDIDATE, FORM, GENERAL
 from judgeagent.stages.leak_rules.pointer import answerable
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
@@ -130,17 +130,23 @@ _STRIKE = re.compile(r"(?i)\b(?:rule|cross|strike)\s+(?:out|off)\s+|\b(?:elimina
 _CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
 
 
+def _conditional(before: str) -> bool:
+    return _CONDITION.search(before) is not None or GENERAL.search(before) is not None
+
+
 def _struck_out(reading: Reading) -> list[LeakFinding]:
     sentence = reading.sentence
     named = [r for r in reading.option_refs if r.whole and r.how in ("text", "letter") and r.question_id]
     if not named or len({(r.question_id, r.letter) for r in named}) > 2:
         return []
+    # (a condition or a method for any option comes before the verdict: "If an option has the wrong
+    # date, it can be ruled out"; what follows it is its reason, "... so weigh each one")
     passive = _STRUCK_OUT.search(sentence)
-    if passive and not _CONDITION.search(sentence[: passive.start()]) and any(r.end <= passive.start() for r in named):
+    if passive and not _conditional(sentence[: passive.start()]) and any(r.end <= passive.start() for r in named):
         return [finding(named[0].question_id, "struck_out", sentence)]
     for m in _STRIKE.finditer(sentence):
         # the option right after the verb: "rule out Utrecht", "eliminate option B"
-        if not _CONDITION.search(sentence[: m.start()]) and any(m.end() <= r.start <= m.end() + 12 for r in named):
+        if not _conditional(sentence[: m.start()]) and any(m.end() <= r.start <= m.end() + 12 for r in named):
             return [finding(named[0].question_id, "struck_out", sentence)]
     return []
 
@@ -151,9 +157,10 @@ NAMED_STRUCK_OUT = Rule(
     "an option named by its text or letter and struck out in so many words (\"PDO can be ruled out\", \"Waterline length can be "
     "dismissed\", \"rule out Utrecht\", \"the single-objection option can go\"), not under a condition or a negation",
     _struck_out,
-    (ANY_CANDIDATE,),
+    (),
     leaks=(
         Example("Utrecht can be ruled out, since it came much later.", "guard 44: fresh87, a whole message"),
+        Example("For the treaty question, Utrecht can be dropped - it came later - so weigh each remaining one.", "guard 48: fresh95, a whole message"),
         Example("The Congress of Vienna can be dismissed straight away.", "guard 44: fresh88, a whole message"),
         Example("Rule out Utrecht first; it is too late.", "written for the rule"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),

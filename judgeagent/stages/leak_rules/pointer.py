@@ -271,7 +271,7 @@ _NOT_A_NAME = (
 )
 _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
-    r"\b(?:call(?:s|ed)?\s+(?:it|them)|(?:it['’]s|it\s+is)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
+    r"\b(?:call(?:s|ed)?\s+(?:it|them)|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
     r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
@@ -328,6 +328,7 @@ ANOTHER_NAME = Rule(
         Example("Old charts sometimes say 'the Hole' for this place - same spot.", "guard 46: fresh91, answer_variant", "phrase"),
         Example("In American usage it is usually spelled 'Challenger Dip'.", "guard 46: fresh92, answer_variant", "phrase"),
         Example("Some divers just call them 'deep holes'. What's the more usual name?", "guard 47: fresh93, answer_variant", "phrase"),
+        Example("In some atlases these are usually called ocean pits, and that's the place meant.", "guard 48: fresh95, answer_variant", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
