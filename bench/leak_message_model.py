@@ -5,7 +5,9 @@ it weighs).
 1. Each message of a group that is neither sealed (bench/leak_guard.py SEALED) nor among the groups
    that measured the shipped guard (bench/leak_model.py NOT_TRAINED_ON) is read as the guard
    reads a whole feedback: the learned layer on the whole and on each sentence alone, the other
-   layers' findings in the whole and in each sentence.
+   layers' findings in the whole and in each sentence. The learned layer that reads it is
+   trained as the shipped one but without the clean messages of its fifth of the groups
+   (cross_fitted), since the shipped one learned from every clean message's sentences.
 2. Leave one group out: the classifier is trained on every other group's messages and scored on
    that one's, for each threshold; a message with the answer stated outright is a leak, as in
    the guard. The rules and the learned layer were tuned on these messages, so these figures are
@@ -15,7 +17,8 @@ it weighs).
 Messages labelled ``described`` (judge only) are left out of training and of the catch.
 C and THRESHOLD were chosen by step 2 on fresh27 to fresh78, before fresh79 and fresh80 were read, and
 kept on fresh27 to fresh80; THRESHOLD moved from 0.5 to 0.6 by step 2 on fresh27 to fresh94, before
-fresh95 and fresh96 were read.
+fresh95 and fresh96 were read, and back to 0.5 by step 2 on fresh27 to fresh96 once the learned layer
+was trained on clean messages too, before fresh97 and fresh98 were read.
 
 Run: .venv/bin/python bench/leak_message_model.py [--no-write]
 """
@@ -34,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.leak_guard import SEALED, rate  # noqa: E402
-from bench.leak_model import NOT_TRAINED_ON  # noqa: E402
-from judgeagent.stages.leak_learned import UNDOUBTED, is_feedback, leak_probability, read_feedback  # noqa: E402
+from bench.leak_model import NOT_TRAINED_ON, read_rows  # noqa: E402
+from judgeagent.stages.leak_learned import UNDOUBTED, LeakModel, is_feedback, leak_probability, model_from_data, read_feedback  # noqa: E402
 from judgeagent.stages.leak_message import MODEL_FILE, FeedbackReading, features  # noqa: E402
 from judgeagent.stages.leakage import LEAK_KINDS, find_leaks, guard_texts, kinds_alone  # noqa: E402
 from tests.leak_table import JUDGE_ONLY_KINDS, load_corpus, load_messages  # noqa: E402
@@ -45,7 +48,10 @@ C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with 
 # 0.7 lost 1 and 4 for 0 and 2 fewer; on fresh27 to fresh80 (guard 40): 0.4 caught 5 more for 7 more, 0.6
 # and 0.7 lost 1 and 4 for 2 and 5 fewer. On fresh27 to fresh94 (guard 47, models trained to fresh94): 0.6 lost 1
 # for 5 fewer (955/1013 caught, 46/832 clean flagged), 0.7 lost 29 for 16 fewer, 0.4 caught 1 more for 4 more.
-THRESHOLD = 0.6
+# With the learned layer trained on clean messages' sentences too and the readings cross-fitted
+# (guard 49), on fresh27 to fresh96: 0.5 caught 979/1049 with 41/860 clean flagged, 0.6 lost 4 for 5
+# fewer, 0.4 caught 18 more for 16 more; so 0.5 again.
+THRESHOLD = 0.5
 # A kind found in the whole was found in one of its sentences too in every message of the corpus
 # (a finding across sentences is rare), so the whole's findings are read and not the sentences'.
 KINDS = tuple(k for k in LEAK_KINDS if k not in {"learned", "judge"})
@@ -55,15 +61,39 @@ FEATURES = (
 )
 
 
-def read(text: str, questions, embedder) -> tuple[FeedbackReading, bool]:
+def read(text: str, questions, embedder, model: LeakModel | None = None) -> tuple[FeedbackReading, bool]:
     """The message as the guard reads a whole feedback, and whether it states an answer outright."""
     found = find_leaks(text, questions, embedder=embedder, learned=False)
 
     def fires(sentence: str) -> set[str]:
         return kinds_alone(sentence, questions, embedder=embedder)
 
-    p, _ = leak_probability(text, questions, embedder)
-    return read_feedback(text, questions, embedder, found, fires, p), any(d.kind in UNDOUBTED for d in found)
+    p, _ = leak_probability(text, questions, embedder, model)
+    return read_feedback(text, questions, embedder, found, fires, p, model), any(d.kind in UNDOUBTED for d in found)
+
+
+# The learned layer is trained on the sentences of the clean messages too (bench/leak_model.py), so a
+# message it was trained on reads cleaner than a new one would. Each message is read by a learned
+# layer trained without the clean messages of its fifth of the groups: the classifier learns from
+# readings like those of a run.
+FOLDS = 5
+
+
+def fold(group: str) -> int:
+    return int(group.removeprefix("fresh")) % FOLDS if group.removeprefix("fresh").isdigit() else 0
+
+
+def cross_fitted(messages, corpus, embedder) -> list[tuple[FeedbackReading, bool]]:
+    table = read_rows(corpus, embedder)
+    trainable = np.array([g not in NOT_TRAINED_ON for g in table.groups])
+    readings: dict[int, tuple[FeedbackReading, bool]] = {}
+    for k in range(FOLDS):
+        data, _ = table.trained(trainable & ~(table.from_message & np.array([fold(g) == k for g in table.groups])))
+        model = model_from_data(data)
+        for i, m in enumerate(messages):
+            if fold(m.group) == k:
+                readings[i] = read(m.text, corpus.batches[m.batch], embedder, model)
+    return [readings[i] for i in range(len(messages))]
 
 
 def fit(x: np.ndarray, y: np.ndarray):
@@ -84,11 +114,11 @@ def main() -> int:
     t0 = time.perf_counter()
     corpus = load_corpus()
     messages = [m for m in load_messages(corpus=corpus) if m.group not in SEALED | NOT_TRAINED_ON and is_feedback(m.text)]
-    embedder = EmbeddingQueue(shared_embedder())
+    embedder = EmbeddingQueue(shared_embedder(), cache_size=200_000)
     texts = [t for m in messages for x in (m.text, *whole_sentences(m.text)) for t in guard_texts(x, corpus.batches[m.batch])]
     decision_embedder(embedder).encode(list(dict.fromkeys(texts)))
-    readings = [read(m.text, corpus.batches[m.batch], embedder) for m in messages]
-    print(f"{len(messages)} whole messages read in {time.perf_counter() - t0:.0f} s")
+    readings = cross_fitted(messages, corpus, embedder)
+    print(f"{len(messages)} whole messages read in {time.perf_counter() - t0:.0f} s, each by a learned layer trained without its fold's clean messages")
 
     x = np.array([features(r, FEATURES) for r, _ in readings])
     stated = np.array([s for _, s in readings])

@@ -6,6 +6,7 @@ group it was not trained on (judgeagent/stages/leak_learned.py says what it read
    and scored on that one, alone and joined with the other layers as the guard joins them.
    The other layers are those of this checkout, which were tuned on these groups: their
    figures here are better than on a group nobody tuned on (bench/leak_guard.py gives those).
+   Each group's clean messages are left out with it.
 2. The model is trained on every group that is not sealed (bench/leak_guard.py SEALED) and
    written to judgeagent/stages/leak_model.json, after checking that the guard's numpy
    scoring of that file gives scikit-learn's probabilities on every suggestion.
@@ -36,7 +37,7 @@ guard 29's, trained on every group to fresh56, was measured by fresh57 and fresh
 with the same model, was measured by fresh59 and fresh60 (trained on every group to fresh58 it
 caught 34 leaks fewer and 10 more on the groups it was trained on), guard 31 by fresh61 and fresh62,
 guard 32 by fresh63 and fresh64, guard 33 by fresh65 and fresh66, guard 34 by fresh67 and fresh68, and guard
-35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, guard 37 by fresh75 and fresh76, and guards 37 and 38 by fresh77 and fresh78, all with the same model. Guard 39's, the same choices trained on every group to fresh78 (left out in turn, each of fresh57 to fresh78 got 7 in-scope leaks more and 10 false alarms fewer from it than from guard 29's model), was measured by fresh79 and fresh80. Guard 40's, the same choices trained on every group to fresh80, was measured by fresh81 and fresh82. Guard 41's, the same choices trained on every group to fresh82, was measured by fresh83 and fresh84, and kept by guard 42, measured by fresh85 and fresh86. Guard 43's, the same choices trained on every group to fresh86, was measured by fresh87 and fresh88 and kept by guards 44 to 46, measured by fresh89 to fresh94. Guard 47's, the same choices trained on every group to fresh94, was measured by fresh95 and fresh96; it is trained on none of the groups from fresh95 on (NOT_TRAINED_ON, or sealed while they wait for it).
+35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, guard 37 by fresh75 and fresh76, and guards 37 and 38 by fresh77 and fresh78, all with the same model. Guard 39's, the same choices trained on every group to fresh78 (left out in turn, each of fresh57 to fresh78 got 7 in-scope leaks more and 10 false alarms fewer from it than from guard 29's model), was measured by fresh79 and fresh80. Guard 40's, the same choices trained on every group to fresh80, was measured by fresh81 and fresh82. Guard 41's, the same choices trained on every group to fresh82, was measured by fresh83 and fresh84, and kept by guard 42, measured by fresh85 and fresh86. Guard 43's, the same choices trained on every group to fresh86, was measured by fresh87 and fresh88 and kept by guards 44 to 46, measured by fresh89 to fresh94. Guard 47's, the same choices trained on every group to fresh94, was measured by fresh95 and fresh96, and kept by guard 48. Guard 49's, the same choices trained on every group to fresh96 and, as clean rows, on every sentence of those groups' clean hand-written messages, is measured by fresh97 and fresh98; it is trained on none of the groups from fresh97 on (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -48,6 +49,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -56,16 +58,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.leak_guard import SEALED, rate  # noqa: E402
-from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, load_model, masked_text, numeric_features, terms  # noqa: E402
-from judgeagent.stages.leak_rules import sentences  # noqa: E402
-from tests.leak_table import FRESH95, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus  # noqa: E402
+from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, is_feedback, load_model, masked_text, numeric_features, terms  # noqa: E402
+from judgeagent.stages.leak_rules import sentences, whole_sentences  # noqa: E402
+from tests.leak_table import FRESH97, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus, load_messages  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
-# Groups the shipped model is not trained on though they are unsealed: every group from fresh95
+# Groups the shipped model is not trained on though they are unsealed: every group from fresh97
 # on, each of which measured a guard that uses it (trained on when the model is next retrained,
 # which new groups then measure).
-NOT_TRAINED_ON: frozenset[str] = frozenset(WRITTEN_APART[WRITTEN_APART.index(FRESH95) :])
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh94
+NOT_TRAINED_ON: frozenset[str] = frozenset(WRITTEN_APART[WRITTEN_APART.index(FRESH97) :])
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh96
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
@@ -81,6 +83,62 @@ def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):
         return model.predict_proba(hstack([vec.transform(more_texts), csr_matrix(more_numeric)]).tocsr())[:, 1]
 
     return vec, model, predict
+
+
+@dataclass
+class Rows:
+    """What the model learns from, read once: every suggestion of the unsealed groups, then every
+    sentence of their clean hand-written messages (clean rows: a message greets, signs off and
+    says what form an answer takes, which single suggestions seldom do, and read alone such a
+    sentence otherwise scores as a give-away), each row's masked text, numeric features, label
+    and group."""
+
+    texts: list[str]
+    numeric: np.ndarray
+    labels: np.ndarray
+    groups: np.ndarray
+    from_message: np.ndarray  # a sentence of a clean message, not a suggestion
+    suggestions: int  # the first rows are the suggestions
+
+    def trained(self, keep: np.ndarray):
+        """The model data (as leak_model.json holds it) trained on the rows ``keep``, and
+        scikit-learn's probabilities for other rows (``predict(texts, numeric)``)."""
+        vec, model, predict = fit([t for t, k in zip(self.texts, keep, strict=True) if k], self.numeric[keep], self.labels[keep])
+        return model_data(vec, model, sorted(set(self.groups[keep].tolist())), int(keep.sum())), predict
+
+
+def read_rows(corpus, embedder) -> Rows:
+    from judgeagent.graph.fixed_precision import decision_embedder
+    from judgeagent.stages.leakage import guard_texts
+
+    rows = [s for s in corpus.suggestions if s.half in GROUPS and s.half not in SEALED]
+    clean = [(x, m.batch, m.group) for m in load_messages(corpus=corpus)
+             if m.kind is None and m.group not in SEALED and is_feedback(m.text) for x in whole_sentences(m.text)]
+    items = [(s.text, s.batch) for s in rows] + [(x, b) for x, b, _ in clean]
+    decision_embedder(embedder).encode(list(dict.fromkeys(t for x, b in items for t in guard_texts(x, corpus.batches[b]))))
+    return Rows(
+        [masked_text(x, corpus.batches[b]) for x, b in items],
+        np.array([numeric_features(x, corpus.batches[b], embedder) for x, b in items], dtype=np.float64),
+        np.array([s.kind is not None for s in rows] + [False] * len(clean)),
+        np.array([s.half for s in rows] + [g for _, _, g in clean]),
+        np.array([False] * len(rows) + [True] * len(clean)),
+        len(rows),
+    )
+
+
+def model_data(vec, model, trained_on: list[str], rows: int) -> dict:
+    return {
+        "format": "judgeagent-leak-model",
+        "version": 1,
+        "trained_on": trained_on,
+        "suggestions": rows,
+        "C": C,
+        "numeric": list(NUMERIC),
+        "intercept": float(model.intercept_[0]),
+        "vocabulary": sorted(vec.vocabulary_, key=vec.vocabulary_.get),
+        "idf": [float(x) for x in vec.idf_],
+        "weights": [float(x) for x in model.coef_[0]],
+    }
 
 
 def joined(p: float, sentence_p: list[float], sentence_fires: list[bool], findings: set[str], read: bool) -> bool:
@@ -101,26 +159,24 @@ def main() -> int:
 
     from judgeagent.graph.embed import shared_embedder
     from judgeagent.graph.embed_queue import EmbeddingQueue
-    from judgeagent.graph.fixed_precision import decision_embedder
-    from judgeagent.stages.leakage import find_leaks, guard_texts
+    from judgeagent.stages.leakage import find_leaks
 
     corpus = load_corpus()
-    rows = [s for s in corpus.suggestions if s.half in GROUPS and s.half not in SEALED]
     t0 = time.perf_counter()
-    embedder = EmbeddingQueue(shared_embedder())
-    decision_embedder(embedder).encode(list(dict.fromkeys(t for s in rows for t in guard_texts(s.text, corpus.batches[s.batch]))))
-    texts = [masked_text(s.text, corpus.batches[s.batch]) for s in rows]
-    numeric = np.array([numeric_features(s.text, corpus.batches[s.batch], embedder) for s in rows], dtype=np.float64)
+    embedder = EmbeddingQueue(shared_embedder(), cache_size=200_000)  # every text the corpus embeds, read once
+    table = read_rows(corpus, embedder)
+    rows = [s for s in corpus.suggestions if s.half in GROUPS and s.half not in SEALED]
+    texts, numeric = table.texts[: table.suggestions], table.numeric[: table.suggestions]
     findings = [{d.kind for d in find_leaks(s.text, corpus.batches[s.batch], embedder=embedder, learned=False)} for s in rows]
-    labels = np.array([s.kind is not None for s in rows])
-    print(f"{len(rows)} suggestions of {len(set(s.half for s in rows))} groups read in {time.perf_counter() - t0:.0f} s (sealed, left out: {', '.join(sorted(SEALED)) or 'none'})")
+    print(f"{len(rows)} suggestions of {len(set(s.half for s in rows))} groups and {int(table.from_message.sum())} sentences of clean messages "
+          f"read in {time.perf_counter() - t0:.0f} s (sealed, left out: {', '.join(sorted(SEALED)) or 'none'})")
 
     print(f"\nLeave one group out (C = {C}, flagged alone at p >= {LEAN}, doubting the other layers below {DOUBT}):")
     print(f"  {'group':<8} {'':<22} {'in-scope catch':<32} false alarms")
     for group in () if args.no_logo else LEFT_OUT:
-        train = [i for i, s in enumerate(rows) if s.half != group]
+        train = np.flatnonzero(table.groups != group)
         test = [i for i, s in enumerate(rows) if s.half == group]
-        _, _, predict = fit([texts[i] for i in train], numeric[train], labels[train])
+        _, _, predict = fit([table.texts[i] for i in train], table.numeric[train], table.labels[train])
         p = predict([texts[i] for i in test], numeric[test])
         # Each sentence read alone, for the doubt (leak_learned.weigh).
         parts = [(k, x) for k, i in enumerate(test) for x in sentences(rows[i].text)]
@@ -146,28 +202,14 @@ def main() -> int:
     if args.no_write:
         return 0
 
-    train = [i for i, s in enumerate(rows) if s.half not in NOT_TRAINED_ON]
-    vec, model, predict = fit([texts[i] for i in train], numeric[train], labels[train])
-    vocabulary = sorted(vec.vocabulary_, key=vec.vocabulary_.get)
-    data = {
-        "format": "judgeagent-leak-model",
-        "version": 1,
-        "trained_on": sorted({rows[i].half for i in train}),
-        "suggestions": len(train),
-        "C": C,
-        "numeric": list(NUMERIC),
-        "intercept": float(model.intercept_[0]),
-        "vocabulary": vocabulary,
-        "idf": [float(x) for x in vec.idf_],
-        "weights": [float(x) for x in model.coef_[0]],
-    }
+    data, predict = table.trained(np.array([g not in NOT_TRAINED_ON for g in table.groups]))
     MODEL_FILE.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     load_model.cache_clear()
     shipped = load_model()
     ours = np.array([shipped.probability(t, list(f)) for t, f in zip(texts, numeric, strict=True)])
     theirs = predict(texts, numeric)
     worst = float(np.abs(ours - theirs).max())
-    print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size // 1024} KiB, {len(vocabulary)} terms, trained on {', '.join(data['trained_on'])})")
+    print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size // 1024} KiB, {len(data['vocabulary'])} terms, trained on {', '.join(data['trained_on'])})")
     print(f"numpy scoring of the file vs scikit-learn, every suggestion: largest difference {worst:.2e}")
     return 0 if worst < 1e-9 else 1
 

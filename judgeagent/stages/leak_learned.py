@@ -193,7 +193,11 @@ def _unmask(term: str) -> str:
 
 @cache
 def load_model(path: Path = MODEL_FILE) -> LeakModel:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return model_from_data(json.loads(path.read_text(encoding="utf-8")))
+
+
+def model_from_data(data: dict) -> LeakModel:
+    """The model a ``leak_model.json`` holds, from its parsed data (``bench/leak_model.py`` writes it)."""
     vocabulary = {t: i for i, t in enumerate(data["vocabulary"])}
     return LeakModel(
         vocabulary,
@@ -204,11 +208,11 @@ def load_model(path: Path = MODEL_FILE) -> LeakModel:
     )
 
 
-def leak_probability(suggestions: str, questions: list[Question], embedder: Any) -> tuple[float, str]:
+def leak_probability(suggestions: str, questions: list[Question], embedder: Any, model: LeakModel | None = None) -> tuple[float, str]:
     """The model's probability that ``suggestions`` leak an answer of ``questions``, and the
-    masked text it read."""
+    masked text it read (``model``: another than the shipped one, as its training compares)."""
     text = masked_text(suggestions, questions)
-    p = load_model().probability(text, numeric_features(suggestions, questions, embedder))
+    p = (model or load_model()).probability(text, numeric_features(suggestions, questions, embedder))
     leak_margins.note(p, (DOUBT, LEAN))
     return p, text
 
@@ -273,11 +277,12 @@ def is_feedback(suggestions: str) -> bool:
 
 def read_feedback(
     suggestions: str, questions: list[Question], embedder: Any, leaks: list[LeakFinding],
-    fires: Callable[[str], set[str]] | None, p: float,
+    fires: Callable[[str], set[str]] | None, p: float, model: LeakModel | None = None,
 ) -> FeedbackReading:
     """What the feedback classifier weighs: the whole's probability ``p`` and findings
-    ``leaks``, and each sentence read alone by the model and by the other layers (``fires``)."""
-    model = load_model()
+    ``leaks``, and each sentence read alone by the model (the shipped one unless ``model``) and
+    by the other layers (``fires``)."""
+    model = model or load_model()
     readings = []
     for x in whole_sentences(suggestions):
         masked = masked_text(x, questions)
