@@ -80,6 +80,9 @@ def features(reading: FeedbackReading, names: tuple[str, ...]) -> list[float]:
         "fired_sentence_leans": float(max(fired, default=0.0) >= FIRED_CLEAN),
         "fired_sentence_clean": float(bool(fired) and min(fired) < FIRED_CLEAN),
         "pointer_by_place": float(reading.by_place),
+        # The most leaning of many sentences leans more by chance than the most leaning of few:
+        # the count lets the classifier weigh the top reading against how many were read.
+        "sentences_log": math.log(max(len(reading.sentences), 1)),
     }
     out = []
     for name in names:

@@ -8,7 +8,7 @@ never depends on which side wrote the variant (the normalisation is symmetric by
 construction: both sides are reduced to the same stems).
 
 A token's stem drops: case and accents; apostrophes (a possessive "'s" or "s'" goes with its
-"s" below); "-ly", "-ing", "-ed"; then any run of final "s"/"e" ("viruses", "virus",
+"s" below); "-ly", "-ing", "-ed"; a doubled final consonant but l, s, z and f ("pitting", "pit"); then any run of final "s"/"e" ("viruses", "virus",
 "viruse" all give "viru"); a final "y" after a consonant as "i" ("body" and "bodies" give "bodi");
 then one Latin or Greek ending ("-ion", "-on", "-um", "-us", "-a",
 "-i", and a final "i" left over: "mitochondrion" and "mitochondria" give "mitochondr"). Stems are for matching only:
@@ -41,6 +41,7 @@ _APOSTROPHES = re.compile(r"['’‘`´]")
 _LATIN = ("ion", "on", "um", "us", "a", "i")
 _SUFFIXES = ("ly", "ing", "ed")
 _MIN_STEM = 3
+_UNDOUBLED = frozenset("bdgmnprt")
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -57,6 +58,9 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             word = word[: -len(suffix)]
             break
+    # "pitting" and "pit", "putting" and "putt" meet at "pit" and "put"; not "fill", "pass", "buzz", "staff"
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] in _UNDOUBLED:
+        word = word[:-1]
     while len(word) > _MIN_STEM and word[-1] in "se":
         word = word[:-1]
     # "scoby" and "scobies" (whose "es" went above) meet at "scobi"; not "key" and "keys"

@@ -10,7 +10,7 @@ import re
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_normalize import spoken_numbers, tokens
+from judgeagent.stages.leak_normalize import fold, spoken_numbers, tokens
 from judgeagent.stages.leak_rules.judgement import in_list
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
@@ -18,7 +18,7 @@ from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, op
 from judgeagent.stages.leak_rules.questions import ORDINALS
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
-from judgeagent.stages.leak_rules.text import identifying, sentences
+from judgeagent.stages.leak_rules.text import FUNCTION, STOP, identifying, sentences
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
 # lower-case word unless that word just goes on the sentence ("C because ..."): "select B
@@ -124,7 +124,8 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     wording = batch_wording(q, questions or [q])
     others = [o for o in questions or [] if o is not q]
     if any(mentions_phrase(unlisted, q.answer, wording) or names_quantity(unlisted, q.answer, questions or [q])
-           for unlisted in (_without_option_lists(sentence, others) for sentence in sentences(suggestions))):
+           for unlisted in (_without_other_options(_without_option_lists(sentence, others), q.answer, others)
+                            for sentence in sentences(suggestions))):
         return [finding(q.id, "reference_phrase", q.answer)]
     return []
 
@@ -262,16 +263,41 @@ def _without_option_lists(sentence: str, others: list[Question]) -> str:
     return sentence
 
 
+def _without_other_options(sentence: str, answer: str, others: list[Question]) -> str:
+    """``sentence`` without the answer's words where they stand in another question's option,
+    written with a word of that option beside them ("the pilot chute pouch" for the option "It
+    holds the pilot chute in its pouch", beside the phrase answer "pilot chute"): they name that
+    option, which the batch shows the target already."""
+    said = re.compile(r"(?<!\w)" + re.escape(fold(answer)) + r"(?!\w)")
+    low = fold(sentence)
+    cuts: list[tuple[int, int]] = []
+    for o in others:
+        for text in (o.options or {}).values():
+            if not said.search(fold(text)):
+                continue
+            beside = set(tokens(text)) - set(tokens(answer)) - STOP - FUNCTION
+            for m in said.finditer(low):
+                near = tokens(low[max(0, m.start() - 30) : m.start()])[-2:] + tokens(low[m.end() : m.end() + 30])[:2]
+                if beside.intersection(near):
+                    cuts.append(m.span())
+    if len(low) != len(sentence):  # folding changed the offsets: leave the sentence whole
+        return sentence
+    for start, end in sorted(set(cuts), reverse=True):
+        sentence = sentence[:start] + sentence[end:]
+    return sentence
+
+
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
-    "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"), "
+    "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"; two in quotes, \"'RD'\"), "
     "or spelt out; a compound written as one word (\"sidelap\") or a long word in hyphenated parts (\"cross-overs\"), initials before a hyphen (\"PAT-tested\") or with an article inside (\"SOTG\"), a pair of numbers joined "
     "another way (\"10-20\" for \"10/20 rule\"), the one place an answer names (\"7th\" or \"VII\" for \"seventh position\"); either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
     "unit words alone name nothing), a pace as a speed; a longer answer's last word only beside another of its words; "
     "an answer's common word only with its number (\"Table 6\"); a one-term hyphenated answer's first word only with the rest; "
-    "never a word of a list of every option of another question, which the batch shows already",
+    "never a word of a list of every option of another question, nor the answer's words with a word of another question's option beside them "
+    "(\"the pilot chute pouch\"), which the batch shows already",
     _references,
     leaks=(
         Example("It was Jane Austen.", "guard 1", "phrase"),
@@ -295,6 +321,8 @@ REFERENCE_PHRASE = Rule(
         Example("You may see a Roman numeral VII above a low note.", "guard 43: fresh86, answer_variant", "trades"),
         Example("Players love acronyms and shorten it to SOTG.", "guard 45: fresh89, answer_variant", "trades"),
         Example("The strides you're describing are 'cross-overs'; give their name in full.", "guard 47: fresh93, answer_variant", "rulings"),
+        Example("The small chute you throw first is the pilot chute.", "written for the rule", "gear"),
+        Example("Roofers mark it 'SL' on the drawings, so give its full name.", "guard 50: fresh95, answer_variant", "trades"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
@@ -309,6 +337,7 @@ REFERENCE_PHRASE = Rule(
         Example("The platforms are numbered; give the number with the word.", "guard 40: fresh79", "terms"),
         Example("Exits can take longer than entries, for example because of silt or current.", "guard 40: fresh77", "terms"),
         Example("Count the positions from first to seventh before you choose.", "written for the rule", "trades"),
+        Example("On the slider, weigh every option, including the one about the pilot chute pouch.", "guard 50: fresh71, a whole message", "gear"),
         Example("Time yourself: spot within 10 seconds, reach within 20.", "written for the rule", "trades"),
     ),
 )

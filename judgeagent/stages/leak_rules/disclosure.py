@@ -261,10 +261,29 @@ _INSTRUCTION = re.compile(
 _ANY_OPTION = re.compile(r"(?i)^\s*(?:an?|any)\s+(?:option|choice|answer|statement|candidate)\s+(?:that|which|with)\b")
 
 
+# Praise discloses when what it praises is an answer of the batch ("Well done on the treaty
+# question", "Nicely argued on the first one"), not a field or a skill ("Nice work on the biology
+# last round", "Good work on the acoustics overall"): the target re-answers questions, not fields.
+_PRAISE = re.compile(r"(?i)^(?:well|nicely|nice(?:ly)?|good|great)\b[^.;]*?\b(?:on|with)\s+")
+_AN_ANSWER_PRAISED = re.compile(
+    r"(?i)(?:the|your|both|all|two|three)\s+(?:(?!(?:last|earlier|so|overall|in|of|for|but|and)\b)[\w'’-]+\s+){0,3}?"
+    r"(?:questions?|items?|ones?|answers?|responses?|calculations?|problems?|sums?|cases?|vignettes?|picks?|choices?)\b"
+    r"|(?:the|your)\s+(?:first|second|third|fourth|fifth|last|other|remaining|final|middle)\b|(?:both|all|one|two|three)\b"
+)
+
+
+def _discloses(pattern: re.Pattern[str], sentence: str) -> bool:
+    m = pattern.search(sentence)
+    if m is None:
+        return False
+    praise = _PRAISE.match(m.group(0))
+    return praise is None or _AN_ANSWER_PRAISED.match(sentence, m.start() + praise.end()) is not None
+
+
 def _quantified_disclosure(sentence: str) -> bool:
     """Whether the sentence tells how many or which of the target's answers were right, by a
     quantifier ("all but one", "everything ... except", "two of three hold up") rather than by naming one."""
-    return any(p.search(sentence) for p in QUANTIFIED_PATTERNS) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
+    return any(_discloses(p, sentence) for p in QUANTIFIED_PATTERNS) and not (_INSTRUCTION.search(sentence) or _ANY_OPTION.match(sentence))
 
 
 def _past(text: str) -> bool:
@@ -346,6 +365,7 @@ QUANTIFIED = Rule(
     leaks=(
         Example("All but one hold up.", "guard 5"),
         Example("Everything here is fine except the treaty question.", "guard 5"),
+        Example("Nicely argued on the first question.", "guard 50: fresh33, a whole message"),
         Example("Two right, one wrong.", "guard 5"),
         Example("Your only slip was the date.", "guard 5"),
         Example("Only one item is wrong.", "guard 7"),
@@ -356,6 +376,8 @@ QUANTIFIED = Rule(
     ),
     clean=(
         Example("Make sure all of them hold up.", "guard 5"),
+        Example("Nice work on the biology last round.", "guard 50: fresh81, a whole message"),
+        Example("Good work on the acoustics overall.", "guard 50: fresh27, a whole message"),
         Example("An option that matches only one of the two isn't good enough.", "fresh24"),
         Example("An option with one right detail and one wrong one is still wrong.", "guard 34: fresh66, a whole message"),
         Example("Keep your answer to a single letter.", "fresh23"),
@@ -496,7 +518,9 @@ _PLAIN_VERDICT = re.compile(
     r"your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
     r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|result|value)"
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
-    r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?\s+(?:was|is)\s+"
+    r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?"
+    # ("Your bowling total last round was correct")
+    r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+(?:was|is)\s+"
     r"(?:the\s+)?(?:correct|right|wrong|incorrect)(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
 
@@ -521,6 +545,7 @@ PLAIN_VERDICT = Rule(
         Example("Your tally from last time was wrong, so redo it.", "guard 45: fresh89, a whole message"),
         Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
+        Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),

@@ -93,6 +93,13 @@ BATCHES: dict[str, list[Question]] = {
         Question("u3", "How long is one Morse dot at 20 words per minute?", "C", {"A": "40 ms", "B": "50 ms", "C": "60 ms", "D": "120 ms"}),
         Question("u4", "What are a javelin thrower's sideways steps before the throw usually called?", "crossover steps"),
     ],
+    # a phrase answer whose words stand in another question's option
+    "gear": [
+        Question("g1", "What is the small parachute that pulls a skydiver's main canopy out of its container called?", "pilot chute"),
+        Question("g2", "What does the slider of a ram-air parachute do?", "C",
+                 {"A": "It steers the canopy", "B": "It holds the pilot chute in its pouch", "C": "It slows the canopy's opening",
+                  "D": "It releases the reserve"}),
+    ],
     # options that are numbers, and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),

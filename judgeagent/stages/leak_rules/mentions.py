@@ -669,6 +669,12 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     # and with an article inside it: "SOTG" for "Spirit of the Game"
     if any(_initials_written(sentence, ws, question_text) for ws in (words, spoken, every)):
         return True
+    # Two words by two initials only in quotes, where they stand as a term: "'RD' these days" for
+    # "Rhythm Dance" (bare, two capitals are too often something else)
+    if len(words) == 2:
+        pair = (words[0][0] + words[1][0]).upper()
+        if pair not in question_text and re.search(r"[‘'\"“]" + pair + r"[’'\"”]", sentence):
+            return True
     # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
     # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)
     runs = [words] + ([words[:-1]] if len(words) >= 3 and words[-1].lower() in STOP else [])

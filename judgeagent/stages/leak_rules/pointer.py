@@ -29,8 +29,8 @@ from judgeagent.stages.leak_rules.text import identifying
 # guides says what to weigh; it never says which answer its writer would give, whatever the
 # words that then describe it. Not a method ("I'd go with a careful unit check first").
 _PICK = re.compile(
-    r"\bI(?:['’]d|\s+would|\s+will|['’]ll)\s+(?:(?:probably|still|personally|definitely|certainly|rather|also|tend\s+to)\s+)?"
-    r"(?i:go\s+(?:with|for)|lean\s+(?:towards?|to)|choose|pick|opt\s+for|settle\s+on|back|bet\s+on|put\s+my\s+money\s+on|"
+    r"\bI(?:['’]d|\s+would|\s+will|['’]ll)\s+(?:(?:probably|still|personally|definitely|certainly|rather|also|tend\s+to|firmly|strongly|slightly|really|now)\s+)?"
+    r"(?i:go\s+(?:with|for)|lean\s+(?:(?:firmly|strongly|slightly|heavily)\s+)?(?:towards?|to)|choose|pick|opt\s+for|settle\s+on|back|bet\s+on|put\s+my\s+money\s+on|"
     r"favou?r|plump\s+for|side\s+with|mark|circle|select|put\s+down|write\s+down|prefer|guess|wager|"
     r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
@@ -165,7 +165,8 @@ _TAKE_OVER = re.compile(
 )
 # The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
 _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
-_IN_MY_VIEW = re.compile(r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b")
+# ("Short serve over out serve, I'd say")
+_IN_MY_VIEW = re.compile(r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b|,\s*I['’]d\s+say\s*(?:[;.:!—–]|$)")
 
 
 def _names_a_candidate(reading: Reading) -> bool:
@@ -364,6 +365,9 @@ PICK_MINE = Rule(
         Example("The tide statement beats the other three.", "guard 43: fresh84, preference", "values"),
         Example("I'd go with naming Westphalia rather than Utrecht.", "guard 43: fresh86, preference"),
         Example("I'd take 6B+ over 6A here, but check it against a grade you know.", "guard 44: fresh88, a whole message", "fares"),
+        Example("Between CT and MRI I'd lean firmly towards MRI.", "guard 50: fresh97, preference", "codes"),
+        Example("I'd now lean towards MRI.", "written for the rule", "codes"),
+        Example("MRI over CT, I'd say; check how each forms its image.", "guard 50: fresh96, preference", "codes"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
