@@ -74,6 +74,8 @@ SHIP = Question("w3", "Which battleship, launched in 1906, gave her name to a wh
         ("In five years, prices, wages, and rents rose.", None),
         # A digit inside a number is no count, and a thousands separator splits no item.
         ("It's one of 5,000, 50,000 or 500,000 litres.", None),
+        # nor a digit of a ratio
+        ("Between 5:4 and 3:2, weigh heating, lactose removal, evaporation and vitamins.", None),
         (
             "Line up all five: 500, 5,000, 50,000, 500,000 and 6,000 litres.",
             "Line up all five: item, item, item, item and item.",

@@ -25,9 +25,10 @@ from judgeagent.stages.leak_rules.vocabulary import alternation
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # A count of the options, then (within a few words) where the list begins: a colon, a dash, an
 # opening bracket, or a comma after the counted noun ("Five statements, each leaning on ...").
-# (a digit is a count only standing alone: "4" of "4,800 litres" is no count of four options)
+# (a digit is a count only standing alone: "4" of "4,800 litres" or of the ratio "4:3" is no count
+# of four options)
 _COUNTED = re.compile(
-    r"(?i)\b(?P<n>two|three|four|five|six|seven|(?<![\d.,])[2-7](?![.,]\d))\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
+    r"(?i)\b(?P<n>two|three|four|five|six|seven|(?<![\d.,:/])[2-7](?![.,:/]\d))\b(?P<head>[^:;()\u2014\u2013.!?]{0,70}?)(?P<open>:|\(|\s[\u2014\u2013-]\s|,)"
 )
 # The counted noun must be a kind of option, or nothing ("Look at all five:").
 _OPTION_NOUN = re.compile(r"(?i)\b(?:" + alternation("option_nouns") + r")\b")

@@ -232,6 +232,7 @@ OPTION_TEXT = Rule(
         Example("At an even pace that is 12 km/h.", "guard 38: fresh72", "craft"),
         Example("On the soil question it's 4.5–5.5.", "guard 41: fresh81, listed", "codes"),
         Example("For the relation, write 1C2R.", "guard 41: fresh82, preference", "codes"),
+        Example("Count roughly 21 around the rim.", "guard 51: fresh99, a whole message", "values"),
     ),
     clean=(
         Example("Compare Utrecht, the Peace of Westphalia and Versailles by their dates.", "guard 2"),

@@ -198,6 +198,10 @@ QUANTIFIED_PATTERNS = [
         r"\s+(?:is|was|isn['’]t|wasn['’]t)\b"
         r"|\byou\s+(?:named|gave|chose|picked|wrote|put(?:\s+down)?)\s+(?:someone|something|somewhere|some\s+\w+)\s+else\b"
     ),
+    # Answers named by what they were on, with a verdict: "the ones on distance and scoring were fine".
+    re.compile(
+        r"(?i)\bthe\s+(?:other\s+)?ones\s+(?:on|about|for)\s+[^.;:]{1,50}?\s+were\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"\b"
+    ),
     # Some answers kept and one to redo, by its place: "keep your answers to the other two and redo the first".
     re.compile(
         r"(?i)\b(?:keep|leave)\s+(?:your|the)\b[^.;]{0,60}?\band\s+(?:redo|rework|fix|change|revisit|rethink|reconsider)\s+"
@@ -246,6 +250,7 @@ QUANTIFIER_EXAMPLES = (
     'You got the rock and the current.',
     'You had the treaty question.',
     'The name you gave is not the right one.',
+    'The ones on the treaty and the gas were fine.',
     "I'd keep your answers to the two multiple-choice items and redo the first.",
 )
 # Quantified statements that are themselves a check to make ("make sure all of them hold up").
@@ -520,8 +525,10 @@ _PLAIN_VERDICT = re.compile(
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
     r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?"
     # ("Your bowling total last round was correct")
-    r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+(?:was|is)\s+"
-    r"(?:the\s+)?(?:correct|right|wrong|incorrect)(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
+    r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+"
+    # ("Your board-material answer missed; ...")
+    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|missed|slipped|went\s+(?:wrong|astray))"
+    r"(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
 
 
@@ -546,6 +553,7 @@ PLAIN_VERDICT = Rule(
         Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
         Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
+        Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),

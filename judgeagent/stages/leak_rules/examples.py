@@ -100,7 +100,7 @@ BATCHES: dict[str, list[Question]] = {
                  {"A": "It steers the canopy", "B": "It holds the pilot chute in its pouch", "C": "It slows the canopy's opening",
                   "D": "It releases the reserve"}),
     ],
-    # options that are numbers, and options that are statements
+    # options that are numbers (one written "About 8 stakes"), and options that are statements
     "values": [
         Question("v1", "How many bits long is an IPv6 address?", "D", {"A": "32", "B": "48", "C": "64", "D": "128"}),
         Question(
@@ -115,5 +115,7 @@ BATCHES: dict[str, list[Question]] = {
             },
         ),
         Question("v3", "What is the pH of pure water at 25 °C?", "B", {"A": "1", "B": "7", "C": "11", "D": "14"}),
+        Question("v4", "Roughly how many stakes does a round basket base of 20 cm need, spaced 3 cm apart?", "D",
+                 {"A": "About 7 stakes", "B": "About 11 stakes", "C": "About 16 stakes", "D": "About 21 stakes", "E": "About 30 stakes"}),
     ],
 }

@@ -27,25 +27,37 @@ _NUMBER = re.compile(r"(?<![\w.,/^⁻−:-])(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{
 _SHARED_TAIL_MIN = 2  # options: two sharing a tail can be chance, but each still differs in its number
 
 
-def without_shared_tail(options: dict[str, str]) -> dict[str, str]:
-    """The options with the words they all end with taken off, when each then ends in a number;
-    the options as they are otherwise."""
-    bare = _without_shared_tail(tuple(options.values()))
+def without_shared_words(options: dict[str, str]) -> dict[str, str]:
+    """The options with the words they all end with ("... passengers per hour") and begin with
+    ("About 8 stakes", "About 13 stakes") taken off, when each then is a number; the options as
+    they are otherwise."""
+    bare = _without_shared_words(tuple(options.values()))
     return options if bare is None else dict(zip(options, bare, strict=True))
+
+
+_LEADING_NUMBER = re.compile(r"[-+−]?\d")
 
 
 # Asked for each sentence of a check and each question of its batch: read once per question.
 @functools.lru_cache(maxsize=4096)
-def _without_shared_tail(texts: tuple[str, ...]) -> tuple[str, ...] | None:
+def _without_shared_words(texts: tuple[str, ...]) -> tuple[str, ...] | None:
     if len(texts) < _SHARED_TAIL_MIN:
         return None
     words = [t.split() for t in texts]
     n = 0
     while all(len(w) > n + 1 for w in words) and len({w[-1 - n].casefold() for w in words}) == 1:
         n += 1
-    if n == 0 or not all(re.search(r"\d[%.]?$", " ".join(w[: len(w) - n])) for w in words):
+    h = 0
+    while all(len(w) > h + n + 1 for w in words) and len({w[h].casefold() for w in words}) == 1 and not _LEADING_NUMBER.match(words[0][h]):
+        h += 1
+    if h and not all(_LEADING_NUMBER.match(w[h]) for w in words):
+        h = 0
+    if n == 0 and h == 0:
         return None
-    return tuple(" ".join(w[: len(w) - n]) for w in words)
+    bare = tuple(" ".join(w[h : len(w) - n]) for w in words)
+    if not all(re.search(r"\d[%.]?$", b) for b in bare):
+        return None
+    return bare
 
 
 def _value(number: str) -> str:
@@ -66,7 +78,7 @@ def _numeric_options(q: Question) -> dict[str, tuple[str, bool, tuple[str, float
     """Letter → (the number, whether its option has a % sign, its unit's measure and size) for the
     options that are numbers."""
     out = {}
-    bare = without_shared_tail(q.options or {})
+    bare = without_shared_words(q.options or {})
     for letter, text in (q.options or {}).items():
         m = _NUMERIC_OPTION.match(text) or _NUMERIC_OPTION.match(bare[letter])
         if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
-from judgeagent.stages.leak_rules.numbers import without_shared_tail
+from judgeagent.stages.leak_rules.numbers import without_shared_words
 from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import bracketed, folded_span
@@ -410,7 +410,7 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     stems = [q for question in questions for q in _stem_quantities(question.question)]
     refs = []
     for question in questions:
-        bare = without_shared_tail(question.options or {})
+        bare = without_shared_words(question.options or {})
         options = {letter: option_quantity(text) or option_quantity(bare[letter]) for letter, text in (question.options or {}).items()}
         valued = {letter: q for letter, q in options.items() if q is not None}
         if len(valued) < 2:
