@@ -259,7 +259,11 @@ def _without_option_lists(sentence: str, others: list[Question]) -> str:
         found = sorted((m.start(), m.end()) for t in texts if (m := re.search(r"(?<!\w)" + re.escape(t) + r"(?!\w)", low)))
         if len(found) == len(texts) and all(_ITEM_GAP.fullmatch(low[a[1] : b[0]]) for a, b in zip(found, found[1:])):
             cuts.append((found[0][0], found[-1][1]))
-    for start, end in sorted(cuts, reverse=True):
+    return _cut(sentence, cuts)
+
+
+def _cut(sentence: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in sorted(set(spans), reverse=True):
         sentence = sentence[:start] + sentence[end:]
     return sentence
 
@@ -269,8 +273,10 @@ def _without_other_options(sentence: str, answer: str, others: list[Question]) -
     written with a word of that option beside them ("the pilot chute pouch" for the option "It
     holds the pilot chute in its pouch", beside the phrase answer "pilot chute"): they name that
     option, which the batch shows the target already."""
-    said = re.compile(r"(?<!\w)" + re.escape(fold(answer)) + r"(?!\w)")
     low = fold(sentence)
+    if len(low) != len(sentence):  # folding moved the offsets: leave the sentence whole
+        return sentence
+    said = re.compile(r"(?<!\w)" + re.escape(fold(answer)) + r"(?!\w)")
     cuts: list[tuple[int, int]] = []
     for o in others:
         for text in (o.options or {}).values():
@@ -281,11 +287,7 @@ def _without_other_options(sentence: str, answer: str, others: list[Question]) -
                 near = tokens(low[max(0, m.start() - 30) : m.start()])[-2:] + tokens(low[m.end() : m.end() + 30])[:2]
                 if beside.intersection(near):
                     cuts.append(m.span())
-    if len(low) != len(sentence):  # folding changed the offsets: leave the sentence whole
-        return sentence
-    for start, end in sorted(set(cuts), reverse=True):
-        sentence = sentence[:start] + sentence[end:]
-    return sentence
+    return _cut(sentence, cuts)
 
 
 REFERENCE_PHRASE = Rule(

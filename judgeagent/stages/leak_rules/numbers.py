@@ -23,8 +23,9 @@ _CLOCK = r"\d{1,2}:[0-5]\d(?![\d:])"
 _NUMERIC_OPTION = re.compile(r"^\s*(?P<n>" + _CLOCK + r"|[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
 _NUMBER = re.compile(r"(?<![\w.,/^⁻−:-])(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
 # The words every option ends with after its number ("9,000 passengers per hour per direction",
-# "2,250 passengers per hour per direction"): the options' unit, however long, said once for all.
-_SHARED_TAIL_MIN = 2  # options: two sharing a tail can be chance, but each still differs in its number
+# "2,250 passengers per hour per direction"): the options' unit, however long, said once for all;
+# and those every option begins with before it ("About 8 stakes").
+_SHARED_WORDS_MIN = 2  # options: two sharing words can be chance, but each still differs in its number
 
 
 def without_shared_words(options: dict[str, str]) -> dict[str, str]:
@@ -41,7 +42,7 @@ _LEADING_NUMBER = re.compile(r"[-+−]?\d")
 # Asked for each sentence of a check and each question of its batch: read once per question.
 @functools.lru_cache(maxsize=4096)
 def _without_shared_words(texts: tuple[str, ...]) -> tuple[str, ...] | None:
-    if len(texts) < _SHARED_TAIL_MIN:
+    if len(texts) < _SHARED_WORDS_MIN:
         return None
     words = [t.split() for t in texts]
     n = 0

@@ -270,13 +270,15 @@ _NOT_A_NAME = (
     r"(?!(?:when|if|in|on|at|that|this|what|how|for|by|to|a|an|the|and|or|but|because|something|anything|whatever|"
     r"one|two|three|single|it|out|full|words?|letters?|all|both|each|either|up|back)\b)"
 )
+# where a thing is sold under a name: "sold in English shops as ..."
+_WHERE_SOLD = r"(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
 _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
     r"\b(?:call(?:s|ed)?\s+(?:it|them)|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
-    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
+    r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)" + _WHERE_SOLD + r"\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
-    r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
+    r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)" + _WHERE_SOLD + r"\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
     r"(?:" + _QUOTED + r"|" + _NOT_A_NAME + r"[\w:./-]*\w)"
 )
