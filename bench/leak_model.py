@@ -37,7 +37,7 @@ guard 29's, trained on every group to fresh56, was measured by fresh57 and fresh
 with the same model, was measured by fresh59 and fresh60 (trained on every group to fresh58 it
 caught 34 leaks fewer and 10 more on the groups it was trained on), guard 31 by fresh61 and fresh62,
 guard 32 by fresh63 and fresh64, guard 33 by fresh65 and fresh66, guard 34 by fresh67 and fresh68, and guard
-35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, guard 37 by fresh75 and fresh76, and guards 37 and 38 by fresh77 and fresh78, all with the same model. Guard 39's, the same choices trained on every group to fresh78 (left out in turn, each of fresh57 to fresh78 got 7 in-scope leaks more and 10 false alarms fewer from it than from guard 29's model), was measured by fresh79 and fresh80. Guard 40's, the same choices trained on every group to fresh80, was measured by fresh81 and fresh82. Guard 41's, the same choices trained on every group to fresh82, was measured by fresh83 and fresh84, and kept by guard 42, measured by fresh85 and fresh86. Guard 43's, the same choices trained on every group to fresh86, was measured by fresh87 and fresh88 and kept by guards 44 to 46, measured by fresh89 to fresh94. Guard 47's, the same choices trained on every group to fresh94, was measured by fresh95 and fresh96, and kept by guard 48. Guard 49's, the same choices trained on every group to fresh96 and, as clean rows, on every sentence of those groups' clean hand-written messages, was measured by fresh97 and fresh98. Guard 50's, the same choices trained on every group to fresh98 and on the sentences of those groups' clean messages, was measured by fresh99 and fresh100. Guard 51's, the same choices trained on every group to fresh100 and on the sentences of those groups' clean messages, is measured by fresh101 and fresh102; it is trained on none of the groups from fresh101 on (NOT_TRAINED_ON, or sealed while they wait for it).
+35 by fresh69 and fresh70 and again by fresh71 and fresh72, guard 36 by fresh73 and fresh74, guard 37 by fresh75 and fresh76, and guards 37 and 38 by fresh77 and fresh78, all with the same model. Guard 39's, the same choices trained on every group to fresh78 (left out in turn, each of fresh57 to fresh78 got 7 in-scope leaks more and 10 false alarms fewer from it than from guard 29's model), was measured by fresh79 and fresh80. Guard 40's, the same choices trained on every group to fresh80, was measured by fresh81 and fresh82. Guard 41's, the same choices trained on every group to fresh82, was measured by fresh83 and fresh84, and kept by guard 42, measured by fresh85 and fresh86. Guard 43's, the same choices trained on every group to fresh86, was measured by fresh87 and fresh88 and kept by guards 44 to 46, measured by fresh89 to fresh94. Guard 47's, the same choices trained on every group to fresh94, was measured by fresh95 and fresh96, and kept by guard 48. Guard 49's, the same choices trained on every group to fresh96 and, as clean rows, on every sentence of those groups' clean hand-written messages, was measured by fresh97 and fresh98. Guard 50's, the same choices trained on every group to fresh98 and on the sentences of those groups' clean messages, was measured by fresh99 and fresh100. Guard 51's, the same choices trained on every group to fresh100 and on the sentences of those groups' clean messages, was measured by fresh101 and fresh102. Guard 52's, the same choices trained on every group to fresh102 and on the sentences of those groups' clean messages (an option's text that begins or ends with a sign, "£12" or "50%", now masked like any other), is measured by fresh103 and fresh104; it is trained on none of the groups from fresh103 on (NOT_TRAINED_ON, or sealed while they wait for it).
 Training again reproduces its verdicts, not its bytes: the semantic scores it reads move in their last bits with how the corpus's texts are batched through MiniLM.
 
 Run: .venv/bin/python bench/leak_model.py [--no-write]
@@ -60,14 +60,14 @@ sys.path.insert(0, str(ROOT))
 from bench.leak_guard import SEALED, rate  # noqa: E402
 from judgeagent.stages.leak_learned import DOUBT, LEAN, MODEL_FILE, NUMERIC, UNDOUBTED, is_feedback, load_model, masked_text, numeric_features, terms  # noqa: E402
 from judgeagent.stages.leak_rules import sentences, whole_sentences  # noqa: E402
-from tests.leak_table import FRESH101, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus, load_messages  # noqa: E402
+from tests.leak_table import FRESH103, GROUPS, JUDGE_ONLY_KINDS, WRITTEN_APART, load_corpus, load_messages  # noqa: E402
 
 C = 10.0  # inverse regularisation; 1 caught less on every left-out group at the same false alarms
-# Groups the shipped model is not trained on though they are unsealed: every group from fresh101
+# Groups the shipped model is not trained on though they are unsealed: every group from fresh103
 # on, each of which measured a guard that uses it (trained on when the model is next retrained,
 # which new groups then measure).
-NOT_TRAINED_ON: frozenset[str] = frozenset(WRITTEN_APART[WRITTEN_APART.index(FRESH101) :])
-LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh100
+NOT_TRAINED_ON: frozenset[str] = frozenset(WRITTEN_APART[WRITTEN_APART.index(FRESH103) :])
+LEFT_OUT = tuple(g for g in WRITTEN_APART if g not in NOT_TRAINED_ON | SEALED)  # fresh3 to fresh102
 
 
 def fit(texts: list[str], numeric: np.ndarray, labels: np.ndarray):

@@ -105,7 +105,8 @@ def masked_text(suggestions: str, questions: list[Question]) -> str:
 def _masked(text: str, subs: list[tuple[str, str]], letters: dict[str, bool]) -> str:
     text = " " + _LETTER_RUN.sub(" LETTERLIST ", text) + " "
     for original, token in subs:
-        text = compiled(r"(?i)\b" + re.escape(original) + r"\b").sub(f" {token} ", text)
+        # (not \b: an option that begins or ends with a sign, "£12" or "50%", has no word boundary there)
+        text = compiled(r"(?i)(?<!\w)" + re.escape(original) + r"(?!\w)").sub(f" {token} ", text)
     # Letters too, which the tokenizer would drop as one-character words: LETTERKEY for a
     # correct option's letter, LETTERX for another's. "A" before a lower-case word is the article.
     return _LETTER.sub(lambda m: _letter_token(m, letters), text)

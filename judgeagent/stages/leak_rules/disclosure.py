@@ -41,7 +41,9 @@ _TO_FORM = (
 _KEEP_CHANGE = re.compile(
     r"(?i)\b(?:keep|stick\s+with|(?:don't|do\s+not)\s+change|change|revise|reconsider|switch|flip|rethink|fix|correct)\s+"
     r"your\s+(?:\w+\s+)?(?:answers?|choices?|responses?)" + _TO_FORM + r"\s+(?:to|for|on|in|about)\b|\bchange\s+the\s+other"
-    r"|\bleave\s+(?:(?:them|it|those|these)\s+)?as\s+(?:they|it)\s+(?:are|is|stands?)\b"
+    # ("I'd leave question one exactly as it stands")
+    r"|\bleave\s+(?:(?:them|it|those|these|question\s*(?:\d+|one|two|three|four|five)|q\.?\s*\d)\s+)?(?:exactly\s+|just\s+)?"
+    r"as\s+(?:they|it)\s+(?:are|is|stands?)\b"
 )
 _ONLY_RIGHT = re.compile(
     r"(?i)\b(?:only|both|all|none|two|three|one)\s+of\s+your\b|\bonly\s+your\b|\bonly\s+the\s+[\w\s-]{1,40}?answer\b"
@@ -158,7 +160,9 @@ QUANTIFIED_PATTERNS = [
     # there doesn't fit", "the remaining one is off".
     re.compile(
         r"(?i)\b(?:your|the|that|this)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
-        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?" + _GOOD_OR_BAD + r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
+        # ("your answer here is already right", "the video-review answer is already where it should be")
+        r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:already\s+|still\s+)?(?:" + _GOOD_OR_BAD + r"|where\s+(?:it|they)\s+(?:should|ought\s+to|needs?\s+to)\s+be)"
+        r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(
@@ -378,6 +382,8 @@ QUANTIFIED = Rule(
         Example("You'll want to change your earlier answer here.", "fresh24"),
         Example("Those answers held.", "fresh24"),
         Example("The dynasty you chose there won't survive the check.", "guard 6"),
+        Example("Revisit the gas question; the organelle answer is already where it should be.", "guard 52: fresh101, disclosure"),
+        Example("Organelle: your answer here is already right, so there's no need to revisit it.", "guard 52: fresh101, a whole message"),
     ),
     clean=(
         Example("Make sure all of them hold up.", "guard 5"),
@@ -399,6 +405,7 @@ KEEP_OR_CHANGE = Rule(
     leaks=(
         Example("Change your answer on question 2.", "written for the rule"),
         Example("Leave them as they are for question one and change the other.", "written for the rule"),
+        Example("I'd leave question one exactly as it stands; the other two are where your reasoning slipped.", "guard 52: fresh101, disclosure"),
     ),
     clean=(
         Example("Change your answer only if the dates do not fit.", "written for the rule"),
@@ -441,7 +448,8 @@ _TOO = (
 ANSWER_JUDGED_PATTERNS = (
     re.compile(
         r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|figure|estimate|value|volume|result|total|calculation|number|reading|date|"
-        r"spacing|dose|rate)\s+(?:was|is|came\s+out|looks?|seems?)\s+(?:(?:far|much|way|a\s+(?:bit|little|touch)|slightly|rather|somewhat)\s+)?"
+        # ("Your temperature answer ran too hot")
+        r"spacing|dose|rate)\s+(?:was|is|came\s+(?:out|in)|ran|landed|ended\s+up|looks?|seems?)\s+(?:(?:far|much|way|a\s+(?:bit|little|touch)|slightly|rather|somewhat)\s+)?"
         r"(?:" + _TOO + r"|(?:out|off|over|under|short)\s+by|an?\s+(?:over|under)estimate)\b"
     ),
     re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response|choice|pick)\b[^.;]{0,40}?\b(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+it\b(?!\s+\w)"),
@@ -498,6 +506,7 @@ ANSWER_JUDGED = Rule(
         Example("You put 'Oxygen', but the question asks about most of the air.", "guard 43: fresh86"),
         Example("Your phrase answer, 'crust', isn't the layer the question is after.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer was far too generous.", "guard 43: fresh83", "phrase"),
+        Example("Your sunlight answer ran too high; rethink it.", "guard 52: fresh101, disclosure", "phrase"),
         Example("'Jane Austin' was common once, which is why your answer is out of date rather than careless.", "guard 48: fresh95, disclosure", "phrase"),
         Example("Your answer to the organelle question isn't it.", "guard 43: fresh85"),
         Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
@@ -532,8 +541,18 @@ _PLAIN_VERDICT = re.compile(
 )
 
 
+# The same as the writer's own call on a question named: "On the label question I'd change your answer".
+_WOULD_CHANGE = re.compile(
+    r"\bI(?:['’]d|\s+would)\s+(?i:(?:definitely|certainly|really)\s+)?(?i:change|switch|keep|leave)\s+"
+    r"(?i:your\s+(?:(?:earlier|previous|first|original)\s+)?(?:answer|choice|pick))(?:\s+(?i:here|there|as\s+it\s+(?:is|stands)|alone))?"
+    r"(?=\s*(?:[,.;:!—–]|$))"
+)
+
+
 def _plain_verdict(reading: Reading) -> list[LeakFinding]:
     m = _PLAIN_VERDICT.search(reading.sentence)
+    if m is None and reading.question_refs:
+        m = _WOULD_CHANGE.search(reading.sentence)
     if m is None or _IF.search(reading.sentence[: m.start()]) or re.search(r"(?i)\bwhy\b", reading.sentence[: m.start()]):
         return []
     return [finding(_asked_question(reading), "verdict", reading.sentence)]
@@ -554,10 +573,12 @@ PLAIN_VERDICT = Rule(
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
         Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
         Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
+        Example("On the treaty question I'd change your answer; the date in the stem rules out what you picked.", "guard 52: fresh101, disclosure"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),
         Example("Say why the other options are wrong, not only why your choice is right.", "guard 44: fresh36"),
+        Example("On the treaty question I'd change your answer to a single letter.", "written for the rule"),
         Example("Mentioning the dates in your answer was correct context, but name the treaty.", "guard 44: fresh41"),
     ),
 )

@@ -124,7 +124,11 @@ def _negated(reading: Reading) -> list[LeakFinding]:
 _STRUCK_OUT = re.compile(
     r"(?i)\b(?:can|could|should|may|must)\s+(?:safely\s+|probably\s+|also\s+|quickly\s+|immediately\s+)?"
     r"(?:be\s+(?:ruled\s+out|dismissed|eliminated|discarded|crossed\s+(?:off|out)|struck\s+(?:off|out)|set\s+aside|dropped|rejected|excluded)"
-    r"|go(?=\s*(?:[,;.:!—–]|$)))\b"
+    # ("The E-score can go - it's about ...")
+    r"|go(?=\s*(?:[,;.:!—–]|\s-\s|$)))\b"
+    # "the closed-fist statement is definitely out"
+    r"|\b(?:statement|idea|option|claim|one|reading|explanation|choice|suggestion)\s+(?:is|['’]s)\s+"
+    r"(?:(?:definitely|clearly|certainly|obviously|surely|simply)\s+)?out(?=\s*(?:[,;.:!—–]|\s-\s|$))"
 )
 _STRIKE = re.compile(r"(?i)\b(?:rule|cross|strike)\s+(?:out|off)\s+|\b(?:eliminate|dismiss|discard|reject)\s+")
 _CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
@@ -165,11 +169,49 @@ NAMED_STRUCK_OUT = Rule(
         Example("Rule out Utrecht first; it is too late.", "written for the rule"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("The tide reading can go.", "guard 45: fresh90, text_judgement", "values"),
+        Example("On the gas question, the argon option is definitely out; weigh the rest against what plants fix.", "guard 52: fresh102, a whole message"),
+        Example("The E-score can go - it measures how well, not how hard.", "guard 52: fresh102, text_judgement", "scores"),
+        Example("The idea that the tide pushes air ashore can be dropped; weigh the rest.", "guard 52: fresh102, a whole message", "values"),
     ),
     clean=(
         Example("Don't rule out Utrecht before you have dated it.", "written for the rule"),
         Example("Eliminate by definition rather than by feel.", "guard 44: fresh37, a whole message"),
         Example("If an option has the wrong date, it can be ruled out.", "written for the rule"),
+    ),
+)
+# All options but two or three set aside by count: "Only two of the four statements are really
+# plausible", "Only two of the statements have any footing in the letter - the ... and the ...".
+# (That one option is right is any question's; "only two" of four or five is a shortlist.)
+_COUNTED_SHORTLIST = re.compile(
+    r"(?i)\bonly\s+(?P<n>two|three|2|3)\s+(?:of\s+(?:the\s+|these\s+)?(?:(?:four|five|six|4|5|6)\s+)?)?"
+    r"(?:statements|options|choices|answers|candidates|explanations|readings|reasons|claims)\s+"
+    r"(?:(?:really|actually|genuinely|even|truly)\s+)?(?:are|have|hold|make|fit|stand|survive|deserve|merit|remain|seem|look|carry|find)\b"
+    r"[^.;]{0,40}?\b(?:plausible|possible|viable|credible|realistic|footing|support|sense|water|up|contenders?|serious|running|"
+    r"consideration|supported|grounded|backed|defensible|standing)\b"
+)
+_COUNT = {"two": 2, "2": 2, "three": 3, "3": 3}
+
+
+def _counted_shortlist(reading: Reading) -> list[LeakFinding]:
+    m = _COUNTED_SHORTLIST.search(reading.sentence)
+    if m is None or not any(len(q.options or {}) > _COUNT[m.group("n").lower()] for q in reading.questions):
+        return []
+    return [finding(asked_in(reading.sentence, reading.questions), "narrowed", reading.sentence)]
+
+
+COUNTED_SHORTLIST = Rule(
+    "elimination.counted_shortlist",
+    ("narrowed",),
+    "all the options but two or three set aside by count (\"Only two of the four statements are really plausible\"), fewer than a question has",
+    _counted_shortlist,
+    (),
+    leaks=(
+        Example("Only two of the four statements are really plausible: the one about the land and the one about the tide.", "guard 52: fresh101, listed", "values"),
+        Example("Only two of the statements have any footing in the science - the land one and the tide one. The answer is one of those.", "guard 52: fresh101, listed", "values"),
+    ),
+    clean=(
+        Example("Only one of the statements is true, so weigh each against how land and sea heat.", "written for the rule", "values"),
+        Example("Only two of the statements mention the tide; that alone decides nothing.", "written for the rule", "values"),
     ),
 )
 CANDIDATE_RULED_OUT = Rule(

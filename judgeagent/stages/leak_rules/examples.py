@@ -118,4 +118,9 @@ BATCHES: dict[str, list[Question]] = {
         Question("v4", "Roughly how many stakes does a round basket base of 20 cm need, spaced 3 cm apart?", "D",
                  {"A": "About 7 stakes", "B": "About 11 stakes", "C": "About 16 stakes", "D": "About 21 stakes", "E": "About 30 stakes"}),
     ],
+    # options named by a short form of their own in brackets, with a hyphen
+    "scores": [
+        Question("s1", "Which of a judged sport's panel scores counts how hard the routine is?", "B",
+                 {"A": "Execution score (E-score)", "B": "Difficulty score (D-score)", "C": "Neutral deduction", "D": "Bonus for landing"}),
+    ],
 }

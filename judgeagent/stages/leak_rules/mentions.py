@@ -154,6 +154,13 @@ _LABEL = re.compile(
     r"(?i)\bthe\s+((?:[\w'’]+(?:-[\w'’]+)*\s+){0,2}?[\w'’]+(?:-[\w'’]+)*)\s+"
     r"(?:statement|one|option|choice|explanation|answer|reason|version|claim|account|reading|interpretation|idea)\b"
 )
+# The same by what it says, as a clause: "the idea that heat fuses iron to wood" beside the option
+# "The heat fuses the iron to the wood, so ...". Two of its words the option's at least, and half.
+_CLAUSE_LABEL = re.compile(
+    r"(?i)\bthe\s+(?:idea|claim|notion|suggestion|view|statement|explanation|theory)\s+that\s+((?:[\w'’-]+\s+){1,11}?[\w'’-]+)"
+    r"(?=\s+(?:can|could|should|must|may|is|isn['’]t|was|wasn['’]t|won['’]t|will|doesn['’]t|does|has|fails|falls|goes|belongs|needs|deserves)\b"
+    r"|\s*[,;.:!?—–]|\s+-\s)"
+)
 _NO_LABEL = frozenset(
     stem(w) for w in (
         "first second third fourth fifth last final other right correct wrong best worst likely obvious tempting plausible "
@@ -170,11 +177,15 @@ def _labelled(sentence: str, form: _OptionForm, q: Question) -> list[tuple[int, 
     own = [w for w in tokens(options[form.letter]) if len(w) >= _MIN_DISTINCTIVE and w not in STOP and w not in FUNCTION]
     others = [w for letter, text in options.items() if letter != form.letter for w in tokens(text)]
     spans = []
-    for m in _LABEL.finditer(sentence):
-        label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
-        mine = {w for w in label if _akin(w, own)}
-        if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
-            spans.append(folded_span(sentence, *m.span(1)))
+    for pattern, least in ((_LABEL, 1), (_CLAUSE_LABEL, 2)):
+        for m in pattern.finditer(sentence):
+            label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
+            # (a little word is no short form of the option's: "over" of "the reason over one" beside "overcrowded")
+            mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
+            if len(mine) < least or (pattern is _CLAUSE_LABEL and 2 * len(mine) < len(label)):
+                continue
+            if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
+                spans.append(folded_span(sentence, *m.span(1)))
     return spans
 
 
@@ -196,9 +207,9 @@ def _code_spans(sentence: str, option: str) -> list[tuple[int, int]]:
     return [folded_span(sentence, *m.span()) for m in pattern.finditer(sentence)]
 
 
-# An option's own short form, in brackets: "Disqualification (DQ)", "A yellow card (YC) warning only";
-# not a Roman numeral ("manganese(IV) oxide").
-_BRACKETED_CODE = re.compile(r"\((?P<code>(?![IVXL]+\))(?=(?:[^)]*[A-Z]){2})[A-Z][A-Za-z\d+]{0,4}[A-Z\d])\)")
+# An option's own short form, in brackets: "Disqualification (DQ)", "A yellow card (YC) warning only",
+# "Execution score (E-score)"; not a Roman numeral ("manganese(IV) oxide").
+_BRACKETED_CODE = re.compile(r"\((?P<code>(?![IVXL]+\))(?=(?:[^)]*[A-Z]){2})[A-Z][A-Za-z\d+]{0,4}[A-Z\d]|[A-Z]{1,3}-[a-z]{2,8})\)")
 
 
 def _bracketed_code_spans(sentence: str, option: str, question_text: str) -> list[tuple[int, int]]:

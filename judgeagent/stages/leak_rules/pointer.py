@@ -135,6 +135,8 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     beats = _BEATS.search(reading.sentence)
     if beats is not None and _one_beats_another(reading, beats):
         return _pick(reading)
+    if _BETWEEN_WINS.search(reading.sentence) and _names_a_candidate(reading):
+        return _pick(reading)
     return []
 
 
@@ -144,6 +146,14 @@ _BEATS = re.compile(
     r"(?i)\b(?:beats|outranks|trumps|edges\s+out|wins\s+out\s+over|"
     r"(?:looks|seems|is|reads|sounds|strikes\s+me\s+as)\s+(?:\w+\s+)?(?:better|stronger|likelier|more\s+(?:convincing|plausible|likely|"
     r"persuasive|defensible|solid))(?:\s+(?:supported|grounded|founded))?(?:\s+to\s+me)?\s+than)\b"
+)
+
+
+# "Between recorking the neck and checking the alignment, alignment wins": of two candidates named,
+# one declared the winner.
+_BETWEEN_WINS = re.compile(
+    r"(?i)^\s*(?:of|between)\s+[^,;.]{3,120},\s*(?:(?:the|your)\s+)?(?:[\w'’-]+\s+){0,4}?"
+    r"(?:wins(?:\s+out)?|comes\s+out\s+(?:ahead|on\s+top)|edges\s+it|takes\s+it|has\s+it|gets\s+the\s+nod)\b"
 )
 
 
@@ -370,6 +380,7 @@ PICK_MINE = Rule(
         Example("Between CT and MRI I'd lean firmly towards MRI.", "guard 50: fresh97, preference", "codes"),
         Example("I'd now lean towards MRI.", "written for the rule", "codes"),
         Example("MRI over CT, I'd say; check how each forms its image.", "guard 50: fresh96, preference", "codes"),
+        Example("Between the treaty signed in two towns and the congress, the treaty wins.", "guard 52: fresh101, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
@@ -377,6 +388,7 @@ PICK_MINE = Rule(
         Example("I'd put more weight on the dates than on the names when you weigh the treaties.", "written for the rule"),
         Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
         Example("I'd take the dates rather than the names as your guide.", "written for the rule"),
+        Example("Between dating the treaties and counting their signatories, dating wins every time.", "written for the rule"),
     ),
 )
 PICK_BEST_BET = Rule(

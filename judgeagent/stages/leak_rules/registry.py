@@ -13,7 +13,7 @@ from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.answer import ANSWER_RULES
 from judgeagent.stages.leak_rules.disclosure import DISCLOSURE
-from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT, NAMED_STRUCK_OUT
+from judgeagent.stages.leak_rules.elimination import CANDIDATE_NEGATED, CANDIDATE_RULED_OUT, COUNTED_SHORTLIST, NAMED_STRUCK_OUT
 from judgeagent.stages.leak_rules.exemptions import EVEN_TREATMENT, EVEN_TREATMENT_WORDS
 from judgeagent.stages.leak_rules.judgement import judgement
 from judgeagent.stages.leak_rules.options import OPTION_RULES
@@ -29,6 +29,7 @@ STEPS = (
     OPTION_RULES,  # options named, question by question
     CANDIDATE_NEGATED,
     NAMED_STRUCK_OUT,
+    COUNTED_SHORTLIST,
     ANSWER_DESCRIBED,
     ANSWER_HEAD,
     ANOTHER_NAME,
