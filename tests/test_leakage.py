@@ -1276,7 +1276,11 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # should be", "Between X and Y, Y wins", "is definitely out", "the E-score", "the idea that ...", "Only two
 # of the four statements ..."; both models trained to fresh102) measured fresh103 150/155, 138/141, 5/125
 # and fresh104 145/155, 133/141, 4/125 once, before they were read (guard 51: fresh104 146/155,
-# 134/141, 4/125, fresh103 the same). The learned layer is trained on every group to fresh102
+# 134/141, 4/125, fresh103 the same). GUARD_VERSION 53 ("was off", a quoted answer "isn't the ...
+# term" or "is too generic", "my lean is clearly toward", the answer's form said of it, "(...) ÷ 9";
+# both models trained to fresh104) measured fresh105 146/155, 135/141, 3/125 and fresh106 150/155,
+# 138/141, 11/125 once, before they were read (guard 52: fresh105 145/155, fresh106 149/155, the rest
+# the same). The learned layer is trained on every group to fresh104
 # (retrained to fresh78, it caught three leaks of fresh22 fewer, whose floors went down by 0.01;
 # to fresh80, a described answer of fresh2 fewer, whose catch floor went down by 0.01; to fresh82, a
 # disclosure of fresh15 fewer, made up by one of guard 42's picks; to fresh94, one leak each of
@@ -1289,7 +1293,8 @@ RULES_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01}
 # alarms fewer and 1 more, one of fresh10's lost, whose floors went down by 0.01; guard 52, trained to
 # fresh102 with the options' signs masked: 27 in-scope leaks caught anew and 64 lost, most of them short
 # answers the learned layer alone had flagged just above its 0.8, 8 false alarms fewer and 9 more, so the
-# floors of fresh, fresh9 and fresh47 went down by 0.01 or 0.02), so the
+# floors of fresh, fresh9 and fresh47 went down by 0.01 or 0.02; guard 53, trained to fresh104: 78
+# in-scope leaks caught anew and 15 lost, 15 false alarms fewer and 5 more), so the
 # other figures guard
 # against regressions and say nothing of new writers: each group's one measurement before it was
 # read does (README).
@@ -1307,7 +1312,7 @@ SEMANTIC_CATCH_FLOOR = {"development": 0.98, "held_out": 0.98, "fresh": 0.95, "f
                         "fresh47": 0.94, "fresh48": 0.98, "fresh49": 0.94, "fresh50": 0.97,
                         "fresh51": 0.91, "fresh52": 0.93, "fresh53": 0.93, "fresh54": 0.95,
                         "fresh55": 0.91, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                        "fresh59": 0.95, "fresh60": 0.97, "fresh61": 0.94, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.94, "fresh67": 0.94, "fresh68": 0.95, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.95, "fresh72": 0.95, "fresh73": 0.96, "fresh74": 0.92, "fresh75": 0.98, "fresh76": 0.96, "fresh77": 0.97, "fresh78": 0.95, "fresh79": 0.89, "fresh80": 0.93, "fresh81": 0.89, "fresh82": 0.95, "fresh83": 0.91, "fresh84": 0.90, "fresh85": 0.93, "fresh86": 0.90, "fresh87": 0.92, "fresh88": 0.94, "fresh89": 0.95, "fresh90": 0.94, "fresh91": 0.92, "fresh92": 0.96, "fresh93": 0.92, "fresh94": 0.94, "fresh95": 0.96, "fresh96": 0.94, "fresh97": 0.96, "fresh98": 0.98, "fresh99": 0.96, "fresh100": 0.98, "fresh101": 0.93, "fresh102": 0.97, "fresh103": 0.96, "fresh104": 0.93}
+                        "fresh59": 0.95, "fresh60": 0.97, "fresh61": 0.94, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.94, "fresh67": 0.94, "fresh68": 0.95, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.95, "fresh72": 0.95, "fresh73": 0.96, "fresh74": 0.92, "fresh75": 0.98, "fresh76": 0.96, "fresh77": 0.97, "fresh78": 0.95, "fresh79": 0.89, "fresh80": 0.93, "fresh81": 0.89, "fresh82": 0.95, "fresh83": 0.91, "fresh84": 0.90, "fresh85": 0.93, "fresh86": 0.90, "fresh87": 0.92, "fresh88": 0.94, "fresh89": 0.95, "fresh90": 0.94, "fresh91": 0.92, "fresh92": 0.96, "fresh93": 0.92, "fresh94": 0.94, "fresh95": 0.96, "fresh96": 0.94, "fresh97": 0.96, "fresh98": 0.98, "fresh99": 0.96, "fresh100": 0.98, "fresh101": 0.93, "fresh102": 0.97, "fresh103": 0.96, "fresh104": 0.93, "fresh105": 0.94, "fresh106": 0.96}
 SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.99, "fresh": 0.98, "fresh2": 0.98, "fresh3": 0.98,
                            "fresh4": 0.98, "fresh5": 0.98, "fresh6": 0.98, "fresh7": 0.98, "fresh8": 0.96,
                            "fresh9": 0.96, "fresh10": 0.97, "fresh11": 0.98, "fresh12": 0.98, "fresh13": 0.96,
@@ -1322,7 +1327,7 @@ SEMANTIC_IN_SCOPE_FLOOR = {"development": 0.98, "held_out": 0.99, "fresh": 0.98,
                            "fresh47": 0.94, "fresh48": 0.97, "fresh49": 0.95, "fresh50": 0.97,
                            "fresh51": 0.93, "fresh52": 0.93, "fresh53": 0.94, "fresh54": 0.96,
                            "fresh55": 0.90, "fresh56": 0.97, "fresh57": 0.98, "fresh58": 0.95,
-                           "fresh59": 0.96, "fresh60": 0.97, "fresh61": 0.95, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.95, "fresh67": 0.94, "fresh68": 0.96, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.96, "fresh72": 0.95, "fresh73": 0.95, "fresh74": 0.94, "fresh75": 0.98, "fresh76": 0.96, "fresh77": 0.97, "fresh78": 0.96, "fresh79": 0.89, "fresh80": 0.94, "fresh81": 0.90, "fresh82": 0.95, "fresh83": 0.92, "fresh84": 0.93, "fresh85": 0.95, "fresh86": 0.90, "fresh87": 0.94, "fresh88": 0.97, "fresh89": 0.97, "fresh90": 0.95, "fresh91": 0.95, "fresh92": 0.97, "fresh93": 0.92, "fresh94": 0.94, "fresh95": 0.98, "fresh96": 0.95, "fresh97": 0.97, "fresh98": 0.98, "fresh99": 0.97, "fresh100": 0.99, "fresh101": 0.94, "fresh102": 0.98, "fresh103": 0.97, "fresh104": 0.94}
+                           "fresh59": 0.96, "fresh60": 0.97, "fresh61": 0.95, "fresh62": 0.92, "fresh63": 0.93, "fresh64": 0.95, "fresh65": 0.95, "fresh66": 0.95, "fresh67": 0.94, "fresh68": 0.96, "fresh69": 0.98, "fresh70": 0.95, "fresh71": 0.96, "fresh72": 0.95, "fresh73": 0.95, "fresh74": 0.94, "fresh75": 0.98, "fresh76": 0.96, "fresh77": 0.97, "fresh78": 0.96, "fresh79": 0.89, "fresh80": 0.94, "fresh81": 0.90, "fresh82": 0.95, "fresh83": 0.92, "fresh84": 0.93, "fresh85": 0.95, "fresh86": 0.90, "fresh87": 0.94, "fresh88": 0.97, "fresh89": 0.97, "fresh90": 0.95, "fresh91": 0.95, "fresh92": 0.97, "fresh93": 0.92, "fresh94": 0.94, "fresh95": 0.98, "fresh96": 0.95, "fresh97": 0.97, "fresh98": 0.98, "fresh99": 0.97, "fresh100": 0.99, "fresh101": 0.94, "fresh102": 0.98, "fresh103": 0.97, "fresh104": 0.94, "fresh105": 0.95, "fresh106": 0.97}
 SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 0.01, "fresh2": 0.01, "fresh3": 0.02,
                                 "fresh4": 0.01, "fresh5": 0.01, "fresh6": 0.01, "fresh7": 0.02, "fresh8": 0.02,
                                 "fresh9": 0.01, "fresh10": 0.02, "fresh11": 0.06, "fresh12": 0.01, "fresh13": 0.02,
@@ -1337,7 +1342,7 @@ SEMANTIC_FALSE_ALARM_CEILING = {"development": 0.01, "held_out": 0.01, "fresh": 
                                 "fresh47": 0.04, "fresh48": 0.03, "fresh49": 0.04, "fresh50": 0.05,
                                 "fresh51": 0.05, "fresh52": 0.02, "fresh53": 0.01, "fresh54": 0.06,
                                 "fresh55": 0.03, "fresh56": 0.02, "fresh57": 0.03, "fresh58": 0.03,
-                                "fresh59": 0.05, "fresh60": 0.01, "fresh61": 0.07, "fresh62": 0.02, "fresh63": 0.02, "fresh64": 0.02, "fresh65": 0.02, "fresh66": 0.02, "fresh67": 0.01, "fresh68": 0.01, "fresh69": 0.01, "fresh70": 0.01, "fresh71": 0.03, "fresh72": 0.03, "fresh73": 0.02, "fresh74": 0.04, "fresh75": 0.06, "fresh76": 0.02, "fresh77": 0.04, "fresh78": 0.07, "fresh79": 0.08, "fresh80": 0.07, "fresh81": 0.03, "fresh82": 0.04, "fresh83": 0.07, "fresh84": 0.04, "fresh85": 0.07, "fresh86": 0.02, "fresh87": 0.09, "fresh88": 0.05, "fresh89": 0.04, "fresh90": 0.02, "fresh91": 0.04, "fresh92": 0.04, "fresh93": 0.03, "fresh94": 0.07, "fresh95": 0.04, "fresh96": 0.04, "fresh97": 0.01, "fresh98": 0.04, "fresh99": 0.04, "fresh100": 0.04, "fresh101": 0.07, "fresh102": 0.01, "fresh103": 0.04, "fresh104": 0.04}
+                                "fresh59": 0.05, "fresh60": 0.01, "fresh61": 0.07, "fresh62": 0.02, "fresh63": 0.02, "fresh64": 0.02, "fresh65": 0.02, "fresh66": 0.02, "fresh67": 0.01, "fresh68": 0.01, "fresh69": 0.01, "fresh70": 0.01, "fresh71": 0.03, "fresh72": 0.03, "fresh73": 0.02, "fresh74": 0.04, "fresh75": 0.06, "fresh76": 0.02, "fresh77": 0.04, "fresh78": 0.07, "fresh79": 0.08, "fresh80": 0.07, "fresh81": 0.03, "fresh82": 0.04, "fresh83": 0.07, "fresh84": 0.04, "fresh85": 0.07, "fresh86": 0.02, "fresh87": 0.09, "fresh88": 0.05, "fresh89": 0.04, "fresh90": 0.02, "fresh91": 0.04, "fresh92": 0.04, "fresh93": 0.03, "fresh94": 0.07, "fresh95": 0.04, "fresh96": 0.04, "fresh97": 0.01, "fresh98": 0.04, "fresh99": 0.04, "fresh100": 0.04, "fresh101": 0.07, "fresh102": 0.01, "fresh103": 0.04, "fresh104": 0.04, "fresh105": 0.03, "fresh106": 0.09}
 
 
 def _rates(half: str) -> tuple[float, float, float]:

@@ -432,7 +432,9 @@ _QUOTE = r"['‘\"“][^'’\"”]{1,60}['’\"”]"
 _QUOTED_ANSWER = re.compile(
     r"(?i)\byou\s+(?:wrote|put(?:\s+down)?|answered(?:\s+with)?|gave|said|chose|picked|named|offered|went\s+with|settled\s+on)\s*[:,]?\s*"
     + _QUOTE
-    + r"|\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick|guess|reply)\s*(?:of\s+|,\s*|:\s*|—\s*|\(\s*)?" + _QUOTE
+    # ("Your answer to the needle question, 'crochet hook', is too generic")
+    + r"|\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick|guess|reply)(?:\s+(?:to|for|on)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:question|item|one))?"
+    r"\s*(?:of\s+|,\s*|:\s*|—\s*|\(\s*)?" + _QUOTE
 )
 _AGAINST = re.compile(
     r"(?i)\b(?:not|but|rather\s+than|instead|opposite|wrong|incorrect|mistaken|close|off|different|narrower|broader|too\s+\w+)\b|n['’]t\b"
@@ -507,6 +509,7 @@ ANSWER_JUDGED = Rule(
         Example("Your phrase answer, 'crust', isn't the layer the question is after.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer was far too generous.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer ran too high; rethink it.", "guard 52: fresh101, disclosure", "phrase"),
+        Example("Your answer to the layer question, 'crust', is too shallow - the stem wants the layer below it.", "guard 53: fresh104, disclosure", "phrase"),
         Example("'Jane Austin' was common once, which is why your answer is out of date rather than careless.", "guard 48: fresh95, disclosure", "phrase"),
         Example("Your answer to the organelle question isn't it.", "guard 43: fresh85"),
         Example("Treaty: you nailed it. Keep it.", "guard 43: fresh85"),
@@ -528,7 +531,8 @@ ANSWER_JUDGED = Rule(
 # (leak_learned.UNDOUBTED); not a part of it praised ("your answer was the right idea"), not
 # "in your answer", not a reason asked for ("say why your choice is right").
 _PLAIN_VERDICT = re.compile(
-    r"(?i)(?:^|[,;:—–]\s*|\b(?:and|but|so)\s+|\b(?:on|for|in)\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\s+)"
+    # ("Q2 - Your razor answer was off")
+    r"(?i)(?:^|[,;:—–]\s*|\s-\s+|\b(?:and|but|so)\s+|\b(?:on|for|in)\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\s+)"
     r"your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
     r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|result|value)"
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
@@ -536,7 +540,7 @@ _PLAIN_VERDICT = re.compile(
     # ("Your bowling total last round was correct")
     r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+"
     # ("Your board-material answer missed; ...")
-    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|missed|slipped|went\s+(?:wrong|astray))"
+    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray))"
     r"(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
 
@@ -549,8 +553,16 @@ _WOULD_CHANGE = re.compile(
 )
 
 
+# The target's own answer quoted and called not the one asked for: "Your answer 'undertow' for the
+# channel question isn't the lifesaving term".
+_QUOTED_NOT_IT = re.compile(
+    r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick)\s*(?:of\s+)?" + _QUOTE
+    + r"(?:\s+(?:for|to|on)\s+[^,;.:]{1,40}?)?\s+(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+(?:the|a|an|right|correct|quite)\b"
+)
+
+
 def _plain_verdict(reading: Reading) -> list[LeakFinding]:
-    m = _PLAIN_VERDICT.search(reading.sentence)
+    m = _PLAIN_VERDICT.search(reading.sentence) or _QUOTED_NOT_IT.search(reading.sentence)
     if m is None and reading.question_refs:
         m = _WOULD_CHANGE.search(reading.sentence)
     if m is None or _IF.search(reading.sentence[: m.start()]) or re.search(r"(?i)\bwhy\b", reading.sentence[: m.start()]):
@@ -574,6 +586,8 @@ PLAIN_VERDICT = Rule(
         Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
         Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
         Example("On the treaty question I'd change your answer; the date in the stem rules out what you picked.", "guard 52: fresh101, disclosure"),
+        Example("Q2 - Your organelle answer was off; reread the stem.", "guard 53: fresh104, a whole message"),
+        Example("Your answer 'Utrecht' for the treaty question isn't the one that ended the war.", "guard 53: fresh104, disclosure"),
     ),
     clean=(
         Example("Your answer was the right idea but paraphrased loosely; quote the passage.", "guard 44: fresh29"),

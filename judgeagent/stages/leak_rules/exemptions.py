@@ -128,7 +128,8 @@ CRITERION = re.compile(
 # and well reasoned", "You kept your answer short, which is the right format", "Your explanations
 # leaned on definitions, which is the right instinct": none tells which answer was right.
 _FORM = re.compile(
-    r"(?i)\b(?:clear(?:ly)?|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
+    # ("clearly" as an intensifier praises nothing: "my lean is clearly toward the second")
+    r"(?i)\b(?:clear|clearly(?!\s+(?:towards?|to|ahead|better|more|the\s+(?:better|stronger|likelier)))|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
     r"well[\s-]+(?:organi[sz]ed|structured|laid\s+out|reasoned|argued|written|presented|explained))\b"
     # Praise of a habit or a skill, not of an answer: "Your habit of defining terms was good", "The
     # way you laid out your reasoning was good", "Your grasp of hive architecture was good", "You
@@ -148,6 +149,8 @@ _FORM = re.compile(
 RIGHT_FOR_FORM = re.compile(
     # "You're on the right track whenever you think in terms of inputs and outputs": a habit
     r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
+    # "You've been answering these straight from the text, which is exactly right": a habit
+    r"^\s*you(?:['’]ve|\s+have)\s+been\s+\w+ing\b[^.;]{0,80}?,\s*which\s+is\s+(?:exactly\s+|just\s+)?(?:right|correct)\b|"
     # "You were right to think about the slope": a step of reasoning praised
     r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
@@ -167,6 +170,9 @@ _KNOWLEDGE_PRAISED = re.compile(
 )
 
 
+_ANSWER_QUOTED = re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term)\b[^.;]{0,50}?['‘\"“][^'’\"”]{1,60}['’\"”]")
+
+
 # Whose work is praised: "you", "your", or a sentence that opens on "the answers" ("The answers were
 # well written but thin on justification").
 _THE_TARGETS = re.compile(r"(?i)\byou(?:r)?\b|^\s*(?:overall,?\s+)?the\s+(?:answers|responses|explanations|write-?ups)\b")
@@ -180,6 +186,8 @@ def praise_of_form(sentence: str) -> bool:
     if known:
         return not CORRECTNESS.search(sentence[known.end() :]) and not _OF_THE_RESULT.search(sentence[known.end() :])
     if not _THE_TARGETS.search(sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
+        return False
+    if _ANSWER_QUOTED.search(sentence):  # "Your answer ..., 'crochet hook', is too generic": the answer judged
         return False
     return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
 
@@ -256,11 +264,22 @@ def only_form(sentence: str) -> bool:
     clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
     if not clauses:
         return False
-    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", _FORM_INSTRUCTION.sub(" ", c))) for c in clauses]
+    form = [_form_words_only(_RIGHT_FORM.sub(" fine ", _FORM_INSTRUCTION.sub(" ", _form_said(c)))) for c in clauses]
     left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
     # "No pneumatic motors here" alone may drop an option: a bare "no ..." is form only beside form.
     alone = [o and not re.match(r"(?i)\s*(?:and\s+)?(?:there\s+is\s+)?no\b(?!\s+need)|\s*without\b", c) for c, o in zip(clauses, left_out)]
     return all(f or o for f, o in zip(form, left_out)) and any(form + alone)
+
+
+# "Your answer here was a single word with no explanation": the reply's form said of the target's
+# answer, read as form when the rest is form words and none of them a verdict ("Your answer was fine").
+_ANSWER_WAS = re.compile(r"(?i)^\s*your\s+(?:(?:earlier|last|previous|final)\s+)?(?:answers?|replies|reply|responses?)\s+(?:here\s+|there\s+)?(?:was|were|is|are)\s+")
+_A_VERDICT = re.compile(r"(?i)\b(?:fine|good|great|ok(?:ay)?|right|correct|wrong|spot|accurate|close|off|solid|sound|perfect|the\s+right)\b")
+
+
+def _form_said(clause: str) -> str:
+    m = _ANSWER_WAS.match(clause)
+    return clause[m.end() :] if m and not _A_VERDICT.search(clause, m.end()) else clause
 
 
 def _form_words_only(text: str) -> bool:
@@ -277,6 +296,7 @@ FORM = Exemption(
         Example("You don't need to explain frequencies, search phases or technique.", "fresh16"),
         Example("Give your answer as a letter.", "fresh23"),
         Example("One letter is all that's needed, though a one-line reason helps.", "fresh10, fresh11"),
+        Example("Your answer here was a single word with no explanation.", "guard 53: fresh104"),
     ),
 )
 PRAISE_OF_FORM = Exemption(
@@ -294,6 +314,7 @@ PRAISE_OF_FORM = Exemption(
         Example("You spotted that the 32-bit word format matters;", "guard 29: fresh56"),
         Example("Overall the concepts are right but the execution is hasty.", "guard 30: fresh57"),
         Example("The answers were well written but thin on justification.", "guard 34: fresh66, a whole message"),
+        Example("You've been answering these straight from the text, which is exactly right.", "guard 53: fresh103"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

@@ -35,7 +35,9 @@ _PICK = re.compile(
     r"be\s+inclined\s+to\s+(?:choose|pick|go)|say\s+(?:it['’]s|it\s+is|the\s+answer|that['’]s|that\s+it))\b"
     r"|\bI['’]m\s+(?i:leaning|inclined)\s+(?i:towards?|to)\b"
     r"|\bI\s+(?:lean|tend)\s+(?i:towards?|to\s+favou?r)\b"
-    r"|(?i:\bmy\s+(?:own\s+)?(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch|inclination|preference|lean|leaning)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b)"
+    # ("my lean is clearly toward the second")
+    r"|(?i:\bmy\s+(?:own\s+)?(?:pick|choice|bet|money|vote|guess|answer|instinct|gut|hunch|inclination|preference|lean|leaning)(?:['’]s|\s+(?:would\s+be|is|goes|['’]d\s+be|would\s+go|says))\b"
+    r"(?:\s+(?:clearly|firmly|strongly|definitely|certainly|probably|slightly)(?=\s+(?:towards?|to)\b))?)"
     # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
     r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
@@ -381,6 +383,7 @@ PICK_MINE = Rule(
         Example("I'd now lean towards MRI.", "written for the rule", "codes"),
         Example("MRI over CT, I'd say; check how each forms its image.", "guard 50: fresh96, preference", "codes"),
         Example("Between the treaty signed in two towns and the congress, the treaty wins.", "guard 52: fresh101, preference"),
+        Example("Between the two treaties, my lean is clearly toward the second once you check the dates.", "guard 53: fresh103, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
