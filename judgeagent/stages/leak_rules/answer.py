@@ -140,6 +140,15 @@ _PLACE_STATED = re.compile(
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
 )
 
+# The same said of where the answer sits in the list: "the right one sits dead in the middle of
+# the list", "the answer is at the bottom of the options".
+_PLACE_IN_LIST = re.compile(
+    r"(?i)\b(?:the\s+(?:right|correct|best)\s+(?:one|answer|option|choice|value|figure)|the\s+answer)\s+"
+    r"(?:sits|is|lies|comes|falls|appears)\s+(?:(?:dead|right|exactly|smack|squarely|plumb)\s+)?(?:in|at)\s+the\s+"
+    r"(?P<o>middle|top|bottom|start|end|beginning)\s+of\s+the\s+(?:list|options|choices|range|order|(?:four|five|six)\b)"
+)
+_PLACE_WORDS = {"top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
+
 
 def _place_index(place: str, count: int) -> int:
     """Where ``place`` is in a list of ``count`` options (-1: nowhere; an even list has no middle)."""
@@ -161,8 +170,8 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
                 continue
             named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
-    for m in _PLACE_STATED.finditer(suggestions):
-        place = m.group("o").lower()
+    for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions)]:
+        place = _PLACE_WORDS.get(m.group("o").lower(), m.group("o").lower())
         for q in mc:
             order = list(q.options or {})
             index = _place_index(place, len(order))
@@ -204,6 +213,7 @@ ANSWER_LETTER = Rule(
         Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
         Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
         Example("Count the membranes and you end up on the middle option of the five.", "guard 47: fresh93, a whole message"),
+        Example("Lay the five out in order: the right one sits dead in the middle of the list.", "guard 54: fresh106, position"),
         Example("Read each as a line of a rulebook; the one that holds is the third statement.", "guard 48: fresh96, a whole message"),
     ),
     clean=(

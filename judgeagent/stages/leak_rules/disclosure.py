@@ -10,7 +10,7 @@ import re
 
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_A_STEP, PRAISE_OF_FORM
-from judgeagent.stages.leak_rules.judgement import CORRECTNESS
+from judgeagent.stages.leak_rules.judgement import CORRECTNESS, QUOTED, YOUR_ANSWER
 from judgeagent.stages.leak_rules.rule import Example, FirstOf, Reading, Rule, finding
 from judgeagent.stages.leak_rules.vocabulary import alternation
 
@@ -29,7 +29,8 @@ _HEDGE = re.compile(
 )
 _DISCLOSURE = re.compile(r"(?i)" + _SUBJECT + r".{0,80}?\b" + _VERDICT + r"\b|\b" + _VERDICT + r"\b.{0,40}?" + _SUBJECT)
 _MISSED = re.compile(
-    r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked)\b.{0,60}?"
+    # ("Last time you blamed the wrong group of sounds on this question")
+    r"(?i)\byou\s+(?:missed|erred\s+on|failed|slipped\s+on|blew|nailed|aced|got|had|answered|handled|solved|chose|picked|blamed|named|identified)\b.{0,60}?"
     r"\b(?:questions?|cases?|vignettes?|items?|q\.?\s*\d|ones?)\b"
 )
 # "Keep your (final) answer to a single letter", "... to the interior part":
@@ -310,7 +311,7 @@ def _verdict_on_answers(reading: Reading) -> list[LeakFinding]:
     sentence, qrefs = reading.sentence, reading.question_refs
     for pattern in (_DISCLOSURE, _DISCLOSURE_RIGHT_WRONG, _MISSED):
         for m in pattern.finditer(sentence):
-            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked"):
+            if pattern is _MISSED and m.group(0).lower().split()[1] in ("answered", "handled", "solved", "had", "chose", "picked", "blamed", "named", "identified"):
                 if not re.search(r"(?i)\b(?:right|wrong|correct(?:ly)?|incorrect(?:ly)?|well|badly)\b", sentence):
                     continue
             if _HEDGE.search(sentence[: m.start() + 1]) or _HEDGE.search(m.group(0)):
@@ -356,6 +357,7 @@ VERDICT_ON_ANSWERS = Rule(
         Example("You missed the organelle question.", "guard 2"),
         Example("What you wrote for the leg straps is incorrect.", "fresh14"),
         Example("You got the gas-check item wrong.", "guard 43: fresh84"),
+        Example("Last time you blamed the wrong gas on this question.", "guard 54: fresh106"),
         Example("Your reasoning on the gas question was sound.", "guard 2"),
     ),
     clean=(
@@ -428,13 +430,12 @@ QUESTION_THEN_VERDICT = Rule(
 # cross-piece, not ...", "You put 'hygiene', but the notice ...", "Your phrase answer, 'collection
 # efficiency', isn't the term ...". Quoting an earlier answer alone is how a verdict begins ("You
 # answered 'rovering'."); quoted with something more, it takes a word against it.
-_QUOTE = r"['‘\"“][^'’\"”]{1,60}['’\"”]"
 _QUOTED_ANSWER = re.compile(
     r"(?i)\byou\s+(?:wrote|put(?:\s+down)?|answered(?:\s+with)?|gave|said|chose|picked|named|offered|went\s+with|settled\s+on)\s*[:,]?\s*"
-    + _QUOTE
+    + QUOTED
     # ("Your answer to the needle question, 'crochet hook', is too generic")
-    + r"|\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick|guess|reply)(?:\s+(?:to|for|on)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:question|item|one))?"
-    r"\s*(?:of\s+|,\s*|:\s*|—\s*|\(\s*)?" + _QUOTE
+    + r"|" + YOUR_ANSWER + r"(?:\s+(?:to|for|on)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:question|item|one))?"
+    r"\s*(?:of\s+|,\s*|:\s*|—\s*|\(\s*)?" + QUOTED
 )
 _AGAINST = re.compile(
     r"(?i)\b(?:not|but|rather\s+than|instead|opposite|wrong|incorrect|mistaken|close|off|different|narrower|broader|too\s+\w+)\b|n['’]t\b"
@@ -541,7 +542,8 @@ _PLAIN_VERDICT = re.compile(
     r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+"
     # ("Your board-material answer missed; ...")
     r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray))"
-    r"(?=\s*(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
+    # ("Your North West answer missed last time.")
+    r"(?=\s*(?:(?:last\s+(?:time|round|go|attempt)|earlier|before|previously)\s*)?(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
 
 
@@ -556,7 +558,7 @@ _WOULD_CHANGE = re.compile(
 # The target's own answer quoted and called not the one asked for: "Your answer 'undertow' for the
 # channel question isn't the lifesaving term".
 _QUOTED_NOT_IT = re.compile(
-    r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick)\s*(?:of\s+)?" + _QUOTE
+    r"(?i)" + YOUR_ANSWER + r"\s*(?:of\s+)?" + QUOTED
     + r"(?:\s+(?:for|to|on)\s+[^,;.:]{1,40}?)?\s+(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+(?:the|a|an|right|correct|quite)\b"
 )
 
@@ -585,6 +587,7 @@ PLAIN_VERDICT = Rule(
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
         Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
         Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
+        Example("Your treaty answer missed last time.", "guard 54: fresh106, disclosure"),
         Example("On the treaty question I'd change your answer; the date in the stem rules out what you picked.", "guard 52: fresh101, disclosure"),
         Example("Q2 - Your organelle answer was off; reread the stem.", "guard 53: fresh104, a whole message"),
         Example("Your answer 'Utrecht' for the treaty question isn't the one that ended the war.", "guard 53: fresh104, disclosure"),

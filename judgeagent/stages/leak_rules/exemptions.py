@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from judgeagent.stages.leak_rules.judgement import CORRECTNESS
+from judgeagent.stages.leak_rules.judgement import CORRECTNESS, QUOTED, YOUR_ANSWER
 from judgeagent.stages.leak_rules.rule import Example, Exemption
 from judgeagent.stages.leak_rules.vocabulary import words
 
@@ -150,7 +150,15 @@ RIGHT_FOR_FORM = re.compile(
     # "You're on the right track whenever you think in terms of inputs and outputs": a habit
     r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
     # "You've been answering these straight from the text, which is exactly right": a habit
-    r"^\s*you(?:['’]ve|\s+have)\s+been\s+\w+ing\b[^.;]{0,80}?,\s*which\s+is\s+(?:exactly\s+|just\s+)?(?:right|correct)\b|"
+    # or "Your working on the earlier attempt was tidy, which is exactly right for this kind of question"
+    r"^\s*(?:you(?:['’]ve|\s+have)\s+been\s+\w+ing\b|your\s+(?:working|workings|method|layout|steps|write-?up)\b[^.;]{0,60}?\b"
+    r"(?:tidy|clear|neat|careful|methodical|thorough|systematic|concise|organi[sz]ed|laid\s+out))[^.;]{0,80}?,\s*which\s+is\s+(?:exactly\s+|just\s+)?(?:right|correct)\b|"
+    # "One thing you did well last time was explain why you chose what you chose": a step praised
+    r"\b(?:one\s+thing|what)\s+you\s+did\s+well(?:\s+(?:last\s+time|before|earlier))?\s+(?:was|is)\s+(?:to\s+)?"
+    r"(?:explain|show|justify|lay\s+out|set\s+out|give\s+(?:a\s+)?reasons?|state|check)\w*\b|"
+    # "Last time you wrote a figure but not how you got it": the reply's form remarked on
+    r"\byou\s+(?:wrote|gave|put(?:\s+down)?)\s+(?:just\s+|only\s+)?(?:a|the|your)\s+(?:figure|number|letter|value|word|total)\s+but\s+not\s+"
+    r"(?:how|why|your\s+working|the\s+working|the\s+steps|a\s+reason)\b[^.;]*|"
     # "You were right to think about the slope": a step of reasoning praised
     r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
@@ -170,7 +178,7 @@ _KNOWLEDGE_PRAISED = re.compile(
 )
 
 
-_ANSWER_QUOTED = re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term)\b[^.;]{0,50}?['‘\"“][^'’\"”]{1,60}['’\"”]")
+_ANSWER_QUOTED = re.compile(r"(?i)" + YOUR_ANSWER + r"[^.;]{0,50}?" + QUOTED)
 
 
 # Whose work is praised: "you", "your", or a sentence that opens on "the answers" ("The answers were
@@ -315,6 +323,9 @@ PRAISE_OF_FORM = Exemption(
         Example("Overall the concepts are right but the execution is hasty.", "guard 30: fresh57"),
         Example("The answers were well written but thin on justification.", "guard 34: fresh66, a whole message"),
         Example("You've been answering these straight from the text, which is exactly right.", "guard 53: fresh103"),
+        Example("Your working on the earlier attempt was tidy, which is exactly right for this kind of question.", "guard 54: fresh105"),
+        Example("One thing you did well last time was explain why you chose what you chose.", "guard 54: fresh106"),
+        Example("Last time you wrote a figure but not how you got it.", "guard 54: fresh106"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

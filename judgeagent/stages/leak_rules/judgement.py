@@ -23,6 +23,11 @@ _POSITIVE = re.compile(r"(?i)\b(?:" + alternation("positive") + r")\b")
 _COMPARATIVE = re.compile(r"(?i)\b(?:" + alternation("comparative") + r")\b")
 # A verdict of right or wrong on an earlier answer.
 CORRECTNESS = re.compile(r"(?i)\b(?:" + alternation("correctness") + r")\b")
+# The target's own earlier answer, and a quoted text: "Your phrase answer", "your choice", then
+# "'crochet hook'". Read by the verdicts on a quoted answer and by the exemption for praise of form,
+# which never applies where an answer is quoted.
+YOUR_ANSWER = r"\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|choice|term|pick|guess|reply)\b"
+QUOTED = r"['‘\"“][^'’\"”]{1,60}['’\"”]"
 # Study instructions: what follows asks the target to work something out, not a verdict.
 # Advice offered as help: "It may help to consider how ...", "You might want to review ...".
 AS_HELP = (
@@ -142,12 +147,34 @@ def named_evenly(sentence: str, ref: OptionRef, refs: list[OptionRef], questions
         return False
     if {r.letter for r in own} == set(q.options) and len(own) == len(q.options):
         return True
+    # ("Narrow it to Cu, Zn and Ag, and think about what each does": the shortlist is the leak)
+    if NARROWED_TO.search(re.sub(r"\S+$", "", fold(sentence)[: own[0].start])):
+        return False
     return (
         len(own) >= 2
         and _EACH.search(sentence) is not None
         and (study(sentence) or _WH.search(sentence) is not None or re.search(r"(?i)\bfor\s+each\b", sentence) is not None)
         and judgement(_without_options(sentence, own, questions), own) != "negative"
     )
+
+
+# The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
+# and 190 °C", "the real contest is between chondrites and irons", "it comes down to 6 and 8", a
+# shortlist of them. Not
+# a comparison asked for ("weigh 64 against 128", "compare 64 and 128"), which narrows nothing.
+NARROWED_TO = re.compile(
+    r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
+    r"|\bcomes?\s+down\s+to|\b(?:narrow|whittle)(?:s|d|ed|ing)?\s+(?:(?:it|this|things|them|your\s+(?:thinking|list|choice|search))\s+)?(?:down\s+)?to"
+    # "Narrow it to the three biotoxin syndromes — PSP, ASP or DSP"
+    r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-])?"
+    # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
+    r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
+    # "I'd shortlist DQ, DNF and the YC warning"
+    r"|\bshortlist(?:s|ed|ing)?"
+    # "the realistic candidates are the school hall and the move to Tuesday"
+    r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
+    r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
+)
 
 
 # A question put to every member of a list: "each", "every one", "in turn", "one at a time".

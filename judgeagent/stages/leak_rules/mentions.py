@@ -18,6 +18,7 @@ from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_m
 from judgeagent.stages.leak_rules.numbers import counts_or_numbers
 from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
+from judgeagent.stages.leak_rules.symbols import symbol_spans
 from judgeagent.stages.leak_rules.text import (
     EVERYDAY_ZIPF,
     FUNCTION,
@@ -110,7 +111,12 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             continue
         topic = _topic_words(q, questions)
         for form in _forms(q.question, tuple(q.options.items())):
-            code = _code_spans(sentence, q.options[form.letter]) or _bracketed_code_spans(sentence, q.options[form.letter], q.question)
+            option = q.options[form.letter]
+            code = (
+                _code_spans(sentence, option)
+                or _bracketed_code_spans(sentence, option, q.question)
+                or symbol_spans(sentence, option, q.question)
+            )
             if code:
                 found.append((q, form.letter, code, True))
                 continue

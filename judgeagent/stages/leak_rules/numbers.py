@@ -91,13 +91,14 @@ def _numeric_options(q: Question) -> dict[str, tuple[str, bool, tuple[str, float
 def counts_or_numbers(sentence: str, start: int, end: int) -> bool:
     """Whether the digits at ``start:end`` count steps or questions ("question 4"), number an item of
     a list ("4) Your tone ..."), are part of a decimal ("1.3") or a factor of a product of a word and
-    a number or a bracket ("hours = days × 24", "(110 − 13.72) ÷ 9"; not "35 × 28 yards", nor what a product comes to,
+    a number or a bracket ("hours = days × 24", "(110 − 13.72) ÷ 9", "rise over run times 100"; not "35 × 28 yards", nor what a product comes to,
     after "="): no value, so no option's."""
     before, after = sentence[:start], sentence[end:]
     in_a_decimal = re.match(r"[.,]\d", after) and not re.match(r"\.0+(?!\d)", after)  # "570.00" is 570
     if re.search(r"\d[.,]$", before) or in_a_decimal:
         return True
-    if re.search(r"(?:[^\W\d]|\))\s*[×*÷]\s*$", before) or re.match(r"\s*[×*÷]\s*(?:[^\W\d]|\()", after):
+    # ("rise over run times 100")
+    if re.search(r"(?:[^\W\d]|\))\s*(?:[×*÷]|\b(?i:times|multiplied\s+by|divided\s+by))\s*$", before) or re.match(r"\s*[×*÷]\s*(?:[^\W\d]|\()", after):
         return True
     return _COUNTING.search(before) is not None or (re.match(r"\s*[).:](?!\d)", after) is not None and start < 4)
 

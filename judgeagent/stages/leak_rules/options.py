@@ -20,6 +20,7 @@ from judgeagent.stages.leak_normalize import fold
 from judgeagent.stages.leak_rules.judgement import (
     AS_HELP,
     CONFUSION_WARNING,
+    NARROWED_TO,
     OPEN_CLAUSE,
     in_the_list,
     judgement,
@@ -254,7 +255,9 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 # should be either 1:10,000 or 1:15,200", "It has to be one of Smith's or Barton's". Fewer than
 # all the options, so the list narrows them.
 _AMONG_WORDS = (
-    r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick|count|total|tally|sum|amount)\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
+    r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick|count|total|tally|sum|amount|"
+    # what is measured: "The length is 140 cm, 200 cm or 240 cm"
+    r"length|height|width|depth|distance|weight|mass|speed|temperature|volume|dose|price|cost|pressure|frequency|duration|angle|area)\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
     r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
     # where a right working ends: "you'll land on 0.25, 0.5 or 1 mL"
     r"|\b(?:land|end\s+up)\s+(?:on|with|at)"
@@ -267,23 +270,6 @@ _AMONG_WORDS = (
     r"|(?:two|three|four|2|3|4)\s*[:—–]\s*(?:the\s+)?)?"
 )
 _AMONG = re.compile(_AMONG_WORDS + "$")
-# The choice said to lie between a few options, with "and" as well: "you're choosing between 120 °C
-# and 190 °C", "the real contest is between chondrites and irons", "it comes down to 6 and 8", a
-# shortlist of them. Not
-# a comparison asked for ("weigh 64 against 128", "compare 64 and 128"), which narrows nothing.
-_NARROWED_TO = re.compile(
-    r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
-    r"|\bcomes?\s+down\s+to|\b(?:narrow|whittle)(?:s|d|ed|ing)?\s+(?:(?:it|this|things|them)\s+)?(?:down\s+)?to"
-    # "Narrow it to the three biotoxin syndromes — PSP, ASP or DSP"
-    r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-])?"
-    # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
-    r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
-    # "I'd shortlist DQ, DNF and the YC warning"
-    r"|\bshortlist(?:s|ed|ing)?"
-    # "the realistic candidates are the school hall and the move to Tuesday"
-    r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
-    r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
-)
 
 
 # The same list read item by item, for mentions whose places in the sentence do not line up
@@ -342,7 +328,7 @@ def _narrowed_list(n: Named, g: Group) -> list[LeakFinding]:
         text = fold(n.sentence)
         before = re.sub(r"\S+$", "", text[: own[0].start])
         between = text[own[0].start : own[-1].start]
-        if (re.search(r"\bor\b", between) and _AMONG.search(before)) or (re.search(r"\b(?:and|or|versus|vs)\b", between) and _NARROWED_TO.search(before)):
+        if (re.search(r"\bor\b", between) and _AMONG.search(before)) or (re.search(r"\b(?:and|or|versus|vs)\b", between) and NARROWED_TO.search(before)):
             return [finding(g.where, "narrowed", n.sentence)]
     items = _items_named(n.sentence, question)
     if items is not None and len(items) < len(question.options):
@@ -506,6 +492,9 @@ NARROWED_LIST = _option_rule(
         Example("I'd shortlist DQ, DNF and the YC warning and test each against the rule.", "guard 47: fresh94, listed", "rulings"),
         Example("I'd shortlist 40 and 60 and test both against the speed.", "guard 47: fresh94, listed", "rulings"),
         Example("Your answer will be 3:30, 4:00 or 4:30 pm; count back from closing.", "guard 47: fresh93, listed", "rulings"),
+        Example("Narrow it to O2, Ar and CO2, and think about what each does in the lungs.", "guard 54: fresh105, listed", "mc"),
+        Example("Narrow your thinking to three candidates — oxygen, argon and carbon dioxide.", "guard 54: fresh105, listed", "mc"),
+        Example("The price is £3.50, £4.20 or £5.00; check the fare table.", "guard 54: fresh105, listed", "fares"),
     ),
     clean=(
         Example("Is it 32, 48, 64 or 128 bits? Count the groups of the address.", "written for the rule", "values"),
@@ -514,6 +503,7 @@ NARROWED_LIST = _option_rule(
         Example("Decide between 64 and 128 bits by counting the hexadecimal groups.", "written for the rule", "values"),
         Example("Recall what CT, MRI, PET and a plain radiograph each use to form an image.", "written for the rule", "codes"),
         Example("Watch the units: a minute is 60 seconds and a second is 1000 ms.", "guard 47: fresh93", "rulings"),
+        Example("Review what oxygen, argon and CO2 each do in the lungs.", "written for the rule", "mc"),
     ),
 )
 OPTION_RULES = ByQuestion("options", (LETTER_OR_PLACE, BARE_LETTER, TEXT_JUDGED, TEXT_SINGLED_OUT, NARROWED_LIST))

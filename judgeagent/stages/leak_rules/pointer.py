@@ -280,7 +280,8 @@ ANSWER_HEAD = Rule(
 _QUOTED = r"['‘\"“][^'’\"”]{1,40}['’\"”]"
 _NOT_A_NAME = (
     r"(?!(?:when|if|in|on|at|that|this|what|how|for|by|to|a|an|the|and|or|but|because|something|anything|whatever|"
-    r"one|two|three|single|it|out|full|words?|letters?|all|both|each|either|up|back)\b)"
+    # ("Spell it the way a handler's manual would": how to write it, not a name)
+    r"one|two|three|single|it|out|full|words?|letters?|all|both|each|either|up|back|way|correctly|carefully|exactly|properly)\b)"
 )
 # where a thing is sold under a name: "sold in English shops as ..."
 _WHERE_SOLD = r"(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
@@ -352,6 +353,7 @@ ANOTHER_NAME = Rule(
         Example("The answer is usually written as two words.", "guard 43: fresh41", "phrase"),
         Example("Ask whether a diver would ever call it 'the safety line'.", "guard 43: fresh17", "phrase"),
         Example("The question is asking what that deepest point is called.", "guard 43: fresh22", "phrase"),
+        Example("Spell it the way an atlas would. One word.", "guard 54: fresh105", "phrase"),
     ),
 )
 PICK_MINE = Rule(

@@ -1,0 +1,52 @@
+"""Options named by a standard symbol or formula: "Cu" for "Copper", "CO2" (or "CO₂") for "Carbon
+dioxide", "PVC" for "Polyvinyl chloride". The symbols are data (``lists/symbols.txt``); an
+option's own short form in brackets is :mod:`mentions`' to read."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from judgeagent.stages.leak_rules.text import compiled, folded_span
+from judgeagent.stages.leak_rules.vocabulary import entries
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+# British and American spellings of one substance read as one.
+_SPELLINGS = (("sulph", "sulf"), ("aluminum", "aluminium"), ("cesium", "caesium"), ("polyethene", "polyethylene"))
+
+
+def _name(text: str) -> str:
+    """A substance's name as compared: lower case, no gloss in brackets, one spelling."""
+    name = re.sub(r"\s+", " ", re.sub(r"\([^)]*\)", " ", text.translate(_SUBSCRIPTS))).strip(" .").lower()
+    for variant, kept in _SPELLINGS:
+        name = name.replace(variant, kept)
+    return name
+
+
+@functools.cache
+def _symbols_by_name() -> dict[str, tuple[str, ...]]:
+    by_name: dict[str, list[str]] = {}
+    for line in entries("symbols"):
+        symbol, name = line.split("\t")
+        by_name.setdefault(_name(name), []).append(symbol)
+    return {name: tuple(symbols) for name, symbols in by_name.items()}
+
+
+def symbol_spans(sentence: str, option: str, question_text: str) -> list[tuple[int, int]]:
+    """Where ``sentence`` writes ``option`` by its symbol or formula, unless the question writes
+    it too (then it is the question's word, as with a short form in brackets)."""
+    symbols = _symbols_by_name().get(_name(option), ())
+    if not symbols:
+        return []
+    written = sentence.translate(_SUBSCRIPTS)  # one character for one: the spans still fit
+    spans = []
+    for symbol in symbols:
+        pattern = compiled(r"(?<![\w-])" + re.escape(symbol) + r"(?![\w-]|\.\w)")
+        if not pattern.search(question_text.translate(_SUBSCRIPTS)):
+            spans += [folded_span(sentence, *m.span()) for m in pattern.finditer(written) if not _in_a_unit(written, *m.span())]
+    return spans
+
+
+def _in_a_unit(sentence: str, start: int, end: int) -> bool:
+    """Whether the symbol is part of a unit ("mg KOH per gram", "ppm CO2"): a measure, not a pick."""
+    return re.search(r"(?<![\w-])(?:µg|mg|g|kg|mol|mmol|ppm|ppb|%)\s*$", sentence[:start]) is not None or re.match(r"\s*(?:per|/)\b", sentence[end:]) is not None
