@@ -193,6 +193,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH110,
     FRESH111,
     FRESH112,
+    FRESH113,
+    FRESH114,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -206,9 +208,9 @@ from tests.leak_table import (  # noqa: E402
 IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # The groups whose figures are checked against the target: the held-out half (generalisation)
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
-TARGET_GROUPS = ("held_out", FRESH109, FRESH110)
+TARGET_GROUPS = ("held_out", FRESH111, FRESH112)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset({FRESH109, FRESH110, FRESH111, FRESH112})  # each pair to measure one later guard once
+SEALED: frozenset[str] = frozenset({FRESH111, FRESH112, FRESH113, FRESH114})  # each pair to measure one later guard once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -318,10 +320,12 @@ NOTES = {
     FRESH106: "seven more subjects and five whole messages per batch, written with fresh105; measured guards 52 and 53 once",
     FRESH107: "seven more subjects and five whole messages per batch, written after fresh101 and fresh102 were read, while guard 52 was being made; measured guards 53 and 54 once",
     FRESH108: "seven more subjects and five whole messages per batch, written with fresh107; measured guards 53 and 54 once",
-    FRESH109: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, once guard 53 was made; sealed",
-    FRESH110: "seven more subjects and five whole messages per batch, written with fresh109; sealed",
+    FRESH109: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, once guard 53 was made; measured guards 54 and 55 once",
+    FRESH110: "seven more subjects and five whole messages per batch, written with fresh109; measured guards 54 and 55 once",
     FRESH111: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, while guard 54 was being made; sealed",
     FRESH112: "seven more subjects and five whole messages per batch, written with fresh111; sealed",
+    FRESH113: "seven more subjects and five whole messages per batch, written after fresh107 and fresh108 were read, while guard 55 was being made; sealed",
+    FRESH114: "seven more subjects and five whole messages per batch, written with fresh113; sealed",
 }
 
 

@@ -336,6 +336,7 @@ REFERENCE_PHRASE = Rule(
         Example("The strides you're describing are 'cross-overs'; give their name in full.", "guard 47: fresh93, answer_variant", "rulings"),
         Example("The small chute you throw first is the pilot chute.", "written for the rule", "gear"),
         Example("Roofers mark it 'SL' on the drawings, so give its full name.", "guard 50: fresh95, answer_variant", "trades"),
+        Example("Plumbers write it LWCO on the wiring diagram.", "guard 55: fresh107, a whole message", "trades"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),

@@ -456,6 +456,12 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?:" + _TOO + r"|(?:out|off|over|under|short)\s+by|an?\s+(?:over|under)estimate)\b"
     ),
     re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response|choice|pick)\b[^.;]{0,40}?\b(?:isn['’]t|is\s+not|wasn['’]t|was\s+not)\s+it\b(?!\s+\w)"),
+    # "I'd only revise the answer about the chilled-plate check; the rest holds." (one answer of
+    # several singled out to change: the others are right)
+    re.compile(
+        r"(?i)\bI(?:['’]d|\s+would)\s+(?:only\s+(?:revise|change|redo|rethink|fix|revisit|correct)\s+(?:the|your)|"
+        r"(?:revise|change|redo|rethink|fix|revisit|correct)\s+only\s+(?:the|your|one))\s+(?:[\w-]+\s+){0,3}?(?:answer|response|one)\b"
+    ),
     # "which is why your answer is out of date rather than careless"
     re.compile(r"(?i)\byour\s+(?:[\w-]+\s+){0,3}?(?:answer|response|term|name|figure)\s+(?:is|was)\s+(?:now\s+|simply\s+|just\s+)?(?:out\s+of\s+date|outdated|obsolete|superseded)\b"),
     re.compile(r"(?i)(?:^|[:;,.—–]\s*)you(?:['’]ve)?\s+(?:nailed|aced)\s+(?:it|that|this)\b|\bI\s+wouldn['’]t\s+(?:touch|change|alter|revise)\s+(?:it|that|this|a\s+thing)\b"),
@@ -519,6 +525,7 @@ ANSWER_JUDGED = Rule(
         Example("Your phrase answer named a layer from a different field; have another go.", "guard 46: fresh91, disclosure", "phrase"),
         Example("Your answer to the gas question was the one mistake in this batch.", "guard 46: fresh92, disclosure"),
         Example("On the venue, your answer named where they used to meet rather than where they are moving, so that one needs changing.", "guard 46: fresh91, a whole message"),
+        Example("I'd only revise the answer about the treaty; the rest holds.", "guard 55: fresh107, disclosure"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),

@@ -68,6 +68,7 @@ BATCHES: dict[str, list[Question]] = {
         Question("r3", "Which rule gives a pool guard 10 seconds to spot a swimmer in trouble and 20 to reach them?", "10/20 rule"),
         Question("r4", "Which slide position of a trombone is the longest reach?", "seventh position"),
         Question("r5", "What do players call the self-refereeing principle of a disc sport?", "Spirit of the Game"),
+        Question("r6", "Which switch shuts a boiler's burner down when its water falls too low?", "low-water cut-off switch"),
     ],
     # prices, and grades written as short codes
     "fares": [

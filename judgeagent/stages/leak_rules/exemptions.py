@@ -160,7 +160,8 @@ RIGHT_FOR_FORM = re.compile(
     r"\byou\s+(?:wrote|gave|put(?:\s+down)?)\s+(?:just\s+|only\s+)?(?:a|the|your)\s+(?:figure|number|letter|value|word|total)\s+but\s+not\s+"
     r"(?:how|why|your\s+working|the\s+working|the\s+steps|a\s+reason)\b[^.;]*|"
     # "You were right to think about the slope": a step of reasoning praised
-    r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check)\b|"
+    # ("You were right to write out units in your last attempt")
+    r"\b(?:were|was)\s+right\s+to\s+(?:think\s+about|consider|start\s+(?:from|with)|ask|check|write\s+out|show|include|label|lay\s+out|set\s+out|note)\b|"
     r"\b(?:exactly\s+|just\s+)?(?:the\s+)?(?:right|correct|good|best)\s+(?:format|instinct|style|approach|habit|method|frame|framing|lens|"
     r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|mindset|attitude|"
     # "a clear physical rationale, which is the right way to approach a question like this"
@@ -326,6 +327,7 @@ PRAISE_OF_FORM = Exemption(
         Example("Your working on the earlier attempt was tidy, which is exactly right for this kind of question.", "guard 54: fresh105"),
         Example("One thing you did well last time was explain why you chose what you chose.", "guard 54: fresh106"),
         Example("Last time you wrote a figure but not how you got it.", "guard 54: fresh106"),
+        Example("You were right to write out units in your last attempt.", "guard 55: fresh108"),
     ),
 )
 KIND_OF_ANSWER = Exemption(
@@ -349,13 +351,16 @@ KIND_OF_ANSWER = Exemption(
         Example("The answer is a stated reason, so it should be supported by a sentence of the report.", "guard 22: fresh39"),
     ),
 )
+# What any answer gets: "An answer that describes the gear well but names it loosely tends to lose marks".
+_ANY_ANSWER = re.compile(r"(?i)^\s*(?:an|any)\s+(?:answer|reply|response)\s+(?:that|which)\b")
 CRITERION_ONLY = Exemption(
     "criterion",
-    "a criterion, not a description: the test the question sets, with no fact about any option",
-    lambda sentence: CRITERION.search(sentence) is not None,
+    "a criterion, not a description: the test the question sets, or what any answer gets, with no fact about any option",
+    lambda sentence: CRITERION.search(sentence) is not None or _ANY_ANSWER.match(sentence) is not None,
     (
         Example("The answer is the quantity that differs.", "guard 6"),
         Example("It's the one that fits.", "guard 6"),
+        Example("An answer that describes the gas well but names it loosely tends to lose marks.", "guard 55: fresh108"),
     ),
 )
 ANY_CANDIDATE = Exemption(

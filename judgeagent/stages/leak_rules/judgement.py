@@ -82,6 +82,8 @@ CONFUSION_WARNING = re.compile(
     r"|\b(?:don['’]t|do\s+not|never|not\s+to|avoid)\s+(?:confus\w*|mix(?:ing)?\s+up|conflat\w*)\b"
     r"|\b(?:students|people|candidates|learners|readers|many|some|you|we)\s+(?:often\s+|commonly\s+|easily\s+|sometimes\s+|frequently\s+|"
     r"tend\s+to\s+|may\s+|might\s+)?(?:confuse|mix\s+up|conflate)\b"
+    # "Keep 'hold short', 'line up and wait' and 'cleared to cross' clearly separate in your head"
+    r"|^\s*keep\b[^.;]{0,120}?\b(?:clearly\s+|firmly\s+)?(?:separate|apart|distinct)\s+in\s+your\s+(?:head|mind)\b"
 )
 
 

@@ -106,6 +106,9 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     stems = tuple(s for _, s, _, _ in words)
     joins = _joined_stems(stems)
     found = []
+    # (a short form any question of the batch writes is the batch's word: "SCT" asked about in one
+    # question names no option of another)
+    stems_text = " ".join(q.question for q in questions)
     for q in questions:
         if not q.options:
             continue
@@ -114,8 +117,8 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             option = q.options[form.letter]
             code = (
                 _code_spans(sentence, option)
-                or _bracketed_code_spans(sentence, option, q.question)
-                or symbol_spans(sentence, option, q.question)
+                or _bracketed_code_spans(sentence, option, stems_text)
+                or symbol_spans(sentence, option, stems_text)
             )
             if code:
                 found.append((q, form.letter, code, True))
@@ -130,7 +133,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 spans = _abbreviated(sentence, form.letter, q, questions)
                 whole = bool(spans)
             if not spans:
-                spans = _labelled(sentence, form, q)
+                spans = _labelled(sentence, form, q, stems_text)
                 whole = bool(spans)
             spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
@@ -167,6 +170,9 @@ _CLAUSE_LABEL = re.compile(
     r"(?=\s+(?:can|could|should|must|may|is|isn['’]t|was|wasn['’]t|won['’]t|will|doesn['’]t|does|has|fails|falls|goes|belongs|needs|deserves)\b"
     r"|\s*[,;.:!?—–]|\s+-\s)"
 )
+# Or by a few of its words in quotes: "I'd take 'watch their feet' over 'watch their face'" beside
+# the options "Watch your opponent's feet, ..." and "Watch your opponent's face, ...".
+_QUOTED_LABEL = re.compile(r"(?:(?<=\s)|^)['‘\"“]((?:[\w-]+\s+){1,6}[\w-]+)['’\"”](?=[\s,.;:!?]|$)")
 _NO_LABEL = frozenset(
     stem(w) for w in (
         "first second third fourth fifth last final other right correct wrong best worst likely obvious tempting plausible "
@@ -175,20 +181,25 @@ _NO_LABEL = frozenset(
 )
 
 
-def _labelled(sentence: str, form: _OptionForm, q: Question) -> list[tuple[int, int]]:
+def _labelled(sentence: str, form: _OptionForm, q: Question, stems: str) -> list[tuple[int, int]]:
     """Where ``sentence`` calls the option by a label. The stem may use the label's word too (a
     passage's statements are all in the passage): it is the other options that must not. A word
-    of the label no option has ("evening" of "the Thursday-evening statement") is the writer's."""
+    of the label no option has ("evening" of "the Thursday-evening statement") is the writer's.
+    Words in quotes that a question of the batch (``stems``) writes as they stand quote it, not
+    an option ("pin down what 'holding the point' means")."""
     options = q.options or {}
+    asked = " " + " ".join(tokens(stems)) + " "
     own = [w for w in tokens(options[form.letter]) if len(w) >= _MIN_DISTINCTIVE and w not in STOP and w not in FUNCTION]
     others = [w for letter, text in options.items() if letter != form.letter for w in tokens(text)]
     spans = []
-    for pattern, least in ((_LABEL, 1), (_CLAUSE_LABEL, 2)):
+    for pattern, least in ((_LABEL, 1), (_CLAUSE_LABEL, 2), (_QUOTED_LABEL, 2)):
         for m in pattern.finditer(sentence):
             label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
             # (a little word is no short form of the option's: "over" of "the reason over one" beside "overcrowded")
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
-            if len(mine) < least or (pattern is _CLAUSE_LABEL and 2 * len(mine) < len(label)):
+            if len(mine) < least or (pattern is not _LABEL and 2 * len(mine) < len(label)):
+                continue
+            if pattern is _QUOTED_LABEL and " " + " ".join(tokens(m.group(1))) + " " in asked:
                 continue
             if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
                 spans.append(folded_span(sentence, *m.span(1)))
@@ -220,7 +231,7 @@ _BRACKETED_CODE = re.compile(r"\((?P<code>(?![IVXL]+\))(?=(?:[^)]*[A-Z]){2})[A-Z
 
 def _bracketed_code_spans(sentence: str, option: str, question_text: str) -> list[tuple[int, int]]:
     """Where the sentence writes the short form an option gives itself in brackets, unless the
-    question writes it too (then it is the question's word)."""
+    batch's questions write it too (then it is their word)."""
     spans = []
     for m in _BRACKETED_CODE.finditer(option):
         pattern = compiled(r"(?<![\w-])" + re.escape(m.group("code")) + r"s?(?![\w-])")
@@ -686,6 +697,12 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
     # and with an article inside it: "SOTG" for "Spirit of the Game"
     if any(_initials_written(sentence, ws, question_text) for ws in (words, spoken, every)):
         return True
+    # and without a last word that only names the kind the question asks for: "EOS" for
+    # "end-of-stroke switch" where the question asks "What is this switch called?"
+    kind = re.compile(r"(?i)\b" + re.escape(every[-1]) + r"\b") if every else None
+    if kind is not None and kind.search(question_text):
+        if any(len(ws) >= 4 and _initials_written(sentence, ws[:-1], question_text) for ws in (words, spoken, every)):
+            return True
     # Two words by two initials only in quotes, where they stand as a term: "'RD' these days" for
     # "Rhythm Dance" (bare, two capitals are too often something else)
     if len(words) == 2:

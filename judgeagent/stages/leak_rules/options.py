@@ -438,12 +438,14 @@ TEXT_JUDGED = _option_rule(
         Example("Choose the mitochondrion over the ribosome.", "written for the rule"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("Argon, which is the classic slip here.", "guard 45: fresh90, text_judgement"),
+        Example("I'd take 'the tide pushes surface air' over 'the rotation of the Earth'.", "guard 55: fresh107, preference", "values"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
         Example("Be careful not to confuse the ribosome with the lysosome.", "guard 5"),
         Example("Ask whether the ribosome has any DNA of its own.", "guard 6"),
         Example("Note for each option whether it is an organelle with a membrane.", "guard 6"),
+        Example("Keep 'the tide pushes surface air' and 'the rotation of the Earth' clearly separate in your head.", "guard 55: fresh8", "values"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(

@@ -285,9 +285,12 @@ _NOT_A_NAME = (
 )
 # where a thing is sold under a name: "sold in English shops as ..."
 _WHERE_SOLD = r"(?:\s+(?:in|at|on|by)\s+(?:[\w-]+\s+){0,2}?[\w-]+)?"
+# (not "calls the dances with the person ...": a noun of its own, then the name)
+_LITTLE_WORD = r"(?:with|and|or|to|for|of|in|on|at|by|from|into|as)\b"
 _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
-    r"\b(?:call(?:s|ed)?\s+(?:it|them)|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
+    # ("Makers often call the carved lattice a rosette")
+    r"\b(?:call(?:s|ed)?\s+(?:it|them|the\s+(?:(?!" + _LITTLE_WORD + r")[\w-]+\s+){0,2}?(?!" + _LITTLE_WORD + r")[\w-]+(?=\s+(?:an?|the)\s))|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
     r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)" + _WHERE_SOLD + r"\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
@@ -345,6 +348,7 @@ ANOTHER_NAME = Rule(
         Example("In American usage it is usually spelled 'Challenger Dip'.", "guard 46: fresh92, answer_variant", "phrase"),
         Example("Some divers just call them 'deep holes'. What's the more usual name?", "guard 47: fresh93, answer_variant", "phrase"),
         Example("In some atlases these are usually called ocean pits, and that's the place meant.", "guard 48: fresh95, answer_variant", "phrase"),
+        Example("Some atlases call the trench a deep hole; give the usual name.", "guard 55: fresh107, a whole message", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
@@ -354,6 +358,7 @@ ANOTHER_NAME = Rule(
         Example("Ask whether a diver would ever call it 'the safety line'.", "guard 43: fresh17", "phrase"),
         Example("The question is asking what that deepest point is called.", "guard 43: fresh22", "phrase"),
         Example("Spell it the way an atlas would. One word.", "guard 54: fresh105", "phrase"),
+        Example("Don't confuse the writer who calls the shots with the one who keeps the books.", "guard 55: fresh106", "phrase"),
     ),
 )
 PICK_MINE = Rule(
