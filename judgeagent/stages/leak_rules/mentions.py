@@ -108,7 +108,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
     found = []
     # (a short form any question of the batch writes is the batch's word: "SCT" asked about in one
     # question names no option of another)
-    stems_text = " ".join(q.question for q in questions)
+    asked = " ".join(q.question for q in questions)
     for q in questions:
         if not q.options:
             continue
@@ -117,8 +117,8 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             option = q.options[form.letter]
             code = (
                 _code_spans(sentence, option)
-                or _bracketed_code_spans(sentence, option, stems_text)
-                or symbol_spans(sentence, option, stems_text)
+                or _bracketed_code_spans(sentence, option, asked)
+                or symbol_spans(sentence, option, asked)
             )
             if code:
                 found.append((q, form.letter, code, True))
@@ -133,7 +133,7 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 spans = _abbreviated(sentence, form.letter, q, questions)
                 whole = bool(spans)
             if not spans:
-                spans = _labelled(sentence, form, q, stems_text)
+                spans = _labelled(sentence, form, q, asked)
                 whole = bool(spans)
             spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
             if not whole:
@@ -181,14 +181,13 @@ _NO_LABEL = frozenset(
 )
 
 
-def _labelled(sentence: str, form: _OptionForm, q: Question, stems: str) -> list[tuple[int, int]]:
+def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list[tuple[int, int]]:
     """Where ``sentence`` calls the option by a label. The stem may use the label's word too (a
     passage's statements are all in the passage): it is the other options that must not. A word
     of the label no option has ("evening" of "the Thursday-evening statement") is the writer's.
-    Words in quotes that a question of the batch (``stems``) writes as they stand quote it, not
-    an option ("pin down what 'holding the point' means")."""
+    Words in quotes that a question of the batch (``asked``, their texts) writes as they stand
+    quote it, not an option ("pin down what 'holding the point' means")."""
     options = q.options or {}
-    asked = " " + " ".join(tokens(stems)) + " "
     own = [w for w in tokens(options[form.letter]) if len(w) >= _MIN_DISTINCTIVE and w not in STOP and w not in FUNCTION]
     others = [w for letter, text in options.items() if letter != form.letter for w in tokens(text)]
     spans = []
@@ -199,11 +198,16 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, stems: str) -> list
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
             if len(mine) < least or (pattern is not _LABEL and 2 * len(mine) < len(label)):
                 continue
-            if pattern is _QUOTED_LABEL and " " + " ".join(tokens(m.group(1))) + " " in asked:
+            if pattern is _QUOTED_LABEL and " " + " ".join(tokens(m.group(1))) + " " in _spaced_tokens(asked):
                 continue
             if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
                 spans.append(folded_span(sentence, *m.span(1)))
     return spans
+
+
+@functools.lru_cache(maxsize=256)  # one batch's wording, asked of every option of every sentence
+def _spaced_tokens(text: str) -> str:
+    return " " + " ".join(tokens(text)) + " "
 
 
 def _akin(word: str, words: list[str]) -> bool:
@@ -229,13 +233,13 @@ def _code_spans(sentence: str, option: str) -> list[tuple[int, int]]:
 _BRACKETED_CODE = re.compile(r"\((?P<code>(?![IVXL]+\))(?=(?:[^)]*[A-Z]){2})[A-Z][A-Za-z\d+]{0,4}[A-Z\d]|[A-Z]{1,3}-[a-z]{2,8})\)")
 
 
-def _bracketed_code_spans(sentence: str, option: str, question_text: str) -> list[tuple[int, int]]:
+def _bracketed_code_spans(sentence: str, option: str, asked: str) -> list[tuple[int, int]]:
     """Where the sentence writes the short form an option gives itself in brackets, unless the
-    batch's questions write it too (then it is their word)."""
+    batch's questions (``asked``, their texts) write it too (then it is their word)."""
     spans = []
     for m in _BRACKETED_CODE.finditer(option):
         pattern = compiled(r"(?<![\w-])" + re.escape(m.group("code")) + r"s?(?![\w-])")
-        if not pattern.search(question_text):
+        if not pattern.search(asked):
             spans += [folded_span(sentence, *w.span()) for w in pattern.finditer(sentence)]
     return spans
 
@@ -699,7 +703,7 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
         return True
     # and without a last word that only names the kind the question asks for: "EOS" for
     # "end-of-stroke switch" where the question asks "What is this switch called?"
-    kind = re.compile(r"(?i)\b" + re.escape(every[-1]) + r"\b") if every else None
+    kind = compiled(r"(?i)\b" + re.escape(every[-1]) + r"\b") if every else None
     if kind is not None and kind.search(question_text):
         if any(len(ws) >= 4 and _initials_written(sentence, ws[:-1], question_text) for ws in (words, spoken, every)):
             return True

@@ -32,9 +32,9 @@ def _symbols_by_name() -> dict[str, tuple[str, ...]]:
     return {name: tuple(symbols) for name, symbols in by_name.items()}
 
 
-def symbol_spans(sentence: str, option: str, stems: str) -> list[tuple[int, int]]:
+def symbol_spans(sentence: str, option: str, asked: str) -> list[tuple[int, int]]:
     """Where ``sentence`` writes ``option`` by its symbol or formula, unless the batch's questions
-    (``stems``) write it too (then it is their word, as with a short form in brackets)."""
+    (``asked``, their texts) write it too (then it is their word, as with a short form in brackets)."""
     symbols = _symbols_by_name().get(_name(option), ())
     if not symbols:
         return []
@@ -42,7 +42,7 @@ def symbol_spans(sentence: str, option: str, stems: str) -> list[tuple[int, int]
     spans = []
     for symbol in symbols:
         pattern = compiled(r"(?<![\w-])" + re.escape(symbol) + r"(?![\w-]|\.\w)")
-        if not pattern.search(stems.translate(_SUBSCRIPTS)):
+        if not pattern.search(asked.translate(_SUBSCRIPTS)):
             spans += [folded_span(sentence, *m.span()) for m in pattern.finditer(written) if not _in_a_unit(written, *m.span())]
     return spans
 
