@@ -195,6 +195,8 @@ from tests.leak_table import (  # noqa: E402
     FRESH112,
     FRESH113,
     FRESH114,
+    FRESH115,
+    FRESH116,
     GROUPS,
     HALVES,
     JUDGE_ONLY_KINDS,
@@ -210,7 +212,7 @@ IN_SCOPE_TARGET, FALSE_ALARM_TARGET = 0.95, 0.05
 # and the groups written apart last, which measured the shipped guard (issue 33's acceptance).
 TARGET_GROUPS = ("held_out", FRESH111, FRESH112)
 # Never printed item by item while sealed: a guard is measured there once, by its figures alone.
-SEALED: frozenset[str] = frozenset({FRESH111, FRESH112, FRESH113, FRESH114})  # each pair to measure one later guard once
+SEALED: frozenset[str] = frozenset({FRESH113, FRESH114, FRESH115, FRESH116})  # each pair to measure one later guard once
 NOTES = {
     FRESH: "written after the held-out half's first measurement, to measure the changes made after it",
     FRESH2: "written before any change of the next session, to measure that session's guard untouched",
@@ -322,10 +324,12 @@ NOTES = {
     FRESH108: "seven more subjects and five whole messages per batch, written with fresh107; measured guards 53 and 54 once",
     FRESH109: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, once guard 53 was made; measured guards 54 and 55 once",
     FRESH110: "seven more subjects and five whole messages per batch, written with fresh109; measured guards 54 and 55 once",
-    FRESH111: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, while guard 54 was being made; sealed",
-    FRESH112: "seven more subjects and five whole messages per batch, written with fresh111; sealed",
+    FRESH111: "seven more subjects and five whole messages per batch, written after fresh105 and fresh106 were read, while guard 54 was being made; measured guards 55 and 56 once",
+    FRESH112: "seven more subjects and five whole messages per batch, written with fresh111; measured guards 55 and 56 once",
     FRESH113: "seven more subjects and five whole messages per batch, written after fresh107 and fresh108 were read, while guard 55 was being made; sealed",
     FRESH114: "seven more subjects and five whole messages per batch, written with fresh113; sealed",
+    FRESH115: "seven more subjects and five whole messages per batch, written after fresh109 and fresh110 were read, while guard 56 was being made; sealed",
+    FRESH116: "seven more subjects and five whole messages per batch, written with fresh115; sealed",
 }
 
 

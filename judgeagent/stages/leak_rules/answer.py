@@ -124,7 +124,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     wording = batch_wording(q, questions or [q])
     others = [o for o in questions or [] if o is not q]
     if any(mentions_phrase(unlisted, q.answer, wording) or names_quantity(unlisted, q.answer, questions or [q])
-           for unlisted in (_without_other_options(_without_option_lists(sentence, others), q.answer, others)
+           for unlisted in (_without_other_options(_without_option_lists(_without_own_label(sentence, q), others), q.answer, others)
                             for sentence in sentences(suggestions))):
         return [finding(q.id, "reference_phrase", q.answer)]
     return []
@@ -253,6 +253,26 @@ OPTION_TEXT = Rule(
 )
 # Between two items of a list: a comma, a semicolon or a slash, perhaps "and" or "or", and an article.
 _ITEM_GAP = re.compile(r"(?i)\s*(?:[,;/]\s*)?(?:(?:and|or)\s+)?(?:(?:the|an?)\s+)?")
+
+
+# A question named by words of its own text: "For the frame question, ...", "- Frame: think of ...".
+_LABEL = re.compile(
+    r"(?i)\bthe\s+(?P<topic>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:question|item|problem)\b"
+    r"|^\s*(?:[-•*]\s*)?(?P<label>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s*:"
+)
+
+
+def _without_own_label(sentence: str, q: Question) -> str:
+    """``sentence`` without a label that names the question by words of its own text ("the frame
+    question" where it asks for "the triangular frame" whose answer is "A-frame"): it names the
+    question, not the answer, even where the answer's only distinctive word is one of them."""
+    own = set(tokens(q.question))
+
+    def blank(m: re.Match) -> str:
+        words = tokens(m.group("topic") or m.group("label") or "")
+        return " " * len(m.group(0)) if words and all(w in own for w in words) else m.group(0)
+
+    return _LABEL.sub(blank, sentence)
 
 
 def _without_option_lists(sentence: str, others: list[Question]) -> str:

@@ -352,7 +352,11 @@ KIND_OF_ANSWER = Exemption(
     ),
 )
 # What any answer gets: "An answer that describes the gear well but names it loosely tends to lose marks".
-_ANY_ANSWER = re.compile(r"(?i)^\s*(?:an|any)\s+(?:answer|reply|response)\s+(?:that|which)\b")
+_ANY_ANSWER = re.compile(
+    r"(?i)^\s*(?:an|any)\s+(?:answer|reply|response)\s+(?:that|which)\b"
+    # "a statement that's nearly right is wrong": what any near miss gets
+    r"|^\s*(?:an?|any)\s+(?:statement|option|choice|answer)\s+(?:that|which)(?:['’]s|\s+is)\s+(?:only\s+)?['‘\"“]?(?:nearly|almost|partly|partially|half|mostly)\b"
+)
 CRITERION_ONLY = Exemption(
     "criterion",
     "a criterion, not a description: the test the question sets, or what any answer gets, with no fact about any option",
@@ -361,6 +365,7 @@ CRITERION_ONLY = Exemption(
         Example("The answer is the quantity that differs.", "guard 6"),
         Example("It's the one that fits.", "guard 6"),
         Example("An answer that describes the gas well but names it loosely tends to lose marks.", "guard 55: fresh108"),
+        Example("A statement that's nearly right is wrong.", "guard 56: fresh110"),
     ),
 )
 ANY_CANDIDATE = Exemption(

@@ -137,7 +137,7 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     beats = _BEATS.search(reading.sentence)
     if beats is not None and _one_beats_another(reading, beats):
         return _pick(reading)
-    if _BETWEEN_WINS.search(reading.sentence) and _names_a_candidate(reading):
+    if (_BETWEEN_WINS.search(reading.sentence) or _PERSUADED.search(reading.sentence)) and _names_a_candidate(reading):
         return _pick(reading)
     return []
 
@@ -159,6 +159,12 @@ _BETWEEN_WINS = re.compile(
 )
 
 
+# "Between soap acting as glue and scales catching, I'm much more persuaded by the scales"
+_PERSUADED = re.compile(
+    r"(?i)\bI(?:['’]m|\s+am)\s+(?:(?:much|far|a\s+lot|rather|somewhat|a\s+good\s+deal)\s+)?more\s+(?:persuaded|convinced|swayed)\s+by\b"
+)
+
+
 def _one_beats_another(reading: Reading, beats: re.Match) -> bool:
     """Whether an option is named before the comparison: what it is set above may be named in
     words no option has ("the all-items one")."""
@@ -171,6 +177,8 @@ _TAKE_OVER = re.compile(
     r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
     r"(?i:take|lean|trust|put\s+(?:more|most|my)\s+(?:weight|faith|trust|money)\s+on)\b"
     r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to|than)\b)"
+    # "I'd rank RH above CO2"
+    r"|\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:rank|rate|place|put)\b(?=[^.;!?]{1,60}?\b(?i:above|ahead\s+of)\b)"
     # "Between listening to the wood and watching the smoke, I'd trust the smoke."
     r"|^\s*(?i:of|between)\s+[^,;.]{3,120},\s*I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
     r"(?i:take|trust|back|favou?r|go\s+with|pick|choose|lean\s+(?:to|towards))\b"
@@ -214,7 +222,17 @@ def _kept(reading: Reading) -> list[LeakFinding]:
     # "that's the right approach here too" praises a way of working, and keeps no candidate
     if answerable(reading.questions) and _KEPT.search(RIGHT_FOR_FORM.sub(" ", reading.sentence)):
         return _pointer(reading)
+    yours = _YOURS_AFTER.search(reading.sentence)
+    if yours is not None:
+        # the one option named before it is the one kept ("work out the total - that's your answer" names none)
+        before = {(r.question_id, r.letter) for r in reading.option_refs if r.end <= yours.start()}
+        if len(before) == 1:
+            return _pointer(reading)
     return []
+
+
+# "Check E against the bin sentence - that's your answer"
+_YOURS_AFTER = re.compile(r"(?i)(?:\s[-–—]|,\s*and)\s*(?:that|this)(?:['’]s|\s+is|\s+will\s+be|\s+would\s+be)\s+(?:your|the)\s+answer\b")
 
 
 ANSWER_DESCRIBED = Rule(
@@ -293,6 +311,8 @@ _ANOTHER_NAME = re.compile(
     r"\b(?:call(?:s|ed)?\s+(?:it|them|the\s+(?:(?!" + _LITTLE_WORD + r")[\w-]+\s+){0,2}?(?!" + _LITTLE_WORD + r")[\w-]+(?=\s+(?:an?|the)\s))|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
     r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)" + _WHERE_SOLD + r"\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
+    # ("little bottles labelled 'lye water'")
+    r"|(?:labelled|labeled|marked)(?=\s+['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
     r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)" + _WHERE_SOLD + r"\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
@@ -300,7 +320,8 @@ _ANOTHER_NAME = re.compile(
 )
 # (not "it's what old catalogues sold as a 'ferrotype'": a name given, not asked for)
 _ASKED = re.compile(
-    r"(?i)\b(?:whether|if)\b|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
+    # (not "If you've ever browsed the noodle aisle": a scene set, not a name asked for)
+    r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
 )
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
@@ -335,6 +356,7 @@ ANOTHER_NAME = Rule(
     leaks=(
         Example("Some older texts spell it Challenger Dip, which might jog your memory.", "guard 43: fresh84, answer_variant", "phrase"),
         Example("On some sites they call it a runner.", "guard 43: fresh86, answer_variant", "phrase"),
+        Example("If you've ever read old climate reports, you'll have seen charts labelled 'planetary warming'.", "guard 56: fresh108, answer_variant", "phrase"),
         Example("You might see it printed as 1:30 on a fixture list.", "guard 43: fresh86, answer_variant", "phrase"),
         Example("Everyone calls it 'the big warm-up'; give the full term.", "guard 43: fresh36, answer_variant", "phrase"),
         Example("In some guides it's simply called \"the Deep\"; give the full name.", "guard 43: fresh81, a whole message", "phrase"),
@@ -365,7 +387,7 @@ PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\" when a candidate is named; a named option that \"beats\" or \"looks better supported than\" another",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; a named option that \"beats\" or \"looks better supported than\" another",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -391,6 +413,8 @@ PICK_MINE = Rule(
         Example("MRI over CT, I'd say; check how each forms its image.", "guard 50: fresh96, preference", "codes"),
         Example("Between the treaty signed in two towns and the congress, the treaty wins.", "guard 52: fresh101, preference"),
         Example("Between the two treaties, my lean is clearly toward the second once you check the dates.", "guard 53: fresh103, preference"),
+        Example("Between the congress and the treaty signed in two towns, I'm much more persuaded by the treaty.", "guard 56: fresh110, preference"),
+        Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
@@ -399,6 +423,8 @@ PICK_MINE = Rule(
         Example("I'd recommend dating each treaty before you choose.", "written for the rule"),
         Example("I'd take the dates rather than the names as your guide.", "written for the rule"),
         Example("Between dating the treaties and counting their signatories, dating wins every time.", "written for the rule"),
+        Example("I'm more persuaded by an answer that dates each treaty than by one that guesses.", "written for the rule"),
+        Example("I'd rank accuracy above speed when you weigh the treaties.", "written for the rule"),
     ),
 )
 PICK_BEST_BET = Rule(
@@ -435,16 +461,18 @@ PICK_LEAN = Rule(
 CANDIDATE_KEPT = Rule(
     "pointer.candidate_kept",
     ("pointer",),
-    "a candidate said to be the one to keep or the right one (\"that one is correct\", \"is the right term\")",
+    "a candidate said to be the one to keep or the right one (\"that one is correct\", \"is the right term\"), or the one option named before \"- that's your answer\"",
     _kept,
     (ANY_CANDIDATE,),
     leaks=(
         Example("That one is correct.", "guard 7: fresh6, fresh7"),
         Example("Nitrogen is the one to keep.", "guard 5"),
         Example("So the gas option is correct.", "fresh14"),
+        Example("Check C against the second paragraph - that's your answer.", "guard 56: fresh109, position"),
     ),
     clean=(
         Example("That's the right approach here too.", "fresh24"),
         Example("If a value is the right unit, keep it.", "guard 5"),
+        Example("Add the two figures - that's your answer.", "written for the rule"),
     ),
 )

@@ -15,6 +15,7 @@ _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _SPELLINGS = (("sulph", "sulf"), ("aluminum", "aluminium"), ("cesium", "caesium"), ("polyethene", "polyethylene"))
 
 
+@functools.lru_cache(maxsize=4096)  # every option of the batch, for every sentence checked
 def _name(text: str) -> str:
     """A substance's name as compared: lower case, no gloss in brackets, one spelling."""
     name = re.sub(r"\s+", " ", re.sub(r"\([^)]*\)", " ", text.translate(_SUBSCRIPTS))).strip(" .").lower()
@@ -39,10 +40,11 @@ def symbol_spans(sentence: str, option: str, asked: str) -> list[tuple[int, int]
     if not symbols:
         return []
     written = sentence.translate(_SUBSCRIPTS)  # one character for one: the spans still fit
+    asked = asked.translate(_SUBSCRIPTS)
     spans = []
     for symbol in symbols:
         pattern = compiled(r"(?<![\w-])" + re.escape(symbol) + r"(?![\w-]|\.\w)")
-        if not pattern.search(asked.translate(_SUBSCRIPTS)):
+        if not pattern.search(asked):
             spans += [folded_span(sentence, *m.span()) for m in pattern.finditer(written) if not _in_a_unit(written, *m.span())]
     return spans
 
