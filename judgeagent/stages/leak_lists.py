@@ -20,6 +20,8 @@ import re
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_rules import sentences
+from judgeagent.stages.leak_rules.mentions import mentions_phrase
+from judgeagent.stages.leak_rules.text import identifying
 from judgeagent.stages.leak_rules.vocabulary import alternation
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
@@ -86,9 +88,17 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
     return None
 
 
-def _hide_items(span: str) -> str:
+def _hide_items(span: str, questions: list[Question]) -> str:
     parts = re.split(r"(\s*(?:" + _COMMA + r"|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
-    return "".join(p if i % 2 or not p.strip() or _SAYS.search(p) or re.fullmatch(r"\s*[A-Z]\s*", p) else HIDDEN for i, p in enumerate(parts))
+    return "".join(p if i % 2 or not p.strip() or _SAYS.search(p) or re.fullmatch(r"\s*[A-Z]\s*", p) or _phrase_answer(p, questions)
+                   else HIDDEN for i, p in enumerate(parts))
+
+
+def _phrase_answer(item: str, questions: list[Question]) -> bool:
+    """Whether the item names the answer of a question without options: a list of terms with
+    the answer among them ("one of these four: spore, hypha, mycelium, sporangium") is a shortlist
+    of a question that has none, not an even list of options."""
+    return any(not q.options and identifying(q.answer) and mentions_phrase(item, q.answer, q.question) for q in questions)
 
 
 def hide_even_list(sentence: str, questions: list[Question]) -> str:
@@ -99,7 +109,7 @@ def hide_even_list(sentence: str, questions: list[Question]) -> str:
     start, end = where
     body = sentence[start:end].rstrip()
     stop = len(body) - len(body.rstrip(".!?"))
-    return sentence[:start] + " " + _hide_items(body[: len(body) - stop]).strip() + body[len(body) - stop :] + sentence[end:]
+    return sentence[:start] + " " + _hide_items(body[: len(body) - stop], questions).strip() + body[len(body) - stop :] + sentence[end:]
 
 
 def without_even_lists(text: str, questions: list[Question]) -> str:

@@ -144,7 +144,7 @@ _PLACE_STATED = re.compile(
 # the list", "the answer is at the bottom of the options".
 _PLACE_IN_LIST = re.compile(
     r"(?i)\b(?:the\s+(?:right|correct|best)\s+(?:one|answer|option|choice|value|figure)|the\s+answer)\s+"
-    r"(?:sits|is|lies|comes|falls|appears)\s+(?:(?:dead|right|exactly|smack|squarely|plumb)\s+)?(?:in|at)\s+the\s+"
+    r"(?:sits|is|lies|comes|falls|appears)\s+(?:(?:dead|right|exactly|smack|squarely|plumb)\s+)?(?:in|at)\s+the\s+(?:very\s+)?"
     r"(?P<o>middle|top|bottom|start|end|beginning)\s+of\s+the\s+(?:list|options|choices|range|order|(?:four|five|six)\b)"
 )
 _PLACE_WORDS = {"top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
@@ -214,6 +214,7 @@ ANSWER_LETTER = Rule(
         Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
         Example("Count the membranes and you end up on the middle option of the five.", "guard 47: fresh93, a whole message"),
         Example("Lay the five out in order: the right one sits dead in the middle of the list.", "guard 54: fresh106, position"),
+        Example("Read the stem again; the answer sits at the very top of the list.", "guard 57: fresh111, a whole message"),
         Example("Read each as a line of a rulebook; the one that holds is the third statement.", "guard 48: fresh96, a whole message"),
     ),
     clean=(
@@ -340,6 +341,7 @@ REFERENCE_PHRASE = Rule(
         Example("It's 6, 8 or 10 minutes; work it out from the distance.", "guard 24: fresh37, fresh45, fresh46", "phrase"),
         Example("A match runs for ninety minutes before stoppages.", "guard 28: fresh54", "phrase"),
         Example("The answer is usually abbreviated HCM.", "guard 34: fresh65", "forms"),
+        Example("Case notes shorten it to 'hc', so you have seen it before.", "guard 57: fresh112, answer_variant", "forms"),
         Example("The standard term is seasonal performance factor.", "guard 34: fresh66", "forms"),
         Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
         Example("Also known as seasonal performance figure.", "guard 35: fresh67", "forms"),

@@ -713,6 +713,10 @@ def _initials_named(sentence: str, phrase: str, question_text: str) -> bool:
         pair = (words[0][0] + words[1][0]).upper()
         if pair not in question_text and re.search(r"[‘'\"“]" + pair + r"[’'\"”]", sentence):
             return True
+        # or in lower case where that is no word ("Patterns shorten it to 'ds'" for "double stitch")
+        if not common_word(pair.lower()) and re.search(r"[‘'\"“]" + pair.lower() + r"[’'\"”]", sentence) \
+                and not re.search(r"(?<![\w-])" + pair.lower() + r"(?![\w-])", question_text):
+            return True
     # Initials that take more than the first letter of a word: "HCM" for "hypertrophic cardiomyopathy",
     # and "NRB" for "non-rebreathing system", whose last word names only its kind (a STOP word)
     runs = [words] + ([words[:-1]] if len(words) >= 3 and words[-1].lower() in STOP else [])

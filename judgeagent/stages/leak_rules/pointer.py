@@ -137,7 +137,8 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     beats = _BEATS.search(reading.sentence)
     if beats is not None and _one_beats_another(reading, beats):
         return _pick(reading)
-    if (_BETWEEN_WINS.search(reading.sentence) or _PERSUADED.search(reading.sentence)) and _names_a_candidate(reading):
+    if (_BETWEEN_WINS.search(reading.sentence) or _PERSUADED.search(reading.sentence) or _EVERY_TIME.search(reading.sentence)) \
+            and _names_a_candidate(reading):
         return _pick(reading)
     return []
 
@@ -186,7 +187,13 @@ _TAKE_OVER = re.compile(
 # The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
 _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
 # ("Short serve over out serve, I'd say")
-_IN_MY_VIEW = re.compile(r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b|,\s*I['’]d\s+say\s*(?:[;.:!—–]|$)")
+_IN_MY_VIEW = re.compile(
+    r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b|,\s*I['’]d\s+say\s*(?:[;.:!—–]|$)"
+    # ("Steam over CO2, every time")
+    r"|^[^,;.]{1,60}\bover\b[^,;.]{1,60},\s*every\s+time\b"
+)
+# "I'd go rabbit glue every time": a candidate taken whenever the choice comes up
+_EVERY_TIME = re.compile(r"(?i)\bI(?:['’]d|\s+would)\s+(?:go|pick|choose|take)\s+[^,;.]{1,60}?\s+every\s+time\b")
 
 
 def _names_a_candidate(reading: Reading) -> bool:
@@ -220,7 +227,9 @@ def _described(reading: Reading) -> list[LeakFinding]:
 
 def _kept(reading: Reading) -> list[LeakFinding]:
     # "that's the right approach here too" praises a way of working, and keeps no candidate
-    if answerable(reading.questions) and _KEPT.search(RIGHT_FOR_FORM.sub(" ", reading.sentence)):
+    kept = _KEPT.search(RIGHT_FOR_FORM.sub(" ", reading.sentence))
+    # ("find which reading is the correct one": what to work out, not which it is)
+    if answerable(reading.questions) and kept and not _WHICH_BEFORE.search(reading.sentence[: kept.start()]):
         return _pointer(reading)
     yours = _YOURS_AFTER.search(reading.sentence)
     if yours is not None:
@@ -231,6 +240,10 @@ def _kept(reading: Reading) -> list[LeakFinding]:
     return []
 
 
+_WHICH_BEFORE = re.compile(
+    r"(?i)\b(?:find|decide|work\s+out|figure\s+out|check|ask|see|determine|judge|establish|tell|choose)\s+(?:\w+\s+)?"
+    r"(?:which|whichever|what|whether)\b[^,;:.—–]{0,50}$"
+)
 # "Check E against the bin sentence - that's your answer"
 _YOURS_AFTER = re.compile(r"(?i)(?:\s[-–—]|,\s*and)\s*(?:that|this)(?:['’]s|\s+is|\s+will\s+be|\s+would\s+be)\s+(?:your|the)\s+answer\b")
 
@@ -311,8 +324,10 @@ _ANOTHER_NAME = re.compile(
     r"\b(?:call(?:s|ed)?\s+(?:it|them|the\s+(?:(?!" + _LITTLE_WORD + r")[\w-]+\s+){0,2}?(?!" + _LITTLE_WORD + r")[\w-]+(?=\s+(?:an?|the)\s))|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
     r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)" + _WHERE_SOLD + r"\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
-    # ("little bottles labelled 'lye water'")
+    # ("little bottles labelled 'lye water'", "MSR markets its version as the 'Televator'", "Some write it 'micelium'")
     r"|(?:labelled|labeled|marked)(?=\s+['‘\"“])"
+    r"|(?:sells?|markets?)\s+(?:it|them|its\s+(?:own\s+)?version|their\s+(?:own\s+)?versions?)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
+    r"|\bwrites?\s+it(?=\s+['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
     r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)" + _WHERE_SOLD + r"\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
@@ -321,7 +336,7 @@ _ANOTHER_NAME = re.compile(
 # (not "it's what old catalogues sold as a 'ferrotype'": a name given, not asked for)
 _ASKED = re.compile(
     # (not "If you've ever browsed the noodle aisle": a scene set, not a name asked for)
-    r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
+    r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b|\s+it\s+helps\s+to\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
 )
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
@@ -357,6 +372,9 @@ ANOTHER_NAME = Rule(
         Example("Some older texts spell it Challenger Dip, which might jog your memory.", "guard 43: fresh84, answer_variant", "phrase"),
         Example("On some sites they call it a runner.", "guard 43: fresh86, answer_variant", "phrase"),
         Example("If you've ever read old climate reports, you'll have seen charts labelled 'planetary warming'.", "guard 56: fresh108, answer_variant", "phrase"),
+        Example("One maker markets its version as the 'Hot Blanket'; give the general term.", "guard 57: fresh111, answer_variant", "phrase"),
+        Example("Some old almanacs write it 'globle warming'; whatever the spelling, that's the term.", "guard 57: fresh111, answer_variant", "phrase"),
+        Example("If it helps to come at it sideways: German papers call it a 'Klimaerwärmung'.", "guard 57: fresh111, answer_variant", "phrase"),
         Example("You might see it printed as 1:30 on a fixture list.", "guard 43: fresh86, answer_variant", "phrase"),
         Example("Everyone calls it 'the big warm-up'; give the full term.", "guard 43: fresh36, answer_variant", "phrase"),
         Example("In some guides it's simply called \"the Deep\"; give the full name.", "guard 43: fresh81, a whole message", "phrase"),
@@ -415,6 +433,8 @@ PICK_MINE = Rule(
         Example("Between the two treaties, my lean is clearly toward the second once you check the dates.", "guard 53: fresh103, preference"),
         Example("Between the congress and the treaty signed in two towns, I'm much more persuaded by the treaty.", "guard 56: fresh110, preference"),
         Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
+        Example("MRI over CT, every time: only one of them uses magnets.", "guard 57: fresh112, preference", "codes"),
+        Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
@@ -425,6 +445,7 @@ PICK_MINE = Rule(
         Example("Between dating the treaties and counting their signatories, dating wins every time.", "written for the rule"),
         Example("I'm more persuaded by an answer that dates each treaty than by one that guesses.", "written for the rule"),
         Example("I'd rank accuracy above speed when you weigh the treaties.", "written for the rule"),
+        Example("I'd check the dates every time before you choose a treaty.", "written for the rule"),
     ),
 )
 PICK_BEST_BET = Rule(
@@ -474,5 +495,6 @@ CANDIDATE_KEPT = Rule(
         Example("That's the right approach here too.", "fresh24"),
         Example("If a value is the right unit, keep it.", "guard 5"),
         Example("Add the two figures - that's your answer.", "written for the rule"),
+        Example("Each option matches some reading of the stem; find which reading is the correct one.", "guard 57: fresh112, a whole message"),
     ),
 )
