@@ -257,7 +257,7 @@ _ITEM_GAP = re.compile(r"(?i)\s*(?:[,;/]\s*)?(?:(?:and|or)\s+)?(?:(?:the|an?)\s+
 
 
 # A question named by words of its own text: "For the frame question, ...", "- Frame: think of ...".
-_LABEL = re.compile(
+_QUESTION_LABEL = re.compile(
     r"(?i)\bthe\s+(?P<topic>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:question|item|problem)\b"
     r"|^\s*(?:[-•*]\s*)?(?P<label>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s*:"
 )
@@ -273,7 +273,7 @@ def _without_own_label(sentence: str, q: Question) -> str:
         words = tokens(m.group("topic") or m.group("label") or "")
         return " " * len(m.group(0)) if words and all(w in own for w in words) else m.group(0)
 
-    return _LABEL.sub(blank, sentence)
+    return _QUESTION_LABEL.sub(blank, sentence)
 
 
 def _without_option_lists(sentence: str, others: list[Question]) -> str:

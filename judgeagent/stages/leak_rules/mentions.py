@@ -198,14 +198,14 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
             if len(mine) < least or (pattern is not _LABEL and 2 * len(mine) < len(label)):
                 continue
-            if pattern is _QUOTED_LABEL and " " + " ".join(tokens(m.group(1))) + " " in _spaced_tokens(asked):
+            if pattern is _QUOTED_LABEL and _spaced_tokens(m.group(1)) in _spaced_tokens(asked):
                 continue
             if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
                 spans.append(folded_span(sentence, *m.span(1)))
     return spans
 
 
-@functools.lru_cache(maxsize=256)  # one batch's wording, asked of every option of every sentence
+@functools.lru_cache(maxsize=4096)  # a batch's wording, asked of every option of every sentence, and the words quoted
 def _spaced_tokens(text: str) -> str:
     return " " + " ".join(tokens(text)) + " "
 
