@@ -63,7 +63,7 @@ from judgeagent.stages.leak_lists import without_even_lists
 from judgeagent.stages.leak_rules import RULES, find_rule_leaks
 from judgeagent.stages.leak_rules import identifying as _identifying
 from judgeagent.stages.leak_rules import sentences as rule_sentences
-from judgeagent.stages.leak_rules.answer import letter_leaks, option_text_leaks, reference_leaks
+from judgeagent.stages.leak_rules.answer import another_form_leaks, letter_leaks, option_text_leaks, reference_leaks
 from judgeagent.stages.leak_semantic import PLACEBO_SENTENCES, semantic_leaks, semantic_texts
 from judgeagent.stages.leak_vectors import check_embedder
 from judgeagent.stages.models import Models
@@ -74,7 +74,7 @@ ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck; a finished run's records keep what its guard decided. What each
 # version changed, and which groups of the leak corpus measured it: docs/concepts/leak-rules.md.
-GUARD_VERSION = 57
+GUARD_VERSION = 58
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -196,6 +196,8 @@ def find_leaks(
             leaks += option_text_leaks(ruled, q, questions)
         elif not q.options and "reference_phrase" in rules:
             leaks += reference_leaks(ruled, q, questions)
+    if "reference_phrase" in rules:
+        leaks += another_form_leaks(ruled, questions)
     leaks += [d for d in find_rule_leaks(ruled, questions) if d.kind in rules]
     if embedder is not None:
         # fp32 vectors (one verdict on any CPU: graph.fixed_precision), cached by text; every

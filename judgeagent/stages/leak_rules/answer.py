@@ -15,7 +15,7 @@ from judgeagent.stages.leak_rules.judgement import in_list
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, option_quantity, quantities
-from judgeagent.stages.leak_rules.questions import ORDINALS
+from judgeagent.stages.leak_rules.questions import ORDINALS, question_refs
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
 from judgeagent.stages.leak_rules.text import FUNCTION, STOP, identifying, sentences
@@ -33,10 +33,13 @@ _LETTER_PATTERNS = [
         r"(?i:\b(?:answers?(?:\s+(?:to|for)\s+(?:question\s*)?#?\d+)?|(?:correct|right|best|true)\s+(?:choice|option|pick|letter|selection)(?:\s+here)?)"
         r"\s*(?:is|was|would\s+be|should\s+be|=|:)\s*(?:probably\s+|likely\s+|clearly\s+|definitely\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END
     ),
-    # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D"
+    # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D",
+    # "it points to D"
     re.compile(
         r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on|"
-        r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?)\s+you\s+to)\s+"
+        r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?|leads?|steers?)\s+you\s+to|"
+        # "the sentence on one-off bookings points to option D", "the notice points clearly at D"
+        r"point(?:s|ing)?\s+(?:you\s+)?(?:(?:straight|squarely|clearly|firmly|plainly)\s+)?(?:to|towards?|at))\s+"
         r"(?:option\s+|choice\s+|letter\s+)?)"
         + _LETTER_END
     ),
@@ -134,7 +137,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
 # "go with the fourth option", "the answer is the last one", "you end up on the middle option".
 _PLACE_STATED = re.compile(
     r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose"
-    r"|end\s+up\s+(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to"
+    r"|end\s+(?:up\s+)?(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to"
     # "The one that holds is the third statement"
     r"|the\s+one\s+(?:that|which)\s+(?:[\w'’-]+\s+){1,3}?(?:is|was))\s+the\s+"
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
@@ -147,7 +150,22 @@ _PLACE_IN_LIST = re.compile(
     r"(?:sits|is|lies|comes|falls|appears)\s+(?:(?:dead|right|exactly|smack|squarely|plumb)\s+)?(?:in|at)\s+the\s+(?:very\s+)?"
     r"(?P<o>middle|top|bottom|start|end|beginning)\s+of\s+the\s+(?:list|options|choices|range|order|(?:four|five|six)\b)"
 )
-_PLACE_WORDS = {"top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
+# Or said to fit what the text says: "The reason given in the notice matches the first statement",
+# "the vignette lines up with the second option"; not asked ("see whether it matches the first").
+_PLACE_MATCHED = re.compile(
+    r"(?i)\b(?:matches|fits|agrees\s+with|corresponds\s+to|lines\s+up\s+with|points\s+(?:you\s+)?to)\s+the\s+"
+    r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
+)
+# Or said to be the one: "the second statement is the one that explains the call", "The opening
+# statement is the one I'd stand behind", "the last option on the list is the one you want".
+_PLACE_IS_THE_ONE = re.compile(
+    r"(?i)\bthe\s+(?P<o>first|second|third|fourth|fifth|last|final|middle|opening|top|bottom)\s+(?:[\w-]+\s+)?"
+    r"(?:one|option|choice|entry|answer|statement|item|value|figure|term|name|number|temperature|date|time)\s+"
+    r"(?:(?:on|in)\s+the\s+list\s+|listed\s+)?is\s+the\s+one\b"
+)
+# (not asked or doubted: "see whether it matches the first", "Don't assume the first option is the one")
+_ASKED_BEFORE = re.compile(r"(?i)\b(?:whether|if|which|what|does|do|did|until|unless|assume|assuming|suppose|expect|not|never)\b|n['’]t\b")
+_PLACE_WORDS = {"opening": "first", "top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
 
 
 def _place_index(place: str, count: int) -> int:
@@ -170,7 +188,9 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
                 continue
             named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
-    for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions)]:
+    said = [*_PLACE_MATCHED.finditer(suggestions), *_PLACE_IS_THE_ONE.finditer(suggestions)]
+    matched = [m for m in said if not _ASKED_BEFORE.search(_clause_before(suggestions, m.start()))]
+    for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions), *matched]:
         place = _PLACE_WORDS.get(m.group("o").lower(), m.group("o").lower())
         for q in mc:
             order = list(q.options or {})
@@ -178,6 +198,11 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
             if 0 <= index < len(order):
                 leaks.append(finding(q.id if order[index].upper() == q.answer.upper() else None, "answer_letter", m.group(0).strip()))
     return list(dict.fromkeys(leaks))
+
+
+def _clause_before(text: str, end: int) -> str:
+    """The text before ``end`` back to the start of its clause."""
+    return re.split(r"[.;:!?\n]", text[:end])[-1]
 
 
 def _letters(reading: Reading) -> list[LeakFinding]:
@@ -196,7 +221,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\", \"the one that holds is the third statement\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"points to option D\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\", \"the one that holds is the third statement\", \"the reason given matches the first statement\", \"the opening statement is the one I'd stand behind\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -209,6 +234,7 @@ ANSWER_LETTER = Rule(
         Example("Reason from how often a stem is gripped; that puts you on D.", "guard 42: fresh83, a whole message"),
         Example("If I were you I'd stop agonising and put C — then make sure you can say why.", "guard 42: fresh83, position"),
         Example("Kneeling plus a single blade brings you to B; say why each clue matters.", "guard 44: fresh87, a whole message"),
+        Example("For the treaty, the sentence on its signing points to option B.", "guard 58: fresh113, a whole message"),
         Example("C, once you remember that the grades run through letters.", "guard 44: fresh88, position"),
         Example("Convert the goals, add the points, and check your total against D.", "guard 45: fresh90, position"),
         Example("Read the four with the date in mind: it's the second entry that was signed in two towns.", "guard 46: fresh92, position"),
@@ -216,6 +242,9 @@ ANSWER_LETTER = Rule(
         Example("Lay the five out in order: the right one sits dead in the middle of the list.", "guard 54: fresh106, position"),
         Example("Read the stem again; the answer sits at the very top of the list.", "guard 57: fresh111, a whole message"),
         Example("Read each as a line of a rulebook; the one that holds is the third statement.", "guard 48: fresh96, a whole message"),
+        Example("The reason given for the war's end matches the second option.", "guard 58: fresh113, position"),
+        Example("Q1: the opening statement is the one I'd stand behind.", "guard 58: fresh89, a whole message"),
+        Example("Date the four and you should end on the second option.", "guard 58: fresh104, a whole message"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -225,6 +254,9 @@ ANSWER_LETTER = Rule(
         Example("Whichever you end up on, say why in one line.", "written for the rule"),
         Example("A, B and C all name treaties; date each.", "written for the rule"),
         Example("Check your answer against A and B before you settle.", "written for the rule"),
+        Example("Each date points to a different treaty; place them in order.", "written for the rule"),
+        Example("Check whether the date in the stem matches the second option or the third.", "written for the rule"),
+        Example("Don't assume the first option is the one to pick just because it comes first.", "written for the rule"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -321,6 +353,64 @@ def _without_other_options(sentence: str, answer: str, others: list[Question]) -
     return _cut(sentence, cuts)
 
 
+# The answer in a script other than the Latin ("In Japanese it's written 撥", "Think of 김장 and
+# write that in Latin letters"): to read it is to know the answer, and nothing else is written so
+# in advice on an English batch. Not Greek, which science writes in Latin text (Δ, μ, λ).
+_OTHER_SCRIPT = re.compile(
+    "[\u0400-\u04ff\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+"
+)
+# A name in quotes said to be the one wanted: "menus translate them as 'Russian pierogi', which is
+# the name being asked for", "you'll see it written 'tjap', and that old spelling is the word they
+# want". (Without the quotes, "that is the name you're after" may end a description.)
+_QUOTED_NAME = r"['‘\"“](?P<name>[^'’\"”]{1,40})['’\"”]"
+_NAME_WANTED = re.compile(
+    _QUOTED_NAME + r"[^.;!?]{0,80}?\b(?:that|which|this|it)(?:\s+[\w-]+){0,2}?(?:['’]s|\s+is)\s+(?:exactly\s+|precisely\s+|just\s+)?"
+    r"(?:the|your)\s+(?:word|term|name|item|answer|thing|one)\s+(?:(?:they|you|the\s+question|the\s+grader)\s*"
+    r"(?:want|need|are\s+after|is\s+after|['’]re\s+after|['’]re\s+looking|are\s+looking|is\s+looking)|being\s+asked\s+for|asked\s+for)",
+    re.IGNORECASE,
+)
+
+
+def another_form_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
+    """A phrase answer written in another script, or a quoted name said to be the one wanted,
+    sentence by sentence (the first such sentence)."""
+    phrase = [q for q in questions if not q.options and identifying(q.answer)]
+    if not phrase:
+        return []
+    # what the batch itself writes, in any script, names no answer
+    shown = " ".join(q.question + " " + " ".join((q.options or {}).values()) for q in questions).casefold()
+    for sentence in sentences(suggestions):
+        given = [m.group(0) for m in _OTHER_SCRIPT.finditer(sentence)] + [m.group("name") for m in _NAME_WANTED.finditer(sentence)]
+        if any(g.casefold() not in shown for g in given):
+            named = {r.question_id for r in question_refs(sentence, questions)}
+            asked = [q for q in phrase if q.id in named] or phrase
+            return [finding(asked[0].id if len(asked) == 1 else None, "reference_phrase", sentence.strip())]
+    return []
+
+
+def _another_form(reading: Reading) -> list[LeakFinding]:
+    return another_form_leaks(reading.sentence, reading.questions)
+
+
+ANOTHER_FORM = Rule(
+    "answer.another_form",
+    ("reference_phrase",),
+    "a phrase answer in another script (\"In Japanese it's written 撥\"), or a name in quotes said to be the one wanted (\"menus translate "
+    "them as 'Russian pierogi', which is the name being asked for\"); never what the batch itself writes",
+    _another_form,
+    leaks=(
+        Example("In Japanese the place is written 深淵; give its usual English name.", "guard 58: fresh114, answer_variant", "phrase"),
+        Example("If you can read 地球温暖化, you already have the answer; give it in English.", "guard 58: fresh113, answer_variant", "phrase"),
+        Example("Old atlases print it as 'the Challenger Hole', which is the name being asked for.", "guard 58: fresh114, answer_variant", "phrase"),
+        Example("You'll see 'globle warming' in old almanacs, and that old spelling is the term they want.", "guard 58: fresh114, answer_variant", "phrase"),
+    ),
+    clean=(
+        Example("Romanised Japanese is fine; you don't need the characters.", "guard 58: fresh114", "phrase"),
+        Example("Write Δ for the change in temperature if it helps.", "written for the rule", "phrase"),
+        Example("The answer is a name of its own; that is the name you're after.", "guard 58: fresh16", "phrase"),
+        Example("Call it 'hot weather' and you'll miss; give the term the question wants.", "written for the rule", "phrase"),
+    ),
+)
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
@@ -377,4 +467,4 @@ REFERENCE_PHRASE = Rule(
         Example("Time yourself: spot within 10 seconds, reach within 20.", "written for the rule", "trades"),
     ),
 )
-ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE)
+ANSWER_RULES = (ANSWER_LETTER, OPTION_TEXT, REFERENCE_PHRASE, ANOTHER_FORM)

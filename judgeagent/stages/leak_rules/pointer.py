@@ -41,6 +41,9 @@ _PICK = re.compile(
     # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
     r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
+    # ("rising is the one I'd choose", "the MOI explanation is the one I'd back")
+    r"|\b(?i:is|['’]s)\s+(?i:the\s+one)\s+I['’]d\s+(?:(?:probably|personally|still)\s+)?"
+    r"(?i:choose|pick|go\s+(?:with|for)|back|take|circle|mark|trust|bet\s+on|use|put\s+my\s+(?:name|money))\b"
 )
 _METHOD_AFTER = re.compile(
     r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:[\w-]+\s+){0,2}(?:approach|method|habit|strategy|routine|"
@@ -134,6 +137,8 @@ def _mine(reading: Reading) -> list[LeakFinding]:
     if m is not None and _METHOD_AFTER.match(reading.sentence[m.end() :]) and _OVER.search(reading.sentence, m.end()) \
             and any(r.start >= m.end() for r in reading.option_refs):
         return _pick(reading)  # "I'd go with replacing the Roll-Up rather than adding Roll-Overs": an option, not a method
+    if _BETWEEN_PICK.search(reading.sentence) and answerable(reading.questions):
+        return _pick(reading)
     beats = _BEATS.search(reading.sentence)
     if beats is not None and _one_beats_another(reading, beats):
         return _pick(reading)
@@ -180,9 +185,18 @@ _TAKE_OVER = re.compile(
     r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to|than)\b)"
     # "I'd rank RH above CO2"
     r"|\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:rank|rate|place|put)\b(?=[^.;!?]{1,60}?\b(?i:above|ahead\s+of)\b)"
-    # "Between listening to the wood and watching the smoke, I'd trust the smoke."
-    r"|^\s*(?i:of|between)\s+[^,;.]{3,120},\s*I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
-    r"(?i:take|trust|back|favou?r|go\s+with|pick|choose|lean\s+(?:to|towards))\b"
+)
+# "Between listening to the wood and watching the smoke, I'd trust the smoke", "Between a timer
+# and watching them float, go with watching them float": of two named, one taken. Whatever words
+# name the two (neither need be an option's), a choice set up between two and settled is the
+# writer's pick; no clean suggestion or message of the corpus to fresh114 is written so.
+_BETWEEN_PICK = re.compile(
+    r"^\s*(?:Q\d+\s*[:.)]\s*)?(?i:of|between)\s+[^,;.]{1,120}?\s+(?i:and|or)\s+[^,;.]{1,120},\s*"
+    r"(?:I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take|trust|favou?r|lean\s+(?:to|towards?)|"
+    # told, not said of oneself, only as a choice ("Of dates and names, take the dates" is a method)
+    r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for))\b"
+    # (not "..., take a moment to compare them": a step of method)
+    r"(?!\s+(?i:a\s+(?:moment|minute|second|look|step|break|breath)|time|care|note|stock)\b)"
 )
 # The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
 _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
@@ -328,6 +342,14 @@ _ANOTHER_NAME = re.compile(
     r"|(?:labelled|labeled|marked)(?=\s+['‘\"“])"
     r"|(?:sells?|markets?)\s+(?:it|them|its\s+(?:own\s+)?version|their\s+(?:own\s+)?versions?)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     r"|\bwrites?\s+it(?=\s+['‘\"“])"
+    # ("potters call this stage 'reduction'", "riggers call this a Z-lay rope", "in Australia they get called 'rousies'",
+    # "what clubs usually write as 'reach'")
+    r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?:\s+(?!" + _LITTLE_WORD + r")[\w-]+){0,2}?(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
+    r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?=\s+(?:an?|the)\s)"
+    r"|(?<!\bboth\s)\bgets?\s+called(?=\s+(?:an?\s+|the\s+)?['‘\"“])|\bwhat\s+(?:[\w-]+\s+){1,4}?(?:write|spell|record)s?\s+as(?=\s+['‘\"“])"
+    # ("Older books spell the word 'tjap'", "you'll see it written 'tjap'", "menus translate them as 'Russian pierogi'")
+    r"|\bspells?\s+(?:the|this|that)\s+(?:word|term|name)(?=\s+['‘\"“])|\b(?:see|find)\s+it\s+written(?=\s+['‘\"“])"
+    r"|\b(?:translates?\s+(?:it|them)|translated)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
     r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)" + _WHERE_SOLD + r"\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
     r"(?:(?:a|an|the|simply|just|its\s+[\w-]+,?)\s+)?"
@@ -338,6 +360,8 @@ _ASKED = re.compile(
     # (not "If you've ever browsed the noodle aisle": a scene set, not a name asked for)
     r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b|\s+it\s+helps\s+to\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
 )
+# (not "nobody would call it a gravel bike", "Don't call it a root": a name denied, of an analogy or a slip)
+_DENIED = re.compile(r"(?i)\b(?:nobody|no\s+one|never|not|don['’]t|doesn['’]t|wouldn['’]t|won['’]t|shouldn['’]t)\s+(?:\w+\s+){0,2}?$")
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
 # reduction' or the letter's exact wording would both do".
@@ -357,6 +381,8 @@ def _another_name(reading: Reading) -> list[LeakFinding]:
     m = _ANOTHER_NAME.search(sentence) or _FORM_ALLOWED.search(sentence)
     if m is None or sentence.rstrip().endswith("?") or any(a.start() < m.start() for a in _ASKED.finditer(sentence)):
         return []
+    if _DENIED.search(sentence[: m.start()]):
+        return []
     phrase = [q for q in reading.questions if not q.options]
     named = {r.question_id for r in reading.question_refs}
     return [finding(q.id, "pointer", sentence) for q in phrase if not named or q.id in named]
@@ -366,7 +392,7 @@ ANOTHER_NAME = Rule(
     "pointer.another_name",
     ("pointer",),
     "a phrase answer given another name as the thing's own: \"they call it a runner\", \"some texts spell it culch\", "
-    "\"you might see it printed as 10:20\", \"you may know it by its eponym, ...\"; a quoted form of it allowed (\"Just writing 'Weds' would be fine\")",
+    "\"you might see it printed as 10:20\", \"you may know it by its eponym, ...\", \"older books spell the word 'tjap'\", \"menus translate them as '...'\"; a quoted form of it allowed (\"Just writing 'Weds' would be fine\")",
     _another_name,
     leaks=(
         Example("Some older texts spell it Challenger Dip, which might jog your memory.", "guard 43: fresh84, answer_variant", "phrase"),
@@ -375,6 +401,13 @@ ANOTHER_NAME = Rule(
         Example("One maker markets its version as the 'Hot Blanket'; give the general term.", "guard 57: fresh111, answer_variant", "phrase"),
         Example("Some old almanacs write it 'globle warming'; whatever the spelling, that's the term.", "guard 57: fresh111, answer_variant", "phrase"),
         Example("If it helps to come at it sideways: German papers call it a 'Klimaerwärmung'.", "guard 57: fresh111, answer_variant", "phrase"),
+        Example("Older books spell the word 'globle warming', which may jog your memory.", "guard 58: fresh114, a whole message", "phrase"),
+        Example("In old almanacs you'll see it written 'globle warming'.", "guard 58: fresh114, answer_variant", "phrase"),
+        Example("French papers often translate it as 'réchauffement planétaire'; give the English term.", "guard 58: fresh114, answer_variant", "phrase"),
+        Example("Old sailors call this place 'the Dip'; give its usual name.", "guard 58: fresh109, a whole message", "phrase"),
+        Example("A diver would simply call this the Challenger Hole.", "guard 58: fresh99, answer_variant", "phrase"),
+        Example("In Australia they get called 'the big holes'; give the usual name.", "guard 58: fresh89, a whole message", "phrase"),
+        Example("The name you're after is what atlases usually write as 'Challenger Dip'.", "guard 58: fresh98, a whole message", "phrase"),
         Example("You might see it printed as 1:30 on a fixture list.", "guard 43: fresh86, answer_variant", "phrase"),
         Example("Everyone calls it 'the big warm-up'; give the full term.", "guard 43: fresh36, answer_variant", "phrase"),
         Example("In some guides it's simply called \"the Deep\"; give the full name.", "guard 43: fresh81, a whole message", "phrase"),
@@ -398,14 +431,19 @@ ANOTHER_NAME = Rule(
         Example("Ask whether a diver would ever call it 'the safety line'.", "guard 43: fresh17", "phrase"),
         Example("The question is asking what that deepest point is called.", "guard 43: fresh22", "phrase"),
         Example("Spell it the way an atlas would. One word.", "guard 54: fresh105", "phrase"),
+        Example("Don't translate it into an everyday phrase like 'hot weather'; give the established term.", "guard 58: fresh112", "phrase"),
         Example("Don't confuse the writer who calls the shots with the one who keeps the books.", "guard 55: fresh106", "phrase"),
+        Example("A puddle can be deep, but nobody would call it an ocean trench.", "guard 58: fresh113", "phrase"),
+        Example("Picture the chart and ask what a diver would call that deepest spot.", "written for the rule", "phrase"),
+        Example("Don't confuse a trench with a basin; both get called 'deeps' in old atlases.", "guard 58: fresh18", "phrase"),
+        Example("Don't call it a hole; the question wants the place's name.", "guard 58: fresh111", "phrase"),
     ),
 )
 PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"Between ... and ..., I'd trust ...\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; a named option that \"beats\" or \"looks better supported than\" another",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; \"Between ... and ..., I'd trust ...\", \"Of ... and ..., go with ...\" and \"... is the one I'd back\", whatever words name the two; a named option that \"beats\" or \"looks better supported than\" another",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -435,6 +473,10 @@ PICK_MINE = Rule(
         Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
         Example("MRI over CT, every time: only one of them uses magnets.", "guard 57: fresh112, preference", "codes"),
         Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
+        Example("Between signing in two towns and meeting in one capital, I'd go with signing in two towns.", "guard 58: fresh114, preference"),
+        Example("Q3: between the older settlement and the later gathering, I'd lean towards the older one.", "guard 58: fresh114, a whole message"),
+        Example("Between a settlement in two towns and a meeting in one capital, go with the two towns.", "guard 58: fresh114, preference"),
+        Example("Of 'signed in two towns' and 'met in one capital', the two towns is the one I'd choose.", "guard 58: fresh114, preference"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
@@ -446,6 +488,9 @@ PICK_MINE = Rule(
         Example("I'm more persuaded by an answer that dates each treaty than by one that guesses.", "written for the rule"),
         Example("I'd rank accuracy above speed when you weigh the treaties.", "written for the rule"),
         Example("I'd check the dates every time before you choose a treaty.", "written for the rule"),
+        Example("Of dates and names, take the dates as your guide.", "written for the rule"),
+        Example("Between the two treaties and the congress, take a moment to date each.", "written for the rule"),
+        Example("The one I'd go back to is your answer on the treaty.", "written for the rule"),
     ),
 )
 PICK_BEST_BET = Rule(

@@ -19,7 +19,7 @@ from judgeagent.stages.leak_rules.judgement import judgement
 from judgeagent.stages.leak_rules.options import OPTION_RULES
 from judgeagent.stages.leak_rules.pointer import ANOTHER_NAME, ANSWER_DESCRIBED, ANSWER_HEAD, CANDIDATE_KEPT, PICK_BEST_BET, PICK_LEAN, PICK_MINE
 from judgeagent.stages.leak_rules.rule import FirstOf, Reading, Rule
-from judgeagent.stages.leak_rules.text import sentences, whole_sentences
+from judgeagent.stages.leak_rules.text import sentences, unlabelled, whole_sentences
 
 # The finding kinds of the rule layer (the answer stated outright is leakage.ANSWER_RULES').
 KINDS = ("elimination", "disclosure", "verdict", "pointer", "pick", "narrowed", "struck_out")
@@ -51,12 +51,19 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFin
     for whole in whole_sentences(suggestions):
         even = EVEN_TREATMENT.applies(whole)
         for sentence in sentences(whole):
-            reading = Reading(sentence, questions)
-            # (a clause that judges the option still points: "Option C is the one; treat it as the others")
-            unjudged = even and judgement(EVEN_TREATMENT_WORDS.sub(" ", sentence), reading.option_refs) is None
-            for step in STEPS:
-                leaks += [d for d in step.findings(reading) if not (unjudged and d.kind == "pointer")]
-    return leaks
+            # read as written, and without the bullet or label that opens it ("- Your total is
+            # wrong", "Q1: Your earlier answer wasn't right"), which the rules that read a
+            # sentence from its start would take for its subject
+            for text in dict.fromkeys((sentence, unlabelled(sentence))):
+                if text.strip():
+                    leaks += _findings(Reading(text, questions), even)
+    return list(dict.fromkeys(leaks))
+
+
+def _findings(reading: Reading, even: bool) -> list[LeakFinding]:
+    # (a clause that judges the option still points: "Option C is the one; treat it as the others")
+    unjudged = even and judgement(EVEN_TREATMENT_WORDS.sub(" ", reading.sentence), reading.option_refs) is None
+    return [d for step in STEPS for d in step.findings(reading) if not (unjudged and d.kind == "pointer")]
 
 
 def rule(code: str) -> Rule:

@@ -48,6 +48,25 @@ def sentences(text: str) -> list[str]:
     return list(_split(text, _SENTENCE))
 
 
+# What may open a line of a feedback before its advice: a bullet or a number, and a label ("Q1:",
+# "Sponge timing:", "Q2 –"). Rules that read a sentence from its start read it without them too.
+# A clause before a colon that opens with a verb or a pronoun is advice, not a label ("Compare A
+# and C: ...", "Recall the definition: ...").
+_MARK = re.compile(r"^\s*(?:[-•*–—]\s*|\(?\d{1,2}[.)]\s+|\(?[a-e]\)\s+)?")
+_LABEL = re.compile(r"(?:Q\d{1,2}|Question\s+\d{1,2})\s*[:.)–—-]\s*|(?P<first>[A-Z][\w'’/-]*)(?:\s+[\w'’/-]+){0,3}?\s*:\s+")
+_OPENERS = frozenset(entries("sentence_openers"))
+
+
+def unlabelled(sentence: str) -> str:
+    """``sentence`` without the bullet, number or label that opens it."""
+    mark = _MARK.match(sentence)
+    start = mark.end() if mark else 0
+    label = _LABEL.match(sentence, start)
+    if label and (label.group("first") or "").casefold() not in _OPENERS:
+        start = label.end()
+    return sentence[start:]
+
+
 def whole_sentences(text: str) -> list[str]:
     """The sentences of ``text`` with their clauses after a semicolon kept (split at . ! ? and
     line ends, never after an initial): what the learned layer reads one by one in a long
