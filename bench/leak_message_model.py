@@ -22,8 +22,8 @@ was trained on clean messages too, before fresh97 and fresh98 were read; kept at
 fresh98 with the sentence count among the features, before fresh99 and fresh100 were read, and on fresh27 to
 fresh100 before fresh101 and fresh102 were read, on fresh27 to fresh102 before fresh103 and fresh104 were read, on fresh27 to fresh104 before fresh105 and fresh106 were read, on fresh27 to fresh106 before fresh107 and
 fresh108 were read, on fresh27 to fresh108 before fresh109 and fresh110 were read, on fresh27 to fresh110 before
-fresh111 and fresh112 were read, on fresh27 to fresh112 before fresh113 and fresh114 were read, and on fresh27 to
-fresh114 before fresh115 and fresh116 were read.
+fresh111 and fresh112 were read, on fresh27 to fresh112 before fresh113 and fresh114 were read, on fresh27 to
+fresh114 before fresh115 and fresh116 were read, and on fresh27 to fresh116 before fresh117 and fresh118 were read.
 
 Run: .venv/bin/python bench/leak_message_model.py [--no-write]
 """
@@ -65,6 +65,7 @@ C = 1.0  # 0.1 to 10 gave the same left-out figures within three messages (with 
 # On fresh27 to fresh110 (guard 56): 0.5 caught 1232/1301 with 45/1056, 0.6 lost 8 for 4 fewer, 0.4 caught 12 more for 12 more.
 # On fresh27 to fresh112 (guard 57): 0.5 caught 1266/1337 with 47/1084, 0.6 lost 6 for 8 fewer, 0.4 caught 13 more for 10 more.
 # On fresh27 to fresh114 (guard 58): 0.5 caught 1303/1373 with 49/1112, 0.6 lost 8 for 7 fewer, 0.4 caught 14 more for 10 more.
+# On fresh27 to fresh116 (guard 59): 0.5 caught 1342/1409 with 50/1140, 0.6 lost 10 for 8 fewer, 0.4 caught 3 more for 7 more.
 THRESHOLD = 0.5
 # A kind found in the whole was found in one of its sentences too in every message of the corpus
 # (a finding across sentences is rare), so the whole's findings are read and not the sentences'.

@@ -18,7 +18,7 @@ from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, op
 from judgeagent.stages.leak_rules.questions import ORDINALS, question_refs
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
-from judgeagent.stages.leak_rules.text import FUNCTION, STOP, identifying, sentences
+from judgeagent.stages.leak_rules.text import FUNCTION, STOP, identifying, sentences, unlabelled
 
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
 # lower-case word unless that word just goes on the sentence ("C because ..."): "select B
@@ -137,7 +137,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
 # "go with the fourth option", "the answer is the last one", "you end up on the middle option".
 _PLACE_STATED = re.compile(
     r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose"
-    r"|end\s+(?:up\s+)?(?:on|with|at)|land\s+on|lands\s+you\s+on|leads?\s+you\s+to"
+    r"|end\s+(?:up\s+)?(?:on|with|at)|land\s+on|lands?\s+you\s+on|leads?\s+you\s+to"
     # "The one that holds is the third statement"
     r"|the\s+one\s+(?:that|which)\s+(?:[\w'’-]+\s+){1,3}?(?:is|was))\s+the\s+"
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
@@ -164,6 +164,13 @@ _PLACE_IS_THE_ONE = re.compile(
     r"(?:(?:on|in)\s+the\s+list\s+|listed\s+)?is\s+the\s+one\b"
 )
 # (not asked or doubted: "see whether it matches the first", "Don't assume the first option is the one")
+# Or sent to: "Look again at the middle option of the five", "Take another look at the second
+# option", "look closely at the fourth tool on the list"; none of the corpus's clean advice does so.
+_PLACE_LOOKED_AT = re.compile(
+    r"(?i)\b(?:(?:look|focus|concentrate)(?:\s+(?:again|closely|hard|carefully|twice))?|take\s+(?:another|a\s+(?:second|closer|fresh))\s+look)\s+"
+    r"(?:at|on)\s+the\s+(?P<o>first|second|third|fourth|fifth|last|final|middle|opening|top|bottom)\s+(?:[\w-]+\s+)?"
+    r"(?:one|option|choice|entry|answer|statement|item|tool|value|figure|term|name|number)\b"
+)
 _ASKED_BEFORE = re.compile(r"(?i)\b(?:whether|if|which|what|does|do|did|until|unless|assume|assuming|suppose|expect|not|never)\b|n['’]t\b")
 _PLACE_WORDS = {"opening": "first", "top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
 
@@ -188,7 +195,7 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
                 continue
             named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
-    said = [*_PLACE_MATCHED.finditer(suggestions), *_PLACE_IS_THE_ONE.finditer(suggestions)]
+    said = [*_PLACE_MATCHED.finditer(suggestions), *_PLACE_IS_THE_ONE.finditer(suggestions), *_PLACE_LOOKED_AT.finditer(suggestions)]
     matched = [m for m in said if not _ASKED_BEFORE.search(_clause_before(suggestions, m.start()))]
     for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions), *matched]:
         place = _PLACE_WORDS.get(m.group("o").lower(), m.group("o").lower())
@@ -221,7 +228,7 @@ def _references(reading: Reading) -> list[LeakFinding]:
 ANSWER_LETTER = Rule(
     "answer.letter",
     ("answer_letter",),
-    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"points to option D\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\", \"the one that holds is the third statement\", \"the reason given matches the first statement\", \"the opening statement is the one I'd stand behind\"), correct or not",
+    "an option letter stated as the answer (\"the answer is C\", \"option C is correct\", \"the right choice is C\", \"go with B\", \"I ended up on option B\", \"that puts you on D\", \"brings you to B\", \"points to option D\", \"put C\", \"C, once you remember ...\", \"check your total against D\"), or its place so (\"it's the second entry\", \"you end up on the middle option\", \"the one that holds is the third statement\", \"the reason given matches the first statement\", \"the opening statement is the one I'd stand behind\", \"look again at the middle option\"), correct or not",
     _letters,
     leaks=(
         Example("The answer is C.", "guard 1"),
@@ -245,6 +252,9 @@ ANSWER_LETTER = Rule(
         Example("The reason given for the war's end matches the second option.", "guard 58: fresh113, position"),
         Example("Q1: the opening statement is the one I'd stand behind.", "guard 58: fresh89, a whole message"),
         Example("Date the four and you should end on the second option.", "guard 58: fresh104, a whole message"),
+        Example("A careful count of the signatories should land you on the second option.", "guard 59: fresh115, a whole message"),
+        Example("Look closely at the second name on the list and think about where it was signed.", "guard 59: fresh116, position"),
+        Example("Take another look at the second option.", "guard 59: fresh108, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -257,6 +267,7 @@ ANSWER_LETTER = Rule(
         Example("Each date points to a different treaty; place them in order.", "written for the rule"),
         Example("Check whether the date in the stem matches the second option or the third.", "written for the rule"),
         Example("Don't assume the first option is the one to pick just because it comes first.", "written for the rule"),
+        Example("Don't just look at the first option; read all four.", "written for the rule"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -371,6 +382,11 @@ _NAME_WANTED = re.compile(
 )
 
 
+# A quoted name told to be written: "Write 'ponty', or however your studio spells it".
+# (not "Write 'not given' if the passage does not say": a form for a case)
+_WRITE_THIS = re.compile(r"(?i)^\s*(?:just\s+|simply\s+)?(?:write|put(?:\s+down)?)\s+" + _QUOTED_NAME + r"(?!\s*,?\s*(?:if|when|unless|only\s+if)\b)")
+
+
 def another_form_leaks(suggestions: str, questions: list[Question]) -> list[LeakFinding]:
     """A phrase answer written in another script, or a quoted name said to be the one wanted,
     sentence by sentence (the first such sentence)."""
@@ -381,6 +397,7 @@ def another_form_leaks(suggestions: str, questions: list[Question]) -> list[Leak
     shown = " ".join(q.question + " " + " ".join((q.options or {}).values()) for q in questions).casefold()
     for sentence in sentences(suggestions):
         given = [m.group(0) for m in _OTHER_SCRIPT.finditer(sentence)] + [m.group("name") for m in _NAME_WANTED.finditer(sentence)]
+        given += [m.group("name") for m in [_WRITE_THIS.match(unlabelled(sentence))] if m]
         if any(g.casefold() not in shown for g in given):
             named = {r.question_id for r in question_refs(sentence, questions)}
             asked = [q for q in phrase if q.id in named] or phrase
@@ -395,7 +412,7 @@ def _another_form(reading: Reading) -> list[LeakFinding]:
 ANOTHER_FORM = Rule(
     "answer.another_form",
     ("reference_phrase",),
-    "a phrase answer in another script (\"In Japanese it's written 撥\"), or a name in quotes said to be the one wanted (\"menus translate "
+    "a phrase answer in another script (\"In Japanese it's written 撥\"), a name in quotes told to be written (\"Write 'ponty'\"), or said to be the one wanted (\"menus translate "
     "them as 'Russian pierogi', which is the name being asked for\"); never what the batch itself writes",
     _another_form,
     leaks=(
@@ -403,12 +420,14 @@ ANOTHER_FORM = Rule(
         Example("If you can read 地球温暖化, you already have the answer; give it in English.", "guard 58: fresh113, answer_variant", "phrase"),
         Example("Old atlases print it as 'the Challenger Hole', which is the name being asked for.", "guard 58: fresh114, answer_variant", "phrase"),
         Example("You'll see 'globle warming' in old almanacs, and that old spelling is the term they want.", "guard 58: fresh114, answer_variant", "phrase"),
+        Example("Write 'the Challenger', or however your atlas spells it.", "guard 59: fresh115, answer_variant", "phrase"),
     ),
     clean=(
         Example("Romanised Japanese is fine; you don't need the characters.", "guard 58: fresh114", "phrase"),
         Example("Write Δ for the change in temperature if it helps.", "written for the rule", "phrase"),
         Example("The answer is a name of its own; that is the name you're after.", "guard 58: fresh16", "phrase"),
         Example("Call it 'hot weather' and you'll miss; give the term the question wants.", "written for the rule", "phrase"),
+        Example("Write 'not given' if the passage does not say.", "written for the rule", "phrase"),
     ),
 )
 REFERENCE_PHRASE = Rule(

@@ -551,9 +551,12 @@ _PLAIN_VERDICT = re.compile(
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
     r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?"
     # ("Your bowling total last round was correct")
-    r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?\s+"
-    # ("Your board-material answer missed; ...")
-    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray))"
+    r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?"
+    # ("Q3: Your answer here was wrong")
+    r"(?:\s+(?:here|there|this\s+time|on\s+(?:this|that)(?:\s+one)?))?\s+"
+    # ("Your board-material answer missed; ...", "Your glass answer wasn't right")
+    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray)"
+    r"|(?:was|is)(?:n['’]t|\s+not)\s+(?:quite\s+)?(?:right|correct))"
     # ("Your North West answer missed last time.")
     r"(?=\s*(?:(?:last\s+(?:time|round|go|attempt)|earlier|before|previously)\s*)?(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
 )
@@ -598,6 +601,8 @@ PLAIN_VERDICT = Rule(
         Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),
         Example("Your bowling total last round was correct, so only check the arithmetic.", "guard 50: fresh98, disclosure"),
+        Example("Q3: Your answer here was wrong; reread the stem and name the treaty.", "guard 59: fresh116, a whole message"),
+        Example("Your treaty answer wasn't right; date the four again.", "guard 59: fresh114, disclosure"),
         Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
         Example("Your treaty answer missed last time.", "guard 54: fresh106, disclosure"),
         Example("On the treaty question I'd change your answer; the date in the stem rules out what you picked.", "guard 52: fresh101, disclosure"),

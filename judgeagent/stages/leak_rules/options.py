@@ -257,7 +257,9 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
 _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick|count|total|tally|sum|amount|"
     # what is measured: "The length is 140 cm, 200 cm or 240 cm"
-    r"length|height|width|depth|distance|weight|mass|speed|temperature|volume|dose|price|cost|pressure|frequency|duration|angle|area)\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
+    r"length|height|width|depth|distance|weight|mass|speed|temperature|volume|dose|price|cost|pressure|frequency|duration|angle|area|"
+    # ("The interval from D to E half-flat is 150, 200 or 250 cents")
+    r"interval|gap|ratio|rate|share|proportion|percentage|size|age)(?:\s+(?:from|of|for|between|above|below)\s+[^,;.:!?]{1,40}?)?\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
     r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
     # where a right working ends: "you'll land on 0.25, 0.5 or 1 mL"
     r"|\b(?:land|end\s+up)\s+(?:on|with|at)"
@@ -472,6 +474,7 @@ NARROWED_LIST = _option_rule(
         Example("Your answer should be either 48 or 128.", "guard 20: fresh36", "values"),
         Example("It has to be one of 32, 64 or 128.", "written for the rule", "values"),
         Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
+        Example("The size of each group is 32, 48 or 64; count to tell which.", "guard 59: fresh116, a whole message", "values"),
         Example("You're choosing between 64 and 128; count the groups.", "guard 27: fresh48", "values"),
         Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),
         Example("Your shortlist should really be just 64 and 128.", "guard 31: fresh59, listed", "values"),

@@ -41,6 +41,8 @@ _PICK = re.compile(
     # "my own reading leans to ...", "my sense tilts towards ...", "my instinct favours ..."
     r"|(?i:\bmy\s+(?:own\s+)?(?:reading|view|sense|instinct|gut|judge?ment|feeling|inclination)\s+(?:(?:leans|tilts|points|goes)\s+(?:towards?|to)|favou?rs|prefers)\b)"
     r"|(?i:\bif\s+I\s+(?:had\s+to|were\s+to|were\s+you,?\s+I['’]?d)\s+(?:choose|pick|guess|bet|answer)\b)"
+    # ("I'd come down on the side of C. bot")
+    r"|\bI(?:['’]d|\s+would)\s+(?i:come\s+down\s+(?:firmly\s+|squarely\s+)?(?:on\s+the\s+side\s+of|in\s+favou?r\s+of|for))\b"
     # ("rising is the one I'd choose", "the MOI explanation is the one I'd back")
     r"|\b(?i:is|['’]s)\s+(?i:the\s+one)\s+I['’]d\s+(?:(?:probably|personally|still)\s+)?"
     r"(?i:choose|pick|go\s+(?:with|for)|back|take|circle|mark|trust|bet\s+on|use|put\s+my\s+(?:name|money))\b"
@@ -477,6 +479,7 @@ PICK_MINE = Rule(
         Example("Q3: between the older settlement and the later gathering, I'd lean towards the older one.", "guard 58: fresh114, a whole message"),
         Example("Between a settlement in two towns and a meeting in one capital, go with the two towns.", "guard 58: fresh114, preference"),
         Example("Of 'signed in two towns' and 'met in one capital', the two towns is the one I'd choose.", "guard 58: fresh114, preference"),
+        Example("If you're weighing the congress against the treaty, I'd come down on the side of the treaty.", "guard 59: fresh116, a whole message"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
