@@ -163,7 +163,6 @@ _PLACE_IS_THE_ONE = re.compile(
     r"(?:one|option|choice|entry|answer|statement|item|value|figure|term|name|number|temperature|date|time)\s+"
     r"(?:(?:on|in)\s+the\s+list\s+|listed\s+)?is\s+the\s+one\b"
 )
-# (not asked or doubted: "see whether it matches the first", "Don't assume the first option is the one")
 # Or sent to: "Look again at the middle option of the five", "Take another look at the second
 # option", "look closely at the fourth tool on the list"; none of the corpus's clean advice does so.
 _PLACE_LOOKED_AT = re.compile(
@@ -171,6 +170,7 @@ _PLACE_LOOKED_AT = re.compile(
     r"(?:at|on)\s+the\s+(?P<o>first|second|third|fourth|fifth|last|final|middle|opening|top|bottom)\s+(?:[\w-]+\s+)?"
     r"(?:one|option|choice|entry|answer|statement|item|tool|value|figure|term|name|number)\b"
 )
+# (not asked or doubted: "see whether it matches the first", "Don't assume the first option is the one")
 _ASKED_BEFORE = re.compile(r"(?i)\b(?:whether|if|which|what|does|do|did|until|unless|assume|assuming|suppose|expect|not|never)\b|n['’]t\b")
 _PLACE_WORDS = {"opening": "first", "top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
 
