@@ -80,10 +80,28 @@ SHIP = Question("w3", "Which battleship, launched in 1906, gave her name to a wh
             "Line up all five: 500, 5,000, 50,000, 500,000 and 6,000 litres.",
             "Line up all five: item, item, item, item and item.",
         ),
+        # A list opened without a dash ends at one: the advice after it is no item.
+        (
+            "The five options are heating, lactose removal, evaporation, vitamins, or fat globules — tie each to the machine, or rule it out.",
+            "The five options are heating, item, item, item, or item — tie each to the machine, or rule it out.",
+        ),
     ],
 )
 def test_an_even_list_of_the_options_hides_its_items_and_nothing_else(sentence, hidden):
     assert hide_even_list(sentence, [MILK]) == (hidden or sentence)
+
+
+def test_an_item_in_an_options_own_words_is_hidden_though_a_word_of_it_would_say_something():
+    tines = Question(
+        "k1",
+        "Where does the lowest tine of a thumb piano sit?",
+        "C",
+        {"A": "At the far left end", "B": "At the far right end", "C": "In the middle, the notes climbing outward",
+         "D": "On the second tine in from the right", "E": "Wherever the maker likes"},
+    )
+    sentence = "The five options describe five layouts: the left end, the right end, the middle, the second tine from the right, and the maker's whim."
+    assert hide_even_list(sentence, [tines]) == "The five options describe five layouts: item, item, item, item, and item."
+    assert find_leaks(sentence + " Test each against how tine length sets pitch.", [tines]) == []
 
 
 def test_options_listed_evenly_in_short_forms_are_no_leak_but_a_verdict_beside_them_is():

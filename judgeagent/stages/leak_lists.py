@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_normalize import tokens
 from judgeagent.stages.leak_rules import sentences
 from judgeagent.stages.leak_rules.mentions import mentions_phrase
 from judgeagent.stages.leak_rules.text import identifying
@@ -71,7 +72,7 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
             start = colon + 1
         opener = m.group("open").strip()
         closer = ")" if opener == "(" else opener if opener in ("\u2014", "\u2013", "-") else ""
-        end = sentence.find(closer, start) if closer else len(sentence)
+        end = sentence.find(closer, start) if closer else _dash(sentence, start)
         end = len(sentence) if end < 0 else end
         items = [x for x in _ITEM_SPLIT.split(sentence[start:end]) if x.strip()]
         if len(items) >= max(3, n - 1):
@@ -88,10 +89,25 @@ def even_list(sentence: str, questions: list[Question]) -> tuple[int, int] | Non
     return None
 
 
+def _dash(sentence: str, start: int) -> int:
+    """Where a list that opened without a dash ends at one: "..., or no deadline — tie each to
+    a sentence" goes on with advice after the dash, not with an item."""
+    m = re.compile(r"\s[\u2014\u2013-]\s").search(sentence, start)
+    return m.start() if m else len(sentence)
+
+
 def _hide_items(span: str, questions: list[Question]) -> str:
     parts = re.split(r"(\s*(?:" + _COMMA + r"|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
-    return "".join(p if i % 2 or not p.strip() or _SAYS.search(p) or re.fullmatch(r"\s*[A-Z]\s*", p) or _phrase_answer(p, questions)
-                   else HIDDEN for i, p in enumerate(parts))
+    return "".join(p if i % 2 or not p.strip() or (_SAYS.search(p) and not _option_own(p, questions)) or re.fullmatch(r"\s*[A-Z]\s*", p)
+                   or _phrase_answer(p, questions) else HIDDEN for i, p in enumerate(parts))
+
+
+def _option_own(item: str, questions: list[Question]) -> bool:
+    """Whether every word of ``item`` is a word of one option: then its "second" or "right" is
+    the option's own ("the second tine from the right" of "On the second tine in from the right
+    edge"), no place or verdict said of it."""
+    words = set(tokens(item))
+    return bool(words) and any(words <= set(tokens(text)) for q in questions for text in (q.options or {}).values())
 
 
 def _phrase_answer(item: str, questions: list[Question]) -> bool:

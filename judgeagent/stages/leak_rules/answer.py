@@ -23,7 +23,7 @@ from judgeagent.stages.leak_rules.text import FUNCTION, STOP, identifying, sente
 # An option letter ending a give-away phrase: "(C)", or a bare capital not followed by a
 # lower-case word unless that word just goes on the sentence ("C because ..."): "select B
 # cells" and "choose A drug" are English, not letters.
-_GOES_ON = r"(?:because|since|for|as|in|on|and|or|but|so|here|there|which|this|that|to|is|was)\b"
+_GOES_ON = r"(?:because|since|for|as|in|on|and|or|but|so|here|there|which|this|that|to|is|was|before)\b"
 _LETTER_END = r"(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z])(?![\w'’-])(?!\s+(?!" + _GOES_ON + r")[a-z]))"
 _CORRECT_AFTER = r"(?i:\s+(?:is|was)\s+(?:the\s+)?(?:correct|right|best|true|answer)\b)"
 _LETTER_PATTERNS = [
@@ -54,9 +54,11 @@ _LETTER_PATTERNS = [
     re.compile(r"(?:^|(?<=[.!?:;\n])\s*)(?P<letter>[A-Z])(?i:\s+is\s+(?:the\s+)?(?:correct|right)\b)"),
     # "check your total against D": the working's end checked against one letter
     re.compile(
-        r"(?i:\b(?:check|compare|test|confirm)\s+(?:your|the|that)\s+(?:[\w-]+\s+){0,2}?(?:total|answer|result|figure|sum|value|working|number)\s+"
+        r"(?i:\b(?:check|compare|test|confirm)\s+(?:your|the|that)\s+(?:[\w-]+\s+){0,2}?(?:total|answer|result|figure|sum|value|working|number|arithmetic|calculation|maths?)\s+"
         r"against\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END + r"(?!\s*(?:,|and|or|to)\s*(?:option\s+)?\(?[A-Z]\b)"
     ),
+    # "Don't go past A on this one": the reading stops at one letter
+    re.compile(r"(?i:\b(?:don['’]t|do\s+not|never)\s+(?:go|look|read|get|move)\s+(?:past|beyond)\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
     # "C, once you remember that ...": a letter opening the advice, its reason after the comma
     re.compile(
         r"^\s*\(?(?P<letter>[A-Z])\)?,\s+(?i:once|because|since|as|given|after|though|although|but|for|which|if|when|assuming|provided)\b"
@@ -255,6 +257,8 @@ ANSWER_LETTER = Rule(
         Example("A careful count of the signatories should land you on the second option.", "guard 59: fresh115, a whole message"),
         Example("Look closely at the second name on the list and think about where it was signed.", "guard 59: fresh116, position"),
         Example("Take another look at the second option.", "guard 59: fresh108, position"),
+        Example("Check your arithmetic against option D before you commit.", "guard 60: fresh118, position"),
+        Example("Don't go past B on this one.", "guard 60: fresh118, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -468,6 +472,9 @@ REFERENCE_PHRASE = Rule(
         Example("The small chute you throw first is the pilot chute.", "written for the rule", "gear"),
         Example("Roofers mark it 'SL' on the drawings, so give its full name.", "guard 50: fresh95, answer_variant", "trades"),
         Example("Plumbers write it LWCO on the wiring diagram.", "guard 55: fresh107, a whole message", "trades"),
+        Example("In the end both players drew, so name that outcome.", "guard 60: fresh116, answer_variant", "spoken"),
+        Example("Most visitors just say tourist info.", "guard 60: fresh117, a whole message", "spoken"),
+        Example("Ask at the touristinfo desk.", "guard 60: fresh117, answer_variant", "spoken"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),

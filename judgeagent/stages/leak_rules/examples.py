@@ -120,6 +120,15 @@ BATCHES: dict[str, list[Question]] = {
                  {"A": "About 7 stakes", "B": "About 11 stakes", "C": "About 16 stakes", "D": "About 21 stakes", "E": "About 30 stakes"}),
     ],
     # options named by a short form of their own in brackets, with a hyphen
+    "spoken": [
+        Question("o1", "How does a game of chess end when neither player can win?", "draw"),
+        Question("o2", "Where at a station do visitors ask for maps and local advice?", "tourist information"),
+    ],
+    "labels": [
+        Question("l1", "What is each player's piece count at the start of a game of draughts?", "B", {"A": "10", "B": "12", "C": "15", "D": "20"}),
+        Question("l2", "Which aid do draughts players use to see who is ahead in material?", "A",
+                 {"A": "Piece count", "B": "Opening book", "C": "Endgame table", "D": "Move clock"}),
+    ],
     "scores": [
         Question("s1", "Which of a judged sport's panel scores counts how hard the routine is?", "B",
                  {"A": "Execution score (E-score)", "B": "Difficulty score (D-score)", "C": "Neutral deduction", "D": "Bonus for landing"}),

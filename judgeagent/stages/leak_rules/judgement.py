@@ -175,6 +175,8 @@ NARROWED_TO = re.compile(
     r"|\bshortlist(?:s|ed|ing)?"
     # "the realistic candidates are the school hall and the move to Tuesday"
     r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
+    # "the plausible answers are 20%, 25% and 33%": fewer than all, so the rest are out
+    r"|\b(?:plausible|likely|sensible|credible|realistic)\s+(?:answers|options|choices|values|candidates)\s+(?:here\s+)?(?:are|remain)"
     r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
 )
 
@@ -197,7 +199,7 @@ def listed(sentence: str, refs: list[OptionRef], q: Question) -> list[OptionRef]
         pair = (q.options or {})[a.letter] + " " + (q.options or {})[b.letter]
         # (an option's own punctuation too: the rest of a range named by its first number, "3–6")
         allowed = set(tokens(pair)) | set(re.findall(r"[^\w\s,;]", pair))
-        gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[^a-z0-9\s]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
+        gap = " ".join(w for w in re.findall(r"[a-z0-9]+|[,;]|[^a-z0-9\s,;]+", text[a.end : b.start]) if stem(w) not in allowed) + " "
         if not _LIST_GAP.match(re.sub(r"\s+", " ", gap)):
             return None
     return own

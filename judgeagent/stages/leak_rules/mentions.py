@@ -568,7 +568,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     # ("sidelap" for "side lap": one word as written, its stem "sidelap" against "sid" "lap")
     if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(1, 5) for i in range(len(folded) - k + 1)}:
         return True
-    if _pair_named(sentence, phrase, question_text):
+    if _pair_named(sentence, phrase, question_text) or _clipped_named(folded, phrase):
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
@@ -594,8 +594,10 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
             if len(distinctive) == 1:
                 return True
             hit.add(d)
-    for i, (w, s, _, _) in enumerate(words):
+    for i, (w, written_stem, _, _) in enumerate(words):
         for d in distinctive:
+            # "drew" and "drawn" are "draw" itself, which the stemmer cannot see
+            s = d if _irregular_bases().get(w) == d else written_stem
             variant = s != d and (
                 near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
             )
@@ -627,6 +629,37 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
                 return True
             hit.add(d)
     return len(hit | (numbers & (set(stems) | _roman_numbers(sentence)) if hit else set())) >= 2
+
+
+@functools.cache
+def _irregular_bases() -> dict[str, str]:
+    """The stem of each irregular verb form's base form ("drew" → "draw"), from lists/irregular_forms.txt."""
+    out: dict[str, str] = {}
+    for line in entries("irregular_forms"):
+        base, *forms = line.split()
+        out.update({f: stem(base) for f in forms if f != base})
+    return out
+
+
+_CLIP_MIN = 3  # letters kept of the clipped word: "pro" of "protection"
+
+
+def _clipped_named(folded: list[str], phrase: str) -> bool:
+    """Whether the words of the sentence (``folded``) hold the phrase answer with its last word
+    clipped, spaced or run together: "tree pro" and "treepro" for "tree protection", as people
+    who use a term every day say it. The clipped word keeps at least three letters and loses at
+    least three, and the words before it are written whole."""
+    whole = [w for w in re.findall(r"[a-z0-9]+", fold(phrase)) if w not in ("a", "an", "the")]
+    if len(whole) < 2 or not whole[-1].isalpha() or len(whole[-1]) < 2 * _CLIP_MIN:
+        return False
+    head, last = whole[:-1], whole[-1]
+    clips = {last[:k] for k in range(_CLIP_MIN, len(last) - _CLIP_MIN + 1)}
+    n = len(head)
+    for i in range(len(folded) - n + 1):
+        if folded[i : i + n] == head and i + n < len(folded) and folded[i + n] in clips:
+            return True
+    joined = "".join(head)
+    return any(w.startswith(joined) and w[len(joined) :] in clips for w in folded)
 
 
 # Two numbers joined, in any of the ways they are written: "10-20" and "10:20" for "10/20 rule".

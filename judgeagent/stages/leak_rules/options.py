@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_normalize import fold
+from judgeagent.stages.leak_normalize import contains, fold, tokens
 from judgeagent.stages.leak_rules.judgement import (
     AS_HELP,
     CONFUSION_WARNING,
@@ -45,6 +45,8 @@ _EACH_OPTION = re.compile(
     r"(?i)\b(?:for|of|to|on|with|through)\s+(?:each|every)\s+(?:option|choice|candidate|alternative|answer|one)\b"
     r"|\beach\s+of\s+the\s+(?:(?:two|three|four|five|six)\s+)?(?:[\w-]+\s+)?(?:options|choices|candidates|alternatives|answers)\b"
     r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
+    # "The five options are seven days, the same evening, 48 hours, ...": the list read out whole
+    r"|^\W*(?:\w+\s*:\s*)?the\s+(?:(?:two|three|four|five|six)\s+)?(?:options|choices|alternatives)\s+(?:are|offer|describe|give|cover)\b"
 )
 _PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
 # Two options named side by side and compared ("Options A and B are both extra-axial", "A and B
@@ -240,7 +242,9 @@ def _text_judged(n: Named, g: Group) -> list[LeakFinding]:
 def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
     if g.positional or g.bare or not g.texts or n.each or _strongly_judged(n, g):
         return []
-    asserted = _asserted(n, g)
+    # (not an option's name that is also what another question asks about: "Pip count: each
+    # checker counts ..." labels the pip-count question, beside a tool question with "Pip count" among its options)
+    asserted = [r for r in _asserted(n, g) if not _another_questions_words(n, r)]
     if len({r.letter for r in g.texts}) != 1 or not asserted or in_the_list(n.sentence, g.texts):
         return []
     # (one rare word of an option, with no judgement near it, is the topic's word: "cable" of "The
@@ -249,6 +253,17 @@ def _text_singled_out(n: Named, g: Group) -> list[LeakFinding]:
     if (not n.study and any(r.whole for r in asserted)) or n.question_refs:
         return [finding(g.where, "pointer", n.sentence)]
     return []
+
+
+def _another_questions_words(n: Named, ref: OptionRef) -> bool:
+    text = fold(n.sentence)
+    # only as the label opening the sentence, before its colon
+    if not re.fullmatch(r"[\s\d.)•*-]*", text[: ref.start]) or not re.match(r"\s*:", text[ref.end :]):
+        return False
+    words = tokens(text[ref.start : ref.end])
+    return bool(words) and any(
+        q.id != ref.question_id and contains(tuple(tokens(q.question)), tuple(words)) for q in n.questions
+    )
 
 
 # The answer said to be one of a few options listed with "or": "It's 3, 19 or 41", "Your answer
@@ -402,6 +417,7 @@ LETTER_OR_PLACE = _option_rule(
         Example("Contrast the first and fourth options on which came later.", "guard 20: fresh35, fresh36"),
         Example("Compare the first and last options on what each is used for.", "guard 23: fresh35, fresh43"),
         Example("Options A and D name a treaty, B and C something else; sort them that way first.", "guard 37: fresh73, a whole message"),
+        Example("Set up the sum carefully: the time to the top is given, and so is the distance.", "guard 60: fresh118, a whole message"),
     ),
 )
 BARE_LETTER = _option_rule(
@@ -448,6 +464,8 @@ TEXT_JUDGED = _option_rule(
         Example("Ask whether the ribosome has any DNA of its own.", "guard 6"),
         Example("Note for each option whether it is an organelle with a membrane.", "guard 6"),
         Example("Keep 'the tide pushes surface air' and 'the rotation of the Earth' clearly separate in your head.", "guard 55: fresh8", "values"),
+        Example("The four options are Utrecht, Westphalia, Versailles and Vienna; date each, or rule it out for lack of a date.",
+                "guard 60: fresh117"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(
@@ -462,6 +480,7 @@ TEXT_SINGLED_OUT = _option_rule(
     clean=(
         Example("Recall what the mitochondrion does in a cell.", "guard 2"),
         Example("Compare the Golgi apparatus, the ribosome and the lysosome.", "guard 2"),
+        Example("Piece count: each player fills the dark squares of three rows, so count them.", "guard 60: fresh117, a whole message", "labels"),
     ),
 )
 NARROWED_LIST = _option_rule(
@@ -487,6 +506,7 @@ NARROWED_LIST = _option_rule(
         Example("Convert with care and you'll land on 4.5–5.5 or 6.0–7.0.", "guard 41: fresh81, listed", "codes"),
         Example("Shortlist: 32, 64 and 128.", "guard 41: fresh81, listed", "values"),
         Example("Sensible answers here are around 32, 48 or 64, depending on what you count.", "guard 42: fresh84, listed", "values"),
+        Example("The plausible answers are 32, 64 and 128, so count the groups.", "guard 60: fresh118, a whole message", "values"),
         Example("Narrow it to the three short lengths — 32, 48 or 64 — and then count the groups.", "guard 42: fresh84, listed", "values"),
         Example("It's either the tide statement or the rotation one.", "guard 43: fresh86, listed", "values"),
         Example("Shortlist: the 4.5–5.5 band, the 6.0–7.0 band and the 7.0–8.0 band.", "guard 43: fresh81, listed", "codes"),

@@ -47,7 +47,8 @@ _LISTED = (
     r"(?:among|of)\s+the\s+(?:options|choices|alternatives))"
 )
 _COUNT = r"(?P<n>two|three|four|five|six|[2-9])"
-_NOUNS = r"(?P<noun>(?:[a-z][\w-]*\s+){0,2}?)"
+# (never a verb: "the time to the top is given" is no place in the list)
+_NOUNS = r"(?P<noun>(?:(?!(?:is|are|was|were|be|been)\b)[a-z][\w-]*\s+){0,2}?)"
 _LIST_POSITION = [
     re.compile(r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"\s+" + _NOUNS + r"(?P<listed>" + _LISTED + r")\b"),
     re.compile(
