@@ -38,6 +38,8 @@ _LETTER_PATTERNS = [
     re.compile(
         r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on|"
         r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?|leads?|steers?)\s+you\s+to|"
+        # "the densest sits at C"
+        r"(?:sits?|lies?)\s+at|"
         # "the sentence on one-off bookings points to option D", "the notice points clearly at D"
         r"point(?:s|ing)?\s+(?:you\s+)?(?:(?:straight|squarely|clearly|firmly|plainly)\s+)?(?:to|towards?|at))\s+"
         r"(?:option\s+|choice\s+|letter\s+)?)"
@@ -57,6 +59,8 @@ _LETTER_PATTERNS = [
         r"(?i:\b(?:check|compare|test|confirm)\s+(?:your|the|that)\s+(?:[\w-]+\s+){0,2}?(?:total|answer|result|figure|sum|value|working|number|arithmetic|calculation|maths?)\s+"
         r"against\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END + r"(?!\s*(?:,|and|or|to)\s*(?:option\s+)?\(?[A-Z]\b)"
     ),
+    # "the reading is option B's quantity": what the question asks for, said to be one option's
+    re.compile(r"(?i:\b(?:is|are|was)\s+(?:option|choice)\s+)(?P<letter>[A-Z])['’]s\b"),
     # "Don't go past A on this one": the reading stops at one letter
     re.compile(r"(?i:\b(?:don['’]t|do\s+not|never)\s+(?:go|look|read|get|move)\s+(?:past|beyond)\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
     # "C, once you remember that ...": a letter opening the advice, its reason after the comma
@@ -259,6 +263,8 @@ ANSWER_LETTER = Rule(
         Example("Take another look at the second option.", "guard 59: fresh108, position"),
         Example("Check your arithmetic against option D before you commit.", "guard 60: fresh118, position"),
         Example("Don't go past B on this one.", "guard 60: fresh118, position"),
+        Example("Sort them by size; the largest sits at C.", "guard 61: fresh119, position"),
+        Example("What the question wants is option C's organelle.", "guard 61: fresh120, a whole message"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -475,9 +481,11 @@ REFERENCE_PHRASE = Rule(
         Example("In the end both players drew, so name that outcome.", "guard 60: fresh116, answer_variant", "spoken"),
         Example("Most visitors just say tourist info.", "guard 60: fresh117, a whole message", "spoken"),
         Example("Ask at the touristinfo desk.", "guard 60: fresh117, answer_variant", "spoken"),
+        Example("If a recipe tells you to 'mash' the potatoes, name the tool behind that verb.", "guard 61: fresh119, a whole message", "spoken"),
     ),
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
+        Example("Mash nothing yet: first say what the tool does to a boiled potato.", "written for the rule", "spoken"),
         Example("Let the legs cross over before the block, then plant.", "written for the rule", "rulings"),
         Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),

@@ -480,8 +480,10 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?:rethink|redo|revisit|reconsider|rework|change|fix)\s+it\b"
         r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?(?:answer|one)(?:\s+(?:to|on|for|about)(?:\s+[\w'’-]+){1,4}?)?\s+needs\s+"
         r"(?:redoing|rethinking|reworking|changing|fixing|correcting|replacing|another\s+look)\b"
-        # "You went for the committee meeting, but the notice puts it to the members"
-        r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?you\s+(?:went\s+for|went\s+with|opted\s+for|plumped\s+for|settled\s+on)\s+[^,;.]{2,60}?,\s*but\b"
+        # "You went for the committee meeting, but the notice puts it to the members", "You went
+        # with monofilament, which is an understandable instinct, but ..."
+        r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?you\s+(?:went\s+for|went\s+with|opted\s+for|plumped\s+for|settled\s+on)\s+[^,;.]{2,60}?,"
+        r"(?:\s*which\s+[^,;.]{2,60},)?\s*but\b"
     ),
     # "Your phrase answer named a tie-breaker format from a different sport", "Your answer to the
     # partials question was the one mistake in this batch"
@@ -530,6 +532,7 @@ ANSWER_JUDGED = Rule(
         Example("On the venue, your answer named where they used to meet rather than where they are moving, so that one needs changing.", "guard 46: fresh91, a whole message"),
         Example("Your answer on the treaty's name needs replacing with the proper term.", "guard 57: fresh112, disclosure"),
         Example("You went for the congress, but the question asks about the treaty signed in two towns.", "guard 57: fresh112, disclosure"),
+        Example("You went with Utrecht, which is an understandable instinct, but the war ended decades earlier.", "guard 61: fresh119, disclosure"),
         Example("I'd only revise the answer about the treaty; the rest holds.", "guard 55: fresh107, disclosure"),
     ),
     clean=(

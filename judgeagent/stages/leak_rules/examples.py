@@ -123,6 +123,7 @@ BATCHES: dict[str, list[Question]] = {
     "spoken": [
         Question("o1", "How does a game of chess end when neither player can win?", "draw"),
         Question("o2", "Where at a station do visitors ask for maps and local advice?", "tourist information"),
+        Question("o3", "Which kitchen tool crushes boiled potatoes smooth?", "potato masher"),
     ],
     "labels": [
         Question("l1", "What is each player's piece count at the start of a game of draughts?", "B", {"A": "10", "B": "12", "C": "15", "D": "20"}),

@@ -180,6 +180,9 @@ _KNOWLEDGE_PRAISED = re.compile(
 
 
 _ANSWER_QUOTED = re.compile(r"(?i)" + YOUR_ANSWER + r"[^.;]{0,50}?" + QUOTED)
+# The answer named and set against another: "You went with monofilament, which is an understandable
+# instinct, but instructors reach for ...": the instinct is the answer's, not a habit of form.
+_ANSWER_GIVEN_BUT = re.compile(r"(?i)^\s*you\s+(?:went\s+(?:for|with)|opted\s+for|plumped\s+for|settled\s+on)\s+[^.;]{2,120}?\bbut\b")
 
 
 # Whose work is praised: "you", "your", or a sentence that opens on "the answers" ("The answers were
@@ -196,7 +199,7 @@ def praise_of_form(sentence: str) -> bool:
         return not CORRECTNESS.search(sentence[known.end() :]) and not _OF_THE_RESULT.search(sentence[known.end() :])
     if not _THE_TARGETS.search(sentence) or not (_FORM.search(sentence) or RIGHT_FOR_FORM.search(sentence)):
         return False
-    if _ANSWER_QUOTED.search(sentence):  # "Your answer ..., 'crochet hook', is too generic": the answer judged
+    if _ANSWER_QUOTED.search(sentence) or _ANSWER_GIVEN_BUT.search(sentence):  # "Your answer ..., 'crochet hook', is too generic": the answer judged
         return False
     return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
 
@@ -210,14 +213,16 @@ _STEP_PRAISED = re.compile(
     r"(?i)^\s*(?:[-•*]\s*)?(?:(?:overall|general|generally|in\s+general|throughout)[,:]?\s+)?your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
     r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|terminology|vocabulary|notation|"
     r"account|approach|logic|first\s+step|framework|derivation|interpretation|paragraph|sketch|diagram)\b[^;]*?"
-    r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
+    # ("was careful and accurate")
+    r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+(?:and\s+)?)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
     # "You described Na+/K+-ATPase inhibition correctly": the working, said of "you"
     r"|^\s*you\s+(?:described|explained|defined|summari[sz]ed|laid\s+out|set\s+out|set\s+up|reasoned\s+through)\b[^;]*?"
     r"\b(?:correctly|accurately|well|clearly|soundly)\b"
 )
 # (and no question of the batch named: "Your reasoning on the gas question was sound" is a verdict on it)
 _NOT_PRAISE = re.compile(
-    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last|earlier|previous)\b"
+    # ("last", not "last time": "Your reasoning last time about grain direction was solid" praises a step)
+    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last(?!\s+time)|earlier|previous)\b"
 )
 _OF_THE_RESULT = re.compile(r"(?i)\b(?:wrong\w*|incorrect\w*|off|mistak\w*|errors?|conclusions?|answers?|results?|final|options?|choices?|pick\w*|chose\w*)\b")
 
@@ -389,6 +394,8 @@ PRAISE_OF_A_STEP = Exemption(
         Example("Your localisation paragraph was solid.", "guard 22: fresh42"),
         Example("You described the pump's inhibition correctly;", "guard 22: fresh42"),
         Example("- Overall your terminology was accurate;", "guard 28: fresh48"),
+        Example("Your reasoning last time about the treaty dates was solid.", "guard 61: fresh119"),
+        Example("Your description of the organelle was careful and accurate.", "guard 61: fresh119"),
     ),
 )
 # One option named to be treated as every other one is: "Option C, P. knowlesi, is a parasite of

@@ -84,6 +84,8 @@ CONFUSION_WARNING = re.compile(
     r"tend\s+to\s+|may\s+|might\s+)?(?:confuse|mix\s+up|conflate)\b"
     # "Keep 'hold short', 'line up and wait' and 'cleared to cross' clearly separate in your head"
     r"|^\s*keep\b[^.;]{0,120}?\b(?:clearly\s+|firmly\s+)?(?:separate|apart|distinct)\s+in\s+your\s+(?:head|mind)\b"
+    # "Keep apart the idea of a stitch and the idea of a ground"
+    r"|^\s*keep\s+(?:clearly\s+|firmly\s+)?apart\b"
 )
 
 

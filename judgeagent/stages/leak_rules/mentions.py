@@ -585,6 +585,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     capitals = {stem(fold(w)) for w in re.findall(r"[^\W\d_]+", phrase) if w[0].isupper()}
     written = {fold(w) for w in re.findall(r"[^\W\d_]+", phrase)}
     cased = cased_words(sentence, len(words))
+    quoted = {fold(m.group(1)) for m in _QUOTED_WORD.finditer(sentence)}
     hit: set[str] = set()
     # A long distinctive word hyphenated ("cross-overs" for "crossover steps"): the parts stem
     # apart ("cro" "over"), their join as written does not. (Not two words: "cross over" is a verb.)
@@ -598,14 +599,17 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
         for d in distinctive:
             # "drew" and "drawn" are "draw" itself, which the stemmer cannot see
             s = d if _irregular_bases().get(w) == d else written_stem
+            # (a tool's name quoted as the verb it comes from: 'rice' of "potato ricer")
+            agent = w in quoted and any(stem(a) == d and a.endswith("er") and w in (a[:-1], a[:-2]) for a in written)
             variant = s != d and (
-                near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
+                agent or near_miss(s, d) or same_word(s, d) or (len(d) >= 5 and len(s) > len(d) and s.startswith(d))
             )
             if s != d and not variant:
                 continue
-            if variant and (common_word(w) or s in asked):
-                # A word of its own, not a slip or a form of the answer's; or one the question
-                # itself uses ("ethanol" in a question whose answer is "methanol").
+            if variant and ((common_word(w) and w not in quoted) or s in asked):
+                # A word of its own, not a slip or a form of the answer's (unless quoted as a
+                # word: "if a recipe tells you to 'rice' the potatoes" beside "potato ricer"); or
+                # one the question itself uses ("ethanol" in a question whose answer is "methanol").
                 continue
             # Beside a proper name, the answer's lower-case words are class nouns ("limit" of
             # "Roche limit", "discontinuity" of "Mohorovičić discontinuity"); and another form
@@ -629,6 +633,10 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
                 return True
             hit.add(d)
     return len(hit | (numbers & (set(stems) | _roman_numbers(sentence)) if hit else set())) >= 2
+
+
+# One word in quotes, as a word is quoted for itself ("to 'rice' the potatoes").
+_QUOTED_WORD = re.compile(r"(?:(?<=\s)|^)['‘\"“]([^\W\d_]+)['’\"”](?=[\s,.;:!?]|$)")
 
 
 @functools.cache

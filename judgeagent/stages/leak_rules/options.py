@@ -466,6 +466,7 @@ TEXT_JUDGED = _option_rule(
         Example("Keep 'the tide pushes surface air' and 'the rotation of the Earth' clearly separate in your head.", "guard 55: fresh8", "values"),
         Example("The four options are Utrecht, Westphalia, Versailles and Vienna; date each, or rule it out for lack of a date.",
                 "guard 60: fresh117"),
+        Example("Keep apart the idea of a ribosome and the idea of a lysosome, which the question treats as different.", "guard 61: fresh119"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(

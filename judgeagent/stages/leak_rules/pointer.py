@@ -196,7 +196,9 @@ _BETWEEN_PICK = re.compile(
     r"^\s*(?:Q\d+\s*[:.)]\s*)?(?i:of|between)\s+[^,;.]{1,120}?\s+(?i:and|or)\s+[^,;.]{1,120},\s*"
     r"(?:I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take|trust|favou?r|lean\s+(?:to|towards?)|"
     # told, not said of oneself, only as a choice ("Of dates and names, take the dates" is a method)
-    r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for))\b"
+    r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)"
+    # ("Between bending the knees and adding wrist spin, bending the knees is my pick")
+    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|gets)\s+my\s+(?i:pick|choice|vote|preference))\b"
     # (not "..., take a moment to compare them": a step of method)
     r"(?!\s+(?i:a\s+(?:moment|minute|second|look|step|break|breath)|time|care|note|stock)\b)"
 )
@@ -445,7 +447,7 @@ PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; \"Between ... and ..., I'd trust ...\", \"Of ... and ..., go with ...\" and \"... is the one I'd back\", whatever words name the two; a named option that \"beats\" or \"looks better supported than\" another",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; \"Between ... and ..., I'd trust ...\", \"Of ... and ..., go with ...\", \"Between ... and ..., ... is my pick\" and \"... is the one I'd back\", whatever words name the two; a named option that \"beats\" or \"looks better supported than\" another",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -472,6 +474,7 @@ PICK_MINE = Rule(
         Example("Between the treaty signed in two towns and the congress, the treaty wins.", "guard 52: fresh101, preference"),
         Example("Between the two treaties, my lean is clearly toward the second once you check the dates.", "guard 53: fresh103, preference"),
         Example("Between the congress and the treaty signed in two towns, I'm much more persuaded by the treaty.", "guard 56: fresh110, preference"),
+        Example("Between the congress and the treaty signed in two towns, the treaty is my pick.", "guard 61: fresh120, preference"),
         Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
         Example("MRI over CT, every time: only one of them uses magnets.", "guard 57: fresh112, preference", "codes"),
         Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
