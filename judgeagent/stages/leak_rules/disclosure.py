@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from judgeagent.stages.leak_finding import LeakFinding
-from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_A_STEP, PRAISE_OF_FORM
+from judgeagent.stages.leak_rules.exemptions import PRAISE_OF_A_STEP, PRAISE_OF_FORM, YOU_WENT_WITH
 from judgeagent.stages.leak_rules.judgement import CORRECTNESS, QUOTED, YOUR_ANSWER
 from judgeagent.stages.leak_rules.rule import Example, FirstOf, Reading, Rule, finding
 from judgeagent.stages.leak_rules.vocabulary import alternation
@@ -482,7 +482,7 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?:redoing|rethinking|reworking|changing|fixing|correcting|replacing|another\s+look)\b"
         # "You went for the committee meeting, but the notice puts it to the members", "You went
         # with monofilament, which is an understandable instinct, but ..."
-        r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?you\s+(?:went\s+for|went\s+with|opted\s+for|plumped\s+for|settled\s+on)\s+[^,;.]{2,60}?,"
+        r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?" + YOU_WENT_WITH + r"\s+[^,;.]{2,60}?,"
         r"(?:\s*which\s+[^,;.]{2,60},)?\s*but\b"
     ),
     # "Your phrase answer named a tie-breaker format from a different sport", "Your answer to the

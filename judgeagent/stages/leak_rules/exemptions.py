@@ -182,7 +182,9 @@ _KNOWLEDGE_PRAISED = re.compile(
 _ANSWER_QUOTED = re.compile(r"(?i)" + YOUR_ANSWER + r"[^.;]{0,50}?" + QUOTED)
 # The answer named and set against another: "You went with monofilament, which is an understandable
 # instinct, but instructors reach for ...": the instinct is the answer's, not a habit of form.
-_ANSWER_GIVEN_BUT = re.compile(r"(?i)^\s*you\s+(?:went\s+(?:for|with)|opted\s+for|plumped\s+for|settled\s+on)\s+[^.;]{2,120}?\bbut\b")
+# (the disclosure rule reads the same words: leak_rules.disclosure.ANSWER_JUDGED_PATTERNS)
+YOU_WENT_WITH = r"you\s+(?:went\s+(?:for|with)|opted\s+for|plumped\s+for|settled\s+on)"
+_ANSWER_GIVEN_BUT = re.compile(r"(?i)^\s*" + YOU_WENT_WITH + r"\s+[^.;]{2,120}?\bbut\b")
 
 
 # Whose work is praised: "you", "your", or a sentence that opens on "the answers" ("The answers were
