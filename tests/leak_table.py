@@ -280,7 +280,11 @@ were read, while guard 60 was being made, and "fresh125" (o1021-o1027: birdsong 
 snail farming, hammock camping, sashiko stitching, quoits, tamale making, a community radio
 station's notice) and "fresh126" (o1031-o1037: squash, dumpling folding, skittles, piñata making,
 hopscotch and playground games, bread kvass brewing, a youth orchestra's email), written the same
-way after fresh117 and fresh118 were read, while guard 60 was being made.
+way after fresh117 and fresh118 were read, while guard 60 was being made, and "fresh127"
+(o1041-o1047: yogurt making, carillon playing, moth trapping, freediving, rounders, Viennese
+waltz, a community seed library's email) and "fresh128" (o1051-o1057: fondue, beatboxing, fossil
+hunting, cloud identification, softball, bodyboarding, a village market's notice), written the
+same way after fresh121 and fresh122 were read, while guard 62 was being made.
 Every suggestion carries its domain: the subject of its
 question, or of its batch's first question when it was written about the batch as a whole.
 
@@ -506,8 +510,11 @@ FRESH124 = "fresh124"
 # Written apart after fresh117 and fresh118 were read, while guard 60 was being made.
 FRESH125 = "fresh125"
 FRESH126 = "fresh126"
+# Written apart after fresh121 and fresh122 were read, while guard 62 was being made.
+FRESH127 = "fresh127"
+FRESH128 = "fresh128"
 # The groups written apart on seven new subjects each (issue 33), in the order they were written.
-WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68, FRESH69, FRESH70, FRESH71, FRESH72, FRESH73, FRESH74, FRESH75, FRESH76, FRESH77, FRESH78, FRESH79, FRESH80, FRESH81, FRESH82, FRESH83, FRESH84, FRESH85, FRESH86, FRESH87, FRESH88, FRESH89, FRESH90, FRESH91, FRESH92, FRESH93, FRESH94, FRESH95, FRESH96, FRESH97, FRESH98, FRESH99, FRESH100, FRESH101, FRESH102, FRESH103, FRESH104, FRESH105, FRESH106, FRESH107, FRESH108, FRESH109, FRESH110, FRESH111, FRESH112, FRESH113, FRESH114, FRESH115, FRESH116, FRESH117, FRESH118, FRESH119, FRESH120, FRESH121, FRESH122, FRESH123, FRESH124, FRESH125, FRESH126)
+WRITTEN_APART = (FRESH3, FRESH4, FRESH5, FRESH6, FRESH7, FRESH8, FRESH9, FRESH10, FRESH11, FRESH12, FRESH13, FRESH14, FRESH15, FRESH16, FRESH17, FRESH18, FRESH19, FRESH20, FRESH21, FRESH22, FRESH23, FRESH24, FRESH25, FRESH26, FRESH27, FRESH28, FRESH29, FRESH30, FRESH31, FRESH32, FRESH33, FRESH34, FRESH35, FRESH36, FRESH37, FRESH38, FRESH39, FRESH40, FRESH41, FRESH42, FRESH43, FRESH44, FRESH45, FRESH46, FRESH47, FRESH48, FRESH49, FRESH50, FRESH51, FRESH52, FRESH53, FRESH54, FRESH55, FRESH56, FRESH57, FRESH58, FRESH59, FRESH60, FRESH61, FRESH62, FRESH63, FRESH64, FRESH65, FRESH66, FRESH67, FRESH68, FRESH69, FRESH70, FRESH71, FRESH72, FRESH73, FRESH74, FRESH75, FRESH76, FRESH77, FRESH78, FRESH79, FRESH80, FRESH81, FRESH82, FRESH83, FRESH84, FRESH85, FRESH86, FRESH87, FRESH88, FRESH89, FRESH90, FRESH91, FRESH92, FRESH93, FRESH94, FRESH95, FRESH96, FRESH97, FRESH98, FRESH99, FRESH100, FRESH101, FRESH102, FRESH103, FRESH104, FRESH105, FRESH106, FRESH107, FRESH108, FRESH109, FRESH110, FRESH111, FRESH112, FRESH113, FRESH114, FRESH115, FRESH116, FRESH117, FRESH118, FRESH119, FRESH120, FRESH121, FRESH122, FRESH123, FRESH124, FRESH125, FRESH126, FRESH127, FRESH128)
 GROUPS = (*HALVES, FRESH, FRESH2, *WRITTEN_APART)
 # The kinds only the judge's check can see: an answer described without being named (a synonym,
 # a famous property of it). The rules and the semantic layer catch some, but no installable

@@ -397,3 +397,35 @@ def test_a_phrase_answers_word_in_a_list_of_every_option_of_another_question_nam
     # one short, the list leaves the last; and the word alone still names the answer
     assert "reference_phrase" in {d.kind for d in find_leaks("Say what the reed, heddle and treadle each do.", craft)}
     assert "reference_phrase" in {d.kind for d in find_leaks("For the pedals, think of the treadle.", craft)}
+
+
+def test_a_run_of_questions_one_per_option_after_asking_of_every_option_names_none():
+    asked = "Read every option against what a homogenizer is for. "
+    run = "Does it heat the milk? Does it take out the lactose? Does it evaporate water? Does it break up the fat globules?"
+    assert find_leaks(asked + run, [MILK]) == []
+    # without the sentence that asks of every option, the questions single options out
+    assert "pointer" in {d.kind for d in find_leaks(run, [MILK])}
+    # a question that calls one option right is no item, and a verdict after the run is still read
+    hinted = asked + "Does it heat the milk? Is breaking up the fat globules obviously right? Does it evaporate water? Does it add vitamins?"
+    assert "pointer" in {d.kind for d in find_leaks(hinted, [MILK])}
+    assert find_leaks(asked + run + " The last one is right.", [MILK]) != []
+
+
+def test_an_option_listed_evenly_names_no_other_questions_answer_written_in_it():
+    craft = BATCHES["craft"]  # c1's options are Reed, Heddle, Shuttle and Treadle; c2's answer is "treadling"
+    listed = "Weigh all four options - the reed, the heddle, the shuttle, the treadle - against what carries the weft across."
+    assert find_leaks(listed, craft) == []
+    # a shortlist of a question without options still names its answer
+    assert "reference_phrase" in {d.kind for d in find_leaks("Say what the reed, heddle and treadle each do.", craft)}
+
+
+STAGE = Question("t1", "Where on a theatre stage do actors perform an aside?", "downstage")
+LIGHTS = Question("t2", "What does the lighting abbreviation 'FOH' stand for?", "A",
+                  {"A": "Front of house", "B": "Floor overhead", "C": "Follow-on headlight", "D": "Performance output hub"})
+
+
+def test_another_form_of_a_word_the_batch_uses_names_no_option():
+    # "performers" is a form of the first question's "perform", not a mention of "Performance output hub"
+    assert find_leaks("Think of the word performers use among themselves; the second question is about lighting.", [STAGE, LIGHTS]) == []
+    # the option's own word still names it
+    assert "pointer" in {d.kind for d in find_leaks("For the lighting question, think of the performance option.", [STAGE, LIGHTS])}

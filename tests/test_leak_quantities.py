@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judgeagent.data.benchmark import Question
+from judgeagent.stages.leak_normalize import spoken_numbers
 from judgeagent.stages.leak_rules.examples import BATCHES
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.quantities import option_quantity, quantities
@@ -299,3 +300,10 @@ def test_a_quantity_answer_given_with_a_hedge_in_brackets_is_named_in_another_un
     kinds = {d.kind for d in find_leaks("It boils at roughly 212 °F.", BATCHES["craft"])}
     assert "reference_phrase" in kinds
     assert find_leaks("Give the temperature in °C, not °F, and say which pressure it assumes.", BATCHES["craft"]) == []
+
+
+def test_and_lists_two_spoken_numbers_unless_it_follows_a_hundred_or_a_thousand():
+    assert [n.value for n in spoken_numbers("between thirty and fifty per second")] == [30, 50]
+    assert [n.value for n in spoken_numbers("four hundred and forty-three")] == [443]
+    assert [n.value for n in spoken_numbers("two thousand and five")] == [2005]
+    assert [n.value for n in spoken_numbers("nineteen eighty-nine")] == [1989]

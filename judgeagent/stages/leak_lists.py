@@ -11,7 +11,9 @@ as a position or a verdict) reads it as named alone. Judges write such lists as 
 the sentence counts as many things as a question of the batch has options ("all five", "the
 four statements", "each of the five") and then lists at least that many less one. Only the
 items are hidden, each on its own, so whatever the sentence says around the list ("..., and
-the last one is right") is still read, and so is an item that carries a verdict of its own.
+the last one is right") is still read, and so is an item that carries a verdict of its own. The
+same list is sometimes a run of short questions, one per option, after a sentence that asks of
+every option; those questions are hidden too.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def _dash(sentence: str, start: int) -> int:
 def _hide_items(span: str, questions: list[Question]) -> str:
     parts = re.split(r"(\s*(?:" + _COMMA + r"|;)\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)", span)
     return "".join(p if i % 2 or not p.strip() or (_SAYS.search(p) and not _option_own(p, questions)) or re.fullmatch(r"\s*[A-Z]\s*", p)
-                   or _phrase_answer(p, questions) else HIDDEN for i, p in enumerate(parts))
+                   or (_phrase_answer(p, questions) and not _option_own(p, questions)) else HIDDEN for i, p in enumerate(parts))
 
 
 def _option_own(item: str, questions: list[Question]) -> bool:
@@ -113,7 +115,9 @@ def _option_own(item: str, questions: list[Question]) -> bool:
 def _phrase_answer(item: str, questions: list[Question]) -> bool:
     """Whether the item names the answer of a question without options: a list of terms with
     the answer among them ("one of these four: spore, hypha, mycelium, sporangium") is a shortlist
-    of a question that has none, not an even list of options."""
+    of a question that has none, not an even list of options. (Unless the item is in an option's
+    own words: "the heddle rod" listed among five options, one of them "The heddle rod pressing
+    down on the warp", names that option, which the target is shown.)"""
     return any(not q.options and identifying(q.answer) and mentions_phrase(item, q.answer, q.question) for q in questions)
 
 
@@ -128,8 +132,39 @@ def hide_even_list(sentence: str, questions: list[Question]) -> str:
     return sentence[:start] + " " + _hide_items(body[: len(body) - stop], questions).strip() + body[len(body) - stop :] + sentence[end:]
 
 
+# The same list spread over sentences: one asking of every option, then a run of short questions,
+# one per option ("Read every option against the notice. Is a week-ahead booking required? Two
+# household members? The donation? ..."). Each question names one option, as the items of a list
+# do, and none says more of it than the others.
+_OF_EVERY = re.compile(
+    r"(?i)\b(?:each|every|all(?:\s+the)?)\s+(?:(?:three|four|five|six)\s+)?(?:\w+\s+)?(?:" + alternation("option_nouns") + r")\b"
+    r"|\ball\s+(?:three|four|five|six)\b"
+)
+_RUN = 3  # questions in a run: fewer are a comparison, not every option
+# (a question that calls one option right is a hint, not an item)
+_VERDICT_ASKED = re.compile(r"(?i)\b(?:right|correct|wrong|incorrect|best|answer|obvious\w*|clearly)\b")
+
+
+def _question_runs(text: str) -> list[str]:
+    """The questions of each run that follows a sentence asking of every option."""
+    said = sentences(text)
+    runs: list[str] = []
+    for i, sentence in enumerate(said):
+        if not _OF_EVERY.search(sentence):
+            continue
+        j = i + 1
+        while j < len(said) and said[j].rstrip().endswith("?") and not _VERDICT_ASKED.search(said[j]):
+            j += 1
+        if j - i - 1 >= _RUN:
+            runs += said[i + 1 : j]
+    return runs
+
+
 def without_even_lists(text: str, questions: list[Question]) -> str:
-    """``text`` with every sentence's even enumeration hidden (sentences split as the rules split them)."""
+    """``text`` with every sentence's even enumeration hidden (sentences split as the rules split
+    them), and every run of questions, one per option, after a sentence asking of each."""
+    for question in _question_runs(text):
+        text = text.replace(question, HIDDEN + "?", 1)
     for sentence in sentences(text):
         hidden = hide_even_list(sentence, questions)
         if hidden != sentence:

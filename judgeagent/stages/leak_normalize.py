@@ -164,11 +164,24 @@ def spoken_numbers(text: str) -> list[SpokenNumber]:
     or, for two groups with no hundred or thousand, as a year ("nineteen eighty-nine")."""
     out = []
     for m in _SPOKEN.finditer(text):
-        words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w != "and"]
-        value = _read(words)
-        if value is not None:
-            out.append(SpokenNumber(value, m.start(), m.end(), len(words)))
+        for start, end in _and_parts(m):
+            words = [w for w in re.split(r"[\s-]+", text[start:end].lower()) if w != "and"]
+            value = _read(words)
+            if value is not None:
+                out.append(SpokenNumber(value, start, end, len(words)))
     return out
+
+
+def _and_parts(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The numbers a run of number words holds: "and" joins what follows a hundred or a thousand
+    ("four hundred and forty"), and otherwise lists two numbers ("thirty and fifty")."""
+    parts, start = [], m.start()
+    for a in re.finditer(r"(?i)\s+and\s+", m.group(0)):
+        before = m.group(0)[: a.start()].lower()
+        if not re.search(r"(?:hundred|thousand|dozen)$", before):
+            parts.append((start, m.start() + a.start()))
+            start = m.start() + a.end()
+    return [*parts, (start, m.end())]
 
 
 def _read(words: list[str]) -> int | None:

@@ -36,7 +36,7 @@ _LETTER_PATTERNS = [
     # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D",
     # "it points to D"
     re.compile(
-        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:ed)?\s+on|settled?\s+on|"
+        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:s|ed|ing)?\s+on|settled?\s+on|"
         r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?|leads?|steers?)\s+you\s+to|"
         # "the densest sits at C"
         r"(?:sits?|lies?)\s+at|"
@@ -143,7 +143,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
 # "go with the fourth option", "the answer is the last one", "you end up on the middle option".
 _PLACE_STATED = re.compile(
     r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|the\s+answer\s+is|go\s+with|pick|choose"
-    r"|end\s+(?:up\s+)?(?:on|with|at)|land\s+on|lands?\s+you\s+on|leads?\s+you\s+to"
+    r"|end\s+(?:up\s+)?(?:on|with|at)|land(?:s|ed|ing)?\s+on|lands?\s+you\s+on|leads?\s+you\s+to"
     # "The one that holds is the third statement"
     r"|the\s+one\s+(?:that|which)\s+(?:[\w'’-]+\s+){1,3}?(?:is|was))\s+the\s+"
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
@@ -443,7 +443,7 @@ ANOTHER_FORM = Rule(
 REFERENCE_PHRASE = Rule(
     "answer.reference_phrase",
     ("reference_phrase",),
-    "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"; two in quotes, \"'RD'\"), "
+    "a phrase answer named: its text, without spaces, a slip, another form, its initials (\"HCM\" too, for \"hypertrophic cardiomyopathy\"; two in quotes, \"'RD'\"; a count as its digit, \"F2L\"), the words a one-word answer contracts (\"kara okesutora\"), "
     "or spelt out; a compound written as one word (\"sidelap\") or a long word in hyphenated parts (\"cross-overs\"), initials before a hyphen (\"PAT-tested\") or with an article inside (\"SOTG\"), a pair of numbers joined "
     "another way (\"10-20\" for \"10/20 rule\"), the one place an answer names (\"7th\" or \"VII\" for \"seventh position\"); either form of an answer given with a second in brackets, and the initials of the first; a quantity in any unit, "
     "one of a list that writes its unit once (\"6, 8 or 10 minutes\"), a value in two units (\"ninety minutes\" for \"1 hour 30 minutes\", whose "
@@ -460,6 +460,8 @@ REFERENCE_PHRASE = Rule(
         Example("It's 6, 8 or 10 minutes; work it out from the distance.", "guard 24: fresh37, fresh45, fresh46", "phrase"),
         Example("A match runs for ninety minutes before stoppages.", "guard 28: fresh54", "phrase"),
         Example("The answer is usually abbreviated HCM.", "guard 34: fresh65", "forms"),
+        Example("This stage is F2L - write out what the letters stand for.", "guard 62: fresh121, answer_variant", "shortened"),
+        Example("The word comes from 'kara okesutora', an empty orchestra; give the usual short form.", "guard 62: fresh122, answer_variant", "shortened"),
         Example("Case notes shorten it to 'hc', so you have seen it before.", "guard 57: fresh112, answer_variant", "forms"),
         Example("The standard term is seasonal performance factor.", "guard 34: fresh66", "forms"),
         Example("Report it as the SPF.", "guard 34: fresh66", "forms"),
@@ -486,6 +488,8 @@ REFERENCE_PHRASE = Rule(
     clean=(
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
         Example("Mash nothing yet: first say what the tool does to a boiled potato.", "written for the rule", "spoken"),
+        Example("Name the stage in full words; if you know it only by its initials, write out what each stands for.", "written for the rule", "shortened"),
+        Example("Give the Japanese word in its usual short form, not the English phrase for it.", "written for the rule", "shortened"),
         Example("Let the legs cross over before the block, then plant.", "written for the rule", "rulings"),
         Example("The ocean is deep there, far from any coast.", "guard 5", "phrase"),
         Example("The wall stood for twenty-eight years.", "guard 6", "phrase"),

@@ -57,8 +57,8 @@ _ONLY_RIGHT = re.compile(
 _GOOD_OR_BAD = r"(?:" + alternation("good_or_bad") + r")"
 # An answer said to need more work: "needs another look", "could use revisiting".
 _NEEDS_WORK = (
-    r"(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|fixing|correcting|"
-    r"changing|more\s+work)"
+    r"(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|redoing|fixing|correcting|"
+    r"changing|more\s+work|a\s+(?:rethink|redo|rework))"
 )
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
 QUANTIFIED_PATTERNS = [
@@ -91,6 +91,8 @@ QUANTIFIED_PATTERNS = [
     re.compile(r"(?i)\b(?:tripped\s+you\s+up|caught\s+you\s+out|where\s+(?:you|things)\s+went\s+(?:wrong|astray|off))\b"),
     re.compile(r"(?i)\b(?:good|well\s+done|fine|right|solid|sound)(?:\s+\w+)?\s+on\s+(?:two|all|both|one|three)\s+(?:of|out\s+of)\b"),
     re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:are|were|look|seem)\s+(?:all\s+)?" + _GOOD_OR_BAD + r"\b"),
+    # "the other two hold up", "the rest can stay as they are"
+    re.compile(r"(?i)\bthe\s+(?:others|other\s+(?:two|ones|answers)|rest)\s+(?:(?:all|both)\s+)?(?:hold\s+up|stand|stay|can\s+stay|are\s+fine\s+as)\b"),
     re.compile(
         r"(?i)\b(?:everything|all\s+(?:of\s+)?(?:your\s+)?(?:answers|three|of\s+them|of\s+it))\b[^.;:]{0,30}?\b(?:is|are|was|were)\s+(?:all\s+)?"
         r"(?:correct|right|fine|spot\s+on|accurate)\b"
@@ -125,8 +127,9 @@ QUANTIFIED_PATTERNS = [
         r"(?:(?!before\b|after\b|you\b|if\b|when\b|then\b)[\w-]+\s+){0,3}?(?:one|answer)\b(?!\s+(?:to|for|format|sheet))"
     ),
     re.compile(
-        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one|estimate)\s+is\s+the\s+one(?:\s+answer)?\s+"
-        r"(?:to|I['’]d|I\s+would|you\s+should)\s+(?:definitely\s+|really\s+)?"
+        # ("Your answer to the chewy-gnocchi question is the one I'd ask you to rethink")
+        r"(?i)\byour\s+[\w\s-]{0,30}?\b(?:answer|response|choice|one|estimate)(?:\s+(?:to|on|for|about)\s+[^,;.]{1,40}?)?\s+is\s+the\s+one(?:\s+answer)?\s+"
+        r"(?:to|I['’]d|I\s+would|you\s+should)\s+(?:definitely\s+|really\s+)?(?:ask\s+you\s+to\s+)?"
         r"(?:revisit|rethink|reconsider|fix|change|correct|look\s+at\s+again|redo|re-?examine)\b"
     ),
     re.compile(
@@ -163,7 +166,7 @@ QUANTIFIED_PATTERNS = [
         r"(?i)\b(?:your|the|that|this)\s+(?:(?!(?:is|are|was|were)\b)[\w'’-]+\s+){0,4}?(?:answers?|responses?|picks?)\s+(?:there\s+|here\s+)?"
         # ("your answer here is already right", "the video-review answer is already where it should be")
         r"(?:(?:is|are|was|were)\s+(?:all\s+|both\s+)?(?:already\s+|still\s+)?(?:" + _GOOD_OR_BAD + r"|where\s+(?:it|they)\s+(?:should|ought\s+to|needs?\s+to)\s+be)"
-        r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up))\b"
+        r"|(?:doesn['’]t|does\s+not|don['’]t|didn['’]t)\s+(?:fit|hold\s+up|work|match|square|agree|add\s+up|account\s+for|allow\s+for))\b"
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(
@@ -172,6 +175,11 @@ QUANTIFIED_PATTERNS = [
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "Items one and three are fine as they stand"
+    re.compile(
+        r"(?i)\b(?:items?|questions?|answers?)\s+(?:one|two|three|[1-3])\s+and\s+(?:one|two|three|[1-3])\s+(?:are|were)\s+(?:both\s+)?"
+        r"(?:fine|right|correct|good|solid|sound|wrong|off|incorrect)\b"
+    ),
     # "Keep your first answer; the second and third both need another look", "Only the exhibition
     # question needs revisiting"
     # "Keep the middle answer; rethink the first and last"
@@ -228,6 +236,7 @@ QUANTIFIER_EXAMPLES = (
     'The date tripped you up.',
     'Good work on two of the three.',
     'The others are fine.',
+    'The other two hold up.',
     'All of your answers are correct.',
     'Keep your treaty answer.',
     'Keep your answer on the treaty.',
@@ -248,6 +257,7 @@ QUANTIFIER_EXAMPLES = (
     'The desert and wind answers are correct.',
     'The treaty question and the gas question are fine.',
     'The remaining one is off.',
+    'Items one and three are fine as they stand.',
     'Keep the middle answer.',
     "You'll want to change your earlier answer here.",
     'The second and third both need another look.',
@@ -359,6 +369,7 @@ VERDICT_ON_ANSWERS = Rule(
         Example("You got the gas-check item wrong.", "guard 43: fresh84"),
         Example("Last time you blamed the wrong gas on this question.", "guard 54: fresh106"),
         Example("Your reasoning on the gas question was sound.", "guard 2"),
+        Example("You read the question closely and picked Utrecht, which was right.", "written for the rule"),
     ),
     clean=(
         Example("Make sure your answer is correct.", "guard 2"),
@@ -386,6 +397,11 @@ QUANTIFIED = Rule(
         Example("The dynasty you chose there won't survive the check.", "guard 6"),
         Example("Revisit the gas question; the organelle answer is already where it should be.", "guard 52: fresh101, disclosure"),
         Example("Organelle: your answer here is already right, so there's no need to revisit it.", "guard 52: fresh101, a whole message"),
+        Example("Your style answer is already right, so leave it and spend your effort on the other two.", "guard 62: fresh121, a whole message"),
+        Example("Items one and three are fine as they stand.", "guard 62: fresh120, disclosure"),
+        Example("Only the treaty question needs redoing; your other two answers hold.", "guard 62: fresh121, disclosure"),
+        Example("Your answer to the gas question is the one I'd ask you to rethink; the other two hold up.", "guard 62: fresh119, disclosure"),
+        Example("Your treaty answer didn't account for the war's last year.", "guard 62: fresh121, disclosure"),
     ),
     clean=(
         Example("Make sure all of them hold up.", "guard 5"),
@@ -479,11 +495,19 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?i)\byour\s+(?:[\w-]+\s+){0,3}(?:answer|response|choice|figure|estimate)\b[^.;]{0,120}?,?\s+so\s+"
         r"(?:rethink|redo|revisit|reconsider|rework|change|fix)\s+it\b"
         r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?(?:answer|one)(?:\s+(?:to|on|for|about)(?:\s+[\w'’-]+){1,4}?)?\s+needs\s+"
-        r"(?:redoing|rethinking|reworking|changing|fixing|correcting|replacing|another\s+look)\b"
+        r"(?:redoing|rethinking|reworking|changing|fixing|correcting|replacing|another\s+look|a\s+(?:rethink|redo|rework|second\s+look))\b"
         # "You went for the committee meeting, but the notice puts it to the members", "You went
         # with monofilament, which is an understandable instinct, but ..."
         r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?" + YOU_WENT_WITH + r"\s+[^,;.]{2,60}?,"
         r"(?:\s*which\s+[^,;.]{2,60},)?\s*but\b"
+        # "You answered 9:00, but bags have to be in by 08:40"; not the answers' form or kind ("You
+        # wrote clear answers, but ...", "You answered with a place name, but ...", "You gave a mass
+        # of about two solar masses, but the question asks for the limit's name")
+        r"|^\s*you\s+(?:answered|put(?:\s+down)?|wrote|gave|said|chose|picked|blamed|had|named|suggested|guessed)\s+(?!with\b|an?\b|\w+ly\b)"
+        r"(?![^,;.]*\b(?:answers|explanations|reasoning|working|steps)\b)[^,;.]{2,40}?,\s*but\b"
+        # "Your walk-in answer listed electrical items. That's the opposite of what the notice says":
+        # what the sentence before gave, set against the text
+        r"|^\s*(?:that|this|it)(?:['’]s|\s+is|\s+was)\s+(?:the\s+)?(?:exact\s+|very\s+)?(?:opposite|reverse)\s+of\s+what\b"
     ),
     # "Your phrase answer named a tie-breaker format from a different sport", "Your answer to the
     # partials question was the one mistake in this batch"
@@ -494,13 +518,15 @@ ANSWER_JUDGED_PATTERNS = (
     ),
 )
 _IF = re.compile(r"(?i)\b(?:if|whether|when|unless|in\s+case)\b")
+_FOR_WHICH = re.compile(r"(?i)^\s*(?:for|on|in)\s+(?:the\s+|your\s+)?[\w\s'’-]{1,50}?(?=\s*[.!]?\s*$)")
 
 
 def _answer_judged(reading: Reading) -> list[LeakFinding]:
     sentence = reading.sentence
     m = _QUOTED_ANSWER.search(sentence)
     if m is not None and not _IF.search(sentence[: m.start()]):
-        rest = sentence[m.end() :]
+        # (what follows may only say which question: "You wrote 'freestyle' for the third question.")
+        rest = _FOR_WHICH.sub("", sentence[m.end() :])
         if not rest.strip(" .!") or _AGAINST.search(rest):
             return [finding(_asked_question(reading), "disclosure", sentence)]
     if any(p.search(sentence) for p in ANSWER_JUDGED_PATTERNS) and not _IF.search(sentence):
@@ -518,6 +544,7 @@ ANSWER_JUDGED = Rule(
     leaks=(
         Example("You wrote 'Treaty of Utrecht'.", "guard 43: fresh86"),
         Example("You put 'Oxygen', but the question asks about most of the air.", "guard 43: fresh86"),
+        Example("You wrote 'Oxygen' for the third question. That's a different gas altogether.", "guard 62: fresh121, disclosure"),
         Example("Your phrase answer, 'crust', isn't the layer the question is after.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer was far too generous.", "guard 43: fresh83", "phrase"),
         Example("Your sunlight answer ran too high; rethink it.", "guard 52: fresh101, disclosure", "phrase"),
@@ -533,12 +560,18 @@ ANSWER_JUDGED = Rule(
         Example("Your answer on the treaty's name needs replacing with the proper term.", "guard 57: fresh112, disclosure"),
         Example("You went for the congress, but the question asks about the treaty signed in two towns.", "guard 57: fresh112, disclosure"),
         Example("You went with Utrecht, which is an understandable instinct, but the war ended decades earlier.", "guard 61: fresh119, disclosure"),
+        Example("You answered 1714, but the treaty was signed a year earlier.", "guard 62: fresh122, disclosure"),
+        Example("You blamed the congress, but the war was ended by a treaty.", "guard 62: fresh119, disclosure"),
+        Example("Your treaty answer needs a rethink; it doesn't follow from the dates.", "guard 62: fresh122, disclosure"),
+        Example("Your answer named the congress. That's the opposite of what the question says - it wants a treaty.", "guard 62: fresh121, disclosure"),
         Example("I'd only revise the answer about the treaty; the rest holds.", "guard 55: fresh107, disclosure"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),
         Example("If you wrote 'Oxygen', check the proportions again.", "written for the rule"),
         Example("Your answer was too long; one name is enough.", "written for the rule", "phrase"),
+        Example("You wrote clear answers, but each needed one more step.", "guard 62: fresh73, a whole message"),
+        Example("You answered with a place name, but the question asks for a treaty.", "guard 62: fresh35"),
     ),
 )
 # An earlier answer called right or wrong in so many words, as the sentence's own subject: "On the

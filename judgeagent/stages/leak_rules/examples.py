@@ -130,6 +130,11 @@ BATCHES: dict[str, list[Question]] = {
         Question("l2", "Which aid do draughts players use to see who is ahead in material?", "A",
                  {"A": "Piece count", "B": "Opening book", "C": "Endgame table", "D": "Move clock"}),
     ],
+    # phrase answers known by a short form: initials with a count, a contraction
+    "shortened": [
+        Question("n1", "In a puzzle-cube method, what is the stage that builds the bottom and middle layers together called?", "first two layers"),
+        Question("n2", "What is singing along to recorded backing tracks called, by its Japanese name?", "karaoke"),
+    ],
     "scores": [
         Question("s1", "Which of a judged sport's panel scores counts how hard the routine is?", "B",
                  {"A": "Execution score (E-score)", "B": "Difficulty score (D-score)", "C": "Neutral deduction", "D": "Bonus for landing"}),

@@ -138,6 +138,8 @@ _FORM = re.compile(
     r"|\bthe\s+way\s+you\s+(?:laid\s+out|set\s+out|organi[sz]ed|structured|worked|reasoned|explained|approached)\b"
     r"|\bdid\s+well\s+(?:\w+\s+){0,2}to\s+(?:notice|note|spot|separate|distinguish|define|check|think|ask|consider|reason|look|start)\b"
     # "You spotted that the 32-bit word format matters; good.": a clue of the stem noticed
+    # "You gave a good justification last time about shade and moisture": the reasons praised
+    r"|\b(?:good|clear|solid|careful|thoughtful|detailed)\s+(?:justifications?|rationales?)\b"
     r"|\byou\s+(?:rightly\s+|correctly\s+)?(?:spotted|noticed|picked\s+up\s+on|caught)\s+that\b(?:(?!\b(?:options?|answers?|choices?)\b|\b[A-E]\b)[^.;]){0,80}?\b(?:matters|mattered|is\s+relevant|was\s+relevant|counts)\b"
 
     # a habit praised ("you were good about estimating the energy") or a form criticised ("a bit generic")
@@ -146,6 +148,8 @@ _FORM = re.compile(
     # "Your previous explanation of permutations was nicely done": the working, not the answer
     r"|\b(?:explanations?|reasoning|write-?ups?|working|derivations?|arguments?)\b[^.;]{0,40}?\b(?:nicely|well)\s+done\b"
 )
+# (an option or an answer given, in the words before a verdict: "... and picked Utrecht, which was right")
+_ANSWER_NAMED = r"\boptions?\b|\b[A-E]\b|\b(?:picked|chose|answered|went|gave|put|wrote|named|selected|got|settled)\b"
 RIGHT_FOR_FORM = re.compile(
     # "You're on the right track whenever you think in terms of inputs and outputs": a habit
     r"(?i)\bon\s+the\s+right\s+track\s+(?:whenever|when|if|each\s+time)\s+you\b|"
@@ -153,6 +157,12 @@ RIGHT_FOR_FORM = re.compile(
     # or "Your working on the earlier attempt was tidy, which is exactly right for this kind of question"
     r"^\s*(?:you(?:['’]ve|\s+have)\s+been\s+\w+ing\b|your\s+(?:working|workings|method|layout|steps|write-?up)\b[^.;]{0,60}?\b"
     r"(?:tidy|clear|neat|careful|methodical|thorough|systematic|concise|organi[sz]ed|laid\s+out))[^.;]{0,80}?,\s*which\s+is\s+(?:exactly\s+|just\s+)?(?:right|correct)\b|"
+    # "Last time you tied your answer closely back to the scenario, which was good", "You quote
+    # texts closely, which is exactly right for this kind of passage": a way of working
+    r"^\s*(?:last\s+time,?\s+)?you\s+(?:tied|tie|linked|link|quoted|quote|cited|cite|anchored|anchor|grounded|ground|related|relate|"
+    r"referred|refer|read|reread|explained|explain|justified|justify|reasoned|reason|checked|check|showed|show)\b"
+    r"(?:(?!" + _ANSWER_NAMED + r")[^.;]){0,60}?\b(?:closely|carefully|clearly|explicitly|directly|step\s+by\s+step)\b"
+    r"(?:(?!" + _ANSWER_NAMED + r")[^.;]){0,40}?,\s*which\s+(?:is|was)\s+(?:exactly\s+|just\s+|very\s+)?(?:right|correct|good|great)\b|"
     # "One thing you did well last time was explain why you chose what you chose": a step praised
     r"\b(?:one\s+thing|what)\s+you\s+did\s+well(?:\s+(?:last\s+time|before|earlier))?\s+(?:was|is)\s+(?:to\s+)?"
     r"(?:explain|show|justify|lay\s+out|set\s+out|give\s+(?:a\s+)?reasons?|state|check)\w*\b|"
@@ -166,7 +176,8 @@ RIGHT_FOR_FORM = re.compile(
     r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|mindset|attitude|"
     # "a clear physical rationale, which is the right way to approach a question like this"
     r"way\s+to\s+(?:work|reason|think|go\s+about|approach|tackle|handle))\b"
-    r"|\b(?:style|approach|habit|method|format)\b[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
+    # (not a question's name: "Your style answer is already right" judges the answer on styles)
+    r"|\b(?:style|approach|habit|method|format)\b(?!\s+(?:answers?|responses?|questions?|items?|ones?)\b)[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
 )
 
 
@@ -313,6 +324,7 @@ FORM = Exemption(
         Example("Give your answer as a letter.", "fresh23"),
         Example("One letter is all that's needed, though a one-line reason helps.", "fresh10, fresh11"),
         Example("Your answer here was a single word with no explanation.", "guard 53: fresh104"),
+        Example("Your answer here was a single word without any justification.", "guard 62: fresh121"),
     ),
 )
 PRAISE_OF_FORM = Exemption(
@@ -335,6 +347,9 @@ PRAISE_OF_FORM = Exemption(
         Example("One thing you did well last time was explain why you chose what you chose.", "guard 54: fresh106"),
         Example("Last time you wrote a figure but not how you got it.", "guard 54: fresh106"),
         Example("You were right to write out units in your last attempt.", "guard 55: fresh108"),
+        Example("Last time you tied your answer closely back to the question, which was good.", "guard 62: fresh121"),
+        Example("You quote texts closely, which is exactly right for this kind of passage.", "guard 62: fresh121"),
+        Example("You gave a good justification last time about the dates.", "guard 62: fresh121"),
     ),
 )
 KIND_OF_ANSWER = Exemption(

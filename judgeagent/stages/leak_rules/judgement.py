@@ -170,7 +170,8 @@ NARROWED_TO = re.compile(
     r"(?i)(?:\b(?:choos(?:e|ing)|choice\s+is|contest\s+is|(?:it|answer)\s*(?:['’]s|is))\s+between"
     r"|\bcomes?\s+down\s+to|\b(?:narrow|whittle)(?:s|d|ed|ing)?\s+(?:(?:it|this|things|them|your\s+(?:thinking|list|choice|search))\s+)?(?:down\s+)?to"
     # "Narrow it to the three biotoxin syndromes — PSP, ASP or DSP"
-    r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-])?"
+    # ("Narrow it to three: portable amplifier, ...")
+    r"(?:\s+(?:the\s+)?(?:two|three|four|2|3|4)(?:\s+(?:[\w-]+\s+){0,2}?[\w-]+)?\s*[—–:,-])?"
     # "your shortlist should really be just TOFC and RoLa", "confine yourself to two ranges, 0–5 °C and 20–25 °C"
     r"|\bshortlist\s*(?::|(?:should\s+(?:really\s+)?be|is)(?:\s+(?:just|only))?)"
     # "I'd shortlist DQ, DNF and the YC warning"

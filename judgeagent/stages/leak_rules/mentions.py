@@ -255,19 +255,24 @@ def _spoken_initials(sentence: str, name: str, question_text: str) -> list[tuple
 
 def _initials_written(sentence: str, words: list[str], question_text: str) -> list[tuple[int, int]]:
     """Where the sentence writes the first letters of three ``words`` or more in capitals (a
-    plural too), unless the question writes them."""
+    plural too, a number word as its digit), unless the question writes them."""
     if len(words) < 3:
         return []
-    initials = "".join(w[0] for w in words).upper()
-    if compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text):
-        return []
-    # (a hyphen may join them to a word: "PAT-tested")
-    return [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w]|-[A-Z\d])").finditer(sentence)]
+    spans = []
+    # (a count may be its digit: "F2L" for "first two layers")
+    counted = "".join(_NUMBER_WORDS[w.lower()] if w.lower() in _COUNTS else w[0] for w in words)
+    for initials in dict.fromkeys(("".join(w[0] for w in words).upper(), counted.upper())):
+        if compiled(r"(?<![\w-])" + initials + r"(?![\w-])").search(question_text):
+            continue
+        # (a hyphen may join them to a word: "PAT-tested")
+        spans += [m.span() for m in compiled(r"(?<![\w-])" + initials + r"s?(?![\w]|-[A-Z\d])").finditer(sentence)]
+    return spans
 
 
 # Initials in capitals that may take more letters of a word, or a number word's digit:
 # "SSB" for "Single sideband", "DCS" for "decompression sickness", "2C1R" for "Second cousin once removed".
 _WRITTEN_CAPITALS = re.compile(r"(?<![\w-])(?=[A-Z\d]*[A-Z][A-Z\d]*[A-Z\d])[A-Z\d]{2,6}(?=s?(?![\w-]))")
+_COUNTS = ("one", "two", "three", "four", "five")
 _NUMBER_WORDS = {
     "one": "1", "first": "1", "once": "1", "single": "1", "two": "2", "second": "2", "twice": "2", "double": "2",
     "three": "3", "third": "3", "thrice": "3", "triple": "3", "four": "4", "fourth": "4", "five": "5", "fifth": "5",
@@ -444,6 +449,10 @@ def _mention_spans(
         # not matter: it is read as a set below.)
         if len(s) >= VARIANT_MIN and s not in topic:
             matched = [d for d in form.variable if s == d or near_miss(s, d) or same_word(s, d)]
+            # (nor is a form of a word the batch uses: "performers" beside "Performance amplifier",
+            # where another question asks where buskers "perform")
+            if matched and s not in form.variable and any(same_word(s, t) for t in topic if t not in form.variable):
+                matched = []
         else:
             matched = [s] if s in form.distinctive else []
         if not matched and form.abbreviable and _ABBREVIATION_MIN <= len(w) <= 6:
@@ -568,7 +577,7 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     # ("sidelap" for "side lap": one word as written, its stem "sidelap" against "sid" "lap")
     if len(raw) >= 6 and raw in {"".join(folded[i : i + k]) for k in range(1, 5) for i in range(len(folded) - k + 1)}:
         return True
-    if _pair_named(sentence, phrase, question_text) or _clipped_named(folded, phrase):
+    if _pair_named(sentence, phrase, question_text) or _clipped_named(folded, phrase) or _contracted_named(folded, phrase):
         return True
     asked = set(tokens(question_text))
     distinctive = {w for w in whole if len(w) >= 3 and not w.isdigit() and w not in STOP and w not in asked}
@@ -668,6 +677,22 @@ def _clipped_named(folded: list[str], phrase: str) -> bool:
             return True
     joined = "".join(head)
     return any(w.startswith(joined) and w[len(joined) :] in clips for w in folded)
+
+
+def _contracted_named(folded: list[str], phrase: str) -> bool:
+    """Whether the words of the sentence (``folded``) write out in full a one-word answer that is
+    their contraction: "tsubu anko" for "tsubuan", the first word whole and the second clipped
+    into it. The first word is no common word ("car petrol" is not "carpet")."""
+    whole = re.findall(r"[a-z0-9]+", fold(phrase))
+    if len(whole) != 1 or not whole[0].isalpha() or len(whole[0]) < 2 * _CLIP_MIN:
+        return False
+    answer = whole[0]
+    for first, second in zip(folded, folded[1:], strict=False):
+        rest = answer[len(first) :]
+        if len(first) >= _CLIP_MIN and len(rest) >= 2 and answer.startswith(first) and second.startswith(rest) \
+                and len(second) > len(rest) and not common_word(first):
+            return True
+    return False
 
 
 # Two numbers joined, in any of the ways they are written: "10-20" and "10:20" for "10/20 rule".

@@ -161,4 +161,8 @@ def _spoken_candidate(sentence: str, start: int, end: int) -> bool:
     before, after = sentence[:start], sentence[end:]
     contrast = re.match(r"(?i)\s*,?\s*(?:not|rather\s+than|over|instead\s+of)\b", after) is not None
     asserted = re.search(r"(?i)\b(?:it['’]s|it\s+is|answer\s+is|go\s+with|pick|choose)\s+$", before) is not None
-    return contrast or asserted or (not before.strip() and re.match(r"\s*[,.!]", after) is not None)
+    # one of two put side by side: "choosing between thirty and fifty per second"
+    # (not a count: "between two years")
+    paired = (re.search(r"(?i)\b(?:between|either)\s+$", before) is not None and re.match(r"(?i)\s+(?:and|or)\s", after) is not None) \
+        or re.search(r"(?i)\b(?:between|either)\s+[\w-]+\s+(?:and|or)\s+$", before) is not None
+    return contrast or asserted or paired or (not before.strip() and re.match(r"\s*[,.!]", after) is not None)

@@ -404,6 +404,10 @@ LETTER_OR_PLACE = _option_rule(
         Example("Having eliminated the first three, you are left with one.", "guard 2"),
         Example("The answer sits in second place.", "guard 6"),
         Example("Both sources agree there, so the first, second and fourth options are all consistent.", "guard 22: fresh40"),
+        Example("Top of the list.", "guard 62: fresh120, position"),
+        Example("Third statement down.", "guard 62: fresh120, position"),
+        Example("Second statement on the list for the treaty question.", "guard 62: fresh122, position"),
+        Example("Read the four options in order and you'll see the first is the only one that ended a war.", "guard 62: fresh119, position"),
     ),
     clean=(
         Example("Options A, B, C and D each describe a different settlement; compare them.", "guard 7: fresh6, fresh7"),
@@ -418,6 +422,8 @@ LETTER_OR_PLACE = _option_rule(
         Example("Compare the first and last options on what each is used for.", "guard 23: fresh35, fresh43"),
         Example("Options A and D name a treaty, B and C something else; sort them that way first.", "guard 37: fresh73, a whole message"),
         Example("Set up the sum carefully: the time to the top is given, and so is the distance.", "guard 60: fresh118, a whole message"),
+        Example("Which of those has happened when the top is one colour but the sides are scrambled?", "guard 62: fresh121"),
+        Example("Several options may be permitted, but only one is the last permitted moment.", "guard 62: fresh121"),
     ),
 )
 BARE_LETTER = _option_rule(
@@ -496,6 +502,8 @@ NARROWED_LIST = _option_rule(
         Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
         Example("The size of each group is 32, 48 or 64; count to tell which.", "guard 59: fresh116, a whole message", "values"),
         Example("You're choosing between 64 and 128; count the groups.", "guard 27: fresh48", "values"),
+        Example("Narrow it to three: 32, 48 or 64. Then decide.", "guard 62: fresh122, listed", "values"),
+        Example("You're really choosing between seven and eleven for pure water.", "guard 62: fresh121, listed", "values"),
         Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),
         Example("Your shortlist should really be just 64 and 128.", "guard 31: fresh59, listed", "values"),
         Example("You can confine yourself to two values, 48 and 128; decide by the group count.", "guard 31: fresh58, listed", "values"),

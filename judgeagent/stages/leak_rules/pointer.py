@@ -193,14 +193,28 @@ _TAKE_OVER = re.compile(
 # name the two (neither need be an option's), a choice set up between two and settled is the
 # writer's pick; no clean suggestion or message of the corpus to fresh114 is written so.
 _BETWEEN_PICK = re.compile(
-    r"^\s*(?:Q\d+\s*[:.)]\s*)?(?i:of|between)\s+[^,;.]{1,120}?\s+(?i:and|or)\s+[^,;.]{1,120},\s*"
-    r"(?:I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:take|trust|favou?r|lean\s+(?:to|towards?)|"
+    # ("If it's between ...", "If you're torn between ...", "If I were choosing between ...", "Given a choice between ...")
+    r"^\s*(?:Q\d+\s*[:.)]\s*)?(?i:(?:if\s+(?:it['’]s|you['’]re\s+(?:torn|choosing|deciding)|I\s+(?:were|was)\s+(?:choosing|deciding|picking))\s+"
+    r"|given\s+a\s+choice\s+)?(?:of|between))\s+[^,;.]{1,120}?\s+(?i:and|or)\s+[^,;.]{1,120},\s*"
+    r"(?:I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly|firmly|strongly|hard)\s+)?(?i:take|trust|favou?r|"
+    r"lean(?:\s+(?:firmly|strongly|hard|heavily))?\s+(?:to|towards?)|"
     # told, not said of oneself, only as a choice ("Of dates and names, take the dates" is a method)
     r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)"
+    # ("..., I lean firmly toward Tomas")
+    r"|I\s+(?:(?:firmly|strongly|heavily|definitely|clearly)\s+)?(?i:lean(?:\s+(?:firmly|strongly|hard|heavily))?\s+(?:to|towards?)|favou?r)"
     # ("Between bending the knees and adding wrist spin, bending the knees is my pick")
-    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|gets)\s+my\s+(?i:pick|choice|vote|preference))\b"
-    # (not "..., take a moment to compare them": a step of method)
-    r"(?!\s+(?i:a\s+(?:moment|minute|second|look|step|break|breath)|time|care|note|stock)\b)"
+    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|gets)\s+my\s+(?i:pick|choice|vote|preference)"
+    # ("Between weights on the warp and the weaver leaning back, the leaning is much more plausible")
+    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|seems|looks|sounds|feels)\s+"
+    r"(?i:(?:much|far|a\s+lot|clearly|obviously|easily|considerably)\s+)?(?i:the\s+)?"
+    r"(?i:more\s+(?:plausible|likely|convincing|probable|believable|sensible)|likelier|better\s+(?:bet|fit|explanation|candidate)"
+    # ("the float is far easier to defend")
+    r"|easier\s+to\s+(?:defend|justify|support|believe))"
+    # ("the prawns fit far better")
+    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:fits?|works?)\s+(?i:(?:much|far|a\s+lot|clearly)\s+)?better)\b"
+    # (not "..., take a moment to compare them": a step of method; nor "..., go with what throwers
+    # actually say": a kind of answer)
+    r"(?!\s+(?i:a\s+(?:moment|minute|second|look|step|break|breath)|time|care|note|stock|what|whatever|whichever)\b)"
 )
 # The same said as the writer's view: "CW over AM, in my book", "for my money, BOD ahead of COD".
 _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to)\b")
@@ -447,7 +461,7 @@ PICK_MINE = Rule(
     "pointer.writers_pick",
     ("pick",),
     "the writer's own pick: \"I'd go with ...\", \"My pick would be ...\", \"My reading leans to ...\", \"If I had to choose, ...\", "
-    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; \"Between ... and ..., I'd trust ...\", \"Of ... and ..., go with ...\", \"Between ... and ..., ... is my pick\" and \"... is the one I'd back\", whatever words name the two; a named option that \"beats\" or \"looks better supported than\" another",
+    "\"I'd take ... over ...\", \"I'd lean ... rather than ...\", \"I'd put more weight on ... than ...\", \"... over ..., in my book\", \"I'm more persuaded by ...\", \"I'd rank ... above ...\" when a candidate is named; \"Between ... and ..., I'd trust ...\", \"Of ... and ..., go with ...\", \"Between ... and ..., ... is my pick\" or \"... is much more plausible\" (or \"If it's between ...\", \"Given a choice between ...\") and \"... is the one I'd back\", whatever words name the two; a named option that \"beats\" or \"looks better supported than\" another",
     _mine,
     (FORM, PRAISE_OF_FORM),
     leaks=(
@@ -475,6 +489,11 @@ PICK_MINE = Rule(
         Example("Between the two treaties, my lean is clearly toward the second once you check the dates.", "guard 53: fresh103, preference"),
         Example("Between the congress and the treaty signed in two towns, I'm much more persuaded by the treaty.", "guard 56: fresh110, preference"),
         Example("Between the congress and the treaty signed in two towns, the treaty is my pick.", "guard 61: fresh120, preference"),
+        Example("Between the congress in Vienna and the treaty signed in two towns, the treaty is much more plausible.", "guard 62: fresh121, preference"),
+        Example("Between the congress and the treaty, I lean firmly toward the treaty.", "guard 62: fresh122, preference"),
+        Example("If it's between the congress and the treaty, the treaty fits far better.", "guard 62: fresh122, preference"),
+        Example("If I were choosing between the congress and the treaty, I'd lean hard toward the treaty.", "guard 62: fresh119, preference"),
+        Example("Given a choice between the congress and the treaty, I'd take the treaty.", "guard 62: fresh119, preference"),
         Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
         Example("MRI over CT, every time: only one of them uses magnets.", "guard 57: fresh112, preference", "codes"),
         Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
@@ -496,6 +515,8 @@ PICK_MINE = Rule(
         Example("I'd check the dates every time before you choose a treaty.", "written for the rule"),
         Example("Of dates and names, take the dates as your guide.", "written for the rule"),
         Example("Between the two treaties and the congress, take a moment to date each.", "written for the rule"),
+        Example("If you're torn between a general word and the diplomats' own term, go with what diplomats actually say.", "guard 62: fresh105"),
+        Example("Between the congress and the treaty, which is more plausible once you date them?", "written for the rule"),
         Example("The one I'd go back to is your answer on the treaty.", "written for the rule"),
     ),
 )

@@ -65,7 +65,11 @@ _LIST_POSITION = [
 # "number four on the list": the same places, worded from the list's side.
 _LIST_PLACE = [
     re.compile(r"(?i)\b(?:listed|offered|given|named|placed|appearing)\s+" + _ORD + r"\b"),
-    re.compile(r"(?i)\b" + _ORD + r"\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
+    # ("Second statement on the list", "Third statement down", "the fourth option down")
+    re.compile(r"(?i)\b" + _ORD + r"\s+(?:(?:one|option|statement|entry|item|choice|answer|value)\s+)?(?:on|in)\s+(?:the|your|that)\s+list\b"),
+    re.compile(r"(?i)\b" + _ORD + r"\s+(?:one|option|statement|entry|item|choice|answer|value)\s+down\b"),
+    # a sentence that is a place alone: "Top of the list.", "Middle of the list."
+    re.compile(r"(?i)^\s*(?:the\s+)?(?:very\s+)?(?P<o>top|bottom|middle)\s+of\s+the\s+(?:list|options|choices)\s*[.!]?\s*$"),
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
@@ -93,6 +97,8 @@ _BARE_PLACE = re.compile(
     r"(?!\s+(?:step|steps|time|times|thing|things|question|questions|item|items|stem|part|parts|word|words|line|lines|half|"
     r"place|point|sentence|clue|fact|law|two|three|few|of|in|on|from|with|to|and|or|at|is|was|option|options|choice|choices|"
     r"alternative|alternatives|answer|answers|carefully|[a-z]+ing|[a-z]+ly)\b)"
+    # (nor a participle before its noun: "only one is the last permitted moment"; "the last listed" is a place)
+    r"(?!\s+(?!(?:listed|named|offered|given|shown|mentioned|printed)\b)[a-z]+ed\s+[a-z])"
 )
 # A place said to be the answer, with no list word needed: "the fourth one is the match", "The
 # third one it is", "The middle value is right", "It's the last one." Advice has no reason to
@@ -100,7 +106,8 @@ _BARE_PLACE = re.compile(
 _PLACE_ASSERTED = [
     re.compile(
         r"(?i)\bthe\s+(?:very\s+)?" + _ORD + r"(?:\s+(?:one|value|entry|figure|number|name|term))?\s+(?:it\s+is\b|is\s+(?:it\b|"
-        r"(?:the\s+)?(?:one|answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
+        # (not "is one": "when the top is one colour"; "the first is the only one that touches on ...")
+        r"the\s+(?:only\s+)?one\b|(?:the\s+)?(?:answer|match|winner|right|correct|best)\b)|fits\b|wins\b|matches\b)"
     ),
     re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
     re.compile(r"(?i)\b(?:go\s+with|pick|choose|take|circle|mark)\s+the\s+(?:very\s+)?" + _ORD + r"\s+one\b"),
