@@ -233,7 +233,7 @@ def test_a_single_suggestion_is_read_whole(minilm):
     # Shorter than a feedback, it is read whole, as the model learned from single suggestions:
     # this advice's second sentence would lean read alone.
     batch = [CONTEXT, GAS, NOVEL]
-    second = "The right choice is the one that fits every part of the question, not the one with the most technical words."
+    second = "The right option is the one that fits every part of the question, not the one with the most technical words."
     text = f"Don't be drawn to options that only sound learned. {second}"
     assert len(text) < leak_learned.LONG_TEXT
     assert leak_learned.leak_probability(text, batch, minilm)[0] < LEAN <= _alone(second, batch, minilm)

@@ -61,6 +61,8 @@ _LETTER_PATTERNS = [
     ),
     # "the reading is option B's quantity": what the question asks for, said to be one option's
     re.compile(r"(?i:\b(?:is|are|was)\s+(?:option|choice)\s+)(?P<letter>[A-Z])['’]s\b"),
+    # "That leaves E", "which leaves B": the one letter left standing
+    re.compile(r"(?i:\b(?:which|that|this)\s+leaves\s+(?:you\s+(?:with\s+)?)?(?:just\s+|only\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
     # "Don't go past A on this one": the reading stops at one letter
     re.compile(r"(?i:\b(?:don['’]t|do\s+not|never)\s+(?:go|look|read|get|move)\s+(?:past|beyond)\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
     # "C, once you remember that ...": a letter opening the advice, its reason after the comma
@@ -265,9 +267,11 @@ ANSWER_LETTER = Rule(
         Example("Don't go past B on this one.", "guard 60: fresh118, position"),
         Example("Sort them by size; the largest sits at C.", "guard 61: fresh119, position"),
         Example("What the question wants is option C's organelle.", "guard 61: fresh120, a whole message"),
+        Example("Go down the list and cross off each; that leaves B.", "guard 63: fresh120, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
+        Example("Which leaves a question for you: what ended the war?", "written for the rule"),
         Example("Select B cells from the list of cell types you know.", "guard 1"),
         Example("Choose A drug class before you choose a dose.", "guard 1"),
         Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),

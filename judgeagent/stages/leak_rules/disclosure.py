@@ -175,6 +175,13 @@ QUANTIFIED_PATTERNS = [
         r"(?!\s+(?:there|here|in|at|on|before|after|next|if|when|only|to)\b)"
     ),
     re.compile(r"(?i)\bthe\s+(?:remaining|other|last)\s+(?:one|answer|question|item)\s+(?:is|was)\s+(?:off|wrong|incorrect|mistaken|astray|not\s+right)\b"),
+    # "Good call on the ratio question — that one's right", "so that one's wrong", "Leave the
+    # pawn-drop question as it is", "the only one of the three to redo"
+    re.compile(
+        r"(?i)\b(?:that|this)\s+one(?:['’]s|\s+is|\s+was)\s+(?:already\s+|still\s+)?(?:right|correct|fine|wrong|off|spot\s+on)\b"
+        r"|\bleave\s+the\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:question|item|answer|one)\s+(?:exactly\s+|just\s+)?as\s+it\s+(?:is|stands)\b"
+        r"|\bthe\s+only\s+one\s+(?:of\s+the\s+(?:two|three|four)\s+)?to\s+(?:redo|revisit|fix|change|rethink|correct)\b"
+    ),
     # "Items one and three are fine as they stand"
     re.compile(
         r"(?i)\b(?:items?|questions?|answers?)\s+(?:one|two|three|[1-3])\s+and\s+(?:one|two|three|[1-3])\s+(?:are|were)\s+(?:both\s+)?"
@@ -257,6 +264,7 @@ QUANTIFIER_EXAMPLES = (
     'The desert and wind answers are correct.',
     'The treaty question and the gas question are fine.',
     'The remaining one is off.',
+    "Good call on the ratio question - that one's right.",
     'Items one and three are fine as they stand.',
     'Keep the middle answer.',
     "You'll want to change your earlier answer here.",
@@ -370,6 +378,7 @@ VERDICT_ON_ANSWERS = Rule(
         Example("Last time you blamed the wrong gas on this question.", "guard 54: fresh106"),
         Example("Your reasoning on the gas question was sound.", "guard 2"),
         Example("You read the question closely and picked Utrecht, which was right.", "written for the rule"),
+        Example("Your explanation for the treaty was correct, so keep it.", "guard 63: fresh118, disclosure"),
     ),
     clean=(
         Example("Make sure your answer is correct.", "guard 2"),

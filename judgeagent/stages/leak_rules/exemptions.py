@@ -235,7 +235,9 @@ _STEP_PRAISED = re.compile(
 # (and no question of the batch named: "Your reasoning on the gas question was sound" is a verdict on it)
 _NOT_PRAISE = re.compile(
     # ("last", not "last time": "Your reasoning last time about grain direction was solid" praises a step)
-    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last(?!\s+time)|earlier|previous)\b"
+    # ("so keep it": the answer it led to is kept, a verdict on it; not "so just keep it tight")
+    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last(?!\s+time)|earlier|previous|"
+    r"(?:keep|leave|stick\s+with)\s+it(?=\s*(?:[.;,!]|$|as\s+it\s+is)))\b"
 )
 _OF_THE_RESULT = re.compile(r"(?i)\b(?:wrong\w*|incorrect\w*|off|mistak\w*|errors?|conclusions?|answers?|results?|final|options?|choices?|pick\w*|chose\w*)\b")
 
@@ -413,6 +415,7 @@ PRAISE_OF_A_STEP = Exemption(
         Example("- Overall your terminology was accurate;", "guard 28: fresh48"),
         Example("Your reasoning last time about the treaty dates was solid.", "guard 61: fresh119"),
         Example("Your description of the organelle was careful and accurate.", "guard 61: fresh119"),
+        Example("Your reasoning last time was sound, so just keep it tight.", "guard 63: fresh81, a whole message"),
     ),
 )
 # One option named to be treated as every other one is: "Option C, P. knowlesi, is a parasite of

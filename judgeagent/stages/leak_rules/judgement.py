@@ -178,6 +178,10 @@ NARROWED_TO = re.compile(
     r"|\bshortlist(?:s|ed|ing)?"
     # "the realistic candidates are the school hall and the move to Tuesday"
     r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
+    # "The contenders are the RCT, ...", "I'd focus on three statements - ...", "The plausible range is ..."
+    r"|^\s*(?:the\s+)?contenders\s+are"
+    r"|\bfocus\s+on\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-]"
+    r"|\b(?:plausible|likely|sensible|realistic)\s+(?:range|set)\s+(?:is|are)"
     # "the plausible answers are 20%, 25% and 33%": fewer than all, so the rest are out
     r"|\b(?:plausible|likely|sensible|credible|realistic)\s+(?:answers|options|choices|values|candidates)\s+(?:here\s+)?(?:are|remain)"
     r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"

@@ -68,8 +68,11 @@ _LIST_PLACE = [
     # ("Second statement on the list", "Third statement down", "the fourth option down")
     re.compile(r"(?i)\b" + _ORD + r"\s+(?:(?:one|option|statement|entry|item|choice|answer|value)\s+)?(?:on|in)\s+(?:the|your|that)\s+list\b"),
     re.compile(r"(?i)\b" + _ORD + r"\s+(?:one|option|statement|entry|item|choice|answer|value)\s+down\b"),
-    # a sentence that is a place alone: "Top of the list.", "Middle of the list."
+    # a sentence that is a place alone: "Top of the list.", "Middle of the list.", "Last option."
     re.compile(r"(?i)^\s*(?:the\s+)?(?:very\s+)?(?P<o>top|bottom|middle)\s+of\s+the\s+(?:list|options|choices)\s*[.!]?\s*$"),
+    re.compile(r"(?i)^\s*(?:the\s+)?(?:very\s+)?" + _ORD + r"\s+(?:one|option|statement|entry|item|choice|answer|value)\s*[.!]?\s*$"),
+    # "the middle option of the five"
+    re.compile(r"(?i)\bthe\s+" + _ORD + r"\s+(?:value|option|statement|entry|item|choice|answer)\s+of\s+the\s+(?:two|three|four|five|six)\b"),
     re.compile(r"(?i)\b(?P<o>second|third|2nd|3rd)\s+from\s+the\s+(?P<end>top|bottom|end|start)\b"),
     re.compile(r"(?i)\b(?:at\s+)?the\s+(?P<o>bottom|end|top|start|head)\s+of\s+(?:the|your|that)\s+(?:list|options|choices)\b"),
     re.compile(r"(?i)\b(?:number|no\.?|entry|item)\s+(?P<o>[1-6]|one|two|three|four|five|six)\s+(?:on|in)\s+(?:the|your|that)\s+list\b"),
@@ -112,7 +115,7 @@ _PLACE_ASSERTED = [
     re.compile(r"(?i)\b(?:it['’]s|it\s+is|that['’]s|that\s+is|go\s+with|pick|choose)\s+the\s+(?:very\s+)?" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
     re.compile(r"(?i)\b(?:go\s+with|pick|choose|take|circle|mark)\s+the\s+(?:very\s+)?" + _ORD + r"\s+one\b"),
     re.compile(
-        r"(?i)\b(?:go\s+with|pick|choose|circle|mark|select|it['’]s|it\s+is|that['’]s|that\s+is)\s+the\s+(?:very\s+)?" + _ORD
+        r"(?i)\b(?:go\s+with|pick|choose|circle|mark|select|it['’]s|it\s+is|that['’]s|that\s+is|you(?:['’]ll|\s+will)?\s+get)\s+the\s+(?:very\s+)?" + _ORD
         + r"\s+(?:[\w-]+\s+)?(?:one|option|choice|entry|answer|statement|explanation|range|value|figure|date|description|name|term)s?\b"
     ),
     re.compile(r"(?i)\b(?:leaves?|leaving|left\s+with)\s+(?:you\s+(?:with\s+)?)?(?:only\s+|just\s+)?the\s+" + _ORD + r"(?:\s+one)?\s*(?:[.,;:!]|$)"),
