@@ -192,6 +192,8 @@ _TAKE_OVER = re.compile(
 # and watching them float, go with watching them float": of two named, one taken. Whatever words
 # name the two (neither need be an option's), a choice set up between two and settled is the
 # writer's pick; no clean suggestion or message of the corpus to fresh114 is written so.
+# The one of the two said to be taken, not a question of which ("..., which fits better?")
+_THE_ONE_TAKEN = r"(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?"
 _BETWEEN_PICK = re.compile(
     # ("If it's between ...", "If you're torn between ...", "If I were choosing between ...", "Given a choice between ...")
     r"^\s*(?:Q\d+\s*[:.)]\s*)?(?i:(?:if\s+(?:it['’]s|you['’]re\s+(?:torn|choosing|deciding)|I\s+(?:were|was)\s+(?:choosing|deciding|picking))\s+"
@@ -203,15 +205,15 @@ _BETWEEN_PICK = re.compile(
     # ("..., I lean firmly toward Tomas")
     r"|I\s+(?:(?:firmly|strongly|heavily|definitely|clearly)\s+)?(?i:lean(?:\s+(?:firmly|strongly|hard|heavily))?\s+(?:to|towards?)|favou?r)"
     # ("Between bending the knees and adding wrist spin, bending the knees is my pick")
-    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|gets)\s+my\s+(?i:pick|choice|vote|preference)"
+    r"|" + _THE_ONE_TAKEN + r"\s+(?i:is|gets)\s+my\s+(?i:pick|choice|vote|preference)"
     # ("Between weights on the warp and the weaver leaning back, the leaning is much more plausible")
-    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:is|seems|looks|sounds|feels)\s+"
+    r"|" + _THE_ONE_TAKEN + r"\s+(?i:is|seems|looks|sounds|feels)\s+"
     r"(?i:(?:much|far|a\s+lot|clearly|obviously|easily|considerably)\s+)?(?i:the\s+)?"
     r"(?i:more\s+(?:plausible|likely|convincing|probable|believable|sensible)|likelier|better\s+(?:bet|fit|explanation|candidate)"
     # ("the float is far easier to defend")
     r"|easier\s+to\s+(?:defend|justify|support|believe))"
     # ("the prawns fit far better")
-    r"|(?!\s*(?i:which|what|whichever|whether)\b)[^,;.]{1,80}?\s+(?i:fits?|works?)\s+(?i:(?:much|far|a\s+lot|clearly)\s+)?better)\b"
+    r"|" + _THE_ONE_TAKEN + r"\s+(?i:fits?|works?)\s+(?i:(?:much|far|a\s+lot|clearly)\s+)?better)\b"
     # (not "..., take a moment to compare them": a step of method; nor "..., go with what throwers
     # actually say": a kind of answer)
     r"(?!\s+(?i:a\s+(?:moment|minute|second|look|step|break|breath)|time|care|note|stock|what|whatever|whichever)\b)"
