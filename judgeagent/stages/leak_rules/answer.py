@@ -65,9 +65,16 @@ _LETTER_PATTERNS = [
     re.compile(r"(?i:\b(?:which|that|this)\s+leaves\s+(?:you\s+(?:with\s+)?)?(?:just\s+|only\s+)?(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
     # "Don't go past A on this one": the reading stops at one letter
     re.compile(r"(?i:\b(?:don['’]t|do\s+not|never)\s+(?:go|look|read|get|move)\s+(?:past|beyond)\s+(?:option\s+|choice\s+|letter\s+)?)" + _LETTER_END),
-    # "C, once you remember that ...": a letter opening the advice, its reason after the comma
+    # "C, once you remember that ...": a letter opening the advice, its reason after the comma;
+    # "C - check the sentence that mentions Dana": before a dash (not a range, "A - E")
     re.compile(
         r"^\s*\(?(?P<letter>[A-Z])\)?,\s+(?i:once|because|since|as|given|after|though|although|but|for|which|if|when|assuming|provided)\b"
+        r"|^\s*\(?(?P<dashed>[A-Z])\)?\s+[-–—]\s+(?!\(?[A-Z]\)?(?![\w'’]))"
+    ),
+    # "Short version: it's C", "that's option C.", "it's A; note that ...": the letter ending its clause
+    re.compile(
+        r"(?i:\b(?:it|that|this)(?:['’]s|\s+is|\s+(?:has\s+to|must|will|should)\s+be)\s+(?:option\s+|choice\s+|letter\s+)?)"
+        r"(?:\((?P<paren>[A-Z])\)|(?P<letter>[A-Z]))(?=\s*(?:[;.,!—–]|\s-\s|$))"
     ),
 ]
 _YES_NO_PATTERN = re.compile(r"\banswers?\s*(?:is|was|would\s+be|should\s+be|=|:)\s*[\"'“]?(yes|no)\b", re.I)
@@ -198,7 +205,7 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
     leaks: list[LeakFinding] = []
     for pattern in _LETTER_PATTERNS:
         for m in pattern.finditer(suggestions):
-            letter = m.groupdict().get("paren") or m.group("letter")
+            letter = m.groupdict().get("paren") or m.groupdict().get("dashed") or m.group("letter")
             if letter not in letters:
                 continue
             named: list[str | None] = [q.id for q in mc if q.answer.upper() == letter] or [None]

@@ -56,10 +56,11 @@ _ONLY_RIGHT = re.compile(
 # one about ...", "Two right, one wrong", "your only mistake", "the name you gave is not the right one".
 _GOOD_OR_BAD = r"(?:" + alternation("good_or_bad") + r")"
 # An answer said to need more work: "needs another look", "could use revisiting".
-_NEEDS_WORK = (
-    r"(?:needs?|deserves?|requires?|could\s+use)\s+(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|redoing|fixing|correcting|"
-    r"changing|more\s+work|a\s+(?:rethink|redo|rework))"
+_NEEDS_WORK_WHAT = (
+    r"(?:another|a\s+second|a\s+fresh|revisiting|rethinking|reworking|redoing|fixing|correcting|changing|replacing|"
+    r"more\s+work|a\s+(?:rethink|redo|rework))"
 )
+_NEEDS_WORK = r"(?:needs?|deserves?|requires?|could\s+use)\s+" + _NEEDS_WORK_WHAT
 _IMPRESSION = r"(?<!sound\s)(?<!sounds\s)(?<!look\s)(?<!looks\s)(?<!seem\s)(?<!seems\s)(?<!appear\s)(?<!appears\s)"
 QUANTIFIED_PATTERNS = [
     re.compile(
@@ -379,6 +380,7 @@ VERDICT_ON_ANSWERS = Rule(
         Example("Your reasoning on the gas question was sound.", "guard 2"),
         Example("You read the question closely and picked Utrecht, which was right.", "written for the rule"),
         Example("Your explanation for the treaty was correct, so keep it.", "guard 63: fresh118, disclosure"),
+        Example("On the treaty, your style name was right, so leave it.", "guard 64: fresh118, a whole message"),
     ),
     clean=(
         Example("Make sure your answer is correct.", "guard 2"),
@@ -503,8 +505,7 @@ ANSWER_JUDGED_PATTERNS = (
     re.compile(
         r"(?i)\byour\s+(?:[\w-]+\s+){0,3}(?:answer|response|choice|figure|estimate)\b[^.;]{0,120}?,?\s+so\s+"
         r"(?:rethink|redo|revisit|reconsider|rework|change|fix)\s+it\b"
-        r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?(?:answer|one)(?:\s+(?:to|on|for|about)(?:\s+[\w'’-]+){1,4}?)?\s+needs\s+"
-        r"(?:redoing|rethinking|reworking|changing|fixing|correcting|replacing|another\s+look|a\s+(?:rethink|redo|rework|second\s+look))\b"
+        r"|\b(?:your|that|this)\s+(?:[\w-]+\s+){0,2}?(?:answer|one)(?:\s+(?:to|on|for|about)(?:\s+[\w'’-]+){1,4}?)?\s+needs\s+" + _NEEDS_WORK_WHAT + r"\b"
         # "You went for the committee meeting, but the notice puts it to the members", "You went
         # with monofilament, which is an understandable instinct, but ..."
         r"|^\s*(?:(?:so|and|but|last\s+time),?\s+)?" + YOU_WENT_WITH + r"\s+[^,;.]{2,60}?,"
@@ -524,6 +525,16 @@ ANSWER_JUDGED_PATTERNS = (
         r"(?i)\byour\s+(?:[\w-]+\s+){0,2}?answer\s+(?:named|described|gave|picked|chose|was|is)\b[^.;]{0,80}?\b(?:from|for|in|of)\s+"
         r"(?:a\s+different|the\s+wrong|another)\s+(?:sport|thing|operation|term|idea|concept|process|stage|part|paragraph|section|question|field)\b"
         r"|\byour\s+(?:[\w-]+\s+){0,4}?(?:answer|response)\b[^.;]{0,40}?\b(?:was|is)\s+the\s+(?:one|only|single)\s+(?:mistake|error|slip|miss|wrong\s+answer)\b"
+        # "For the last question you described the plastic stage, which comes after the one being
+        # asked about": the answer placed beside the one asked for
+        r"|\byou\s+(?:described|gave|named|picked|chose|went\s+(?:for|with)|identified|answered\s+with)\s+(?:the|a|an)\s+[^,;.]{2,50}?,\s*"
+        r"which\s+(?:comes|came|happens|happened|is|was)\s+(?:after|before|later\s+than|earlier\s+than)\s+the\s+one\b"
+        # "You kept the full-batch amount by mistake", "the source you picked by mistake": a slip of
+        # the answer's, told (not "be careful not to name those by mistake")
+        r"|\byou\s+(?:\w+\s+)?(?:kept|used|picked|chose|gave|wrote|put|took|named|counted|doubled|halved|added|left|swapped|confused|"
+        r"mixed\s+up|applied|included|dropped|multiplied|divided)\b[^.;]{0,60}?\bby\s+(?:mistake|accident)\b"
+        # "Of your three dumpling answers, the wet-fingertip one is the shaky one"
+        r"|\b(?:is|was|['’]s)\s+the\s+(?:shaky|weak|weakest|wobbly|doubtful|questionable|problem|suspect)\s+one\b"
     ),
 )
 _IF = re.compile(r"(?i)\b(?:if|whether|when|unless|in\s+case)\b")
@@ -574,6 +585,9 @@ ANSWER_JUDGED = Rule(
         Example("Your treaty answer needs a rethink; it doesn't follow from the dates.", "guard 62: fresh122, disclosure"),
         Example("Your answer named the congress. That's the opposite of what the question says - it wants a treaty.", "guard 62: fresh121, disclosure"),
         Example("I'd only revise the answer about the treaty; the rest holds.", "guard 55: fresh107, disclosure"),
+        Example("For the treaty question you described the congress, which comes after the one being asked about.", "guard 64: fresh125, disclosure"),
+        Example("You kept the full-batch amount by mistake; halving two teaspoons gives one.", "guard 64: fresh125, disclosure"),
+        Example("Of your three treaty answers, the Utrecht one is the shaky one.", "guard 64: fresh126, disclosure"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),
@@ -581,6 +595,8 @@ ANSWER_JUDGED = Rule(
         Example("Your answer was too long; one name is enough.", "written for the rule", "phrase"),
         Example("You wrote clear answers, but each needed one more step.", "guard 62: fresh73, a whole message"),
         Example("You answered with a place name, but the question asks for a treaty.", "guard 62: fresh35"),
+        Example("The question asks for the top layer's name - don't hand in the bottom one's name by mistake.", "guard 64: fresh82"),
+        Example("The inch is what you'd get if you doubled twice by accident.", "guard 64: fresh104"),
     ),
 )
 # An earlier answer called right or wrong in so many words, as the sentence's own subject: "On the

@@ -130,7 +130,11 @@ _STRUCK_OUT = re.compile(
     r"|\b(?:statement|idea|option|claim|one|reading|explanation|choice|suggestion)\s+(?:is|['’]s)\s+"
     r"(?:(?:definitely|clearly|certainly|obviously|surely|simply)\s+)?out(?=\s*(?:[,;.:!—–]|\s-\s|$))"
 )
-_STRIKE = re.compile(r"(?i)\b(?:rule|cross|strike)\s+(?:out|off)\s+|\b(?:eliminate|dismiss|discard|reject)\s+")
+_STRIKE = re.compile(
+    r"(?i)\b(?:rule|cross|strike)\s+(?:out|off)\s+|\b(?:eliminate|dismiss|discard|reject)\s+|\b(?:set|put)\s+aside\s+"
+    # ("You can drop 'no let' straight away"; not a noun, "the gravity drop")
+    r"|(?:^\s*|[,;:]\s*|\b(?:can|could|should|must|may|to|just|simply|now|then)\s+)drop\s+"
+)
 _CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
 
 
@@ -167,6 +171,8 @@ NAMED_STRUCK_OUT = Rule(
         Example("For the treaty question, Utrecht can be dropped - it came later - so weigh each remaining one.", "guard 48: fresh95, a whole message"),
         Example("The Congress of Vienna can be dismissed straight away.", "guard 44: fresh88, a whole message"),
         Example("Rule out Utrecht first; it is too late.", "written for the rule"),
+        Example("On the same question, you can set aside 'the Congress of Vienna' - it ended another war.", "guard 64: fresh126, a whole message"),
+        Example("You can drop 'the Congress of Vienna' straight away.", "guard 64: fresh126, text_judgement"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("The tide reading can go.", "guard 45: fresh90, text_judgement", "values"),
         Example("On the gas question, the argon option is definitely out; weigh the rest against what plants fix.", "guard 52: fresh102, a whole message"),
@@ -192,9 +198,29 @@ _COUNTED_SHORTLIST = re.compile(
 _COUNT = {"two": 2, "2": 2, "three": 3, "3": 3}
 
 
+# Or a shortlist of three in the writer's own words, which need not be the options' ("It comes down
+# to skipping both ways, skipping only on the way up, or landing in 4"; "I'd narrow the field to
+# REVI, WTSP and SOSP"); every such sentence in the corpus narrows the options.
+# (after "comes down to" or "it'll be" only as alternatives, with "or": "It comes down to reading the
+# stem, the units and the options" is a method)
+_SHORTLIST_OF_THREE = re.compile(
+    r"(?i)(?:\bshortlist(?:ed)?|\b(?:real|realistic|serious|only)\s+(?:candidates|contenders)\s+(?:here\s+)?(?:are|remain)"
+    r"|\bnarrow\w*\s+(?:it\s+|the\s+field\s+|things\s+)?(?:down\s+)?to)\s+"
+    r"(?P<list>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+(?:or|and)\s+[^.;:!?,]{2,60})"
+    r"|(?i:\bcomes?\s+down\s+to|\bit['’]ll\s+be|\bit\s+will\s+be)\s+(?P<alternatives>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+or\s+[^.;:!?,]{2,60})"
+)
+
+
 def _counted_shortlist(reading: Reading) -> list[LeakFinding]:
     m = _COUNTED_SHORTLIST.search(reading.sentence)
-    if m is None or not any(len(q.options or {}) > _COUNT[m.group("n").lower()] for q in reading.questions):
+    if m is not None:
+        count = _COUNT[m.group("n").lower()]
+    elif (listed := _SHORTLIST_OF_THREE.search(reading.sentence)) is not None:
+        items = listed.group("list") or listed.group("alternatives")
+        count = items.count(",") + (1 if re.search(r",\s+(?:or|and)\s+[^,]*$", items) else 2)
+    else:
+        return []
+    if not any(len(q.options or {}) > count for q in reading.questions):
         return []
     return [finding(asked_in(reading.sentence, reading.questions), "narrowed", reading.sentence)]
 
@@ -202,16 +228,20 @@ def _counted_shortlist(reading: Reading) -> list[LeakFinding]:
 COUNTED_SHORTLIST = Rule(
     "elimination.counted_shortlist",
     ("narrowed",),
-    "all the options but two or three set aside by count (\"Only two of the four statements are really plausible\"), fewer than a question has",
+    "all the options but two or three set aside by count (\"Only two of the four statements are really plausible\"), or a shortlist of three "
+    "in any words (\"It comes down to X, Y or Z\", \"I'd narrow the field to X, Y and Z\"), fewer than a question has",
     _counted_shortlist,
     (),
     leaks=(
         Example("Only two of the four statements are really plausible: the one about the land and the one about the tide.", "guard 52: fresh101, listed", "values"),
         Example("Only two of the statements have any footing in the science - the land one and the tide one. The answer is one of those.", "guard 52: fresh101, listed", "values"),
+        Example("It comes down to heating by day, cooling at night, or the pull of the tide.", "guard 64: fresh126, listed", "values"),
+        Example("I'd narrow the field to LB, NS and TP, then test each against the clue.", "guard 64: fresh125, listed", "values"),
     ),
     clean=(
         Example("Only one of the statements is true, so weigh each against how land and sea heat.", "written for the rule", "values"),
         Example("Only two of the statements mention the tide; that alone decides nothing.", "written for the rule", "values"),
+        Example("It comes down to reading the stem, the units and the options in that order.", "written for the rule", "values"),
     ),
 )
 CANDIDATE_RULED_OUT = Rule(

@@ -163,6 +163,10 @@ RIGHT_FOR_FORM = re.compile(
     r"referred|refer|read|reread|explained|explain|justified|justify|reasoned|reason|checked|check|showed|show)\b"
     r"(?:(?!" + _ANSWER_NAMED + r")[^.;]){0,60}?\b(?:closely|carefully|clearly|explicitly|directly|step\s+by\s+step)\b"
     r"(?:(?!" + _ANSWER_NAMED + r")[^.;]){0,40}?,\s*which\s+(?:is|was)\s+(?:exactly\s+|just\s+|very\s+)?(?:right|correct|good|great)\b|"
+    # "You drew a diagram last time, which is exactly the right move for a question like this": a habit
+    r"^\s*(?:last\s+time,?\s+)?you\s+(?:drew|sketched|made|drafted|wrote\s+out|labell?ed)\s+(?:a|an|the|your)\s+(?:quick\s+|rough\s+|little\s+)?"
+    r"(?:diagram|sketch|drawing|table|timeline|chart|picture|map)\b(?:(?!" + _ANSWER_NAMED + r")[^.;]){0,40}?,\s*which\s+(?:is|was)\s+"
+    r"(?:exactly\s+|just\s+|very\s+)?(?:the\s+)?(?:right|correct|good|great)\b|"
     # "One thing you did well last time was explain why you chose what you chose": a step praised
     r"\b(?:one\s+thing|what)\s+you\s+did\s+well(?:\s+(?:last\s+time|before|earlier))?\s+(?:was|is)\s+(?:to\s+)?"
     r"(?:explain|show|justify|lay\s+out|set\s+out|give\s+(?:a\s+)?reasons?|state|check)\w*\b|"
@@ -176,8 +180,9 @@ RIGHT_FOR_FORM = re.compile(
     r"length|level\s+of\s+detail|register|tone|starting\s+point|tools?|mindset|attitude|"
     # "a clear physical rationale, which is the right way to approach a question like this"
     r"way\s+to\s+(?:work|reason|think|go\s+about|approach|tackle|handle))\b"
-    # (not a question's name: "Your style answer is already right" judges the answer on styles)
-    r"|\b(?:style|approach|habit|method|format)\b(?!\s+(?:answers?|responses?|questions?|items?|ones?)\b)[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
+    # (not a question's name: "Your style answer is already right", "your style name was right"
+    # judge the answer on styles)
+    r"|\b(?:style|approach|habit|method|format)\b(?!\s+(?:answers?|responses?|questions?|items?|ones?|names?|terms?|choices?|picks?)\b)[^.;]{0,120}?\b(?:exactly\s+|just\s+)?right\b"
 )
 
 

@@ -177,7 +177,7 @@ NARROWED_TO = re.compile(
     # "I'd shortlist DQ, DNF and the YC warning"
     r"|\bshortlist(?:s|ed|ing)?"
     # "the realistic candidates are the school hall and the move to Tuesday"
-    r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:are|remain)"
+    r"|\b(?:realistic|real|only|remaining|serious|two|three)\s+(?:candidates|contenders)\s+(?:here\s+)?(?:are|remain)"
     # "The contenders are the RCT, ...", "I'd focus on three statements - ...", "The plausible range is ..."
     r"|^\s*(?:the\s+)?contenders\s+are"
     r"|\bfocus\s+on\s+(?:the\s+)?(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[—–:,-]"

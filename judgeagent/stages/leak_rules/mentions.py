@@ -76,7 +76,8 @@ def _forms(question: str, options: tuple[tuple[str, str], ...]) -> tuple[_Option
         bare_words = tokens(re.sub(r"^\s*(?:c\.|ca\.|circa|approx\.?|about|around|roughly)\s*", "", re.sub(r"\([^)]*\)", " ", text)))
         statement = sum(len(w) >= 3 and w not in STOP for w in bare_words) >= _STATEMENT_WORDS
         # A statement has no initials: "at dawn and dusk" is not "ADD".
-        acronyms = frozenset() if statement else _acronyms(text)
+        # Nor are initials another option writes too: "ABV" of "alcohol by volume" beside "About 5% ABV".
+        acronyms = frozenset() if statement else _acronyms(text) - others
         generic = len(options) > 2 and all(set(own) <= set(ws) for other, ws in per_option.items() if other != letter)
         variable = frozenset(d for d in distinctive if len(d) >= VARIANT_MIN)
         abbreviable = frozenset(d for d in distinctive if len(d) >= _ABBREVIATION_MIN + 4)
@@ -115,9 +116,12 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         topic = _topic_words(q, questions)
         for form in _forms(q.question, tuple(q.options.items())):
             option = q.options[form.letter]
+            # (nor one the question's other options write too: "ABV" of "Under 1.5% alcohol by volume
+            # (ABV)" beside "About 5% ABV" is the unit they all share)
+            others = " ".join(text for letter, text in q.options.items() if letter != form.letter)
             code = (
                 _code_spans(sentence, option)
-                or _bracketed_code_spans(sentence, option, asked)
+                or _bracketed_code_spans(sentence, option, asked + " " + others)
                 or symbol_spans(sentence, option, asked)
             )
             if code:
@@ -172,7 +176,7 @@ _CLAUSE_LABEL = re.compile(
 )
 # Or by a few of its words in quotes: "I'd take 'watch their feet' over 'watch their face'" beside
 # the options "Watch your opponent's feet, ..." and "Watch your opponent's face, ...".
-_QUOTED_LABEL = re.compile(r"(?:(?<=\s)|^)['‘\"“]((?:[\w-]+\s+){1,6}[\w-]+)['’\"”](?=[\s,.;:!?]|$)")
+_QUOTED_LABEL = re.compile(r"(?:(?<=\s)|^)['‘\"“]((?:[\w%-]+\s+){1,6}[\w%-]+)['’\"”](?=[\s,.;:!?]|$)")
 _NO_LABEL = frozenset(
     stem(w) for w in (
         "first second third fourth fifth last final other right correct wrong best worst likely obvious tempting plausible "
@@ -196,13 +200,27 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
             label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
             # (a little word is no short form of the option's: "over" of "the reason over one" beside "overcrowded")
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
+            # (words in quotes that run in this option alone quote it, though each is in another:
+            # 'a stroke to Tomasz' beside "A stroke to Priya" and "No let: Tomasz wins ...")
+            if pattern is _QUOTED_LABEL and len(mine) >= 2 and _quotes_option(m.group(1), form.letter, options) \
+                    and _spaced_tokens(m.group(1)) not in _spaced_tokens(asked):
+                spans.append(folded_span(sentence, *m.span(1)))
+                continue
             if len(mine) < least or (pattern is not _LABEL and 2 * len(mine) < len(label)):
                 continue
             if pattern is _QUOTED_LABEL and _spaced_tokens(m.group(1)) in _spaced_tokens(asked):
                 continue
-            if mine - {w for w in label if _akin(w, others)} and all(w in mine for w in label if _akin(w, others)):
+            # (a little word is another option's only as itself: "against" is no form of "again")
+            shared = {w for w in label if _akin(w, others) and (w in others or (w not in STOP and w not in FUNCTION))}
+            if mine - shared and shared <= mine:
                 spans.append(folded_span(sentence, *m.span(1)))
     return spans
+
+
+def _quotes_option(quoted: str, letter: str, options: dict[str, str]) -> bool:
+    words = tokens(quoted)
+    runs_in = {other for other, text in options.items() if contains(tokens(text), words)}
+    return len(words) >= 2 and runs_in == {letter}
 
 
 @functools.lru_cache(maxsize=4096)  # a batch's wording, asked of every option of every sentence, and the words quoted

@@ -22,7 +22,7 @@ from judgeagent.stages.leak_rules.exemptions import (
 from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in, asks_for_a_person
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
-from judgeagent.stages.leak_rules.text import identifying
+from judgeagent.stages.leak_rules.text import fold, identifying
 
 # The writer's own pick: "I'd go with the battle fought on the south coast", "I'd lean towards
 # the layer above ours", "If I had to choose, I'd ...", "My pick would be ...". Advice that
@@ -51,6 +51,11 @@ _METHOD_AFTER = re.compile(
     r"(?i)^\s*(?:\w+ly\s+|\w+ing\b|(?:a|an|the|this|that|your)\s+(?:[\w-]+\s+){0,2}(?:approach|method|habit|strategy|routine|"
     r"procedure|check|step|rule\s+of\s+thumb|reading|definition|sketch|diagram|timeline|list|calculation|estimate)\b)"
 )
+
+
+# One doing taken over another ("I'd favour skipping square 4 both ways over skipping it only on the
+# way up"): two courses weighed, which a method is not; every such sentence in the corpus is a pick.
+_DOING_OVER = re.compile(r"(?i)^\s*\w+ing\b[^.;]{1,80}?\b(?:over|rather\s+than|instead\s+of)\b")
 
 
 # The same pick without "I": "The safer bet is the layer above ours", "Your best choice here is ...".
@@ -137,12 +142,12 @@ def _mine(reading: Reading) -> list[LeakFinding]:
             and _names_a_candidate(reading):
         return _pick(reading)
     if m is not None and _METHOD_AFTER.match(reading.sentence[m.end() :]) and _OVER.search(reading.sentence, m.end()) \
-            and any(r.start >= m.end() for r in reading.option_refs):
+            and (any(r.start >= m.end() for r in reading.option_refs) or _DOING_OVER.match(reading.sentence[m.end() :])):
         return _pick(reading)  # "I'd go with replacing the Roll-Up rather than adding Roll-Overs": an option, not a method
     if _BETWEEN_PICK.search(reading.sentence) and answerable(reading.questions):
         return _pick(reading)
     beats = _BEATS.search(reading.sentence)
-    if beats is not None and _one_beats_another(reading, beats):
+    if (beats is not None and _one_beats_another(reading, beats)) or _bare_preference(reading):
         return _pick(reading)
     if (_BETWEEN_WINS.search(reading.sentence) or _PERSUADED.search(reading.sentence) or _EVERY_TIME.search(reading.sentence)) \
             and _names_a_candidate(reading):
@@ -177,6 +182,22 @@ def _one_beats_another(reading: Reading, beats: re.Match) -> bool:
     """Whether an option is named before the comparison: what it is set above may be named in
     words no option has ("the all-items one")."""
     return any(r.end <= beats.start() and r.question_id for r in reading.option_refs)
+
+
+# Two options of one question and nothing else opening the sentence, one set over the other: "OLL
+# rather than PLL - orientation is about which way stickers face", "MRI over CT."
+_BARE_OVER = re.compile(r"^\s*(?:rather\s+than|over|ahead\s+of)\s*$")
+_CLAUSE_END = re.compile(r"^\s*(?:[-–—:;,.!]|$)")
+
+
+def _bare_preference(reading: Reading) -> bool:
+    text = fold(reading.sentence)
+    refs = sorted((r for r in reading.option_refs if r.how == "text" and r.whole and r.question_id), key=lambda r: r.start)
+    return any(
+        not text[: a.start].strip() and a.question_id == b.question_id and a.letter != b.letter
+        and _BARE_OVER.match(text[a.end : b.start]) is not None and _CLAUSE_END.match(text[b.end :]) is not None
+        for a, b in zip(refs, refs[1:], strict=False)
+    )
 
 
 # "I'd take Nitrosomonas ahead of Nitrobacter": a pick when what is taken or passed over is one
@@ -223,8 +244,9 @@ _OVER = re.compile(r"(?i)\b(?:over|ahead\s+of|rather\s+than|in\s+preference\s+to
 # ("Short serve over out serve, I'd say")
 _IN_MY_VIEW = re.compile(
     r"(?i)\b(?:in\s+my\s+(?:book|view|opinion|estimation)|for\s+my\s+money|to\s+my\s+mind)\b|,\s*I['’]d\s+say\s*(?:[;.:!—–]|$)"
-    # ("Steam over CO2, every time")
+    # ("Steam over CO2, every time", "LAB rather than AAB for me", "Seven over five, for me")
     r"|^[^,;.]{1,60}\bover\b[^,;.]{1,60},\s*every\s+time\b"
+    r"|^[^,;.:]{1,60}\b(?:over|rather\s+than)\b[^,;.:]{1,60}?,?\s+for\s+me\b"
 )
 # "I'd go rabbit glue every time": a candidate taken whenever the choice comes up
 _EVERY_TIME = re.compile(r"(?i)\bI(?:['’]d|\s+would)\s+(?:go|pick|choose|take)\s+[^,;.]{1,60}?\s+every\s+time\b")
@@ -498,6 +520,9 @@ PICK_MINE = Rule(
         Example("Given a choice between the congress and the treaty, I'd take the treaty.", "guard 62: fresh119, preference"),
         Example("I'd rank MRI above CT for this.", "guard 56: fresh107, preference", "codes"),
         Example("MRI over CT, every time: only one of them uses magnets.", "guard 57: fresh112, preference", "codes"),
+        Example("MRI rather than CT for me: only one of them uses magnets.", "guard 64: fresh126, preference", "codes"),
+        Example("I'd favour signing in two towns over meeting in one capital.", "guard 64: fresh126, preference"),
+        Example("MRI rather than CT - only one of them uses magnets.", "guard 64: fresh121, a whole message", "codes"),
         Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
         Example("Between signing in two towns and meeting in one capital, I'd go with signing in two towns.", "guard 58: fresh114, preference"),
         Example("Q3: between the older settlement and the later gathering, I'd lean towards the older one.", "guard 58: fresh114, a whole message"),

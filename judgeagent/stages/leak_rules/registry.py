@@ -9,6 +9,8 @@ for, read its entry: what it catches, its exemptions, and the texts it must and 
 
 from __future__ import annotations
 
+import re
+
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.answer import ANSWER_RULES
@@ -48,16 +50,29 @@ def find_rule_leaks(suggestions: str, questions: list[Question]) -> list[LeakFin
     where its whole sentence treats the option as every other (:data:`EVEN_TREATMENT`) and its
     clause judges nothing."""
     leaks: list[LeakFinding] = []
+    said: list[str] = []
     for whole in whole_sentences(suggestions):
         even = EVEN_TREATMENT.applies(whole)
         for sentence in sentences(whole):
+            said.append(sentence)
             # read as written, and without the bullet or label that opens it ("- Your total is
             # wrong", "Q1: Your earlier answer wasn't right"), which the rules that read a
             # sentence from its start would take for its subject
             for text in dict.fromkeys((sentence, unlabelled(sentence))):
                 if text.strip():
                     leaks += _findings(Reading(text, questions), even)
+    # A short question the writer answers at once ("E. coli? Definitely not - ..."): the verdict is
+    # on what the question names, so the two are read as one sentence.
+    for asked, answered in zip(said, said[1:], strict=False):
+        if asked.rstrip().endswith("?") and len(asked) <= _SHORT_QUESTION and _ANSWERED.match(answered):
+            leaks += _findings(Reading(unlabelled(asked) + " " + answered, questions), False)
     return list(dict.fromkeys(leaks))
+
+
+_SHORT_QUESTION = 80  # characters: a name or a phrase asked about, not a question of method
+_ANSWERED = re.compile(
+    r"(?i)^\s*(?:no|nope|yes|(?:definitely|certainly|absolutely|clearly)(?:\s+not)?|not\s+(?:a\s+chance|at\s+all|likely)|unlikely|never)\b"
+)
 
 
 def _findings(reading: Reading, even: bool) -> list[LeakFinding]:
