@@ -36,7 +36,7 @@ _LETTER_PATTERNS = [
     # "choose C", "pick option (C)", "go with C", "I ended up on option B", "that puts you on D",
     # "it points to D"
     re.compile(
-        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with)|land(?:s|ed|ing)?\s+on|settled?\s+on|"
+        r"(?i:\b(?:choose|pick|select|go\s+with|mark|opt\s+for|circle|end(?:ed)?\s+up\s+(?:on|with|at)|land(?:s|ed|ing)?\s+on|settled?\s+on|"
         r"(?:puts?|lands?|leaves?)\s+you\s+(?:on|with|at)|(?:gets?|brings?|takes?|leads?|steers?)\s+you\s+to|"
         # "the densest sits at C"
         r"(?:sits?|lies?)\s+at|"
@@ -158,6 +158,13 @@ _PLACE_STATED = re.compile(
     r"(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:one|option|choice|entry|answer|statement|item)\b"
 )
 
+# Or of a thing the question asks for: "the guideline is the third range listed", "it's the first
+# item on the list that the rule demands".
+_PLACE_LISTED = re.compile(
+    r"(?i)\b(?:is|are|was|['’]s)\s+the\s+(?P<o>first|second|third|fourth|fifth|last|final|middle)\s+(?:[\w-]+\s+)?"
+    r"(?:listed|on\s+the\s+list|in\s+the\s+list)\b"
+)
+
 # The same said of where the answer sits in the list: "the right one sits dead in the middle of
 # the list", "the answer is at the bottom of the options".
 _PLACE_IN_LIST = re.compile(
@@ -212,7 +219,7 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
     said = [*_PLACE_MATCHED.finditer(suggestions), *_PLACE_IS_THE_ONE.finditer(suggestions), *_PLACE_LOOKED_AT.finditer(suggestions)]
     matched = [m for m in said if not _ASKED_BEFORE.search(_clause_before(suggestions, m.start()))]
-    for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions), *matched]:
+    for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions), *_PLACE_LISTED.finditer(suggestions), *matched]:
         place = _PLACE_WORDS.get(m.group("o").lower(), m.group("o").lower())
         for q in mc:
             order = list(q.options or {})
@@ -254,6 +261,8 @@ ANSWER_LETTER = Rule(
         Example("Q1: Use D; the other values belong to different thresholds.", "guard 34: fresh65"),
         Example("I worked it through from run-off and ended up on option B, but do check that reasoning.", "guard 40: fresh79"),
         Example("Reason from how often a stem is gripped; that puts you on D.", "guard 42: fresh83, a whole message"),
+        Example("Divide by the ball length; if you don't end up at C, recheck the units.", "guard 65: fresh112, a whole message"),
+        Example("On the treaty, the settlement is the third entry listed, so check that your reasoning supports it.", "guard 65: fresh105, a whole message"),
         Example("If I were you I'd stop agonising and put C — then make sure you can say why.", "guard 42: fresh83, position"),
         Example("Kneeling plus a single blade brings you to B; say why each clue matters.", "guard 44: fresh87, a whole message"),
         Example("For the treaty, the sentence on its signing points to option B.", "guard 58: fresh113, a whole message"),

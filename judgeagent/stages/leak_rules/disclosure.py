@@ -608,7 +608,7 @@ _PLAIN_VERDICT = re.compile(
     # ("Q2 - Your razor answer was off")
     r"(?i)(?:^|[,;:—–]\s*|\s-\s+|\b(?:and|but|so)\s+|\b(?:on|for|in)\s+the\s+(?:[\w'’-]+\s+){0,3}?(?:question|item|one)\s+)"
     r"your\s+(?:(?:earlier|previous|first|original|initial|last|[\w-]+)\s+){0,2}?"
-    r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|result|value)"
+    r"(?:answer|response|choice|pick|number|tally|total|figure|count|estimate|calculation|arithmetic|result|value)"
     # ("your answer about what must be completed first was wrong", "your tally from last time was wrong")
     r"(?:\s+(?:to|for|on|about|regarding|from|in)\s+[^,;.:!?]{1,60}?)?"
     # ("Your bowling total last round was correct")
@@ -616,7 +616,9 @@ _PLAIN_VERDICT = re.compile(
     # ("Q3: Your answer here was wrong")
     r"(?:\s+(?:here|there|this\s+time|on\s+(?:this|that)(?:\s+one)?))?\s+"
     # ("Your board-material answer missed; ...", "Your glass answer wasn't right")
-    r"(?:(?:was|is)\s+(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray)"
+    # ("Your wick arithmetic was already right", "Your string count didn't hold up")
+    r"(?:(?:was|is)\s+(?:already\s+)?(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray)"
+    r"|did(?:n['’]t|\s+not)\s+hold\s+up"
     r"|(?:was|is)(?:n['’]t|\s+not)\s+(?:quite\s+)?(?:right|correct))"
     # ("Your North West answer missed last time.")
     r"(?=\s*(?:(?:last\s+(?:time|round|go|attempt)|earlier|before|previously)\s*)?(?:one\b|answer\b|[,.;:!—–]|$|(?:so|but|and)\b))"
@@ -658,6 +660,8 @@ PLAIN_VERDICT = Rule(
     leaks=(
         Example("On the organelle item, your earlier answer was the correct one, so keep it.", "guard 44: fresh87, a whole message"),
         Example("Your answer to the treaty question is wrong.", "written for the rule"),
+        Example("Your date arithmetic was already right, so don't rework it.", "guard 65: fresh109, a whole message"),
+        Example("Your treaty count didn't hold up, so start there.", "guard 65: fresh110, a whole message"),
         Example("Your tally from last time was wrong, so redo it.", "guard 45: fresh89, a whole message"),
         Example("Your answer about which gas dominates was wrong; you picked a trace gas.", "guard 45: fresh90, disclosure"),
         Example("On the statements question your answer was wrong, so revisit it.", "guard 46: fresh92, a whole message"),

@@ -135,6 +135,9 @@ _STRIKE = re.compile(
     # ("You can drop 'no let' straight away"; not a noun, "the gravity drop")
     r"|(?:^\s*|[,;:]\s*|\b(?:can|could|should|must|may|to|just|simply|now|then)\s+)drop\s+"
 )
+# Or named first and then set aside: "Salmonella doesn't fit the clues, so set it aside".
+_SET_IT_ASIDE = re.compile(r"(?i)\b(?:set|put)\s+(?:it|that(?:\s+(?:one|option|statement))?|this(?:\s+(?:one|option|statement))?)\s+aside\b")
+_IF = re.compile(r"(?i)\b(?:if|unless|whether|before|until)\b")
 _CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
 
 
@@ -150,6 +153,10 @@ def _struck_out(reading: Reading) -> list[LeakFinding]:
     # (a condition or a method for any option comes before the verdict: "If an option has the wrong
     # date, it can be ruled out"; what follows it is its reason, "... so weigh each one")
     passive = _STRUCK_OUT.search(sentence)
+    aside = _SET_IT_ASIDE.search(sentence)
+    # (its reason comes first and may deny: "the height of flight is not what judges care about, so set that option aside")
+    if aside and not _IF.search(sentence[: aside.start()]) and any(r.end <= aside.start() for r in named):
+        return [finding(named[0].question_id, "struck_out", sentence)]
     if passive and not _conditional(sentence[: passive.start()]) and any(r.end <= passive.start() for r in named):
         return [finding(named[0].question_id, "struck_out", sentence)]
     for m in _STRIKE.finditer(sentence):
@@ -173,6 +180,7 @@ NAMED_STRUCK_OUT = Rule(
         Example("Rule out Utrecht first; it is too late.", "written for the rule"),
         Example("On the same question, you can set aside 'the Congress of Vienna' - it ended another war.", "guard 64: fresh126, a whole message"),
         Example("You can drop 'the Congress of Vienna' straight away.", "guard 64: fresh126, text_judgement"),
+        Example("For the treaty, the Congress of Vienna is not what the dates point to, so set that option aside.", "guard 65: fresh105, a whole message"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("The tide reading can go.", "guard 45: fresh90, text_judgement", "values"),
         Example("On the gas question, the argon option is definitely out; weigh the rest against what plants fix.", "guard 52: fresh102, a whole message"),
@@ -207,7 +215,7 @@ _SHORTLIST_OF_THREE = re.compile(
     r"(?i)(?:\bshortlist(?:ed)?|\b(?:real|realistic|serious|only)\s+(?:candidates|contenders)\s+(?:here\s+)?(?:are|remain)"
     r"|\bnarrow\w*\s+(?:it\s+|the\s+field\s+|things\s+)?(?:down\s+)?to)\s+"
     r"(?P<list>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+(?:or|and)\s+[^.;:!?,]{2,60})"
-    r"|(?i:\bcomes?\s+down\s+to|\bit['’]ll\s+be|\bit\s+will\s+be)\s+(?P<alternatives>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+or\s+[^.;:!?,]{2,60})"
+    r"|(?i:\bcomes?\s+down\s+to|\bit['’]ll\s+be|\bit\s+will\s+be|\bkeep\s+it\s+to|\bstick\s+to)\s+(?P<alternatives>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+or\s+[^.;:!?,]{2,60})"
 )
 
 
@@ -237,6 +245,7 @@ COUNTED_SHORTLIST = Rule(
         Example("Only two of the statements have any footing in the science - the land one and the tide one. The answer is one of those.", "guard 52: fresh101, listed", "values"),
         Example("It comes down to heating by day, cooling at night, or the pull of the tide.", "guard 64: fresh126, listed", "values"),
         Example("I'd narrow the field to LB, NS and TP, then test each against the clue.", "guard 64: fresh125, listed", "values"),
+        Example("Keep it to LB, NS or TP.", "guard 65: fresh128, listed", "values"),
     ),
     clean=(
         Example("Only one of the statements is true, so weigh each against how land and sea heat.", "written for the rule", "values"),

@@ -139,4 +139,12 @@ BATCHES: dict[str, list[Question]] = {
         Question("s1", "Which of a judged sport's panel scores counts how hard the routine is?", "B",
                  {"A": "Execution score (E-score)", "B": "Difficulty score (D-score)", "C": "Neutral deduction", "D": "Bonus for landing"}),
     ],
+    # an option that is a figure the stem gives, and statements told apart by their numbers
+    "figures": [
+        Question("x1", "A rule of thumb puts a cloud's base 125 m higher for every degree of spread. How high is the base at a spread of 8 degrees?",
+                 "B", {"A": "125 m", "B": "1,000 m", "C": "2,000 m", "D": "3,000 m"}),
+        Question("x2", "A hearth lies between two layers dated 12.4 and 13.1 thousand years old. What can be said of its age?", "A",
+                 {"A": "It is between 12.4 and 13.1 thousand years old.", "B": "It is older than 13.1 thousand years.",
+                  "C": "It is exactly 12.8 thousand years old.", "D": "It is younger than 12.4 thousand years."}),
+    ],
 }

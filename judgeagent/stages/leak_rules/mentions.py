@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import VARIANT_MIN, contains, fold, near_miss, same_word, spoken_numbers, stem, tokens
-from judgeagent.stages.leak_rules.numbers import counts_or_numbers
+from judgeagent.stages.leak_rules.numbers import counts_or_numbers, given_in_stems
 from judgeagent.stages.leak_rules.quantities import measured_quantity
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.symbols import symbol_spans
@@ -139,7 +139,10 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             if not spans:
                 spans = _labelled(sentence, form, q, asked)
                 whole = bool(spans)
-            spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter])]
+            if not spans and form.statement:
+                spans = _own_number(sentence, form.letter, q, asked)
+                whole = bool(spans)
+            spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter]) and not _datum(sentence, sp, option, questions)]
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
@@ -210,10 +213,42 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
                 continue
             if pattern is _QUOTED_LABEL and _spaced_tokens(m.group(1)) in _spaced_tokens(asked):
                 continue
-            # (a little word is another option's only as itself: "against" is no form of "again")
-            shared = {w for w in label if _akin(w, others) and (w in others or (w not in STOP and w not in FUNCTION))}
+            # (a little word is another option's only as itself, "against" is no form of "again", and
+            # in a clause or a quote not even then: "the idea that heat fuses iron to wood" beside
+            # "... chars the outer wood so that ...")
+            little = {w for w in label if w in STOP or w in FUNCTION}
+            shared = {w for w in label if _akin(w, others) and (w not in little or (pattern is _LABEL and w in others))}
             if mine - shared and shared <= mine:
                 spans.append(folded_span(sentence, *m.span(1)))
+    return spans
+
+
+# An option that is a number and its unit ("125 m"), written as the operand of a step with the
+# stem's own figure ("multiply the spread by 125 m", beside "125 metres for every degree"): the
+# stem's datum. (Named otherwise, "the 12 cm choice can go", a stem's figure is a distractor.)
+_NUMBER_AND_UNIT = re.compile(r"\s*(?P<n>\d[\d,]*(?:\.\d+)?)\s*[^\W\d_]{1,4}\.?\s*")
+_OPERAND = re.compile(r"(?i)(?:\b(?:by|times|plus|minus|per|into)|[×*/+−])\s*$")
+
+
+def _datum(sentence: str, span: tuple[int, int], option: str, questions: list[Question]) -> bool:
+    number = _NUMBER_AND_UNIT.fullmatch(option)
+    return number is not None and _OPERAND.search(fold(sentence)[: span[0]]) is not None and given_in_stems(number.group("n"), questions)
+
+
+# A statement named by a number it alone gives ("the statement giving an exact age of 74.5 million
+# years" beside "It is exactly 74.5 million years old."), one no other option nor the batch's
+# questions write: a decimal, or three digits or more (not "the 10" of a "#10 blade").
+_OWN_NUMBER = re.compile(r"(?<![\d.,])\d+\.\d+(?![\d.])|(?<![\d.,])\d{3,}(?![\d.,])")
+
+
+def _own_number(sentence: str, letter: str, q: Question, asked: str) -> list[tuple[int, int]]:
+    options = q.options or {}
+    others = " ".join(text for other, text in options.items() if other != letter) + " " + asked
+    spans = []
+    for number in dict.fromkeys(_OWN_NUMBER.findall(options[letter])):
+        if not compiled(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])").search(others):
+            pattern = compiled(r"(?<![\d.,])" + re.escape(number) + r"(?![\d]|[.,]\d)")
+            spans += [folded_span(sentence, *m.span()) for m in pattern.finditer(sentence)]
     return spans
 
 

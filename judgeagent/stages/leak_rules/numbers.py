@@ -108,12 +108,16 @@ _AS_CANDIDATE_BEFORE = re.compile(r"(?i)\b(?:value|answer|option|choice|figure|r
 _AS_CANDIDATE_AFTER = re.compile(r"(?i)^\s*(?:[^\w\s]{1,3}\s*)?(?:is|was|would|could|can|must|comes|fits|matches|looks)\b")
 
 
+def given_in_stems(number: str, questions: list[Question]) -> bool:
+    """Whether ``number`` is one of the data the batch's questions give ("falls by 20%", "20 m/s in 5 s")."""
+    n = float(_value(number))
+    return any(float(_value(x)) == n for q in questions for x in _STEM_NUMBER.findall(question_data(q.question)))
+
+
 def _stem_number(m: re.Match, sentence: str, questions: list[Question]) -> bool:
-    """Whether a number is one of the data the batch's questions give ("falls by 20%" and "20 m/s
-    in 5 s"), used in a worked step rather than put forward as a candidate answer."""
-    n = float(_value(m.group("n")))
-    in_stems = any(float(_value(x)) == n for q in questions for x in _STEM_NUMBER.findall(question_data(q.question)))
-    if not in_stems:
+    """Whether a number is one of the data the batch's questions give, used in a worked step rather
+    than put forward as a candidate answer."""
+    if not given_in_stems(m.group("n"), questions):
         return False
     before, after = sentence[: m.start()], sentence[m.end() :]
     in_a_list = re.search(r"(?i)(?:,|\band|\bor)\s*$", before) or re.match(r"(?i)\s*(?:,|and\b|or\b)", after)

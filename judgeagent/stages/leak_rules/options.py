@@ -272,7 +272,7 @@ def _another_questions_words(n: Named, ref: OptionRef) -> bool:
 _AMONG_WORDS = (
     r"(?:\bit['’]?s|\b(?:it|answer|that|this|value|figure|result|one|number|choice|pick|count|total|tally|sum|amount|"
     # what is measured: "The length is 140 cm, 200 cm or 240 cm"
-    r"length|height|width|depth|distance|weight|mass|speed|temperature|volume|dose|price|cost|pressure|frequency|duration|angle|area|"
+    r"length|height|width|depth|distance|weight|mass|speed|temperature|volume|dose|price|cost|pressure|frequency|duration|angle|area|mean|average|median|"
     # ("The interval from D to E half-flat is 150, 200 or 250 cents")
     r"interval|gap|ratio|rate|share|proportion|percentage|size|age)(?:\s+(?:from|of|for|between|above|below)\s+[^,;.:!?]{1,40}?)?\s*(?:['’]s|is|was|(?:is|are)\s+going\s+to\s+be|(?:should|must|has\s+to|will|would|can\s+only)\s+be|"
     r"(?:should|must|will)\s+come\s+(?:out\s+)?(?:to|as)|comes\s+(?:out\s+)?(?:to|as))|\b(?:should|must|will)\s+come\s+out\s+(?:to|as)|\bone\s+of|\beither|\bbetween|\bamong|\bdown\s+to"
@@ -283,6 +283,8 @@ _AMONG_WORDS = (
     # "it will come out as either E4 or E6", "the symbol decodes either to a clay or to a silt",
     # "it fits one of the two pasteurisation methods, HTST or LTLT"
     # "It's one of three: the cancel-if-anyone-objects option, ..."
+    # ("It's really DLI, photoperiod or VPD")
+    r"(?:\s+(?:really|probably|likely|realistically))?"
     r"\s+(?:either\s+(?:(?:to|as|in|at|on|with)\s+)?|the\s+(?:(?:two|three|four|2|3|4)\s+(?:[\w-]+\s+){0,2}?[\w-]+\s*[,:—–]\s*)?"
     r"|(?:two|three|four|2|3|4)\s*[:—–]\s*(?:the\s+)?)?"
 )
@@ -466,6 +468,8 @@ TEXT_JUDGED = _option_rule(
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("Argon, which is the classic slip here.", "guard 45: fresh90, text_judgement"),
         Example("I'd take 'the tide pushes surface air' over 'the rotation of the Earth'.", "guard 55: fresh107, preference", "values"),
+        Example("The statement giving an exact age of 12.8 thousand years can be dropped.", "guard 65: fresh128, text_judgement", "figures"),
+        Example("The 125 m figure can go; it is the rate, not the height.", "guard 65: fresh128", "figures"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
@@ -476,6 +480,7 @@ TEXT_JUDGED = _option_rule(
         Example("The four options are Utrecht, Westphalia, Versailles and Vienna; date each, or rule it out for lack of a date.",
                 "guard 60: fresh117"),
         Example("Keep apart the idea of a ribosome and the idea of a lysosome, which the question treats as different.", "guard 61: fresh119"),
+        Example("Get the order right, and multiply the spread, not either temperature, by 125 m.", "guard 65: fresh128, a whole message", "figures"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(
@@ -504,6 +509,8 @@ NARROWED_LIST = _option_rule(
         Example("It has to be one of 32, 64 or 128.", "written for the rule", "values"),
         Example("It's 32, 48 or 64; check which.", "guard 22: fresh42", "values"),
         Example("The size of each group is 32, 48 or 64; count to tell which.", "guard 59: fresh116, a whole message", "values"),
+        Example("For that question, the mean will be 32, 48 or 64, so recheck the total.", "guard 65: fresh127, a whole message", "values"),
+        Example("It's really 64 or 128, and only one of those counts the bits.", "guard 65: fresh84, listed", "values"),
         Example("You're choosing between 64 and 128; count the groups.", "guard 27: fresh48", "values"),
         Example("Narrow it to three: 32, 48 or 64. Then decide.", "guard 62: fresh122, listed", "values"),
         Example("You're really choosing between seven and eleven for pure water.", "guard 62: fresh121, listed", "values"),

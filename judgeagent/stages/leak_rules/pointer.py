@@ -222,7 +222,8 @@ _BETWEEN_PICK = re.compile(
     r"(?:I(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly|firmly|strongly|hard)\s+)?(?i:take|trust|favou?r|"
     r"lean(?:\s+(?:firmly|strongly|hard|heavily))?\s+(?:to|towards?)|"
     # told, not said of oneself, only as a choice ("Of dates and names, take the dates" is a method)
-    r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)"
+    # ("If you're torn between WHIP and ERA, lean ERA")
+    r"back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for)|(?i:back|go\s+(?:with|for)|pick|choose|plump\s+for|opt\s+for|lean(?:\s+(?:towards?|to))?)"
     # ("..., I lean firmly toward Tomas")
     r"|I\s+(?:(?:firmly|strongly|heavily|definitely|clearly)\s+)?(?i:lean(?:\s+(?:firmly|strongly|hard|heavily))?\s+(?:to|towards?)|favou?r)"
     # ("Between bending the knees and adding wrist spin, bending the knees is my pick")
@@ -387,7 +388,8 @@ _ANOTHER_NAME = re.compile(
     # ("potters call this stage 'reduction'", "riggers call this a Z-lay rope", "in Australia they get called 'rousies'",
     # "what clubs usually write as 'reach'")
     r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?:\s+(?!" + _LITTLE_WORD + r")[\w-]+){0,2}?(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
-    r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?=\s+(?:an?|the)\s)"
+    # ("Canvas workers often call this fitting an eyelet")
+    r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?:\s+(?!" + _LITTLE_WORD + r")[\w-]+)?(?=\s+(?:an?|the)\s)"
     r"|(?<!\bboth\s)\bgets?\s+called(?=\s+(?:an?\s+|the\s+)?['‘\"“])|\bwhat\s+(?:[\w-]+\s+){1,4}?(?:write|spell|record)s?\s+as(?=\s+['‘\"“])"
     # ("Older books spell the word 'tjap'", "you'll see it written 'tjap'", "menus translate them as 'Russian pierogi'")
     r"|\bspells?\s+(?:the|this|that)\s+(?:word|term|name)(?=\s+['‘\"“])|\b(?:see|find)\s+it\s+written(?=\s+['‘\"“])"
@@ -402,8 +404,12 @@ _ASKED = re.compile(
     # (not "If you've ever browsed the noodle aisle": a scene set, not a name asked for)
     r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b|\s+it\s+helps\s+to\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
 )
-# (not "nobody would call it a gravel bike", "Don't call it a root": a name denied, of an analogy or a slip)
-_DENIED = re.compile(r"(?i)\b(?:nobody|no\s+one|never|not|don['’]t|doesn['’]t|wouldn['’]t|won['’]t|shouldn['’]t)\s+(?:\w+\s+){0,2}?$")
+# (not "nobody would call it a gravel bike", "Don't call it a root": a name denied, of an analogy or a slip;
+# nor "recall what collectors call the other": the name asked for)
+_DENIED = re.compile(
+    r"(?i)\b(?:nobody|no\s+one|never|not|don['’]t|doesn['’]t|wouldn['’]t|won['’]t|shouldn['’]t)\s+(?:\w+\s+){0,2}?$"
+    r"|\b(?:recall|remember|work\s+out|decide)\s+$"
+)
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
 # reduction' or the letter's exact wording would both do".
@@ -439,6 +445,7 @@ ANOTHER_NAME = Rule(
     leaks=(
         Example("Some older texts spell it Challenger Dip, which might jog your memory.", "guard 43: fresh84, answer_variant", "phrase"),
         Example("On some sites they call it a runner.", "guard 43: fresh86, answer_variant", "phrase"),
+        Example("Surveyors often call this layer a mantle; name it the way the question expects.", "guard 65: fresh105, a whole message", "phrase"),
         Example("If you've ever read old climate reports, you'll have seen charts labelled 'planetary warming'.", "guard 56: fresh108, answer_variant", "phrase"),
         Example("One maker markets its version as the 'Hot Blanket'; give the general term.", "guard 57: fresh111, answer_variant", "phrase"),
         Example("Some old almanacs write it 'globle warming'; whatever the spelling, that's the term.", "guard 57: fresh111, answer_variant", "phrase"),
@@ -467,6 +474,7 @@ ANOTHER_NAME = Rule(
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
+        Example("One face is the crust, so recall what geologists call the other, and spell it as the textbooks do.", "guard 65: fresh128, a whole message", "phrase"),
         Example("Borax is sold in supermarkets as a laundry booster; recall what it is chemically.", "guard 47: fresh18", "phrase"),
         Example("The answer is a single name; spell it out in full.", "guard 43: development", "phrase"),
         Example("The answer is usually written as two words.", "guard 43: fresh41", "phrase"),
@@ -524,6 +532,7 @@ PICK_MINE = Rule(
         Example("I'd favour signing in two towns over meeting in one capital.", "guard 64: fresh126, preference"),
         Example("MRI rather than CT - only one of them uses magnets.", "guard 64: fresh121, a whole message", "codes"),
         Example("If you're torn between the congress and the treaty signed in two towns, I'd go the treaty every time.", "guard 57: fresh111, preference"),
+        Example("If you're torn between MRI and CT, lean MRI - but check how each forms its image.", "guard 65: fresh128, a whole message", "codes"),
         Example("Between signing in two towns and meeting in one capital, I'd go with signing in two towns.", "guard 58: fresh114, preference"),
         Example("Q3: between the older settlement and the later gathering, I'd lean towards the older one.", "guard 58: fresh114, a whole message"),
         Example("Between a settlement in two towns and a meeting in one capital, go with the two towns.", "guard 58: fresh114, preference"),
