@@ -429,3 +429,77 @@ def test_another_form_of_a_word_the_batch_uses_names_no_option():
     assert find_leaks("Think of the word performers use among themselves; the second question is about lighting.", [STAGE, LIGHTS]) == []
     # the option's own word still names it
     assert "pointer" in {d.kind for d in find_leaks("For the lighting question, think of the performance option.", [STAGE, LIGHTS])}
+
+
+# Guards 64 and 65: forms read from fresh125 to fresh128 whose behaviour the rule entries' examples
+# do not show alone.
+SQUASH = Question(
+    "sq1",
+    "Priya's shot would have won the rally, and Tomasz made every effort to clear. What does the referee award?",
+    "D",
+    {
+        "A": "A let: the rally is replayed.",
+        "B": "No let: Tomasz wins the rally.",
+        "C": "A stroke to Tomasz, since he made every effort to clear.",
+        "D": "A stroke to Priya: her shot would have been a winner.",
+    },
+)
+KVASS = Question(
+    "kv1",
+    "A short-fermented, chilled bread drink typically has what alcohol content?",
+    "A",
+    {"A": "Under 1.5% alcohol by volume (ABV)", "B": "About 5% ABV", "C": "About 12% ABV", "D": "About 40% ABV"},
+)
+TYRE = Question(
+    "ty1",
+    "Why does a wheelwright heat an iron tyre before fitting it?",
+    "A",
+    {
+        "A": "The hot tyre expands to slip over the wheel and shrinks tight as it cools.",
+        "B": "Heating softens the iron so that it can be hammered into the curve.",
+        "C": "The heat chars the outer wood so that the rim resists rot.",
+        "D": "The heat fuses the iron to the wood, so that no nails are needed.",
+    },
+)
+
+
+def _kinds(text: str, questions: list[Question]) -> set[tuple[str | None, str]]:
+    return {(d.question_id, d.kind) for d in find_leaks(text, questions)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stated"),
+    [
+        ("Short version: it's C, and you can stop second-guessing it.", True),
+        ("C - check the sentence that mentions the treaty.", True),
+        ("A - D all name treaties; date each.", False),
+        ("It's A-level material, so take it slowly.", False),
+    ],
+)
+def test_a_letter_ending_its_clause_or_opening_before_a_dash_is_stated(sentence, stated):
+    assert any(kind == "answer_letter" for _, kind in _kinds(sentence, BATCHES["mc"])) == stated
+
+
+def test_an_options_own_words_in_quotes_name_it_though_each_word_is_in_another():
+    assert ("sq1", "struck_out") in _kinds("You can set aside 'a stroke to Tomasz' - effort never earns the rally.", [SQUASH])
+    assert _kinds("Weigh each outcome against the two findings the referee makes.", [SQUASH]) == set()
+
+
+def test_a_short_question_answered_at_once_is_read_with_its_answer():
+    gas = [q for q in BATCHES["mc"] if "Argon" in (q.options or {}).values()][0]
+    assert any(qid == gas.id for qid, _ in _kinds("Argon? Definitely not - it is far too rare.", BATCHES["mc"]))
+    assert any(qid == gas.id for qid, _ in _kinds("Argon? No. It is far too rare.", BATCHES["mc"]))
+
+
+def test_praise_of_drawing_a_diagram_is_praise_of_a_habit():
+    assert praise_of_form("You drew a diagram last time, which is exactly the right move for a question like this.")
+    assert not praise_of_form("You picked Utrecht last time, which was right.")
+
+
+def test_initials_every_option_writes_name_none_of_them():
+    assert _kinds("Think in ABV, not proof.", [KVASS]) == set()
+    assert ("kv1", "option_text") in _kinds("Under 1.5 percent alcohol by volume is the figure.", [KVASS])
+
+
+def test_a_clause_names_its_option_though_its_little_words_are_in_others():
+    assert ("ty1", "struck_out") in _kinds("The idea that heat fuses iron to wood can be dropped; weigh the rest.", [TYRE])
