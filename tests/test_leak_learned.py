@@ -245,7 +245,7 @@ def test_a_short_opening_line_never_flags_a_feedback_alone(minilm):
     # A message's usual opening reads clean alone: the model learned from clean messages' sentences ...
     assert _alone("Three points.", batch, minilm) < DOUBT
     # ... but it still leans on many a short text ("Go with C." is the typical short leak) ...
-    opening = "One last look."
+    opening = "Have another go."
     assert _alone(opening, batch, minilm) >= LEAN
     # ... but a short sentence leaning weighs little with the feedback classifier.
     assert len(opening.split()) < leak_message.LONG_SENTENCE

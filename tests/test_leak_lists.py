@@ -13,6 +13,7 @@ from judgeagent.stages.leak_learned import masked_text, weigh
 from judgeagent.stages.leak_lists import hide_even_list
 from judgeagent.stages.leak_rules import names_kind_of_answer, only_form, praise_of_form
 from judgeagent.stages.leak_rules.examples import BATCHES
+from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leakage import find_leaks
 
 MILK = Question(
@@ -503,3 +504,57 @@ def test_initials_every_option_writes_name_none_of_them():
 
 def test_a_clause_names_its_option_though_its_little_words_are_in_others():
     assert ("ty1", "struck_out") in _kinds("The idea that heat fuses iron to wood can be dropped; weigh the rest.", [TYRE])
+
+
+TAX = Question("tx1", "Which kind of tax takes a larger share of a larger income?", "B", {"A": "Flat", "B": "Progressive", "C": "Regressive"})
+CRANE = Question("cr1", "Which attachment lifts a shipping container by its corner fittings?", "A",
+                 {"A": "Spreader", "B": "Headblock", "C": "Trolley", "D": "Grab", "E": "Hook beam"})
+CLOSING = Question("cl1", "According to the notice, when does the hall now close on weekdays?", "B",
+                   {"A": "6:00 pm", "B": "7:00 pm", "C": "8:00 pm", "D": "9:00 pm"})
+VISA = Question("vi1", "How long after vaccination does the certificate become valid?", "A",
+                {"A": "10 days", "B": "20 days", "C": "30 days", "D": "1 year"})
+YEARS = Question("yr1", "How often is a coppice stool traditionally cut?", "D",
+                 {"A": "Every 1–2 years", "B": "Every 3–4 years", "C": "Every 25–30 years", "D": "Every 7–10 years"})
+
+
+def test_a_common_word_option_before_a_noun_is_the_adjective_unless_the_question_asks_for_that_noun():
+    figures = BATCHES["figures"]
+    assert _kinds("It's a good way of seeing the traps a question-setter has laid.", figures) == set()
+    assert ("tx1", "option_text") in _kinds("That's a progressive tax.", [TAX])
+    named = {r.letter for r in option_refs("Weigh each: a grab and a hook beam exist for good reasons.", [CRANE])}
+    assert named == {"D", "E"}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "named"),
+    [
+        ("Closing is 19:00.", True),  # the 24-hour clock
+        ("The notice says weekdays now close at 7 pm; check it.", True),
+        ("Closing is 21:00 now.", False),  # the answer is 7 pm; 21:00 is option D
+    ],
+)
+def test_a_time_after_noon_is_named_on_either_clock(sentence, named):
+    assert (("cl1", "option_text") in _kinds(sentence, [CLOSING])) == named
+    assert {r.letter for r in option_refs("Closing is 20:00, not 19:00.", [CLOSING])} == {"B", "C"}
+
+
+def test_a_number_joined_to_a_unit_names_its_option_but_not_one_joined_to_a_name():
+    assert ("vi1", "option_text") in _kinds("Only the 10-day option matches the validity rule.", [VISA])
+    assert _kinds("There is a special case in the rules for the 10-off area of the triangle.", BATCHES["figures"]) == set()
+
+
+def test_a_sign_word_makes_a_value_only_where_the_options_are_signed():
+    assert _kinds("Keep it brief: the letter, plus one sentence saying why.", [YEARS]) == set()
+    assert ("x3", "struck_out") in _kinds("You can set plus five aside.", BATCHES["figures"])
+
+
+def test_a_run_of_a_statements_everyday_words_names_it_only_as_an_item_of_a_list():
+    design = BATCHES["designs"]
+    assert ("d1", "narrowed") in _kinds("The contenders are the randomised trial, the single-blind demonstration and the field survey.", design)
+    assert _kinds("Ask how a survey in the field would deal with the tester's cues.", design) == set()
+
+
+def test_a_passages_answer_is_named_by_a_name_of_its_own_but_a_short_stems_is_not():
+    assert ("t1", "reference_phrase") in _kinds("Walkers gather at the Tannery this year.", BATCHES["notice"])
+    short = Question("sh1", "Where do walkers now meet: the Old Tannery or the green?", "the Old Tannery")
+    assert _kinds("Walkers gather at the Tannery this year.", [short]) == set()

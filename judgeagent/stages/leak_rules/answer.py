@@ -12,7 +12,7 @@ from judgeagent.stages.answers import normalize_phrase
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_normalize import fold, spoken_numbers, tokens
 from judgeagent.stages.leak_rules.judgement import in_list
-from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, states_option
+from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase, passage_name_named, states_option
 from judgeagent.stages.leak_rules.naming import option_refs
 from judgeagent.stages.leak_rules.quantities import Quantity, names_quantity, option_quantity, quantities
 from judgeagent.stages.leak_rules.questions import ORDINALS, question_refs
@@ -101,9 +101,12 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
     word = tokens(correct)
     if len(word) == 1 and any(word[0] in tokens(o.question) for o in questions or [] if o is not q):
         return []
+    # Nor is a part of it that another question's options write too ("tenpins" of "Tenpin bowling",
+    # beside "In a triangle, as in tenpin bowling"): advice on that question uses it.
+    elsewhere = {w for o in questions or [] if o is not q for text in (o.options or {}).values() for w in tokens(text)}
     for sentence in sentences(suggestions):
         refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]
-        named = [r for r in refs if r.letter == q.answer and r.whole]
+        named = [r for r in refs if r.letter == q.answer and r.whole and not _part_used_elsewhere(fold(sentence)[r.start : r.end], correct, elsewhere)]
         if quantity:  # its value, not its unit's word ("count the months" names no "Six months")
             values = quantities(sentence)
             named = [r for r in named if any(v.start < r.end and r.start < v.end for v in values)]
@@ -113,6 +116,11 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
         if named and not listed and states_option(sentence, q, q.answer):
             return [finding(q.id, "option_text", correct)]
     return []
+
+
+def _part_used_elsewhere(said: str, option: str, elsewhere: set[str]) -> bool:
+    words = set(tokens(said))
+    return words < set(tokens(option)) and words <= elsewhere
 
 
 # What stands between the values of one list: "120 °C or 190 °C", "27, 28 and 29 feet".
@@ -142,6 +150,7 @@ def reference_leaks(suggestions: str, q: Question, questions: list[Question] | N
     wording = batch_wording(q, questions or [q])
     others = [o for o in questions or [] if o is not q]
     if any(mentions_phrase(unlisted, q.answer, wording) or names_quantity(unlisted, q.answer, questions or [q])
+           or passage_name_named(unlisted, q.answer, q.question)
            for unlisted in (_without_other_options(_without_option_lists(_without_own_label(sentence, q), others), q.answer, others)
                             for sentence in sentences(suggestions))):
         return [finding(q.id, "reference_phrase", q.answer)]
@@ -284,6 +293,8 @@ ANSWER_LETTER = Rule(
         Example("Sort them by size; the largest sits at C.", "guard 61: fresh119, position"),
         Example("What the question wants is option C's organelle.", "guard 61: fresh120, a whole message"),
         Example("Go down the list and cross off each; that leaves B.", "guard 63: fresh120, position"),
+        Example("Short version: it's C, and the date of signing shows why.", "guard 64: fresh118, position"),
+        Example("C - check the sentence that mentions the treaty.", "guard 64: fresh125, position"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -293,6 +304,7 @@ ANSWER_LETTER = Rule(
         Example("Use A = A0 × (1/2)^(t/T) and show each step.", "guard 34: fresh35"),
         Example("Whichever you end up on, say why in one line.", "written for the rule"),
         Example("A, B and C all name treaties; date each.", "written for the rule"),
+        Example("A - D all name treaties; date each.", "written for the rule"),
         Example("Check your answer against A and B before you settle.", "written for the rule"),
         Example("Each date points to a different treaty; place them in order.", "written for the rule"),
         Example("Check whether the date in the stem matches the second option or the third.", "written for the rule"),
@@ -312,6 +324,7 @@ OPTION_TEXT = Rule(
         Example("Remember that the Peace of Westphalia is the usual culprit.", "guard 1"),
         Example("Think of MITOCHONDRION first.", "guard 1"),
         Example("The settlement (Peace of Westphalia) came after thirty years.", "guard 1"),
+        Example("The answer to the ban question is tenpin bowling.", "guard 66: written for the rule", "pins"),
         Example("Here it's the BOE that sets them.", "guard 36: fresh70", "forms"),
         Example("At an even pace that is 12 km/h.", "guard 38: fresh72", "craft"),
         Example("On the soil question it's 4.5–5.5.", "guard 41: fresh81, listed", "codes"),
@@ -323,6 +336,7 @@ OPTION_TEXT = Rule(
         Example("Relations are often written in short, such as 2C or 1C1R; spell yours out.", "written for the rule", "codes"),
         Example("Recall how the Treaty of Versailles ended a different war.", "guard 1"),
         Example("Compare the BOE and the ECB by what each one may set.", "written for the rule", "forms"),
+        Example("Keep ninepins and tenpins apart in your head.", "guard 66: fresh127", "pins"),
     ),
 )
 # Between two items of a list: a comma, a semicolon or a slash, perhaps "and" or "or", and an article.
@@ -495,6 +509,8 @@ REFERENCE_PHRASE = Rule(
         Example("Every guard has to pass the 10-20 drills first.", "guard 43: fresh86, answer_variant", "trades"),
         Example("Players pencil '7th' above the note.", "guard 43: fresh86, answer_variant", "trades"),
         Example("You may see a Roman numeral VII above a low note.", "guard 43: fresh86, answer_variant", "trades"),
+        Example("The corner stalls now go out in a weekly draw.", "guard 66: fresh128, listed", "spoken"),
+        Example("Walkers gather at the Tannery this year.", "guard 66: fresh129, answer_variant", "notice"),
         Example("Players love acronyms and shorten it to SOTG.", "guard 45: fresh89, answer_variant", "trades"),
         Example("The strides you're describing are 'cross-overs'; give their name in full.", "guard 47: fresh93, answer_variant", "rulings"),
         Example("The small chute you throw first is the pilot chute.", "written for the rule", "gear"),
@@ -506,6 +522,7 @@ REFERENCE_PHRASE = Rule(
         Example("If a recipe tells you to 'mash' the potatoes, name the tool behind that verb.", "guard 61: fresh119, a whole message", "spoken"),
     ),
     clean=(
+        Example("Find the sentence that says where walkers meet, and quote it.", "written for the rule", "notice"),
         Example("Recall which novelists wrote about Bath.", "guard 1", "phrase"),
         Example("Mash nothing yet: first say what the tool does to a boiled potato.", "written for the rule", "spoken"),
         Example("Name the stage in full words; if you know it only by its initials, write out what each stands for.", "written for the rule", "shortened"),

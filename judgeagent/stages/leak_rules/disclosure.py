@@ -615,9 +615,9 @@ _PLAIN_VERDICT = re.compile(
     r"(?:\s+(?:last\s+(?:time|round|go|attempt|pass)|earlier|before|previously|the\s+first\s+time))?"
     # ("Q3: Your answer here was wrong")
     r"(?:\s+(?:here|there|this\s+time|on\s+(?:this|that)(?:\s+one)?))?\s+"
-    # ("Your board-material answer missed; ...", "Your glass answer wasn't right")
+    # ("Your board-material answer missed; ...", "Your glass answer wasn't right", "Your second answer misses:")
     # ("Your wick arithmetic was already right", "Your string count didn't hold up")
-    r"(?:(?:was|is)\s+(?:already\s+)?(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|missed|slipped|went\s+(?:wrong|astray)"
+    r"(?:(?:was|is)\s+(?:already\s+)?(?:the\s+)?(?:correct|right|wrong|incorrect)|(?:was|is)\s+off|miss(?:ed|es)|slipped|went\s+(?:wrong|astray)"
     r"|did(?:n['’]t|\s+not)\s+hold\s+up"
     r"|(?:was|is)(?:n['’]t|\s+not)\s+(?:quite\s+)?(?:right|correct))"
     # ("Your North West answer missed last time.")
@@ -670,6 +670,7 @@ PLAIN_VERDICT = Rule(
         Example("Your treaty answer wasn't right; date the four again.", "guard 59: fresh114, disclosure"),
         Example("Your organelle answer missed; rethink it.", "guard 51: fresh99, disclosure"),
         Example("Your treaty answer missed last time.", "guard 54: fresh106, disclosure"),
+        Example("Your second answer misses: you described a later treaty, not the one in the stem.", "guard 66: fresh129, disclosure"),
         Example("On the treaty question I'd change your answer; the date in the stem rules out what you picked.", "guard 52: fresh101, disclosure"),
         Example("Q2 - Your organelle answer was off; reread the stem.", "guard 53: fresh104, a whole message"),
         Example("Your answer 'Utrecht' for the treaty question isn't the one that ended the war.", "guard 53: fresh104, disclosure"),

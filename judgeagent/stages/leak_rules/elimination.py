@@ -10,10 +10,11 @@ import re
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_finding import LeakFinding
 from judgeagent.stages.leak_rules.exemptions import ANY_CANDIDATE, FORM, GENERAL
+from judgeagent.stages.leak_rules.mentions import batch_wording, mentions_phrase
 from judgeagent.stages.leak_rules.pointer import answerable
 from judgeagent.stages.leak_rules.questions import PERSON_NOUNS, asked_for, asked_in
 from judgeagent.stages.leak_rules.rule import Example, Reading, Rule, finding
-from judgeagent.stages.leak_rules.text import compiled
+from judgeagent.stages.leak_rules.text import compiled, identifying
 from judgeagent.stages.leak_rules.vocabulary import alternation
 
 # A verdict on a candidate as the answer, whatever names it (a phrase answer's rival, a value, a
@@ -126,6 +127,8 @@ _STRUCK_OUT = re.compile(
     r"(?:be\s+(?:ruled\s+out|dismissed|eliminated|discarded|crossed\s+(?:off|out)|struck\s+(?:off|out)|set\s+aside|dropped|rejected|excluded)"
     # ("The E-score can go - it's about ...")
     r"|go(?=\s*(?:[,;.:!—–]|\s-\s|$)))\b"
+    # ("note that 147 g can't be right, since ...")
+    r"|\bcan(?:['’]t|not)\s+be\s+(?:right|correct|the\s+answer)\b"
     # "the closed-fist statement is definitely out"
     r"|\b(?:statement|idea|option|claim|one|reading|explanation|choice|suggestion)\s+(?:is|['’]s)\s+"
     r"(?:(?:definitely|clearly|certainly|obviously|surely|simply)\s+)?out(?=\s*(?:[,;.:!—–]|\s-\s|$))"
@@ -137,6 +140,8 @@ _STRIKE = re.compile(
 )
 # Or named first and then set aside: "Salmonella doesn't fit the clues, so set it aside".
 _SET_IT_ASIDE = re.compile(r"(?i)\b(?:set|put)\s+(?:it|that(?:\s+(?:one|option|statement))?|this(?:\s+(?:one|option|statement))?)\s+aside\b")
+_SET = re.compile(r"(?i)\b(?:set|put)\s+")
+_ASIDE = re.compile(r"(?i)\s+aside\b")
 _IF = re.compile(r"(?i)\b(?:if|unless|whether|before|until)\b")
 _CONDITION = re.compile(r"(?i)\b(?:don['’]t|do\s+not|never|before|until|unless|if|whether|not|any|every)\b")
 
@@ -163,6 +168,10 @@ def _struck_out(reading: Reading) -> list[LeakFinding]:
         # the option right after the verb: "rule out Utrecht", "eliminate option B"
         if not _conditional(sentence[: m.start()]) and any(m.end() <= r.start <= m.end() + 12 for r in named):
             return [finding(named[0].question_id, "struck_out", sentence)]
+    for m in _SET.finditer(sentence):
+        # the option between the verb and "aside": "You can set plus seven aside"
+        if not _conditional(sentence[: m.start()]) and any(m.end() <= r.start <= m.end() + 12 and _ASIDE.match(sentence, r.end) for r in named):
+            return [finding(named[0].question_id, "struck_out", sentence)]
     return []
 
 
@@ -181,11 +190,14 @@ NAMED_STRUCK_OUT = Rule(
         Example("On the same question, you can set aside 'the Congress of Vienna' - it ended another war.", "guard 64: fresh126, a whole message"),
         Example("You can drop 'the Congress of Vienna' straight away.", "guard 64: fresh126, text_judgement"),
         Example("For the treaty, the Congress of Vienna is not what the dates point to, so set that option aside.", "guard 65: fresh105, a whole message"),
+        Example("You can set plus five aside: it scores the zones in front of the area.", "guard 66: fresh129, text_judgement", "figures"),
         Example("The rotation statement can go; weigh the rest against how the land heats.", "guard 43: fresh83, a whole message", "values"),
         Example("The tide reading can go.", "guard 45: fresh90, text_judgement", "values"),
         Example("On the gas question, the argon option is definitely out; weigh the rest against what plants fix.", "guard 52: fresh102, a whole message"),
         Example("The E-score can go - it measures how well, not how hard.", "guard 52: fresh102, text_judgement", "scores"),
         Example("The idea that the tide pushes air ashore can be dropped; weigh the rest.", "guard 52: fresh102, a whole message", "values"),
+        Example("For the treaty, the option about the congress can go - it ended another war.", "guard 66: fresh79, a whole message"),
+        Example("Work it through, and note that 2,000 m can't be right, since the spread is only eight degrees.", "guard 66: fresh80, a whole message", "figures"),
     ),
     clean=(
         Example("Don't rule out Utrecht before you have dated it.", "written for the rule"),
@@ -216,6 +228,9 @@ _SHORTLIST_OF_THREE = re.compile(
     r"|\bnarrow\w*\s+(?:it\s+|the\s+field\s+|things\s+)?(?:down\s+)?to)\s+"
     r"(?P<list>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+(?:or|and)\s+[^.;:!?,]{2,60})"
     r"|(?i:\bcomes?\s+down\s+to|\bit['’]ll\s+be|\bit\s+will\s+be|\bkeep\s+it\s+to|\bstick\s+to)\s+(?P<alternatives>[^.;:!?,]{2,60},\s+[^.;:!?]{2,60}?,?\s+or\s+[^.;:!?,]{2,60})"
+    # ("It's one of three: a monthly draw, an auction, or allocation by the committee")
+    r"|(?i:\b(?:it['’]s|it\s+is|the\s+answer\s+is)\s+one\s+of\s+(?:two|three|these|the\s+following)\s*[:—–-]?)\s+"
+    r"(?P<among>(?:[^.;:!?,]{2,60},\s+)?[^.;:!?]{2,60}?,?\s+or\s+[^.;:!?,]{2,60})"
 )
 
 
@@ -224,8 +239,15 @@ def _counted_shortlist(reading: Reading) -> list[LeakFinding]:
     if m is not None:
         count = _COUNT[m.group("n").lower()]
     elif (listed := _SHORTLIST_OF_THREE.search(reading.sentence)) is not None:
-        items = listed.group("list") or listed.group("alternatives")
+        items = listed.group("list") or listed.group("alternatives") or listed.group("among")
         count = items.count(",") + (1 if re.search(r",\s+(?:or|and)\s+[^,]*$", items) else 2)
+        # a question without options has no count: the list holds its answer or not
+        phrase = [
+            q for q in reading.questions
+            if not q.options and identifying(q.answer) and mentions_phrase(items, q.answer, batch_wording(q, reading.questions))
+        ]
+        if phrase:
+            return [finding(phrase[0].id, "narrowed", reading.sentence)]
     else:
         return []
     if not any(len(q.options or {}) > count for q in reading.questions):
@@ -246,11 +268,13 @@ COUNTED_SHORTLIST = Rule(
         Example("It comes down to heating by day, cooling at night, or the pull of the tide.", "guard 64: fresh126, listed", "values"),
         Example("I'd narrow the field to LB, NS and TP, then test each against the clue.", "guard 64: fresh125, listed", "values"),
         Example("Keep it to LB, NS or TP.", "guard 65: fresh128, listed", "values"),
+        Example("It's one of three: a stalemate, a draw, or a resignation.", "guard 66: fresh128, listed", "spoken"),
     ),
     clean=(
         Example("Only one of the statements is true, so weigh each against how land and sea heat.", "written for the rule", "values"),
         Example("Only two of the statements mention the tide; that alone decides nothing.", "written for the rule", "values"),
         Example("It comes down to reading the stem, the units and the options in that order.", "written for the rule", "values"),
+        Example("It's one of three: a win, a loss, or a resignation.", "written for the rule", "spoken"),
     ),
 )
 CANDIDATE_RULED_OUT = Rule(

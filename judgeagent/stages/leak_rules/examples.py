@@ -124,6 +124,7 @@ BATCHES: dict[str, list[Question]] = {
         Question("o1", "How does a game of chess end when neither player can win?", "draw"),
         Question("o2", "Where at a station do visitors ask for maps and local advice?", "tourist information"),
         Question("o3", "Which kitchen tool crushes boiled potatoes smooth?", "potato masher"),
+        Question("o4", "Under the new market rules, how are the corner stalls given out?", "by a weekly draw"),
     ],
     "labels": [
         Question("l1", "What is each player's piece count at the start of a game of draughts?", "B", {"A": "10", "B": "12", "C": "15", "D": "20"}),
@@ -139,12 +140,43 @@ BATCHES: dict[str, list[Question]] = {
         Question("s1", "Which of a judged sport's panel scores counts how hard the routine is?", "B",
                  {"A": "Execution score (E-score)", "B": "Difficulty score (D-score)", "C": "Neutral deduction", "D": "Bonus for landing"}),
     ],
-    # an option that is a figure the stem gives, and statements told apart by their numbers
+    # a notice to read, whose answer's words are all in it
+    "notice": [
+        Question(
+            "t1",
+            "Read the notice and answer the question. NOTICE TO ALL WALKERS. This year the autumn lantern walk starts from a new "
+            "place. Because the bridge on Mill Lane is closed for repairs, walkers will not gather on the village green as in past "
+            "years. Instead, please meet in the yard of the Old Tannery on Brook Street from half past six. Stewards in yellow "
+            "jackets will hand out lanterns there, and the walk will leave at seven sharp. Parking at the green is still open. "
+            "Where should walkers meet this year?",
+            "the Old Tannery",
+        ),
+    ],
+    # statements named by a run of their everyday words ("the field survey")
+    "designs": [
+        Question("d1", "A club claims its members can find buried coins by feel. Which test best rules out both chance and cues from the tester?", "A",
+                 {"A": "A double-blind randomised trial with hidden coins", "B": "An open field survey in which members choose where to dig",
+                  "C": "A case series of coins the members found", "D": "A single-blind demonstration in front of an audience"}),
+    ],
+    # one question's option written inside another's ("tenpin bowling")
+    "pins": [
+        Question("k1", "How are the nine pins of a skittle alley set out?", "C",
+                 {"A": "In a triangle, as in tenpin bowling", "B": "In a single row", "C": "In a diamond", "D": "In a circle"}),
+        Question("k2", "Which game grew out of ninepins when ninepins was banned?", "D",
+                 {"A": "Candlepin bowling", "B": "Duckpin bowling", "C": "Five-pin bowling", "D": "Tenpin bowling"}),
+    ],
+    # an option that is a figure the stem gives, statements told apart by their numbers, signed
+    # values, times of day, and grades named by common words
     "figures": [
         Question("x1", "A rule of thumb puts a cloud's base 125 m higher for every degree of spread. How high is the base at a spread of 8 degrees?",
                  "B", {"A": "125 m", "B": "1,000 m", "C": "2,000 m", "D": "3,000 m"}),
         Question("x2", "A hearth lies between two layers dated 12.4 and 13.1 thousand years old. What can be said of its age?", "A",
                  {"A": "It is between 12.4 and 13.1 thousand years old.", "B": "It is older than 13.1 thousand years.",
                   "C": "It is exactly 12.8 thousand years old.", "D": "It is younger than 12.4 thousand years."}),
+        Question("x3", "In a court game, what does a disc resting in the separate area at the base of the scoring triangle score?", "E",
+                 {"A": "+10 points", "B": "+5 points", "C": "0 points", "D": "−5 points", "E": "−10 points"}),
+        Question("x4", "When does the lantern walk set off this year?", "B", {"A": "6:30 pm", "B": "7:15 pm", "C": "8:15 pm", "D": "8:45 pm"}),
+        Question("x5", "Which grade suits a worn coin whose date and lettering can still be read?", "A",
+                 {"A": "Good", "B": "Extremely Fine", "C": "Mint State", "D": "Proof"}),
     ],
 }

@@ -229,19 +229,20 @@ def praise_of_form(sentence: str) -> bool:
 # of the result ("but the conclusion was off").
 _STEP_PRAISED = re.compile(
     r"(?i)^\s*(?:[-•*]\s*)?(?:(?:overall|general|generally|in\s+general|throughout)[,:]?\s+)?your\s+(?:(?!answers?\b)[\w-]+\s+){0,2}?"
-    r"(?:method|setup|set-up|description|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|terminology|vocabulary|notation|"
+    r"(?:method|setup|set-up|descriptions?|analysis|explanations?|reasoning|working|workings|definition|summary|reading|discussion|terminology|vocabulary|notation|"
     r"account|approach|logic|first\s+step|framework|derivation|interpretation|paragraph|sketch|diagram)\b[^;]*?"
-    # ("was careful and accurate")
-    r"\b(?:was|were|is|looked|seemed)\s+(?:\w+\s+(?:and\s+)?)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
+    # ("was careful and accurate", "Your descriptions ... so far have been accurate")
+    r"\b(?:was|were|is|looked|seemed|ha(?:ve|s)\s+been)\s+(?:\w+\s+(?:and\s+)?)?(?:correct|right|sound|good|fine|accurate|solid|tidy)\b"
     # "You described Na+/K+-ATPase inhibition correctly": the working, said of "you"
     r"|^\s*you\s+(?:described|explained|defined|summari[sz]ed|laid\s+out|set\s+out|set\s+up|reasoned\s+through)\b[^;]*?"
     r"\b(?:correctly|accurately|well|clearly|soundly)\b"
 )
 # (and no question of the batch named: "Your reasoning on the gas question was sound" is a verdict on it)
 _NOT_PRAISE = re.compile(
-    # ("last", not "last time": "Your reasoning last time about grain direction was solid" praises a step)
+    # ("last", not "last time": "Your reasoning last time about grain direction was solid" praises a step,
+    # as does "Your safety-minded reasoning earlier was good")
     # ("so keep it": the answer it led to is kept, a verdict on it; not "so just keep it tight")
-    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last(?!\s+time)|earlier|previous|"
+    r"(?i)\b(?:wrong\w*|incorrect\w*|off|not|never|no|mistak\w*|errors?|\w+n['’]t|questions?|items?|q\d+|second|third|last(?!\s+time)|earlier(?!\s+(?:was|were)\b)|previous|"
     r"(?:keep|leave|stick\s+with)\s+it(?=\s*(?:[.;,!]|$|as\s+it\s+is)))\b"
 )
 _OF_THE_RESULT = re.compile(r"(?i)\b(?:wrong\w*|incorrect\w*|off|mistak\w*|errors?|conclusions?|answers?|results?|final|options?|choices?|pick\w*|chose\w*)\b")
@@ -290,13 +291,17 @@ _FORM_INSTRUCTION = re.compile(
 )
 
 
+# One figure set above another ("I'd pick 19:15 over 20:15") is a choice, whatever its words.
+_FIGURE_OVER_FIGURE = re.compile(r"(?i)\d\S*\s+(?:over|rather\s+than|instead\s+of|not)\s+[-+−]?\d")
+
+
 @functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def only_form(sentence: str) -> bool:
     """Whether ``sentence`` is advice on the answer's form: every word one of _FORM_WORDS (with
     "the right form" read as one, and an instruction on how to give the reply), or what the
     reply may leave out, in clauses of either kind."""
     clauses = [c for c in re.split(r"\s*[—–;:]\s*|\s+-\s+", sentence) if re.search(r"[A-Za-z]", c)]
-    if not clauses:
+    if not clauses or _FIGURE_OVER_FIGURE.search(sentence):
         return False
     form = [_form_words_only(_RIGHT_FORM.sub(" fine ", _FORM_INSTRUCTION.sub(" ", _form_said(c)))) for c in clauses]
     left_out = [bool(_LEAVE_OUT.match(c)) and not _JUDGEMENT.search(c) for c in clauses]
@@ -421,6 +426,8 @@ PRAISE_OF_A_STEP = Exemption(
         Example("Your reasoning last time about the treaty dates was solid.", "guard 61: fresh119"),
         Example("Your description of the organelle was careful and accurate.", "guard 61: fresh119"),
         Example("Your reasoning last time was sound, so just keep it tight.", "guard 63: fresh81, a whole message"),
+        Example("Your safety-minded reasoning earlier was good, and it'll serve you well here.", "guard 66: fresh130"),
+        Example("Your descriptions of the treaties so far have been accurate and vivid.", "guard 66: fresh130"),
     ),
 )
 # One option named to be treated as every other one is: "Option C, P. knowlesi, is a parasite of

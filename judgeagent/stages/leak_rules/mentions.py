@@ -118,10 +118,10 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
             option = q.options[form.letter]
             # (nor one the question's other options write too: "ABV" of "Under 1.5% alcohol by volume
             # (ABV)" beside "About 5% ABV" is the unit they all share)
-            others = " ".join(text for letter, text in q.options.items() if letter != form.letter)
+            elsewhere = asked + " " + " ".join(text for letter, text in q.options.items() if letter != form.letter)
             code = (
                 _code_spans(sentence, option)
-                or _bracketed_code_spans(sentence, option, asked + " " + others)
+                or _bracketed_code_spans(sentence, option, elsewhere)
                 or symbol_spans(sentence, option, asked)
             )
             if code:
@@ -129,20 +129,25 @@ def text_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
                 continue
             if not identifying(q.options[form.letter]):
                 continue
-            spans, whole = _mention_spans(form, words, stems, joins, topic)
+            spans, whole = _mention_spans(form, words, stems, joins, topic, fold(sentence))
             if not spans and not form.statement:
                 spans = _spoken_initials(sentence, q.options[form.letter], q.question) or _core_written(sentence, form.letter, q)
                 whole = bool(spans)
             if not spans:
                 spans = _abbreviated(sentence, form.letter, q, questions)
                 whole = bool(spans)
-            if not spans:
-                spans = _labelled(sentence, form, q, asked)
-                whole = bool(spans)
+            # (a word of it in a label names it as wholly as its text: "the option about the congress can go")
+            if not whole:
+                labelled = _labelled(sentence, form, q, asked)
+                spans, whole = (labelled, True) if labelled else (spans, whole)
             if not spans and form.statement:
-                spans = _own_number(sentence, form.letter, q, asked)
+                spans = _own_number(sentence, option, elsewhere)
                 whole = bool(spans)
-            spans = [sp for sp in spans if not _numbering(sentence, sp, q.options[form.letter]) and not _datum(sentence, sp, option, questions)]
+            spans = [
+                sp for sp in spans
+                if not _numbering(sentence, sp, option) and not _datum(sentence, sp, option, questions)
+                and not _other_sign(sentence, sp, option) and not _adjective_use(sentence, option, q.question)
+            ]
             if not whole:
                 spans = [sp for sp in spans if not _common_use(sentence, sp, q.options[form.letter], questions, q)]
             if spans:
@@ -177,6 +182,14 @@ _CLAUSE_LABEL = re.compile(
     r"(?=\s+(?:can|could|should|must|may|is|isn['’]t|was|wasn['’]t|won['’]t|will|doesn['’]t|does|has|fails|falls|goes|belongs|needs|deserves)\b"
     r"|\s*[,;.:!?—–]|\s+-\s)"
 )
+# Or by what it is about: "the option about the deer fence can go" beside "The deer fence had to
+# be repaired before ...".
+_ABOUT_LABEL = re.compile(
+    r"(?i)\bthe\s+(?:statement|option|choice|explanation|reason|claim|one)\s+(?:about|on|mentioning|involving|citing|blaming)\s+"
+    r"(?:the\s+|a\s+|an\s+)?((?:[\w'’-]+\s+){0,2}?[\w'’-]+)"
+    r"(?=\s+(?:can|could|should|must|may|is|isn['’]t|was|wasn['’]t|won['’]t|will|doesn['’]t|does|has|fails|falls|goes|belongs|needs|deserves)\b"
+    r"|\s*[,;.:!?—–]|\s+-\s)"
+)
 # Or by a few of its words in quotes: "I'd take 'watch their feet' over 'watch their face'" beside
 # the options "Watch your opponent's feet, ..." and "Watch your opponent's face, ...".
 _QUOTED_LABEL = re.compile(r"(?:(?<=\s)|^)['‘\"“]((?:[\w%-]+\s+){1,6}[\w%-]+)['’\"”](?=[\s,.;:!?]|$)")
@@ -198,8 +211,10 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
     own = [w for w in tokens(options[form.letter]) if len(w) >= _MIN_DISTINCTIVE and w not in STOP and w not in FUNCTION]
     others = [w for letter, text in options.items() if letter != form.letter for w in tokens(text)]
     spans = []
-    for pattern, least in ((_LABEL, 1), (_CLAUSE_LABEL, 2), (_QUOTED_LABEL, 2)):
+    for pattern, least in ((_LABEL, 1), (_ABOUT_LABEL, 1), (_CLAUSE_LABEL, 2), (_QUOTED_LABEL, 2)):
         for m in pattern.finditer(sentence):
+            if pattern is _QUOTED_LABEL and _DENIAL.search(m.group(1)) and not _DENIAL.search(options[form.letter]):
+                continue
             label = set(tokens(m.group(1))) - _NO_LABEL  # ("the only Thursday one": "only" labels nothing)
             # (a little word is no short form of the option's: "over" of "the reason over one" beside "overcrowded")
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
@@ -227,12 +242,27 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
 # stem's own figure ("multiply the spread by 125 m", beside "125 metres for every degree"): the
 # stem's datum. (Named otherwise, "the 12 cm choice can go", a stem's figure is a distractor.)
 _NUMBER_AND_UNIT = re.compile(r"\s*(?P<n>\d[\d,]*(?:\.\d+)?)\s*[^\W\d_]{1,4}\.?\s*")
-_OPERAND = re.compile(r"(?i)(?:\b(?:by|times|plus|minus|per|into)|[×*/+−])\s*$")
+# ("subtract the 1.5 m depth")
+_OPERAND = re.compile(r"(?i)(?:\b(?:by|times|plus|minus|per|into)|\b(?:subtract|add|deduct)(?:\s+the)?|[×*/+−])\s*$")
 
 
 def _datum(sentence: str, span: tuple[int, int], option: str, questions: list[Question]) -> bool:
     number = _NUMBER_AND_UNIT.fullmatch(option)
     return number is not None and _OPERAND.search(fold(sentence)[: span[0]]) is not None and given_in_stems(number.group("n"), questions)
+
+
+# A sign written against a figure names the options of that sign only: "−10 points" is not
+# "+10 points", though their words are the same.
+_SIGN_BEFORE = re.compile(r"(?<![\w.,)])([+−-])$")
+_OPTION_SIGN = re.compile(r"\s*([+−-])(?=\s*\d)")
+
+
+def _other_sign(sentence: str, span: tuple[int, int], option: str) -> bool:
+    written = _SIGN_BEFORE.search(fold(sentence)[: span[0]])
+    if written is None:
+        return False
+    own = _OPTION_SIGN.match(option)
+    return (written.group(1) != "+") != (own is not None and own.group(1) != "+")
 
 
 # A statement named by a number it alone gives ("the statement giving an exact age of 74.5 million
@@ -241,15 +271,18 @@ def _datum(sentence: str, span: tuple[int, int], option: str, questions: list[Qu
 _OWN_NUMBER = re.compile(r"(?<![\d.,])\d+\.\d+(?![\d.])|(?<![\d.,])\d{3,}(?![\d.,])")
 
 
-def _own_number(sentence: str, letter: str, q: Question, asked: str) -> list[tuple[int, int]]:
-    options = q.options or {}
-    others = " ".join(text for other, text in options.items() if other != letter) + " " + asked
+def _own_number(sentence: str, option: str, elsewhere: str) -> list[tuple[int, int]]:
     spans = []
-    for number in dict.fromkeys(_OWN_NUMBER.findall(options[letter])):
-        if not compiled(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])").search(others):
+    for number in dict.fromkeys(_OWN_NUMBER.findall(option)):
+        if not compiled(r"(?<![\d.,])" + re.escape(number) + r"(?![\d])").search(elsewhere):
             pattern = compiled(r"(?<![\d.,])" + re.escape(number) + r"(?![\d]|[.,]\d)")
             spans += [folded_span(sentence, *m.span()) for m in pattern.finditer(sentence)]
     return spans
+
+
+# (a quote that denies what the option says is not its words: "'the magician knew nothing'"
+# beside "... a card the magician already knew")
+_DENIAL = re.compile(r"(?i)\b(?:not|no|nothing|never|none|nobody|neither|nor)\b|n['’]t\b")
 
 
 def _quotes_option(quoted: str, letter: str, options: dict[str, str]) -> bool:
@@ -417,6 +450,33 @@ def _numbering(sentence: str, span: tuple[int, int], option: str) -> bool:
     return counts_or_numbers(sentence, *span) or re.match(r"-[a-z]", sentence[span[1] :]) is not None
 
 
+# A one-word option that is a name in capitals ("Good", "Fine": coin grades) written in lower
+# case before a noun of the sentence's own ("a good way of seeing the traps") is the adjective.
+_ADJECTIVE_ZIPF = 4.5  # words as common as "rare" and "fine"; not "haiku" nor "carabiner", which are nouns after "a"
+_ADJECTIVE_BEFORE = re.compile(r"(?i)\b(?:a|an|very|quite|really|so|too|pretty)\s+$")
+# (a grade named and then "and", "is", "has" ...: "a grab and a hook beam" names the option "Grab")
+_NOT_A_NOUN = frozenset(
+    "and or but nor is was are were has had have does did can will would should could may might must that which who so then than "
+    "to of in on at for with by from".split()
+)
+_NOUN_AFTER = re.compile(r"\s+(?!(?:one|option|choice|answer|grade|pick|label|name|term|category)s?\b)[a-z]{3,}")
+
+
+def _adjective_use(sentence: str, option: str, question: str) -> bool:
+    word = option.strip()
+    if re.fullmatch(r"[A-Z][a-z]+", word) is None or zipf(word.lower()) < _ADJECTIVE_ZIPF:
+        return False
+    # (before the noun the question asks about it is the option: "a progressive tax" when it asks which tax)
+    asked = set(tokens(question))
+    said = list(compiled(r"(?i)(?<![\w'’-])" + word + r"(?![\w'’-])").finditer(sentence))
+    return bool(said) and all(
+        m.group(0)[0].islower() and _ADJECTIVE_BEFORE.search(sentence[: m.start()])
+        and (noun := _NOUN_AFTER.match(sentence, m.end())) is not None and noun.group(0).strip() not in _NOT_A_NOUN
+        and not set(tokens(noun.group(0))) & asked
+        for m in said
+    )
+
+
 def _common_use(sentence: str, span: tuple[int, int], option: str, questions: list[Question], own: Question) -> bool:
     """Whether one word of an option, met alone, is the sentence's own ordinary word rather than
     a mention of the option: a word another question of the batch is about ("market" when a
@@ -464,6 +524,7 @@ def _mention_spans(
     stems: tuple[str, ...],
     joins: dict[str, tuple[int, int]],
     topic: frozenset[str] = frozenset(),
+    folded: str = "",
 ) -> tuple[list[tuple[int, int]], bool]:
     """Where the sentence names the option, and whether by enough of it to name it alone.
 
@@ -532,7 +593,10 @@ def _mention_spans(
     # Two words of a statement name it only if neither is an everyday word (unless they are all of
     # its distinctive words that are not): "cable" and "ends up" beside "The cable housing is frayed
     # at the lever end", "water" and "column" beside "... through the water column".
-    if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday:
+    # (unless they run together as in the option: "the field survey" of "An open field survey in
+    # which ...", "the single-blind demonstration" of "A single-blind demonstration in front of ...")
+    if whole and form.statement and not acronym and len(hit - everyday) < 2 and hit - everyday != form.distinctive - everyday \
+            and not _run_of_own_words(words, form, folded):
         whole = False
     # An option that is a statement ("Predators migrate away whenever prey are abundant") shares
     # its words with any advice on the topic ("know", "luminosity", "sound"): one of them alone
@@ -544,6 +608,26 @@ def _mention_spans(
     if whole and statement and not acronym and not _close(where):
         return [], False  # its words scattered over a long sentence ("roughly ... hydrogen")
     return spans, whole
+
+
+def _run_of_own_words(words: list[tuple[str, str, int, int]], form: _OptionForm, folded: str) -> bool:
+    """Whether two of the option's distinctive words, not both everyday ones ("straight away"),
+    stand in the sentence as a label of it: a run of its words as it writes them, after an article
+    and ending an item of a list ("the field survey;", "the single-blind demonstration and ...")."""
+    pairs = set(zip(form.whole, form.whole[1:]))
+    start = 0
+    for i, (_, s, _, hi) in enumerate(words):
+        if i == 0 or (words[i - 1][1], s) not in pairs:
+            start = i
+        own = {(w, t) for w, t, _, _ in words[start : i + 1] if t in form.distinctive and len(t) >= 4}
+        if len(own) < 2 or all(zipf(w) >= EVERYDAY_ZIPF for w, _ in own):
+            continue
+        after = folded[hi : words[i + 1][2]] if i + 1 < len(words) else ""
+        item_ends = re.search(r"[,;:—–]", after) or (i + 1 < len(words) and words[i + 1][0] in ("and", "or", "versus", "vs"))
+        item_starts = re.search(r"(?:[,;:—–]|\band|\bor)\s*(?:the|an?)\s+$", folded[: words[start][2]])
+        if (item_ends or item_starts) and re.search(r"\b(?:the|an?)\s+$", folded[: words[start][2]]):
+            return True
+    return False
 
 
 def states_option(sentence: str, q: Question, letter: str) -> bool:
@@ -580,6 +664,9 @@ def batch_wording(q: Question, questions: list[Question]) -> str:
     return " ".join([q.question] + [o.question for o in others] + [t for o in others for t in (o.options or {}).values()])
 
 
+_FRAMING = frozenset({"by", "in", "at", "on", "from", "with", "for", "to", "into", "onto", "via", "through"})
+
+
 def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head_alone: bool = False) -> bool:
     """Whether ``sentence`` names the phrase answer ``phrase``: its normalised text, the text
     without spaces, a one-letter slip in a long word, or one of its distinctive words (one
@@ -607,6 +694,9 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
     if not whole:
         return False
     if contains(stems, whole) or _bracketed_form_named(stems, phrase, question_text):
+        return True
+    # ("a monthly draw" for "by a monthly draw": the preposition frames the answer)
+    if len(whole) >= 3 and whole[0] in _FRAMING and contains(stems, whole[1:]):
         return True
     if measured_quantity(phrase) is not None:
         # "1 hour 30 minutes": its words are units, which name the kind of answer ("give hours and
@@ -695,6 +785,21 @@ def mentions_phrase(sentence: str, phrase: str, question_text: str = "", *, head
                 return True
             hit.add(d)
     return len(hit | (numbers & (set(stems) | _roman_numbers(sentence)) if hit else set())) >= 2
+
+
+# A passage to read holds its answer's words, so none of them is distinctive; but a name of the
+# answer's own, no word of general English ("Ropewalk" of "the Old Ropewalk", "Oduya" of "Ms
+# Oduya, the orchestra manager"), written with its capital, names it still.
+_PASSAGE_MIN = 400
+
+
+def passage_name_named(sentence: str, phrase: str, question: str) -> bool:
+    """Whether ``sentence`` names the answer of a question that is a passage to read by a name of
+    the answer's own (see above)."""
+    if len(question) < _PASSAGE_MIN:
+        return False
+    names = [w for w in re.findall(r"(?<![\w'’-])[A-Z][a-z]{3,}(?![\w'’-])", phrase) if not common_word(w.lower())]
+    return any(compiled(r"(?<![\w'’-])" + name + r"(?![\w'’-])").search(sentence) for name in names)
 
 
 # One word in quotes, as a word is quoted for itself ("to 'rice' the potatoes").

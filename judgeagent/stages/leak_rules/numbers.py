@@ -21,7 +21,14 @@ _CLOCK = r"\d{1,2}:[0-5]\d(?![\d:])"
 # an option that is a number (with or without a unit) is named by that number written in digits.
 # "2,250" is two thousand two hundred and fifty; "2,5" is two and a half.
 _NUMERIC_OPTION = re.compile(r"^\s*(?P<n>" + _CLOCK + r"|[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
-_NUMBER = re.compile(r"(?<![\w.,/^⁻−:-])(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)")
+# A sign written against the number ("−7", "+10") is part of its value where the options are
+# signed ("+7 points" beside "−7 points"); one after a word or a figure is a subtraction or a range.
+_NUMBER = re.compile(
+    r"(?:(?<![\w.,/^⁻:)−+-])(?P<sign>[+−-])(?=\d)|(?<![\w.,/^⁻−:-]))"
+    r"(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)"
+)
+# A time of day after noon ("7:15 pm") is read on the 24-hour clock, so that "19:15" names it.
+_PM = re.compile(r"(?i)\s*p\.?\s?m\b\.?")
 # The words every option ends with after its number ("9,000 passengers per hour per direction",
 # "2,250 passengers per hour per direction"): the options' unit, however long, said once for all;
 # and those every option begins with before it ("About 8 stakes").
@@ -75,16 +82,18 @@ _STEM_NUMBER = re.compile(r"(?<![\w.,:])" + _CLOCK + r"|(?<![\w.,])\d{1,3}(?:,\d
 _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
 
 
-def _numeric_options(q: Question) -> dict[str, tuple[str, bool, tuple[str, float] | None]]:
-    """Letter → (the number, whether its option has a % sign, its unit's measure and size) for the
-    options that are numbers."""
+def _numeric_options(q: Question) -> dict[str, tuple[str, bool, tuple[str, float] | None, bool]]:
+    """Letter → (the number, whether its option has a % sign, its unit's measure and size, whether
+    it is a time after noon) for the options that are numbers."""
     out = {}
     bare = without_shared_words(q.options or {})
     for letter, text in (q.options or {}).items():
         m = _NUMERIC_OPTION.match(text) or _NUMERIC_OPTION.match(bare[letter])
         if m and not re.match(r"\s*/\s*\d", m.group("unit") or ""):  # "3/16" is a fraction, not a 3
             unit = unit_at(m.string, m.end("n"))
-            out[letter] = (_value(m.group("n")), "%" in (m.group("unit") or ""), unit[1:3] if unit else None)
+            number = _value(m.group("n"))
+            pm = _PM.match(m.group("unit") or "") is not None and float(number) < 12
+            out[letter] = (number, "%" in (m.group("unit") or ""), unit[1:3] if unit else None, pm)
     return out
 
 
@@ -139,26 +148,47 @@ def number_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         if len(numbers) < 2:  # numbers are values only where the options are values
             continue
         for m in _NUMBER.finditer(sentence):
-            if counts_or_numbers(sentence, m.start(), m.end()):
+            if counts_or_numbers(sentence, m.start("n"), m.end()) or _compound(sentence, m.end()):
                 continue
             percent = re.match(r"\s*(?:%|per\s*cent|percent)", sentence[m.end() :]) is not None
             if _stem_number(m, sentence, questions):
                 continue
             # (a number in another unit is another value: "60 seconds" beside an option "60 ms")
             written = unit_at(sentence, m.end())
-            for letter, (number, has_percent, unit) in numbers.items():
+            value = -float(_value(m.group("n"))) if m.group("sign") in ("−", "-") else float(_value(m.group("n")))
+            # (a time after noon is named on the 24-hour clock too: "19:15" for "7:15 pm")
+            clock = re.match(r"(?i)\s*[ap]\.?\s?m\b", sentence[m.end() :]) is None
+            for letter, (number, has_percent, unit, pm) in numbers.items():
                 other_unit = written is not None and unit is not None and written[1:3] != unit
-                if float(_value(m.group("n"))) == float(number) and percent <= has_percent and not other_unit:
+                same = value == float(number) or (pm and clock and value == float(number) + 12)
+                if same and percent <= has_percent and not other_unit:
                     refs.append(OptionRef(letter, q.id, *folded_span(sentence, m.start(), m.end()), "text"))
         # Spelt out, put forward as a candidate ("Seven, not nine.", "it's eleven"); a lone number
         # word elsewhere is a count or a step ("the three answers", "differ by exactly one").
+        # A sign spelt out makes a value of a lone word ("set plus seven aside").
+        signed = any(re.match(r"\s*[+−-]\s*\d", text) for text in (q.options or {}).values())
         for n in spoken_numbers(sentence):
-            if n.words == 1 and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
+            # (only where the options are signed: "plus one sentence" is no value)
+            sign = _SPOKEN_SIGN.search(sentence[: n.start]) if signed else None
+            if n.words == 1 and not sign and not (n.value > 1 and _spoken_candidate(sentence, n.start, n.end)):
                 continue
-            for letter, (number, has_percent, _) in numbers.items():
-                if n.value == float(number) and not has_percent:
+            value = -n.value if sign and sign.group(1).lower() != "plus" else n.value
+            for letter, (number, has_percent, _, _) in numbers.items():
+                if value == float(number) and not has_percent:
                     refs.append(OptionRef(letter, q.id, *folded_span(sentence, n.start, n.end), "text"))
     return refs
+
+
+def _compound(sentence: str, end: int) -> bool:
+    """Whether the number ending at ``end`` is part of a compound name or modifier ("the 10-off
+    area", "a one-line summary"), not of a value in a unit ("the 10-day option") nor a range ("4-to-8")."""
+    after = sentence[end:]
+    if not re.match(r"-[a-z]", after) or re.match(r"-[a-z]+-\d", after):
+        return False
+    return unit_at(sentence[:end] + " " + sentence[end + 1 :], end) is None
+
+
+_SPOKEN_SIGN = re.compile(r"(?i)\b(plus|minus|negative)\s+$")
 
 
 def _spoken_candidate(sentence: str, start: int, end: int) -> bool:

@@ -470,6 +470,8 @@ TEXT_JUDGED = _option_rule(
         Example("I'd take 'the tide pushes surface air' over 'the rotation of the Earth'.", "guard 55: fresh107, preference", "values"),
         Example("The statement giving an exact age of 12.8 thousand years can be dropped.", "guard 65: fresh128, text_judgement", "figures"),
         Example("The 125 m figure can go; it is the rate, not the height.", "guard 65: fresh128", "figures"),
+        Example("I'd pick 19:15 over 20:15.", "guard 66: fresh129, preference", "figures"),
+        Example("Rule out −5 points first.", "guard 66: written for the rule", "figures"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
@@ -481,6 +483,9 @@ TEXT_JUDGED = _option_rule(
                 "guard 60: fresh117"),
         Example("Keep apart the idea of a ribosome and the idea of a lysosome, which the question treats as different.", "guard 61: fresh119"),
         Example("Get the order right, and multiply the spread, not either temperature, by 125 m.", "guard 65: fresh128, a whole message", "figures"),
+        Example("There is a special case in the rules for the 10-off area of the triangle.", "guard 66: fresh129", "figures"),
+        Example("It's a good way of seeing the traps a question-setter has laid.", "guard 66: fresh130", "figures"),
+        Example("Don't assume a cold morning means 'the land never warms faster'.", "guard 66: fresh130", "values"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(
@@ -496,6 +501,7 @@ TEXT_SINGLED_OUT = _option_rule(
         Example("Recall what the mitochondrion does in a cell.", "guard 2"),
         Example("Compare the Golgi apparatus, the ribosome and the lysosome.", "guard 2"),
         Example("Piece count: each player fills the dark squares of three rows, so count them.", "guard 60: fresh117, a whole message", "labels"),
+        Example("Second, subtract the 125 m rise and compare with the list.", "guard 66: fresh130", "figures"),
     ),
 )
 NARROWED_LIST = _option_rule(
@@ -515,6 +521,8 @@ NARROWED_LIST = _option_rule(
         Example("Narrow it to three: 32, 48 or 64. Then decide.", "guard 62: fresh122, listed", "values"),
         Example("You're really choosing between seven and eleven for pure water.", "guard 62: fresh121, listed", "values"),
         Example("The contenders are 32 and 64; count the groups.", "guard 63: fresh123, listed", "values"),
+        Example("To my mind the real contenders are 0, −5 and −10 points, so weigh those three.", "guard 66: fresh129, listed", "figures"),
+        Example("The contenders are the randomised trial, the single-blind demonstration and the field survey; ask which removes the cues.", "guard 66: fresh123, listed", "designs"),
         Example("I'd focus on three values - 32, 48 and 64 - and ask which fits.", "guard 63: fresh123, listed", "values"),
         Example("The plausible range is 32, 48 or 64 bits.", "guard 63: fresh123, listed", "values"),
         Example("It comes down to 48 and 128.", "guard 27: fresh38, fresh48", "values"),

@@ -204,10 +204,12 @@ def _bare_preference(reading: Reading) -> bool:
 # of the batch's candidates ("I'd take the ratio rather than the difference" is a method).
 _TAKE_OVER = re.compile(
     r"\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?"
-    r"(?i:take|lean|trust|put\s+(?:more|most|my)\s+(?:weight|faith|trust|money)\s+on)\b"
+    # ("I'd pick 19:15 over 20:15")
+    r"(?i:take|lean|trust|pick|choose|put\s+(?:more|most|my)\s+(?:weight|faith|trust|money)\s+on)\b"
     r"(?=[^.;!?]{1,60}?\b(?i:over|ahead\s+of|rather\s+than|instead\s+of|in\s+preference\s+to|than)\b)"
-    # "I'd rank RH above CO2"
-    r"|\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:rank|rate|place|put)\b(?=[^.;!?]{1,60}?\b(?i:above|ahead\s+of)\b)"
+    # "I'd rank RH above CO2", "I'd put the tooth at Stage 3 rather than Stage 2"
+    r"|\bI(?:['’]d|\s+would)\s+(?:(?:probably|still|personally|definitely|certainly)\s+)?(?i:rank|rate|place|put)\b"
+    r"(?=[^.;!?]{1,60}?\b(?i:above|ahead\s+of|rather\s+than|over|instead\s+of)\b)"
 )
 # "Between listening to the wood and watching the smoke, I'd trust the smoke", "Between a timer
 # and watching them float, go with watching them float": of two named, one taken. Whatever words
@@ -538,6 +540,8 @@ PICK_MINE = Rule(
         Example("Between a settlement in two towns and a meeting in one capital, go with the two towns.", "guard 58: fresh114, preference"),
         Example("Of 'signed in two towns' and 'met in one capital', the two towns is the one I'd choose.", "guard 58: fresh114, preference"),
         Example("If you're weighing the congress against the treaty, I'd come down on the side of the treaty.", "guard 59: fresh116, a whole message"),
+        Example("On the grade question, I'd put the climb at 6B+ rather than 6A, but check it against a grade you know.", "guard 66: fresh85, a whole message", "fares"),
+        Example("I'd pick 19:15 over 20:15.", "guard 66: fresh129, preference", "figures"),
     ),
     clean=(
         Example("I'd go with a careful unit check first.", "guard 5"),
