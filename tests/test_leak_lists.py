@@ -558,3 +558,10 @@ def test_a_passages_answer_is_named_by_a_name_of_its_own_but_a_short_stems_is_no
     assert ("t1", "reference_phrase") in _kinds("Walkers gather at the Tannery this year.", BATCHES["notice"])
     short = Question("sh1", "Where do walkers now meet: the Old Tannery or the green?", "the Old Tannery")
     assert _kinds("Walkers gather at the Tannery this year.", [short]) == set()
+
+
+def test_a_whole_number_and_a_vulgar_fraction_are_one_value():
+    dye = [q for q in BATCHES["figures"] if q.id == "x6"]
+    assert {r.letter for r in option_refs("It's 4½ teaspoons.", dye)} == {"C"}
+    assert {r.letter for r in option_refs("It's 4 teaspoons.", dye)} == {"B"}
+    assert _kinds("Multiply 2 by 2½ cups; the stem gives both.", dye) == set()

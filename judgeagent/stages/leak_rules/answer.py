@@ -102,7 +102,8 @@ def option_text_leaks(suggestions: str, q: Question, questions: list[Question] |
     if len(word) == 1 and any(word[0] in tokens(o.question) for o in questions or [] if o is not q):
         return []
     # Nor is a part of it that another question's options write too ("tenpins" of "Tenpin bowling",
-    # beside "In a triangle, as in tenpin bowling"): advice on that question uses it.
+    # beside "In a triangle, as in tenpin bowling"): advice on that question uses it. (Not another
+    # question's text: a stem often describes the answer, "An ECG shows tall, peaked T waves".)
     elsewhere = {w for o in questions or [] if o is not q for text in (o.options or {}).values() for w in tokens(text)}
     for sentence in sentences(suggestions):
         refs = [r for r in option_refs(sentence, questions or [q]) if r.how == "text" and r.question_id == q.id]

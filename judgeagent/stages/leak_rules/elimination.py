@@ -240,6 +240,8 @@ def _counted_shortlist(reading: Reading) -> list[LeakFinding]:
         count = _COUNT[m.group("n").lower()]
     elif (listed := _SHORTLIST_OF_THREE.search(reading.sentence)) is not None:
         items = listed.group("list") or listed.group("alternatives") or listed.group("among")
+        if re.search(r"(?i)\bnot\b|n['’]t\b", items):  # a contrast, not a list: "Stick to the formula the stem gives, not Karvonen or Tanaka"
+            return []
         count = items.count(",") + (1 if re.search(r",\s+(?:or|and)\s+[^,]*$", items) else 2)
         # a question without options has no count: the list holds its answer or not
         phrase = [
@@ -275,6 +277,7 @@ COUNTED_SHORTLIST = Rule(
         Example("Only two of the statements mention the tide; that alone decides nothing.", "written for the rule", "values"),
         Example("It comes down to reading the stem, the units and the options in that order.", "written for the rule", "values"),
         Example("It's one of three: a win, a loss, or a resignation.", "written for the rule", "spoken"),
+        Example("Stick to the formula the stem gives, not the long form or the short one.", "guard 67: fresh132, a whole message", "values"),
     ),
 )
 CANDIDATE_RULED_OUT = Rule(

@@ -178,5 +178,10 @@ BATCHES: dict[str, list[Question]] = {
         Question("x4", "When does the lantern walk set off this year?", "B", {"A": "6:30 pm", "B": "7:15 pm", "C": "8:15 pm", "D": "8:45 pm"}),
         Question("x5", "Which grade suits a worn coin whose date and lettering can still be read?", "A",
                  {"A": "Good", "B": "Extremely Fine", "C": "Mint State", "D": "Proof"}),
+        Question("x6", "How much dye powder do 2½ cups of dye need at 2 teaspoons per cup?", "D",
+                 {"A": "2½ teaspoons", "B": "4 teaspoons", "C": "4½ teaspoons", "D": "5 teaspoons"}),
+        Question("x7", "In which unit is a dance track's tempo given?", "C",
+                 {"A": "Decibels", "B": "Revolutions per minute", "C": "Beats per minute", "D": "Frames per second"}),
+        Question("x8", "Which dance rhythm steps once on every beat, hips swaying?", "merengue"),
     ],
 }

@@ -208,10 +208,20 @@ _ANSWER_GIVEN_BUT = re.compile(r"(?i)^\s*" + YOU_WENT_WITH + r"\s+[^.;]{2,120}?\
 _THE_TARGETS = re.compile(r"(?i)\byou(?:r)?\b|^\s*(?:overall,?\s+)?the\s+(?:answers|responses|explanations|write-?ups)\b")
 
 
+# A way of working named and called the right habit, with no "you": "Anchoring answers in named
+# sources is the right habit."
+_HABIT_NAMED = re.compile(
+    r"(?i)^\s*[a-z]+ing\b[^.;]{0,80}?\b(?:is|was)\s+(?:exactly\s+|always\s+)?(?:the|a)\s+(?:right|good|sound|useful)\s+"
+    r"(?:habit|approach|instinct|move|method|practice)\b"
+)
+
+
 @functools.lru_cache(maxsize=4096)  # asked of each sentence by the rules, the semantic and the learned layer
 def praise_of_form(sentence: str) -> bool:
     """Whether the sentence praises how the target worked (clear, concise, the right format or
     instinct, its knowledge as a whole) and says nothing of whether any answer was right."""
+    if _HABIT_NAMED.match(sentence):
+        return not CORRECTNESS.search(RIGHT_FOR_FORM.sub(" ", sentence))
     known = _KNOWLEDGE_PRAISED.match(sentence)
     if known:
         return not CORRECTNESS.search(sentence[known.end() :]) and not _OF_THE_RESULT.search(sentence[known.end() :])
@@ -352,6 +362,7 @@ PRAISE_OF_FORM = Exemption(
         Example("You showed good awareness of safety in your earlier reasoning.", "fresh23"),
         Example("You gave a clear physical rationale, which is the right way to approach a question like this.", "fresh24"),
         Example("You spotted that the 32-bit word format matters;", "guard 29: fresh56"),
+        Example("Anchoring answers in named sources is the right habit.", "guard 67: fresh132"),
         Example("Overall the concepts are right but the execution is hasty.", "guard 30: fresh57"),
         Example("The answers were well written but thin on justification.", "guard 34: fresh66, a whole message"),
         Example("You've been answering these straight from the text, which is exactly right.", "guard 53: fresh103"),

@@ -184,7 +184,10 @@ NARROWED_TO = re.compile(
     r"|\b(?:plausible|likely|sensible|realistic)\s+(?:range|set)\s+(?:is|are)"
     # "the plausible answers are 20%, 25% and 33%": fewer than all, so the rest are out
     r"|\b(?:plausible|likely|sensible|credible|realistic)\s+(?:answers|options|choices|values|candidates)\s+(?:here\s+)?(?:are|remain)"
-    r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?)\s+(?:the\s+)?$"
+    r"|\bconfine\s+yourself\s+to(?:\s+(?:two|three|2|3)\s+[\w-]+\s*[,:]?)?"
+    # "you'll find the answer among the middle three ranges, 90-105, 115-137 and 140-160"
+    r"|\bthe\s+answer\s+(?:is\s+|lies\s+|sits\s+)?(?:among|within)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:ranges|values|options|ones|figures|choices|bands)\s*[,:—–-])"
+    r"\s+(?:the\s+)?$"
 )
 
 

@@ -20,12 +20,17 @@ _CLOCK = r"\d{1,2}:[0-5]\d(?![\d:])"
 # "1", "3", "7", "11" (a pH), "32" ... "256" (bits), "4 m/s²": too short for the text match, so
 # an option that is a number (with or without a unit) is named by that number written in digits.
 # "2,250" is two thousand two hundred and fifty; "2,5" is two and a half.
-_NUMERIC_OPTION = re.compile(r"^\s*(?P<n>" + _CLOCK + r"|[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$")
+# A whole number and a vulgar fraction ("4½ teaspoons") is one value.
+_FRACTIONS = {"½": 1 / 2, "¼": 1 / 4, "¾": 3 / 4, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 1 / 8, "⅜": 3 / 8, "⅝": 5 / 8, "⅞": 7 / 8}
+_VULGAR = r"\d*[" + "".join(_FRACTIONS) + r"]"
+_NUMERIC_OPTION = re.compile(
+    r"^\s*(?P<n>" + _CLOCK + r"|" + _VULGAR + r"|[-+−]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?:[.,]\d+)?))\s*(?P<unit>[^\d\s].{0,12})?$"
+)
 # A sign written against the number ("−7", "+10") is part of its value where the options are
 # signed ("+7 points" beside "−7 points"); one after a word or a figure is a subtraction or a range.
 _NUMBER = re.compile(
     r"(?:(?<![\w.,/^⁻:)−+-])(?P<sign>[+−-])(?=\d)|(?<![\w.,/^⁻−:-]))"
-    r"(?P<n>" + _CLOCK + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)"
+    r"(?P<n>" + _CLOCK + r"|" + _VULGAR + r"|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w]|[.,]\d)"
 )
 # A time of day after noon ("7:15 pm") is read on the 24-hour clock, so that "19:15" names it.
 _PM = re.compile(r"(?i)\s*p\.?\s?m\b\.?")
@@ -73,11 +78,15 @@ def _value(number: str) -> str:
     clock = re.fullmatch(r"(\d{1,2}):(\d\d)", number)
     if clock:
         return repr(int(clock.group(1)) + int(clock.group(2)) / 60)
+    if number[-1:] in _FRACTIONS:
+        return repr(int(number[:-1] or 0) + _FRACTIONS[number[-1]])
     if re.fullmatch(r"[-+−]?\d{1,3}(?:,\d{3})+", number):
         number = number.replace(",", "")
     return number.replace(",", ".").replace("−", "-").lstrip("+")
 # The numbers a question's text gives, "1,200" as one.
-_STEM_NUMBER = re.compile(r"(?<![\w.,:])" + _CLOCK + r"|(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)")
+_STEM_NUMBER = re.compile(
+    r"(?<![\w.,:])" + _CLOCK + r"|(?<![\w.])" + _VULGAR + r"|(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,]\d)|(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)"
+)
 # A number that counts steps, questions or list items ("Step 2", "(3)", "question 1") is not a value.
 _COUNTING = re.compile(r"(?i)(?:\b(?:step|steps|question|questions|q|item|items|part|no|number|point|stage)\s*|#|\()$")
 

@@ -502,6 +502,7 @@ TEXT_SINGLED_OUT = _option_rule(
         Example("Compare the Golgi apparatus, the ribosome and the lysosome.", "guard 2"),
         Example("Piece count: each player fills the dark squares of three rows, so count them.", "guard 60: fresh117, a whole message", "labels"),
         Example("Second, subtract the 125 m rise and compare with the list.", "guard 66: fresh130", "figures"),
+        Example("Multiply 2 by 2½ cups; the stem gives both.", "guard 67: written for the rule", "figures"),
     ),
 )
 NARROWED_LIST = _option_rule(
@@ -522,6 +523,8 @@ NARROWED_LIST = _option_rule(
         Example("You're really choosing between seven and eleven for pure water.", "guard 62: fresh121, listed", "values"),
         Example("The contenders are 32 and 64; count the groups.", "guard 63: fresh123, listed", "values"),
         Example("To my mind the real contenders are 0, −5 and −10 points, so weigh those three.", "guard 66: fresh129, listed", "figures"),
+        Example("For the dye, your answer should be 4½ or 5 teaspoons, so set up the proportion.", "guard 67: fresh131, a whole message", "figures"),
+        Example("You'll find the answer among the middle three values, 32, 48 and 64.", "guard 67: fresh132, a whole message", "values"),
         Example("The contenders are the randomised trial, the single-blind demonstration and the field survey; ask which removes the cues.", "guard 66: fresh123, listed", "designs"),
         Example("I'd focus on three values - 32, 48 and 64 - and ask which fits.", "guard 63: fresh123, listed", "values"),
         Example("The plausible range is 32, 48 or 64 bits.", "guard 63: fresh123, listed", "values"),

@@ -158,7 +158,8 @@ def _mine(reading: Reading) -> list[LeakFinding]:
 # One named option set above another: "The electrical-bookings statement beats the all-items one",
 # "The Thursday-evening statement looks better supported to me than the towel one".
 _BEATS = re.compile(
-    r"(?i)\b(?:beats|outranks|trumps|edges\s+out|wins\s+out\s+over|"
+    # (not a rate: "beats per minute")
+    r"(?i)\b(?:beats(?!\s+(?:per|a|an|each)\b)|outranks|trumps|edges\s+out|wins\s+out\s+over|"
     r"(?:looks|seems|is|reads|sounds|strikes\s+me\s+as)\s+(?:\w+\s+)?(?:better|stronger|likelier|more\s+(?:convincing|plausible|likely|"
     r"persuasive|defensible|solid))(?:\s+(?:supported|grounded|founded))?(?:\s+to\s+me)?\s+than)\b"
 )
@@ -553,6 +554,7 @@ PICK_MINE = Rule(
         Example("I'm more persuaded by an answer that dates each treaty than by one that guesses.", "written for the rule"),
         Example("I'd rank accuracy above speed when you weigh the treaties.", "written for the rule"),
         Example("I'd check the dates every time before you choose a treaty.", "written for the rule"),
+        Example("The options are decibels, revolutions per minute, beats per minute and frames per second.", "guard 67: fresh132", "figures"),
         Example("Of dates and names, take the dates as your guide.", "written for the rule"),
         Example("Between the two treaties and the congress, take a moment to date each.", "written for the rule"),
         Example("If you're torn between a general word and the diplomats' own term, go with what diplomats actually say.", "guard 62: fresh105"),
