@@ -565,3 +565,18 @@ def test_a_whole_number_and_a_vulgar_fraction_are_one_value():
     assert {r.letter for r in option_refs("It's 4½ teaspoons.", dye)} == {"C"}
     assert {r.letter for r in option_refs("It's 4 teaspoons.", dye)} == {"B"}
     assert _kinds("Multiply 2 by 2½ cups; the stem gives both.", dye) == set()
+
+
+def test_an_abbreviations_full_stop_inside_an_option_ends_no_sentence():
+    microbes = Question("mb1", "Which microbe ferments steamed soybeans into natto?", "A",
+                        {"A": "Bacillus subtilis var. natto", "B": "Aspergillus oryzae", "C": "Lactobacillus plantarum", "D": "Rhizopus oligosporus"})
+    listed = ("Each option is a real food microbe: Bacillus subtilis var. natto, Aspergillus oryzae, Lactobacillus plantarum "
+              "and Rhizopus oligosporus. For each one, name a food it's used for.")
+    assert _kinds(listed, [microbes]) == set()
+    assert ("mb1", "option_text") in _kinds("It's Bacillus subtilis var. natto.", [microbes])
+
+
+def test_two_of_the_stems_figures_over_each_other_are_a_step_but_their_value_alone_is_not():
+    shares = BATCHES["shares"]
+    assert _kinds("Write the fraction as 30/400 first and simplify it before converting.", shares) == set()
+    assert {r.letter for r in option_refs("It comes to three fortieths.", shares)} == {"B"}

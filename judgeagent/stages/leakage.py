@@ -74,7 +74,7 @@ ALL_RULES = ANSWER_RULES + RULES
 LEAK_KINDS = ALL_RULES + ("embedding", "semantic", "learned", "judge")
 # Written into every LeakCheck; a finished run's records keep what its guard decided. What each
 # version changed, and which groups of the leak corpus measured it: docs/concepts/leak-rules.md.
-GUARD_VERSION = 67
+GUARD_VERSION = 68
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")

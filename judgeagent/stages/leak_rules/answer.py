@@ -202,8 +202,20 @@ _PLACE_LOOKED_AT = re.compile(
     r"(?:at|on)\s+the\s+(?P<o>first|second|third|fourth|fifth|last|final|middle|opening|top|bottom)\s+(?:[\w-]+\s+)?"
     r"(?:one|option|choice|entry|answer|statement|item|tool|value|figure|term|name|number)\b"
 )
+# Or said to win, or the right one said to sit at a place: "the second statement comes out on top",
+# "line the four durations up from shortest to longest, the right window sits third".
+_PLACE_WINS = re.compile(
+    r"(?i)\bthe\s+(?P<o>first|second|third|fourth|fifth|last|final|middle|opening|top|bottom)\s+(?:[\w-]+\s+)?"
+    r"(?:one|option|choice|entry|answer|statement|item|value|figure|reason|explanation|claim)\s+"
+    r"(?:comes\s+out\s+(?:on\s+top|ahead|best|in\s+front)|wins(?:\s+out)?|holds\s+up\s+best|stands\s+up\s+best)\b"
+    r"|\bthe\s+(?:right|correct|best)\s+(?:[\w-]+\s+)?(?:one|answer|option|choice|value|figure|range|window|time|date|amount|entry)\s+"
+    r"(?:sits|comes|lands|falls|ranks|is)\s+(?:(?:dead|right|exactly|squarely)\s+)?(?P<p>first|second|third|fourth|fifth|last)\b"
+    # (a place said of the answer, not of a step: not "the right time comes first thing")
+    r"(?!\s+(?!and\b)[a-z]+)"
+)
 # (not asked or doubted: "see whether it matches the first", "Don't assume the first option is the one")
 _ASKED_BEFORE = re.compile(r"(?i)\b(?:whether|if|which|what|does|do|did|until|unless|assume|assuming|suppose|expect|not|never)\b|n['’]t\b")
+_DOUBTED_BEFORE = re.compile(r"(?i)\b(?:whether|which|what|does|do|did|assume|assuming|suppose|expect|not|never)\b|n['’]t\b")
 _PLACE_WORDS = {"opening": "first", "top": "first", "start": "first", "beginning": "first", "bottom": "last", "end": "last", "middle": "middle"}
 
 
@@ -229,8 +241,11 @@ def letter_leaks(suggestions: str, questions: list[Question]) -> list[LeakFindin
             leaks.extend(finding(qid, "answer_letter", m.group(0).strip()) for qid in named)
     said = [*_PLACE_MATCHED.finditer(suggestions), *_PLACE_IS_THE_ONE.finditer(suggestions), *_PLACE_LOOKED_AT.finditer(suggestions)]
     matched = [m for m in said if not _ASKED_BEFORE.search(_clause_before(suggestions, m.start()))]
+    # ("If you line them up ..., the right one sits third": a condition met, not a question)
+    matched += [m for m in _PLACE_WINS.finditer(suggestions) if not _DOUBTED_BEFORE.search(_clause_before(suggestions, m.start()))]
     for m in [*_PLACE_STATED.finditer(suggestions), *_PLACE_IN_LIST.finditer(suggestions), *_PLACE_LISTED.finditer(suggestions), *matched]:
-        place = _PLACE_WORDS.get(m.group("o").lower(), m.group("o").lower())
+        word = (m.groupdict().get("o") or m.groupdict().get("p") or "").lower()
+        place = _PLACE_WORDS.get(word, word)
         for q in mc:
             order = list(q.options or {})
             index = _place_index(place, len(order))
@@ -296,6 +311,10 @@ ANSWER_LETTER = Rule(
         Example("Go down the list and cross off each; that leaves B.", "guard 63: fresh120, position"),
         Example("Short version: it's C, and the date of signing shows why.", "guard 64: fresh118, position"),
         Example("C - check the sentence that mentions the treaty.", "guard 64: fresh125, position"),
+        Example("Read each aloud and ask which a sailor would stand behind. Done that way, the first statement comes out on top.",
+                "guard 68: fresh134, position", "values"),
+        Example("If you line the four values up from smallest to largest, the right one sits fourth - check your working lands there.",
+                "guard 68: fresh133, position", "values"),
     ),
     clean=(
         Example("Vitamin C is the best source of nothing here.", "guard 1"),
@@ -311,6 +330,7 @@ ANSWER_LETTER = Rule(
         Example("Check whether the date in the stem matches the second option or the third.", "written for the rule"),
         Example("Don't assume the first option is the one to pick just because it comes first.", "written for the rule"),
         Example("Don't just look at the first option; read all four.", "written for the rule"),
+        Example("Don't assume the right one sits first.", "guard 68: written for the rule", "values"),
     ),
 )
 OPTION_TEXT = Rule(
@@ -338,6 +358,7 @@ OPTION_TEXT = Rule(
         Example("Recall how the Treaty of Versailles ended a different war.", "guard 1"),
         Example("Compare the BOE and the ECB by what each one may set.", "written for the rule", "forms"),
         Example("Keep ninepins and tenpins apart in your head.", "guard 66: fresh127", "pins"),
+        Example("Write the fraction as 30/400 first and simplify it before converting.", "guard 68: fresh133", "shares"),
     ),
 )
 # Between two items of a list: a comma, a semicolon or a slash, perhaps "and" or "or", and an article.

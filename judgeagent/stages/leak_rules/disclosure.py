@@ -518,6 +518,9 @@ ANSWER_JUDGED_PATTERNS = (
         # "Your walk-in answer listed electrical items. That's the opposite of what the notice says":
         # what the sentence before gave, set against the text
         r"|^\s*(?:that|this|it)(?:['’]s|\s+is|\s+was)\s+(?:the\s+)?(?:exact\s+|very\s+)?(?:opposite|reverse)\s+of\s+what\b"
+        # "Your stability answer put the CG behind the CP. That's the part to rethink": the answer just told, to change
+        r"|^\s*(?:that|this)(?:['’]s|\s+is)\s+the\s+(?:part|bit|one|answer)\s+(?:to|I['’]d|you\s+should|you\s+need\s+to)\s+"
+        r"(?:revisit|rethink|reconsider|redo|rework|fix|change|correct)\b"
     ),
     # "Your phrase answer named a tie-breaker format from a different sport", "Your answer to the
     # partials question was the one mistake in this batch"
@@ -588,6 +591,10 @@ ANSWER_JUDGED = Rule(
         Example("For the treaty question you described the congress, which comes after the one being asked about.", "guard 64: fresh125, disclosure"),
         Example("You kept the full-batch amount by mistake; halving two teaspoons gives one.", "guard 64: fresh125, disclosure"),
         Example("Of your three treaty answers, the Utrecht one is the shaky one.", "guard 64: fresh126, disclosure"),
+        Example("Your sunlight answer of six minutes falls short of the figure the textbooks give, so that one needs redoing.",
+                "guard 68: fresh133, disclosure", "phrase"),
+        Example("Your organelle answer put the DNA in the ribosome. That's the part to rethink - picture where the cell keeps spare genes.",
+                "guard 68: fresh133, disclosure"),
     ),
     clean=(
         Example("You answered 'Oxygen', which is a related idea; explain how the two gases differ.", "guard 43: fresh37"),

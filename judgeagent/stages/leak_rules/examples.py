@@ -158,6 +158,16 @@ BATCHES: dict[str, list[Question]] = {
                  {"A": "A double-blind randomised trial with hidden coins", "B": "An open field survey in which members choose where to dig",
                   "C": "A case series of coins the members found", "D": "A single-blind demonstration in front of an audience"}),
     ],
+    # an option whose opening words are all little ones ("as much as they like")
+    "allowance": [
+        Question("w1", "How much fruit may one picker take home from a session?", "B",
+                 {"A": "2 kg", "B": "4 kg", "C": "8 kg", "D": "As much as they like, provided the extra is logged."}),
+    ],
+    # a share whose fraction is two of the stem's figures
+    "shares": [
+        Question("h1", "Of 400 seedlings planted in spring, 30 came through the frost. What share came through?", "B",
+                 {"A": "3%", "B": "7.5%", "C": "13.3%", "D": "30%"}),
+    ],
     # one question's option written inside another's ("tenpin bowling")
     "pins": [
         Question("k1", "How are the nine pins of a skittle alley set out?", "C",

@@ -65,10 +65,12 @@ _KIND_WORD = r"(?!" + _NOT_A_KIND + r")[\w'’-]+"
 _KIND_STATED = re.compile(
     r"(?i)^\s*(?:so,?\s+)?(?:the|your)\s+(?:(?:correct|right|expected|final)\s+)?answer\s+(?:here\s+)?"
     r"(?:is|should\s+be|must\s+be|will\s+be|has\s+to\s+be|needs\s+to\s+be)\s+(?:just\s+|simply\s+)?"
-    r"(?:a|an|one(?=\s+(?:single|word|term|name|number|value|figure|date|year|sentence|phrase|line|item|entry)\b))\s+(?:single\s+)?"
+    r"(?:a|an|one(?=\s+(?:single|word|term|name|number|value|figure|date|year|sentence|phrase|line|item|entry)\b))\s+(?:single\s+|named\s+(?=\S+\s*[,.;:]))?"
     r"(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD
     + r"(?:\s+(?:of|from|in|for|with(?=\s+(?:its|their)\b))\s+(?:the\s+|a\s+|an\s+|its\s+|their\s+)?(?:" + _KIND_WORD + r"\s+){0,3}?" + _KIND_WORD + r")?"
-    r"\s*(?:[.;:!]\s*$|$|,\s+(?:so|and|then)\s+(?:name|give|state|write|quote|cite|pick|choose|add|spell|use|keep|say|justify)\b)"
+    r"\s*(?:[.;:!]\s*$|$|,\s+(?:so|and|then)\s+(?:name|give|state|write|quote|cite|pick|choose|add|spell|use|keep|say|justify)\b"
+    # ("The answer is a named document, and it's named in that sentence": where to find it)
+    r"|,\s+and\s+it(?:['’]s|\s+is)\s+(?:named|given|stated|written|mentioned)\s+in\s+(?:that|the|this)\s+(?:sentence|notice|passage|text|paragraph|line)\s*[.!]?\s*$)"
 )
 
 
@@ -128,8 +130,9 @@ CRITERION = re.compile(
 # and well reasoned", "You kept your answer short, which is the right format", "Your explanations
 # leaned on definitions, which is the right instinct": none tells which answer was right.
 _FORM = re.compile(
-    # ("clearly" as an intensifier praises nothing: "my lean is clearly toward the second")
-    r"(?i)\b(?:clear|clearly(?!\s+(?:towards?|to|ahead|better|more|the\s+(?:better|stronger|likelier)))|concise(?:ly)?|short|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
+    # ("clearly" as an intensifier praises nothing: "my lean is clearly toward the second"; nor
+    # "short" a value's measure: "Your tide answer ... falls short of the window")
+    r"(?i)\b(?:clear|clearly(?!\s+(?:towards?|to|ahead|better|more|the\s+(?:better|stronger|likelier)))|concise(?:ly)?|(?<!falls\s)(?<!fall\s)(?<!fell\s)(?<!came\s)(?<!comes\s)short(?!\s+(?:of|by)\b)|brief|tidy|neat(?:ly\s+(?:argued|reasoned|written|laid\s+out))?|readable|methodical|careful|thorough|systematic|"
     r"well[\s-]+(?:organi[sz]ed|structured|laid\s+out|reasoned|argued|written|presented|explained))\b"
     # Praise of a habit or a skill, not of an answer: "Your habit of defining terms was good", "The
     # way you laid out your reasoning was good", "Your grasp of hive architecture was good", "You
@@ -394,6 +397,7 @@ KIND_OF_ANSWER = Exemption(
         Example("The answer is one of the substantive patentability requirements of the EPC.", "guard 21: fresh37"),
         Example("The answer is the abbreviation of a protocol name.", "guard 22: fresh40"),
         Example("The answer is a stated reason, so it should be supported by a sentence of the report.", "guard 22: fresh39"),
+        Example("The answer is a named place, and it's named in that sentence.", "guard 68: fresh131"),
     ),
 )
 # What any answer gets: "An answer that describes the gear well but names it loosely tends to lose marks".

@@ -220,8 +220,10 @@ def _labelled(sentence: str, form: _OptionForm, q: Question, asked: str) -> list
             mine = {w for w in label if w not in STOP and w not in FUNCTION and _akin(w, own)}
             # (words in quotes that run in this option alone quote it, though each is in another:
             # 'a stroke to Tomasz' beside "A stroke to Priya" and "No let: Tomasz wins ...")
-            if pattern is _QUOTED_LABEL and len(mine) >= 2 and _quotes_option(m.group(1), form.letter, options) \
-                    and _spaced_tokens(m.group(1)) not in _spaced_tokens(asked):
+            # (and so do little words in quotes that the option opens with, or that are called an option:
+            # "the 'as much as they like' option" beside "As much as they like, provided ...")
+            if pattern is _QUOTED_LABEL and (len(mine) >= 2 or _called_option(sentence, m.end(), m.group(1), options[form.letter])) \
+                    and _quotes_option(m.group(1), form.letter, options) and _spaced_tokens(m.group(1)) not in _spaced_tokens(asked):
                 spans.append(folded_span(sentence, *m.span(1)))
                 continue
             if len(mine) < least or (pattern is not _LABEL and 2 * len(mine) < len(label)):
@@ -283,6 +285,15 @@ def _own_number(sentence: str, option: str, elsewhere: str) -> list[tuple[int, i
 # (a quote that denies what the option says is not its words: "'the magician knew nothing'"
 # beside "... a card the magician already knew")
 _DENIAL = re.compile(r"(?i)\b(?:not|no|nothing|never|none|nobody|neither|nor)\b|n['’]t\b")
+
+
+_CALLED_OPTION = re.compile(r"(?i)\s*(?:option|one|choice|answer|statement)\b")
+_OPENING_CLAUSE = re.compile(r"[^,;:.!?—–()]+")
+
+
+def _called_option(sentence: str, end: int, quoted: str, option: str) -> bool:
+    opening = _OPENING_CLAUSE.match(option)
+    return _CALLED_OPTION.match(sentence, end) is not None or (opening is not None and tokens(opening.group()) == tokens(quoted))
 
 
 def _quotes_option(quoted: str, letter: str, options: dict[str, str]) -> bool:

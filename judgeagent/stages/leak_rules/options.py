@@ -46,7 +46,9 @@ _EACH_OPTION = re.compile(
     r"|\beach\s+of\s+the\s+(?:(?:two|three|four|five|six)\s+)?(?:[\w-]+\s+)?(?:options|choices|candidates|alternatives|answers)\b"
     r"|\beach\s+of\s+the\s+(?:two|three|four|five|six)\b|\b(?:every|each)\s+(?:option|choice|candidate|alternative)\b"
     # "The five options are seven days, the same evening, 48 hours, ...": the list read out whole
-    r"|^\W*(?:\w+\s*:\s*)?the\s+(?:(?:two|three|four|five|six)\s+)?(?:options|choices|alternatives)\s+(?:are|offer|describe|give|cover)\b"
+    # ("The four statements cover lifting the hand ..., keeping a knuckle ..., and kneeling out a turn")
+    r"|^\W*(?:\w+\s*:\s*)?the\s+(?:(?:two|three|four|five|six)\s+)?(?:options|choices|alternatives)\s+(?:are|offer|describe|give|cover|include|mention)\b"
+    r"|^\W*(?:\w+\s*:\s*)?the\s+(?:two|three|four|five|six)\s+(?:statements|claims|explanations|reasons)\s+(?:are|offer|describe|give|cover|include|mention)\b"
 )
 _PICKED = re.compile(r"(?i)\b(?:right|wrong|correct|incorrect|the\s+answer|the\s+one\b|pick|choose|go\s+with)")
 # Two options named side by side and compared ("Options A and B are both extra-axial", "A and B
@@ -472,6 +474,7 @@ TEXT_JUDGED = _option_rule(
         Example("The 125 m figure can go; it is the rate, not the height.", "guard 65: fresh128", "figures"),
         Example("I'd pick 19:15 over 20:15.", "guard 66: fresh129, preference", "figures"),
         Example("Rule out −5 points first.", "guard 66: written for the rule", "figures"),
+        Example("Allowance: the 'as much as they like' option contradicts the notice, so drop it.", "guard 68: fresh133, a whole message", "allowance"),
     ),
     clean=(
         Example("Go through Utrecht, Westphalia, Versailles and Vienna one at a time and date each.", "guard 6"),
@@ -486,6 +489,10 @@ TEXT_JUDGED = _option_rule(
         Example("There is a special case in the rules for the 10-off area of the triangle.", "guard 66: fresh129", "figures"),
         Example("It's a good way of seeing the traps a question-setter has laid.", "guard 66: fresh130", "figures"),
         Example("Don't assume a cold morning means 'the land never warms faster'.", "guard 66: fresh130", "values"),
+        Example("Don't read 'as much' as the whole tree; find the limit in the notice.", "guard 68: written for the rule", "allowance"),
+        Example("Write the fraction as 30/400 first and simplify it before converting.", "guard 68: fresh133", "shares"),
+        Example("The four statements cover warm land, a warm sea, the tide and the Earth's rotation; weigh each against an afternoon.",
+                "guard 68: fresh132", "values"),
     ),
 )
 TEXT_SINGLED_OUT = _option_rule(

@@ -96,7 +96,8 @@ def _assertion_patterns(question: str) -> tuple[re.Pattern, ...]:
         # "It's the organelle with ...", "This is the drug that ..."
         re.compile(r"(?i)^\s*(?:it|this|that)(?:\s+is|\s+was|['’]s)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
         # A description standing alone: "The river that flows into the Atlantic near Belem."
-        re.compile(r"(?i)^\s*(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
+        # (not "The first compares reducer with paint": one of two things named before, doing something)
+        re.compile(r"(?i)^\s*(?:the|a|an)\s+(?!(?:first|second|third|last|former|latter|other)\s+[a-z]+s\s)(?:[\w-]+\s+){0,2}?(?:" + alt + r")s?\s+" + _DESCRIBES),
         # Sent to it: "Think of the year before the barons' war began."
         re.compile(
             r"(?i)^\s*(?:think\s+of|reach\s+for|go\s+for|you\s+want|you\s+need)\s+the\s+(?:[\w-]+\s+){0,2}?(?:" + alt + r")\s+"
@@ -325,6 +326,7 @@ ANSWER_DESCRIBED = Rule(
         Example("The answer is the quantity that differs.", "guard 6"),
         Example("The answer is a single word.", "guard 5"),
         Example("Recall which organelle divides on its own.", "guard 3"),
+        Example("The first compares gas with water; the second compares gas with the whole air.", "guard 68: fresh134"),
     ),
 )
 
@@ -381,11 +383,12 @@ _LITTLE_WORD = r"(?:with|and|or|to|for|of|in|on|at|by|from|into|as)\b"
 _ANOTHER_NAME = re.compile(
     r"(?i)(?<!\bthe\s)(?<!\bstem\s)(?<!\bquestion\s)(?<!\bpassage\s)(?<!\bnotice\s)(?<!\bletter\s)(?<!\btext\s)"
     # ("Makers often call the carved lattice a rosette")
-    r"\b(?:call(?:s|ed)?\s+(?:it|them|the\s+(?:(?!" + _LITTLE_WORD + r")[\w-]+\s+){0,2}?(?!" + _LITTLE_WORD + r")[\w-]+(?=\s+(?:an?|the)\s))|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,3}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
+    r"\b(?:call(?:s|ed)?\s+(?:it|them|the\s+(?:(?!" + _LITTLE_WORD + r")[\w-]+\s+){0,2}?(?!" + _LITTLE_WORD + r")[\w-]+(?=\s+(?:an?|the)\s))|(?:it['’]s|it\s+is|these\s+are|they\s+are|they['’]re)\s+(?:\w+\s+){0,2}?(?:called|termed|nicknamed)|what\s+(?:[\w-]+\s+){1,4}?call|spells?\s+it|spel(?:led|t)\s+as|printed\s+as|(?:it(?:['’]s|\s+is)\s+(?:\w+\s+)?|see\s+it\s+)written\s+as|"
     r"know\s+it\s+(?:as|by)|(?:also|commonly|widely|usually|often|sometimes|locally|popularly)\s+known\s+as|also\s+called|nicknamed|"
     r"goes\s+by|see\s+it\s+(?:printed|called|labelled)(?:\s+as)?|(?:sold|marketed|listed|labelled|advertised|billed)" + _WHERE_SOLD + r"\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # ("little bottles labelled 'lye water'", "MSR markets its version as the 'Televator'", "Some write it 'micelium'")
-    r"|(?:labelled|labeled|marked)(?=\s+['‘\"“])"
+    # (not "you're looking for the one marked 'stated'": a mark of the target's own)
+    r"|(?<!\bone\s)(?<!\bones\s)(?<!\beach\s)(?:labelled|labeled|marked)(?=\s+['‘\"“])"
     r"|(?:sells?|markets?)\s+(?:it|them|its\s+(?:own\s+)?version|their\s+(?:own\s+)?versions?)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     r"|\bwrites?\s+it(?=\s+['‘\"“])"
     # ("potters call this stage 'reduction'", "riggers call this a Z-lay rope", "in Australia they get called 'rousies'",
@@ -393,9 +396,13 @@ _ANOTHER_NAME = re.compile(
     r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?:\s+(?!" + _LITTLE_WORD + r")[\w-]+){0,2}?(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # ("Canvas workers often call this fitting an eyelet")
     r"|\bcall(?:s|ed)?\s+(?:this|that|these|those)(?:\s+(?!" + _LITTLE_WORD + r")[\w-]+)?(?=\s+(?:an?|the)\s)"
+    # ("lots of pyrographers just call this dotwork - so give ...": people's name for it, a bare word before a break)
+    r"|(?<=s\s|y\s)(?:(?:just|simply|also|often|usually|sometimes)\s+)?call\s+(?:this|that|it)(?=\s+[^\W\d_]+(?:-[^\W\d_]+)?\s*(?:[,;:]|\s[-—–]\s|[.!](?:\s|$)|$))"
     r"|(?<!\bboth\s)\bgets?\s+called(?=\s+(?:an?\s+|the\s+)?['‘\"“])|\bwhat\s+(?:[\w-]+\s+){1,4}?(?:write|spell|record)s?\s+as(?=\s+['‘\"“])"
     # ("Older books spell the word 'tjap'", "you'll see it written 'tjap'", "menus translate them as 'Russian pierogi'")
     r"|\bspells?\s+(?:the|this|that)\s+(?:word|term|name)(?=\s+['‘\"“])|\b(?:see|find)\s+it\s+written(?=\s+['‘\"“])"
+    # ("in an English-language restaurant you'd find it on the menu as potstickers")
+    r"|\b(?:find|see|spot|meet)\s+(?:it|them)\s+(?:on|in)\s+(?:the|a|an|most|many)\s+(?!(?:stem|question|passage|notice|text|letter|email|options?|list)\b)(?:[\w-]+\s+){0,2}?(?:as|called)(?=\s)"
     r"|\b(?:translates?\s+(?:it|them)|translated)\s+as(?=\s+(?:an?\s+|the\s+)?['‘\"“])"
     # unquoted, of the thing itself ("sold in English shops as a pin frog"), not of another ("Borax is sold ... as a booster")
     r"|(?:(?<=\bit\sis\s)|(?<!\bis\s)(?<!\bare\s))(?:sold|marketed|advertised)" + _WHERE_SOLD + r"\s+as(?=\s+an?\s+[\w-]+(?:\s+[\w-]+)?\s*(?:[,;.]|or\b))|know\s+it\s+by\s+(?:the|its|a)\s+(?:nick)?name\b[^.;?]{0,60}?[:—–])(?:(?<=[:—–])|\b)\s*"
@@ -408,10 +415,10 @@ _ASKED = re.compile(
     r"(?i)\bwhether\b|\bif\b(?!\s+you(?:['’]ve|\s+have)?\s+ever\b|\s+it\s+helps\s+to\b)|\b(?:what|which|how)\b(?!\s+(?:[\w-]+\s+){1,3}?(?:sold|marketed|listed|labelled|advertised|billed)\s+as\b)"
 )
 # (not "nobody would call it a gravel bike", "Don't call it a root": a name denied, of an analogy or a slip;
-# nor "recall what collectors call the other": the name asked for)
+# nor "recall what collectors call the other", "Ask yourself what a French speaker would call ...": the name asked for)
 _DENIED = re.compile(
     r"(?i)\b(?:nobody|no\s+one|never|not|don['’]t|doesn['’]t|wouldn['’]t|won['’]t|shouldn['’]t)\s+(?:\w+\s+){0,2}?$"
-    r"|\b(?:recall|remember|work\s+out|decide)\s+$"
+    r"|\b(?:recall|remember|work\s+out|decide|ask(?:\s+yourself)?|wonder)\s+$"
 )
 # A form of the answer allowed: "Just writing 'Weds' would be fine", "Spelling it \"come-by\" is fine".
 # ... or as a short form of it: "the 'kick' there is short for exactly the section", "'The early-payment
@@ -435,7 +442,8 @@ def _another_name(reading: Reading) -> list[LeakFinding]:
     if _DENIED.search(sentence[: m.start()]):
         return []
     phrase = [q for q in reading.questions if not q.options]
-    named = {r.question_id for r in reading.question_refs}
+    # (a question named by words no question's text writes, "the silence-recording question", is any of them)
+    named = {r.question_id for r in reading.question_refs if r.question_id is not None}
     return [finding(q.id, "pointer", sentence) for q in phrase if not named or q.id in named]
 
 
@@ -474,6 +482,11 @@ ANOTHER_NAME = Rule(
         Example("Some divers just call them 'deep holes'. What's the more usual name?", "guard 47: fresh93, answer_variant", "phrase"),
         Example("In some atlases these are usually called ocean pits, and that's the place meant.", "guard 48: fresh95, answer_variant", "phrase"),
         Example("Some atlases call the trench a deep hole; give the usual name.", "guard 55: fresh107, a whole message", "phrase"),
+        Example("On the deepest-point question, remember that lots of divers just call this Hollowdeep - so give the standard name.",
+                "guard 68: fresh133, a whole message", "phrase"),
+        Example("The warming question is about what climate science people also call heating-up, so give the usual term for it.",
+                "guard 68: fresh131, a whole message", "phrase"),
+        Example("In an old sailor's almanac you'd find it on the chart as the Hollowdeep; give the usual name.", "guard 68: fresh126, a whole message", "phrase"),
     ),
     clean=(
         Example("Then recall what textbooks call it.", "guard 43: fresh7", "phrase"),
@@ -490,6 +503,10 @@ ANOTHER_NAME = Rule(
         Example("Picture the chart and ask what a diver would call that deepest spot.", "written for the rule", "phrase"),
         Example("Don't confuse a trench with a basin; both get called 'deeps' in old atlases.", "guard 58: fresh18", "phrase"),
         Example("Don't call it a hole; the question wants the place's name.", "guard 58: fresh111", "phrase"),
+        Example("You could call this easy; take it one step at a time.", "guard 68: written for the rule", "phrase"),
+        Example("You'll find it in the question as the deepest known point; give its name.", "guard 68: written for the rule", "phrase"),
+        Example("Ask yourself what a French geographer would call a point that deep.", "guard 68: fresh96", "phrase"),
+        Example("For the deep-sea question, you're looking for the one marked 'stated'.", "guard 68: fresh133", "phrase"),
     ),
 )
 PICK_MINE = Rule(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from judgeagent.data.benchmark import Question
 from judgeagent.stages.leak_normalize import spoken_numbers
-from judgeagent.stages.leak_rules.numbers import without_shared_words
+from judgeagent.stages.leak_rules.numbers import given_in_stems, without_shared_words
 from judgeagent.stages.leak_rules.questions import question_data
 from judgeagent.stages.leak_rules.refs import OptionRef
 from judgeagent.stages.leak_rules.text import bracketed, folded_span
@@ -418,12 +418,22 @@ def quantity_refs(sentence: str, questions: list[Question]) -> list[OptionRef]:
         # a span said to recur names a plain one where no option recurs ("every 69 hours" for "2.87 days")
         recurs = any(o.measure.startswith("every ") for o in valued.values())
         for q in found if recurs else [_once(q) for q in found]:
-            if any(_fits(q, s) for s in stems):
+            if any(_fits(q, s) for s in stems) or _stems_over_stems(sentence[q.start : q.end], questions):
                 continue
             letter = _the_one_it_fits(q, valued)
             if letter is not None and not _same_form(q, question.options[letter], sentence):  # type: ignore[index]
                 refs.append(OptionRef(letter, question.id, *folded_span(sentence, q.start, q.end), "text"))
     return refs
+
+
+# A fraction of two figures the stems give is the working's first step, not a value put forward:
+# "Write the fraction as 36/480 first" beside "480 birds were ringed ... 36 of them".
+_DIGIT_FRACTION = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*/\s*(\d[\d,]*(?:\.\d+)?)")
+
+
+def _stems_over_stems(written: str, questions: list[Question]) -> bool:
+    m = _DIGIT_FRACTION.fullmatch(written.strip())
+    return m is not None and given_in_stems(m.group(1), questions) and given_in_stems(m.group(2), questions)
 
 
 def measured_quantity(text: str) -> Quantity | None:

@@ -35,10 +35,13 @@ _WHOLE_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 # which ends no sentence: held as a one-dot leader while the text is split. A capital with a
 # full stop before another sentence ("... which is B. Then ...") is not one of these.
 # A decimal point ("0.001 mol/L") ends no sentence either, nor do the stops of a lower-case
-# abbreviation ("a.m.", "e.g.", "i.e."), unless a capital follows ("... at 3 p.m. Then ...").
+# abbreviation ("a.m.", "e.g.", "i.e.", "var.", "approx."), unless a capital follows ("... at 3 p.m. Then ...").
 _INITIAL_STOP = re.compile(
     r"(?<![\w'’])([A-Z])\.(?=\s*[A-Z]\.|\s+[a-z])|(?<=(?<![\w'’])[A-Z]\.\s)([A-Z])\.(?=\s+[A-Z])|(?<=\d)()\.(?=\d)"
     r"|(?<=(?<![\w'’])[a-z])()\.(?=[a-z]\.)|(?<=(?<![\w'’])[a-z]\.[a-z])()\.(?=\s*[,;:)]|\s+[a-z0-9])"
+    # ("Bacillus subtilis var. natto", "approx. two hours", "cf. the notice")
+    r"|(?:" + "|".join(rf"(?<=(?<![\w'’]){a})" for a in ("var", "subsp", "ssp", "spp", "sp", "cv", "cf", "approx", "vs", "ca", "esp", "incl", "fig"))
+    + r")()\.(?=\s+[a-z0-9])"
 )
 _HELD_STOP = "\u2024"
 
